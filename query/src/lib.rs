@@ -1,0 +1,2 @@
+//! The query engine (memoized, dependency-tracked, fingerprinted, persisted, re-validated
+//! red-green) and the query-based driver.

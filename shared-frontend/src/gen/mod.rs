@@ -1,0 +1,1 @@
+//! The random program generator: valid programs, edits and ill-formed mutations.

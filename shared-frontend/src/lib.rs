@@ -2,6 +2,19 @@
 //! plus the reference interpreter, diagnostics and the random program generator.
 //!
 //! Every stage is a pure function over explicit inputs, usable one item at a time, so the
-//! staged pipeline and the query engine can both drive it.
+//! staged pipeline and the query engine can both drive it (DESIGN.md invariant 3):
+//! - [`syntax`]: lexing and parsing one file;
+//! - [`sema`]: module tree, item tree and def-paths, name resolution, type checking and
+//!   constant evaluation, with [`sema::env::SemaEnv`] as the only window on other items;
+//! - [`ir`]: lowering one function, optimizing it, and interpreting a program;
+//! - [`diag`]: diagnostics and their rustc-like rendering;
+//! - [`gen`]: random programs, edits and ill-formed mutations.
 
+pub mod diag;
 pub mod gen;
+pub mod intern;
+pub mod ir;
+pub mod limits;
+pub mod sema;
+pub mod span;
+pub mod syntax;

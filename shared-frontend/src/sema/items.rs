@@ -1,0 +1,1 @@
+//! The item tree.

@@ -1,0 +1,11 @@
+//! Semantic analysis: from syntax trees to typed bodies and constant values.
+
+pub mod consteval;
+pub mod def;
+pub mod env;
+pub mod items;
+pub mod modules;
+pub mod resolve;
+pub mod thir;
+pub mod ty;
+pub mod typeck;

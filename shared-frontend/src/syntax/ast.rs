@@ -1,0 +1,457 @@
+//! The syntax tree.
+//!
+//! A file parses into a list of [`Item`]s. Each item owns an [`Arena`] holding every
+//! expression, statement and type of that item (its signature's array lengths included),
+//! addressed by dense indices. All spans inside an item are relative to the item's first
+//! byte, which is [`Item::offset`] in the file: moving an item leaves everything inside it
+//! equal, and `offset` is the one field a fingerprint of the item must skip.
+//!
+//! The tree is a faithful picture of the source, errors included: the parser never
+//! fails, it inserts [`ExprKind::Missing`] / [`TypeKind::Error`] where something could not
+//! be parsed, and reports why in its error list.
+
+use std::sync::Arc;
+
+use crate::intern::Symbol;
+use crate::span::Span;
+
+/// The result of parsing one file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceFileAst {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Visibility {
+    Private,
+    Pub,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Item {
+    /// Absolute byte offset of the item's first token (doc comments and attributes
+    /// included) in its file. Every other span of the item is relative to it.
+    pub offset: u32,
+    /// The whole item, relative (so `lo == 0`).
+    pub span: Span,
+    pub vis: Visibility,
+    pub kind: ItemKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ItemKind {
+    Fn(Arc<FnDef>),
+    Const(Arc<ConstDef>),
+    Struct(Arc<StructDef>),
+    TypeAlias(Arc<TypeAliasDef>),
+    Mod(Arc<ModDef>),
+    Use(Arc<UseDef>),
+}
+
+impl Item {
+    /// The name the item defines; `None` for `use` items.
+    pub fn name(&self) -> Option<Ident> {
+        match &self.kind {
+            ItemKind::Fn(d) => Some(d.name),
+            ItemKind::Const(d) => Some(d.name),
+            ItemKind::Struct(d) => Some(d.name),
+            ItemKind::TypeAlias(d) => Some(d.name),
+            ItemKind::Mod(d) => Some(d.name),
+            ItemKind::Use(_) => None,
+        }
+    }
+}
+
+/// A name with its (relative) span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ident {
+    pub name: Symbol,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnDef {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    /// `None` for no `->` (returns `()`).
+    pub ret: Option<TypeId>,
+    /// A `Block` expression.
+    pub body: ExprId,
+    pub arena: Arena,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub mutable: bool,
+    pub name: Ident,
+    pub ty: TypeId,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConstDef {
+    pub name: Ident,
+    pub ty: TypeId,
+    pub value: ExprId,
+    pub arena: Arena,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructDef {
+    pub name: Ident,
+    pub fields: Vec<FieldDef>,
+    pub arena: Arena,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldDef {
+    pub vis: Visibility,
+    pub name: Ident,
+    pub ty: TypeId,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeAliasDef {
+    pub name: Ident,
+    pub ty: TypeId,
+    pub arena: Arena,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ModDef {
+    pub name: Ident,
+    /// `Some` for an inline module `mod m { … }`, `None` for `mod m;` (a file).
+    pub items: Option<Vec<Item>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UseDef {
+    pub tree: UseTree,
+}
+
+/// `a::b`, `a::b as c`, `a::{b, c::d as e}`, `a::{self, b}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UseTree {
+    /// May be empty inside braces only for `self`; `self` is a segment of kind `SelfMod`.
+    pub prefix: Path,
+    pub kind: UseTreeKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UseTreeKind {
+    /// `prefix` or `prefix as rename`.
+    Simple { rename: Option<Ident> },
+    /// `prefix::{trees}`.
+    Nested(Vec<UseTree>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathSegmentKind {
+    Name(Symbol),
+    /// `crate`
+    Crate,
+    /// `self`
+    SelfMod,
+    /// `super`
+    Super,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PathSegment {
+    pub kind: PathSegmentKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Path {
+    pub segments: Vec<PathSegment>,
+    pub span: Span,
+}
+
+// ---------------------------------------------------------------------------------------
+// Bodies: expressions, statements and types live in the item's arena.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StmtId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub u32);
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Arena {
+    pub exprs: Vec<Expr>,
+    pub stmts: Vec<Stmt>,
+    pub types: Vec<Type>,
+}
+
+impl Arena {
+    pub fn alloc_expr(&mut self, e: Expr) -> ExprId {
+        self.exprs.push(e);
+        ExprId(self.exprs.len() as u32 - 1)
+    }
+    pub fn alloc_stmt(&mut self, s: Stmt) -> StmtId {
+        self.stmts.push(s);
+        StmtId(self.stmts.len() as u32 - 1)
+    }
+    pub fn alloc_type(&mut self, t: Type) -> TypeId {
+        self.types.push(t);
+        TypeId(self.types.len() as u32 - 1)
+    }
+}
+
+impl std::ops::Index<ExprId> for Arena {
+    type Output = Expr;
+    fn index(&self, id: ExprId) -> &Expr {
+        &self.exprs[id.0 as usize]
+    }
+}
+impl std::ops::Index<StmtId> for Arena {
+    type Output = Stmt;
+    fn index(&self, id: StmtId) -> &Stmt {
+        &self.stmts[id.0 as usize]
+    }
+}
+impl std::ops::Index<TypeId> for Arena {
+    type Output = Type;
+    fn index(&self, id: TypeId) -> &Type {
+        &self.types[id.0 as usize]
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Type {
+    pub kind: TypeKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    /// `i32`, `Point`, `crate::geo::Point`, `Alias`.
+    Path(Path),
+    /// `[T; N]`; `N` is an expression in the same arena.
+    Array(TypeId, ExprId),
+    /// `()`
+    Unit,
+    /// `!` (parsed so that it can be reported as unsupported).
+    Never,
+    /// Could not be parsed; an error was reported.
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntSuffix {
+    I32,
+    I64,
+    U64,
+    Usize,
+    /// Any other Rust integer suffix (`u8`, `i128`, …): parsed to report `unsupported`.
+    Other(Symbol),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntLit {
+    /// `None` when the literal does not fit in 128 bits (always out of range).
+    pub value: Option<u128>,
+    pub suffix: Option<IntSuffix>,
+    /// Written in hex (`0x…`); hex literals are never reinterpreted as negative.
+    pub hex: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-`
+    Neg,
+    /// `!`
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Label {
+    /// Without the leading `'`.
+    pub name: Symbol,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    pub stmts: Vec<StmtId>,
+    /// The final expression without `;`, which gives the block its value.
+    pub tail: Option<ExprId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldInit {
+    pub name: Ident,
+    pub value: ExprId,
+    /// `Point { x }`: `value` is a path expression `x` with the field's span.
+    pub shorthand: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FmtPiece {
+    /// Literal text, escapes (`\n`, `{{`, …) already decoded.
+    Text(String),
+    /// `{}`
+    Hole,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Binding {
+    pub mutable: bool,
+    pub name: Ident,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExprKind {
+    /// Placeholder where the parser could not read an expression (an error was reported).
+    Missing,
+    Int(IntLit),
+    Bool(bool),
+    /// `()`
+    Unit,
+    Path(Path),
+    /// `(e)`
+    Paren(ExprId),
+    Unary(UnOp, ExprId),
+    Binary(BinOp, ExprId, ExprId),
+    /// `place = value`
+    Assign(ExprId, ExprId),
+    /// `place op= value`
+    AssignOp(BinOp, ExprId, ExprId),
+    Cast(ExprId, TypeId),
+    /// `callee(args)`; the callee is any expression syntactically, a path in Rill.
+    Call(ExprId, Vec<ExprId>),
+    Field(ExprId, Ident),
+    Index(ExprId, ExprId),
+    StructLit(Path, Vec<FieldInit>),
+    /// `[a, b, c]`
+    Array(Vec<ExprId>),
+    /// `[value; count]`
+    Repeat(ExprId, ExprId),
+    Block(Block),
+    If {
+        cond: ExprId,
+        then_branch: ExprId,
+        else_branch: Option<ExprId>,
+    },
+    While {
+        label: Option<Label>,
+        cond: ExprId,
+        body: ExprId,
+    },
+    Loop {
+        label: Option<Label>,
+        body: ExprId,
+    },
+    For {
+        label: Option<Label>,
+        binding: Binding,
+        start: ExprId,
+        end: ExprId,
+        inclusive: bool,
+        body: ExprId,
+    },
+    Break {
+        label: Option<Label>,
+        value: Option<ExprId>,
+    },
+    Continue {
+        label: Option<Label>,
+    },
+    Return(Option<ExprId>),
+    /// `println!(format, args)`; the format string is already split into pieces.
+    Println {
+        pieces: Vec<FmtPiece>,
+        args: Vec<ExprId>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    Binding(Binding),
+    /// `_`
+    Wild(Span),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StmtKind {
+    Let {
+        pattern: Pattern,
+        ty: Option<TypeId>,
+        init: ExprId,
+    },
+    /// An expression statement; `semi` tells whether it ended with `;`. A block-like
+    /// expression (`if`, `while`, `{}`, …) may stand without `;`.
+    Expr { expr: ExprId, semi: bool },
+    /// A lone `;`.
+    Empty,
+}

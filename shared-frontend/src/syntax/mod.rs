@@ -1,0 +1,5 @@
+//! Source text to syntax tree: the lexer and the parser.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;

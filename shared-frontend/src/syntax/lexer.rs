@@ -68,184 +68,105 @@ pub enum LiteralKind {
     RawCStr { terminated: bool },
 }
 
-/// Rust 2021's strict and reserved keywords. None of them can be an identifier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Keyword {
-    As,
-    Break,
-    Const,
-    Continue,
-    Crate,
-    Else,
-    Enum,
-    Extern,
-    False,
-    Fn,
-    For,
-    If,
-    Impl,
-    In,
-    Let,
-    Loop,
-    Match,
-    Mod,
-    Move,
-    Mut,
-    Pub,
-    Ref,
-    Return,
-    SelfValue,
-    SelfType,
-    Static,
-    Struct,
-    Super,
-    Trait,
-    True,
-    Type,
-    Unsafe,
-    Use,
-    Where,
-    While,
-    Async,
-    Await,
-    Dyn,
-    // Reserved for future use.
-    Abstract,
-    Become,
-    Box,
-    Do,
-    Final,
-    Macro,
-    Override,
-    Priv,
-    Typeof,
-    Unsized,
-    Virtual,
-    Yield,
-    Try,
+/// Packs a keyword candidate of 1 to 8 bytes into an integer, so that keyword lookup is
+/// one integer `match` instead of string comparisons.
+const fn pack(text: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < text.len() {
+        key |= (text[i] as u64) << (8 * i);
+        i += 1;
+    }
+    key
 }
 
-impl Keyword {
-    pub fn as_str(self) -> &'static str {
-        use Keyword::*;
-        match self {
-            As => "as",
-            Break => "break",
-            Const => "const",
-            Continue => "continue",
-            Crate => "crate",
-            Else => "else",
-            Enum => "enum",
-            Extern => "extern",
-            False => "false",
-            Fn => "fn",
-            For => "for",
-            If => "if",
-            Impl => "impl",
-            In => "in",
-            Let => "let",
-            Loop => "loop",
-            Match => "match",
-            Mod => "mod",
-            Move => "move",
-            Mut => "mut",
-            Pub => "pub",
-            Ref => "ref",
-            Return => "return",
-            SelfValue => "self",
-            SelfType => "Self",
-            Static => "static",
-            Struct => "struct",
-            Super => "super",
-            Trait => "trait",
-            True => "true",
-            Type => "type",
-            Unsafe => "unsafe",
-            Use => "use",
-            Where => "where",
-            While => "while",
-            Async => "async",
-            Await => "await",
-            Dyn => "dyn",
-            Abstract => "abstract",
-            Become => "become",
-            Box => "box",
-            Do => "do",
-            Final => "final",
-            Macro => "macro",
-            Override => "override",
-            Priv => "priv",
-            Typeof => "typeof",
-            Unsized => "unsized",
-            Virtual => "virtual",
-            Yield => "yield",
-            Try => "try",
+macro_rules! keywords {
+    ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
+        /// Rust 2021's strict and reserved keywords. None of them can be an identifier.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Keyword {
+            $($variant,)*
         }
-    }
 
-    /// The keyword spelled `text`, if any.
-    pub fn from_bytes(text: &[u8]) -> Option<Keyword> {
-        use Keyword::*;
-        // Keywords are 2 to 8 bytes long; most identifiers are rejected by length or
-        // first byte without a comparison.
-        if text.len() < 2 || text.len() > 8 {
-            return None;
+        impl Keyword {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Keyword::$variant => $text,)*
+                }
+            }
+
+            /// The keyword spelled `text`, if any.
+            pub fn from_bytes(text: &[u8]) -> Option<Keyword> {
+                // Keywords are 2 to 8 bytes long.
+                if text.len() < 2 || text.len() > 8 {
+                    return None;
+                }
+                #[allow(non_upper_case_globals)]
+                mod key {
+                    $(pub const $variant: u64 = super::pack($text.as_bytes());)*
+                }
+                Some(match pack(text) {
+                    $(key::$variant => Keyword::$variant,)*
+                    _ => return None,
+                })
+            }
         }
-        Some(match text {
-            b"as" => As,
-            b"break" => Break,
-            b"const" => Const,
-            b"continue" => Continue,
-            b"crate" => Crate,
-            b"else" => Else,
-            b"enum" => Enum,
-            b"extern" => Extern,
-            b"false" => False,
-            b"fn" => Fn,
-            b"for" => For,
-            b"if" => If,
-            b"impl" => Impl,
-            b"in" => In,
-            b"let" => Let,
-            b"loop" => Loop,
-            b"match" => Match,
-            b"mod" => Mod,
-            b"move" => Move,
-            b"mut" => Mut,
-            b"pub" => Pub,
-            b"ref" => Ref,
-            b"return" => Return,
-            b"self" => SelfValue,
-            b"Self" => SelfType,
-            b"static" => Static,
-            b"struct" => Struct,
-            b"super" => Super,
-            b"trait" => Trait,
-            b"true" => True,
-            b"type" => Type,
-            b"unsafe" => Unsafe,
-            b"use" => Use,
-            b"where" => Where,
-            b"while" => While,
-            b"async" => Async,
-            b"await" => Await,
-            b"dyn" => Dyn,
-            b"abstract" => Abstract,
-            b"become" => Become,
-            b"box" => Box,
-            b"do" => Do,
-            b"final" => Final,
-            b"macro" => Macro,
-            b"override" => Override,
-            b"priv" => Priv,
-            b"typeof" => Typeof,
-            b"unsized" => Unsized,
-            b"virtual" => Virtual,
-            b"yield" => Yield,
-            b"try" => Try,
-            _ => return None,
-        })
-    }
+    };
+}
+
+keywords! {
+    As = "as",
+    Break = "break",
+    Const = "const",
+    Continue = "continue",
+    Crate = "crate",
+    Else = "else",
+    Enum = "enum",
+    Extern = "extern",
+    False = "false",
+    Fn = "fn",
+    For = "for",
+    If = "if",
+    Impl = "impl",
+    In = "in",
+    Let = "let",
+    Loop = "loop",
+    Match = "match",
+    Mod = "mod",
+    Move = "move",
+    Mut = "mut",
+    Pub = "pub",
+    Ref = "ref",
+    Return = "return",
+    SelfValue = "self",
+    SelfType = "Self",
+    Static = "static",
+    Struct = "struct",
+    Super = "super",
+    Trait = "trait",
+    True = "true",
+    Type = "type",
+    Unsafe = "unsafe",
+    Use = "use",
+    Where = "where",
+    While = "while",
+    Async = "async",
+    Await = "await",
+    Dyn = "dyn",
+    // Reserved for future use.
+    Abstract = "abstract",
+    Become = "become",
+    Box = "box",
+    Do = "do",
+    Final = "final",
+    Macro = "macro",
+    Override = "override",
+    Priv = "priv",
+    Typeof = "typeof",
+    Unsized = "unsized",
+    Virtual = "virtual",
+    Yield = "yield",
+    Try = "try",
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -506,6 +427,17 @@ const fn is_ascii_id_continue(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// `is_ascii_id_continue` as a table, for the identifier loop.
+static ASCII_ID_CONTINUE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = is_ascii_id_continue(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// Rust's whitespace (Unicode `Pattern_White_Space`).
 fn is_whitespace(c: char) -> bool {
     matches!(
@@ -577,15 +509,23 @@ impl<'a> Cursor<'a> {
     }
 
     fn eat_id_continue(&mut self) {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
+            i += 1;
+        }
+        self.pos = i;
+        if i < bytes.len() && bytes[i] >= 0x80 {
+            self.eat_id_continue_unicode();
+        }
+    }
+
+    #[cold]
+    fn eat_id_continue_unicode(&mut self) {
         loop {
             match self.bytes.get(self.pos) {
-                Some(&b) if b < 0x80 => {
-                    if is_ascii_id_continue(b) {
-                        self.pos += 1;
-                    } else {
-                        return;
-                    }
-                }
+                Some(&b) if b < 0x80 && is_ascii_id_continue(b) => self.pos += 1,
+                Some(&b) if b < 0x80 => return,
                 Some(_) => match self.char_at(self.pos) {
                     Some(c) if is_id_continue_char(c) => self.pos += c.len_utf8(),
                     _ => return,
@@ -593,6 +533,17 @@ impl<'a> Cursor<'a> {
                 None => return,
             }
         }
+    }
+
+    /// Skips ASCII whitespace, for callers that drop whitespace tokens anyway.
+    #[inline]
+    pub fn skip_ascii_whitespace(&mut self) {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
+            i += 1;
+        }
+        self.pos = i;
     }
 
     /// Reads the next token; `None` at the end of the text.
@@ -782,6 +733,19 @@ impl<'a> Cursor<'a> {
     }
 
     fn eat_whitespace(&mut self) {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
+            i += 1;
+        }
+        self.pos = i;
+        if i < bytes.len() && bytes[i] >= 0x80 {
+            self.eat_whitespace_unicode();
+        }
+    }
+
+    #[cold]
+    fn eat_whitespace_unicode(&mut self) {
         loop {
             match self.bytes.get(self.pos) {
                 Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) => self.pos += 1,

@@ -491,14 +491,22 @@ impl<'a> Parser<'a> {
     pub(super) fn parse_call_args(&mut self) -> Vec<ExprId> {
         let open = self.lo();
         self.bump();
-        let mut args = Vec::new();
-        self.parse_expr_list(&mut args, T::CloseParen, open);
-        args
+        let mark = self.scratch_exprs.len();
+        self.parse_expr_list(T::CloseParen, open);
+        self.take_scratch_exprs(mark)
+    }
+
+    /// The expressions pushed on the scratch stack since `mark`, as an exactly sized
+    /// vector (one allocation, no regrowth).
+    fn take_scratch_exprs(&mut self, mark: usize) -> Vec<ExprId> {
+        let v = self.scratch_exprs[mark..].to_vec();
+        self.scratch_exprs.truncate(mark);
+        v
     }
 
     /// Comma-separated expressions up to and including `close` (a trailing comma
-    /// allowed).
-    fn parse_expr_list(&mut self, out: &mut Vec<ExprId>, close: T, open: u32) {
+    /// allowed), pushed on the scratch stack.
+    fn parse_expr_list(&mut self, close: T, open: u32) {
         loop {
             if self.eat(close) {
                 return;
@@ -508,7 +516,8 @@ impl<'a> Parser<'a> {
                 return;
             }
             let start = self.pos;
-            out.push(self.parse_expr());
+            let e = self.parse_expr();
+            self.scratch_exprs.push(e);
             if self.eat(T::Comma) {
                 continue;
             }
@@ -759,7 +768,7 @@ impl<'a> Parser<'a> {
         self.bump();
         let label = self.label_of(t);
         if !self.eat(T::Colon) {
-            let msg = format!("expected `while`, `for`, `loop` or `{{` after a label");
+            let msg = "expected `while`, `for`, `loop` or `{` after a label";
             self.report(Diagnostic::error(msg, Span::new(t.lo, t.hi)));
             let span = self.rel(t.lo, t.hi);
             return self.alloc_expr(ExprKind::Missing, span);
@@ -967,9 +976,10 @@ impl<'a> Parser<'a> {
         }
         let inner = self.parse_expr();
         if self.at(T::Comma) {
-            let mut rest = Vec::new();
             self.bump();
-            self.parse_expr_list(&mut rest, T::CloseParen, lo);
+            let mark = self.scratch_exprs.len();
+            self.parse_expr_list(T::CloseParen, lo);
+            self.scratch_exprs.truncate(mark);
             self.unsupported("tuples", lo, self.prev_hi());
             let span = self.rel_from(lo);
             return self.alloc_expr(ExprKind::Missing, span);
@@ -994,12 +1004,14 @@ impl<'a> Parser<'a> {
             let span = self.rel_from(lo);
             return self.alloc_expr(ExprKind::Repeat(first, count), span);
         }
-        let mut elems = vec![first];
+        let mark = self.scratch_exprs.len();
+        self.scratch_exprs.push(first);
         if self.eat(T::Comma) {
-            self.parse_expr_list(&mut elems, T::CloseBracket, lo);
+            self.parse_expr_list(T::CloseBracket, lo);
         } else {
             self.expect_closing(T::CloseBracket, lo);
         }
+        let elems = self.take_scratch_exprs(mark);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::Array(elems), span)
     }

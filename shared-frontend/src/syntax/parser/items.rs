@@ -349,11 +349,10 @@ impl<'a> Parser<'a> {
         if !both || self.nth(4) != T::Comma {
             return false;
         }
-        match (self.nth(6), self.nth(7), self.nth(8)) {
-            (T::CloseParen, T::CloseBracket, _) => true,
-            (T::Comma, T::CloseParen, T::CloseBracket) => true,
-            _ => false,
-        }
+        matches!(
+            (self.nth(6), self.nth(7), self.nth(8)),
+            (T::CloseParen, T::CloseBracket, _) | (T::Comma, T::CloseParen, T::CloseBracket)
+        )
     }
 
     fn parse_visibility(&mut self) -> Visibility {
@@ -412,6 +411,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_fn(&mut self) -> ItemKind {
+        self.arena = self.new_arena();
         self.bump(); // `fn`
         let name = self.expect_name();
         self.skip_generics_unsupported();
@@ -446,7 +446,7 @@ impl<'a> Parser<'a> {
             self.skip_balanced_until(ITEM_RECOVERY);
             self.missing_expr_here()
         };
-        let arena = std::mem::take(&mut self.arena);
+        let arena = self.take_arena();
         ItemKind::Fn(Arc::new(FnDef {
             name,
             params,
@@ -597,7 +597,7 @@ impl<'a> Parser<'a> {
             self.missing_expr_here()
         };
         self.expect_item_semi();
-        let arena = std::mem::take(&mut self.arena);
+        let arena = self.take_arena();
         ItemKind::Const(Arc::new(ConstDef {
             name,
             ty,
@@ -653,7 +653,7 @@ impl<'a> Parser<'a> {
                 .with_note("every struct must carry exactly `#[derive(Clone, Copy)]`"),
             );
         }
-        let arena = std::mem::take(&mut self.arena);
+        let arena = self.take_arena();
         ItemKind::Struct(Arc::new(StructDef {
             name,
             fields,
@@ -760,7 +760,7 @@ impl<'a> Parser<'a> {
         };
         self.skip_where_clause();
         self.expect_item_semi();
-        let arena = std::mem::take(&mut self.arena);
+        let arena = self.take_arena();
         ItemKind::TypeAlias(Arc::new(TypeAliasDef { name, ty, arena }))
     }
 

@@ -285,7 +285,7 @@ impl<'a> Parser<'a> {
                                 .with_note("only `{}` holes are supported"),
                             );
                             ok = false;
-                            while let Some((j, _)) = chars.next() {
+                            for (j, _) in chars.by_ref() {
                                 if j >= i + end {
                                     break;
                                 }

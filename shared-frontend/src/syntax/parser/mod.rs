@@ -28,7 +28,7 @@ use crate::diag::Diagnostic;
 use crate::intern::Symbol;
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
-use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, Ident, SourceFileAst};
+use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, Ident, SourceFileAst, StmtId};
 use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
 
 /// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
@@ -76,6 +76,13 @@ pub(crate) struct Parser<'a> {
     block_like_missing: Option<ExprId>,
     /// How many items inside function bodies enclose the current position.
     body_item_depth: u32,
+    /// Stacks on which lists are collected before they are copied into exactly sized
+    /// vectors (nested lists push above their parent's part).
+    scratch_exprs: Vec<ExprId>,
+    scratch_stmts: Vec<StmtId>,
+    /// Sizes of the last item's arena: the next arena starts with that capacity, which
+    /// saves most regrowth when consecutive items are alike.
+    arena_hint: (usize, usize, usize),
     /// Per-parse cache in front of the global interner: most identifiers repeat, and the
     /// global table takes a lock.
     symbols: FxHashMap<&'a str, Symbol>,
@@ -98,6 +105,9 @@ impl<'a> Parser<'a> {
             last_error_at: usize::MAX,
             block_like_missing: None,
             body_item_depth: 0,
+            scratch_exprs: Vec::new(),
+            scratch_stmts: Vec::new(),
+            arena_hint: (0, 0, 0),
             symbols: FxHashMap::default(),
         }
     }
@@ -376,6 +386,23 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A fresh arena for an item, sized like the previous item's.
+    fn new_arena(&self) -> Arena {
+        let (e, s, t) = self.arena_hint;
+        Arena {
+            exprs: Vec::with_capacity(e),
+            stmts: Vec::with_capacity(s),
+            types: Vec::with_capacity(t),
+        }
+    }
+
+    /// Takes the finished arena of the current item.
+    fn take_arena(&mut self) -> Arena {
+        let a = std::mem::take(&mut self.arena);
+        self.arena_hint = (a.exprs.len(), a.stmts.len(), a.types.len());
+        a
+    }
+
     fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
         self.arena.alloc_expr(Expr { kind, span })
     }
@@ -470,14 +497,18 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
     let mut cursor = Cursor::new(text);
     // Significant tokens average well over 4 bytes of source in real code.
     let mut toks = Vec::with_capacity(text.len() / 4 + 1);
-    let mut lo = 0u32;
-    while let Some(t) = cursor.next_token() {
+    loop {
+        // Whitespace tokens would be dropped: skip the common ASCII kind in place.
+        cursor.skip_ascii_whitespace();
+        let lo = cursor.pos() as u32;
+        let Some(t) = cursor.next_token() else {
+            break;
+        };
         let hi = lo + t.len;
         let mut kind = t.kind;
         let span = Span::new(lo, hi);
         match kind {
             TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {
-                lo = hi;
                 continue;
             }
             TokenKind::BlockComment {
@@ -490,7 +521,6 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
                     );
                 }
                 if doc_style.is_none() {
-                    lo = hi;
                     continue;
                 }
             }
@@ -505,7 +535,6 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
                     format!("unknown start of token: {shown}"),
                     span,
                 ));
-                lo = hi;
                 continue;
             }
             TokenKind::UnknownPrefix => {
@@ -569,12 +598,12 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
             _ => {}
         }
         toks.push(Tok { kind, lo, hi });
-        lo = hi;
     }
+    let end = text.len() as u32;
     toks.push(Tok {
         kind: TokenKind::Eof,
-        lo,
-        hi: lo,
+        lo: end,
+        hi: end,
     });
     toks
 }

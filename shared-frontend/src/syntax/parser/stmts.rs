@@ -63,7 +63,7 @@ impl<'a> Parser<'a> {
 
     /// Statements up to and including the `}`.
     fn parse_block_body(&mut self, open: u32) -> Block {
-        let mut stmts = Vec::new();
+        let mark = self.scratch_stmts.len();
         let mut tail = None;
         loop {
             let start = self.pos;
@@ -84,7 +84,7 @@ impl<'a> Parser<'a> {
             }
             let lo = doc.unwrap_or_else(|| self.lo());
             match self.parse_stmt(lo) {
-                StmtOrTail::Stmt(Some(s)) => stmts.push(s),
+                StmtOrTail::Stmt(Some(s)) => self.scratch_stmts.push(s),
                 StmtOrTail::Stmt(None) => {}
                 StmtOrTail::Tail(e) => {
                     tail = Some(e);
@@ -103,6 +103,8 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        let stmts = self.scratch_stmts[mark..].to_vec();
+        self.scratch_stmts.truncate(mark);
         Block { stmts, tail }
     }
 

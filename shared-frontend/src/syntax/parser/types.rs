@@ -186,10 +186,18 @@ impl<'a> Parser<'a> {
                     break;
                 }
             };
-            segments.push(PathSegment {
+            let seg = PathSegment {
                 kind,
                 span: self.rel(t.lo, t.hi),
-            });
+            };
+            if segments.is_empty() && !self.at(T::PathSep) {
+                // The common one-segment path: one exactly sized allocation.
+                return Path {
+                    segments: vec![seg],
+                    span: self.rel_from(lo),
+                };
+            }
+            segments.push(seg);
             if !self.at(T::PathSep) {
                 break;
             }

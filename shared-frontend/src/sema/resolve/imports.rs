@@ -75,6 +75,15 @@ enum Look {
 
 type Key = (u32, Symbol);
 
+/// How lookups treat names that unresolved directives may still bind.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Breaking a cycle: such names are taken as absent instead of waited for.
+    final_mode: bool,
+    /// The resolving directive's own (module, target).
+    own: Option<Key>,
+}
+
 enum Outcome {
     /// The bindings found, per namespace (type, value).
     Done([Option<Binding>; 2]),
@@ -305,7 +314,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn lookup(&self, module: u32, name: Symbol, ns: Namespace, final_mode: bool) -> Look {
+    fn lookup(&self, module: u32, name: Symbol, ns: Namespace, mode: Mode) -> Look {
         let scope = &self.scopes[module as usize];
         let found = scope.get(ns, name).copied();
         if let Some(b) = found {
@@ -313,8 +322,15 @@ impl<'a> Resolver<'a> {
                 return Look::Found(b);
             }
         }
-        if !final_mode && self.pending.get(&(module, name)).is_some_and(|&n| n > 0) {
-            return Look::Wait;
+        if !mode.final_mode {
+            let mut pending = self.pending.get(&(module, name)).copied().unwrap_or(0);
+            if mode.own == Some((module, name)) {
+                // A directive does not wait for itself (`use util::util;`).
+                pending = pending.saturating_sub(1);
+            }
+            if pending > 0 {
+                return Look::Wait;
+            }
         }
         match found {
             Some(b) => Look::Found(b),
@@ -332,6 +348,10 @@ impl<'a> Resolver<'a> {
 
     fn resolve_directive(&self, di: u32, final_mode: bool) -> Outcome {
         let d = &self.directives[di as usize];
+        let mode = Mode {
+            final_mode,
+            own: d.target.map(|t| (d.module, t)),
+        };
         let segs = &d.segments[..];
         let from = d.module;
         let Some(first) = segs.first() else {
@@ -345,9 +365,9 @@ impl<'a> Resolver<'a> {
             PathSegmentKind::Name(name) => {
                 if segs.len() == 1 && d.kind == DirectiveKind::Name {
                     // `use f;`: a name of this module's own scope.
-                    return self.last_segment(d, from, name, true, final_mode);
+                    return self.last_segment(d, from, name, true, mode);
                 }
-                match self.lookup(from, name, Namespace::Type, final_mode) {
+                match self.lookup(from, name, Namespace::Type, mode) {
                     Look::Wait => return Outcome::Wait((from, name)),
                     Look::Found(b) => match b.res {
                         None => return Outcome::Failed(Fail::Silent),
@@ -377,7 +397,7 @@ impl<'a> Resolver<'a> {
                                 first.span,
                             )));
                         }
-                        let label = match self.lookup(from, name, Namespace::Value, final_mode) {
+                        let label = match self.lookup(from, name, Namespace::Value, mode) {
                             Look::Wait => return Outcome::Wait((from, name)),
                             Look::Found(Binding { res: Some(res), .. }) => {
                                 format!("`{name}` is {}, not a module", a_descr(res))
@@ -431,7 +451,7 @@ impl<'a> Resolver<'a> {
                 )));
             };
             let last_of_module_path = d.kind == DirectiveKind::Module && i + 1 == segs.len();
-            match self.lookup(module, name, Namespace::Type, final_mode) {
+            match self.lookup(module, name, Namespace::Type, mode) {
                 Look::Wait => return Outcome::Wait((module, name)),
                 Look::Found(b) => {
                     if !self.accessible(b.vis, from) {
@@ -461,7 +481,7 @@ impl<'a> Resolver<'a> {
                 }
                 Look::NotFound => {
                     let within = module_ref(&segs[i - 1]);
-                    let label = match self.lookup(module, name, Namespace::Value, final_mode) {
+                    let label = match self.lookup(module, name, Namespace::Value, mode) {
                         Look::Wait => return Outcome::Wait((module, name)),
                         Look::Found(Binding { res: Some(res), .. }) => format!(
                             "expected type, found {} `{name}` in {within}",
@@ -497,7 +517,7 @@ impl<'a> Resolver<'a> {
                 let PathSegmentKind::Name(name) = last.kind else {
                     return Outcome::Failed(Fail::Silent);
                 };
-                self.last_segment(d, module, name, false, final_mode)
+                self.last_segment(d, module, name, false, mode)
             }
         }
     }
@@ -509,11 +529,11 @@ impl<'a> Resolver<'a> {
         module: u32,
         name: Symbol,
         own_scope: bool,
-        final_mode: bool,
+        mode: Mode,
     ) -> Outcome {
         let mut found: [Option<Binding>; 2] = [None, None];
         for ns in NAMESPACES {
-            match self.lookup(module, name, ns, final_mode) {
+            match self.lookup(module, name, ns, mode) {
                 Look::Wait => return Outcome::Wait((module, name)),
                 Look::Found(b) => found[ns_index(ns)] = Some(b),
                 Look::NotFound => {}

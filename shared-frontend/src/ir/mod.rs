@@ -24,6 +24,7 @@
 //! - No source positions: machine code must not change when code moves (invariant 5).
 
 pub mod interp;
+pub mod layout;
 pub mod lower;
 pub mod opt;
 pub mod print;

@@ -331,9 +331,10 @@ impl Loader<'_> {
                     "couldn't read `{}`: stream did not contain valid UTF-8",
                     path.display()
                 );
+                // The lossy text has U+FFFD (3 bytes) where the bad byte was.
                 let byte_label = anchored_label(
                     file,
-                    Span::new(valid_up_to, valid_up_to + 1),
+                    Span::new(valid_up_to, valid_up_to + '\u{FFFD}'.len_utf8() as u32),
                     format!("byte `{bad}` is not valid utf-8"),
                 );
                 let mut d = Diagnostic::error_no_span(message);

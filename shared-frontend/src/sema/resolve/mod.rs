@@ -16,8 +16,6 @@
 
 mod imports;
 mod path;
-#[cfg(test)]
-mod tests;
 
 use std::fmt::Write as _;
 use std::sync::Arc;

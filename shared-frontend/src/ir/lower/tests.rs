@@ -1,1 +1,897 @@
-//! Snapshot tests of lowering.
+//! Tests of lowering: IR snapshots (`check`) and runs of the lowered IR through the
+//! reference interpreter (`run`). Bless snapshots with `UPDATE_EXPECT=1`.
+//!
+//! Bodies are built by hand with [`Tb`], a small typed-tree builder, against
+//! [`FakeEnv`], a table of signatures, structs and constants.
+
+use std::sync::Arc;
+
+use expect_test::{expect, Expect};
+use rustc_hash::FxHashMap;
+
+use crate::diag::Diagnostic;
+use crate::intern::Symbol;
+use crate::ir::builder::fn_def_id;
+use crate::ir::interp::{self, InterpLimits};
+use crate::ir::layout::{layout_of, struct_field_offsets, Layout};
+use crate::ir::{IrFunction, IrProgram};
+use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
+use crate::sema::env::{ErrorReported, SemaEnv};
+use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt, Thir};
+use crate::sema::ty::{ConstValue, FieldTy, FnSig, IntTy, StructFields, Ty};
+use crate::span::Span;
+use crate::syntax::ast::{BinOp, FmtPiece, Path, UnOp};
+
+use super::lower_fn;
+
+const I32: Ty = Ty::Int(IntTy::I32);
+const I64: Ty = Ty::Int(IntTy::I64);
+const U64: Ty = Ty::Int(IntTy::U64);
+const USIZE: Ty = Ty::Int(IntTy::Usize);
+
+fn arr(elem: Ty, n: u64) -> Ty {
+    Ty::Array(Arc::new(elem), n)
+}
+
+/// Functions, structs and constants by name; def ids are the def-path hashes of
+/// `crate::NAME`.
+#[derive(Default)]
+struct FakeEnv {
+    names: FxHashMap<DefId, String>,
+    sigs: FxHashMap<DefId, Arc<FnSig>>,
+    structs: FxHashMap<DefId, Arc<StructFields>>,
+    consts: FxHashMap<DefId, (Ty, Arc<ConstValue>)>,
+    /// Bodies, in definition order.
+    bodies: Vec<(DefId, Thir)>,
+}
+
+impl FakeEnv {
+    fn id(&mut self, name: &str) -> DefId {
+        let id = fn_def_id(name);
+        self.names.insert(id, format!("crate::{name}"));
+        id
+    }
+
+    fn strukt(&mut self, name: &str, fields: &[(&str, Ty)]) -> DefId {
+        let id = self.id(name);
+        let fields = fields
+            .iter()
+            .map(|(n, ty)| FieldTy {
+                name: Symbol::intern(n),
+                ty: ty.clone(),
+                vis: Vis::Public,
+            })
+            .collect();
+        self.structs.insert(id, Arc::new(StructFields { fields }));
+        id
+    }
+
+    fn konst(&mut self, name: &str, ty: Ty, value: ConstValue) -> DefId {
+        let id = self.id(name);
+        self.consts.insert(id, (ty, Arc::new(value)));
+        id
+    }
+
+    /// Declares a function's signature (its body comes with [`FakeEnv::define`]).
+    fn declare(&mut self, name: &str, params: &[Ty], ret: Ty) -> DefId {
+        let id = self.id(name);
+        self.sigs.insert(
+            id,
+            Arc::new(FnSig {
+                params: params.to_vec(),
+                ret,
+            }),
+        );
+        id
+    }
+
+    fn define(&mut self, def: DefId, tb: Tb, body: TExprId) {
+        let ret = self.sigs[&def].ret.clone();
+        self.bodies.push((def, tb.finish(body, ret)));
+    }
+
+    fn lower(&self, def: DefId) -> IrFunction {
+        let (_, thir) = self.bodies.iter().find(|(d, _)| *d == def).unwrap();
+        lower_fn(self, def, self.names[&def].clone(), thir)
+    }
+
+    fn listing(&self, def: DefId) -> String {
+        let f = self.lower(def);
+        let names = |d: DefId| self.names.get(&d).cloned();
+        f.display_with(&names).to_string()
+    }
+
+    fn program(&self) -> IrProgram {
+        let functions = self
+            .bodies
+            .iter()
+            .map(|(d, _)| Arc::new(self.lower(*d)))
+            .collect();
+        IrProgram {
+            functions,
+            main: fn_def_id("main"),
+        }
+    }
+}
+
+impl SemaEnv for FakeEnv {
+    fn resolve_path(&self, _: DefId, path: &Path, _: Namespace) -> Result<Res, Diagnostic> {
+        Err(Diagnostic::error("unresolved", path.span))
+    }
+    fn is_accessible(&self, _: Vis, _: DefId) -> bool {
+        true
+    }
+    fn visibility(&self, _: DefId) -> Vis {
+        Vis::Public
+    }
+    fn def_kind(&self, def: DefId) -> DefKind {
+        if self.sigs.contains_key(&def) {
+            DefKind::Fn
+        } else if self.structs.contains_key(&def) {
+            DefKind::Struct
+        } else {
+            DefKind::Const
+        }
+    }
+    fn def_name(&self, def: DefId) -> String {
+        self.names.get(&def).cloned().unwrap_or_default()
+    }
+    fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
+        self.sigs.get(&def).cloned().ok_or(ErrorReported)
+    }
+    fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
+        self.structs.get(&def).cloned().ok_or(ErrorReported)
+    }
+    fn alias_ty(&self, _: DefId) -> Result<Ty, ErrorReported> {
+        Err(ErrorReported)
+    }
+    fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
+        self.consts
+            .get(&def)
+            .map(|c| c.0.clone())
+            .ok_or(ErrorReported)
+    }
+    fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
+        self.consts
+            .get(&def)
+            .map(|c| c.1.clone())
+            .ok_or(ErrorReported)
+    }
+}
+
+/// Builds a typed body by hand.
+#[derive(Default)]
+struct Tb {
+    exprs: Vec<TExpr>,
+    locals: Vec<Local>,
+    params: Vec<LocalId>,
+}
+
+impl Tb {
+    fn finish(self, body: TExprId, ret: Ty) -> Thir {
+        Thir {
+            exprs: self.exprs,
+            locals: self.locals,
+            params: self.params,
+            body,
+            ret,
+        }
+    }
+
+    fn x(&mut self, kind: TExprKind, ty: Ty) -> TExprId {
+        self.exprs.push(TExpr {
+            kind,
+            ty,
+            span: Span::DUMMY,
+        });
+        TExprId(self.exprs.len() as u32 - 1)
+    }
+
+    fn ty(&self, e: TExprId) -> Ty {
+        self.exprs[e.0 as usize].ty.clone()
+    }
+
+    fn local(&mut self, name: &str, ty: Ty) -> LocalId {
+        self.locals.push(Local {
+            name: Symbol::intern(name),
+            ty,
+            mutable: true,
+            span: Span::DUMMY,
+        });
+        LocalId(self.locals.len() as u32 - 1)
+    }
+
+    fn param(&mut self, name: &str, ty: Ty) -> LocalId {
+        let l = self.local(name, ty);
+        self.params.push(l);
+        l
+    }
+
+    fn get(&mut self, l: LocalId) -> TExprId {
+        let ty = self.locals[l.0 as usize].ty.clone();
+        self.x(TExprKind::Local(l), ty)
+    }
+
+    fn int(&mut self, ty: Ty, v: i128) -> TExprId {
+        let Ty::Int(it) = ty else {
+            panic!("not an integer type")
+        };
+        self.x(TExprKind::Int(it.normalize(v as u64)), ty)
+    }
+
+    fn i32(&mut self, v: i32) -> TExprId {
+        self.int(I32, v as i128)
+    }
+
+    fn usize(&mut self, v: u64) -> TExprId {
+        self.int(USIZE, v as i128)
+    }
+
+    fn bool(&mut self, b: bool) -> TExprId {
+        self.x(TExprKind::Bool(b), Ty::Bool)
+    }
+
+    fn unit(&mut self) -> TExprId {
+        self.x(TExprKind::Unit, Ty::Unit)
+    }
+
+    fn konst(&mut self, env: &FakeEnv, def: DefId) -> TExprId {
+        let ty = env.consts[&def].0.clone();
+        self.x(TExprKind::ConstRef(def), ty)
+    }
+
+    fn bin(&mut self, op: BinOp, a: TExprId, b: TExprId) -> TExprId {
+        let ty = if op.is_comparison() {
+            Ty::Bool
+        } else {
+            self.ty(a)
+        };
+        self.x(TExprKind::Binary(op, a, b), ty)
+    }
+
+    fn unary(&mut self, op: UnOp, a: TExprId) -> TExprId {
+        let ty = self.ty(a);
+        self.x(TExprKind::Unary(op, a), ty)
+    }
+
+    fn and(&mut self, a: TExprId, b: TExprId) -> TExprId {
+        self.x(TExprKind::LogicalAnd(a, b), Ty::Bool)
+    }
+
+    fn or(&mut self, a: TExprId, b: TExprId) -> TExprId {
+        self.x(TExprKind::LogicalOr(a, b), Ty::Bool)
+    }
+
+    fn cast(&mut self, source: TExprId, to: IntTy) -> TExprId {
+        let from = self.ty(source);
+        self.x(TExprKind::Cast { source, from, to }, Ty::Int(to))
+    }
+
+    fn assign(&mut self, place: TExprId, value: TExprId) -> TExprId {
+        self.x(TExprKind::Assign { place, value }, Ty::Unit)
+    }
+
+    fn assign_op(&mut self, op: BinOp, place: TExprId, value: TExprId) -> TExprId {
+        self.x(TExprKind::AssignOp { op, place, value }, Ty::Unit)
+    }
+
+    fn field(&mut self, env: &FakeEnv, base: TExprId, name: &str) -> TExprId {
+        let Ty::Struct(def) = self.ty(base) else {
+            panic!("not a struct")
+        };
+        let fields = &env.structs[&def];
+        let index = fields.index_of(Symbol::intern(name)).unwrap();
+        let ty = fields.fields[index].ty.clone();
+        self.x(
+            TExprKind::Field {
+                base,
+                index: index as u32,
+            },
+            ty,
+        )
+    }
+
+    fn index(&mut self, base: TExprId, index: TExprId) -> TExprId {
+        let Ty::Array(elem, _) = self.ty(base) else {
+            panic!("not an array")
+        };
+        self.x(TExprKind::Index { base, index }, Ty::clone(&elem))
+    }
+
+    fn call(&mut self, env: &FakeEnv, callee: DefId, args: Vec<TExprId>) -> TExprId {
+        let ty = env.sigs[&callee].ret.clone();
+        self.x(TExprKind::Call { callee, args }, ty)
+    }
+
+    /// A struct literal with fields in the order given.
+    fn lit(&mut self, env: &FakeEnv, def: DefId, fields: &[(&str, TExprId)]) -> TExprId {
+        let decl = &env.structs[&def];
+        let fields = fields
+            .iter()
+            .map(|(n, e)| (decl.index_of(Symbol::intern(n)).unwrap() as u32, *e))
+            .collect();
+        self.x(TExprKind::StructLit { def, fields }, Ty::Struct(def))
+    }
+
+    fn array(&mut self, elems: Vec<TExprId>) -> TExprId {
+        let ty = arr(self.ty(elems[0]), elems.len() as u64);
+        self.x(TExprKind::Array(elems), ty)
+    }
+
+    fn repeat(&mut self, value: TExprId, count: u64) -> TExprId {
+        let ty = arr(self.ty(value), count);
+        self.x(TExprKind::Repeat { value, count }, ty)
+    }
+
+    fn block(&mut self, stmts: Vec<TStmt>, tail: Option<TExprId>) -> TExprId {
+        let ty = match tail {
+            Some(t) => self.ty(t),
+            None => Ty::Unit,
+        };
+        self.x(TExprKind::Block { stmts, tail }, ty)
+    }
+
+    /// A block of type `!` (its statements diverge).
+    fn never_block(&mut self, stmts: Vec<TStmt>) -> TExprId {
+        self.x(TExprKind::Block { stmts, tail: None }, Ty::Never)
+    }
+
+    fn if_(
+        &mut self,
+        cond: TExprId,
+        then_branch: TExprId,
+        else_branch: Option<TExprId>,
+    ) -> TExprId {
+        let ty = match else_branch {
+            Some(_) => self.ty(then_branch),
+            None => Ty::Unit,
+        };
+        self.x(
+            TExprKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            },
+            ty,
+        )
+    }
+
+    fn while_(&mut self, cond: TExprId, body: TExprId) -> TExprId {
+        self.x(TExprKind::While { cond, body }, Ty::Unit)
+    }
+
+    /// A `loop` whose body is built by `body` from the loop's id (for `break`s).
+    fn loop_(&mut self, ty: Ty, body: impl FnOnce(&mut Tb, TExprId) -> TExprId) -> TExprId {
+        let id = self.x(TExprKind::Unit, ty);
+        let b = body(self, id);
+        self.exprs[id.0 as usize].kind = TExprKind::Loop { body: b };
+        id
+    }
+
+    fn for_(
+        &mut self,
+        binding: LocalId,
+        start: TExprId,
+        end: TExprId,
+        inclusive: bool,
+        body: impl FnOnce(&mut Tb, TExprId) -> TExprId,
+    ) -> TExprId {
+        let id = self.x(TExprKind::Unit, Ty::Unit);
+        let b = body(self, id);
+        self.exprs[id.0 as usize].kind = TExprKind::For {
+            binding,
+            start,
+            end,
+            inclusive,
+            body: b,
+        };
+        id
+    }
+
+    fn brk(&mut self, target: TExprId, value: Option<TExprId>) -> TExprId {
+        self.x(TExprKind::Break { target, value }, Ty::Never)
+    }
+
+    fn cont(&mut self, target: TExprId) -> TExprId {
+        self.x(TExprKind::Continue { target }, Ty::Never)
+    }
+
+    fn ret(&mut self, value: Option<TExprId>) -> TExprId {
+        self.x(TExprKind::Return(value), Ty::Never)
+    }
+
+    fn never_to(&mut self, e: TExprId, ty: Ty) -> TExprId {
+        self.x(TExprKind::NeverToAny(e), ty)
+    }
+
+    /// `println!(fmt, args)`; `{}` in `fmt` is a hole.
+    fn println(&mut self, fmt: &str, args: Vec<TExprId>) -> TExprId {
+        let mut pieces = Vec::new();
+        for (i, text) in fmt.split("{}").enumerate() {
+            if i > 0 {
+                pieces.push(FmtPiece::Hole);
+            }
+            if !text.is_empty() {
+                pieces.push(FmtPiece::Text(text.to_string()));
+            }
+        }
+        self.x(
+            TExprKind::Println {
+                pieces: Arc::from(pieces),
+                args,
+            },
+            Ty::Unit,
+        )
+    }
+}
+
+fn let_(local: LocalId, init: TExprId) -> TStmt {
+    TStmt::Let {
+        local: Some(local),
+        init,
+    }
+}
+
+fn stmt(e: TExprId) -> TStmt {
+    TStmt::Expr(e)
+}
+
+fn check(env: &FakeEnv, def: DefId, expect: Expect) {
+    expect.assert_eq(&env.listing(def));
+}
+
+/// Runs the program (from `main`) and shows its output and how it ended.
+fn check_run(env: &FakeEnv, expect: Expect) {
+    let outcome = interp::run(&env.program(), &InterpLimits::default());
+    let mut out = String::from_utf8_lossy(&outcome.stdout).into_owned();
+    out.push_str(&format!("[exit {}]", outcome.status.exit_code()));
+    let status = outcome.status.to_string().replace('\n', " / ");
+    if !status.is_empty() {
+        out.push_str(&format!(" {status}"));
+    }
+    out.push('\n');
+    expect.assert_eq(&out);
+}
+
+// ---------------------------------------------------------------------------------------
+// Layout.
+
+#[test]
+fn layout_follows_the_ir_conventions() {
+    let mut env = FakeEnv::default();
+    let p = env.strukt("P", &[("a", Ty::Bool), ("b", I64), ("c", I32)]);
+    let q = env.strukt("Q", &[("c", I32), ("p", Ty::Struct(p)), ("u", Ty::Unit)]);
+    let empty = env.strukt("E", &[]);
+    let l = |ty: &Ty| {
+        let Layout { size, align } = layout_of(&env, ty);
+        format!("{size}/{align}")
+    };
+    let shown = [
+        l(&Ty::Bool),
+        l(&I32),
+        l(&I64),
+        l(&USIZE),
+        l(&Ty::Unit),
+        l(&Ty::Never),
+        l(&Ty::Struct(p)),
+        l(&Ty::Struct(q)),
+        l(&Ty::Struct(empty)),
+        l(&arr(Ty::Struct(p), 3)),
+        l(&arr(arr(I32, 3), 2)),
+        l(&arr(Ty::Unit, 5)),
+        l(&arr(I64, u64::MAX)),
+        format!("{:?}", struct_field_offsets(&env, p)),
+        format!("{:?}", struct_field_offsets(&env, q)),
+    ];
+    expect![[r#"
+        1/1 4/4 8/8 8/8 0/1 0/1 24/8 32/8 0/1 72/8 24/4 0/1 18446744073709551615/8 [0, 8, 16] [0, 8, 32]"#]]
+    .assert_eq(&shown.join(" "));
+}
+
+#[test]
+fn layout_of_a_recursive_struct_ends() {
+    let mut env = FakeEnv::default();
+    let a_id = fn_def_id("A");
+    let b = env.strukt("B", &[("x", I32), ("a", Ty::Struct(a_id))]);
+    env.strukt("A", &[("b", arr(Ty::Struct(b), 2)), ("y", I64)]);
+    // Any size will do (the program is rejected with E0072); it must not hang or crash.
+    let _ = layout_of(&env, &Ty::Struct(a_id));
+    let _ = struct_field_offsets(&env, b);
+}
+
+#[test]
+fn layout_of_a_long_struct_chain_does_not_recurse() {
+    let mut env = FakeEnv::default();
+    let mut prev = env.strukt("S0", &[("x", I32)]);
+    for i in 1..100_000 {
+        prev = env.strukt(
+            &format!("S{i}"),
+            &[("b", Ty::Bool), ("s", Ty::Struct(prev))],
+        );
+    }
+    assert_eq!(layout_of(&env, &Ty::Struct(prev)).size, 4 * 100_000);
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshots and runs.
+
+#[test]
+fn arithmetic_with_division_checks() {
+    let mut env = FakeEnv::default();
+    let f = env.declare("f", &[I32, I32], I32);
+    let mut t = Tb::default();
+    let a = t.param("a", I32);
+    let b = t.param("b", I32);
+    let (ea, eb) = (t.get(a), t.get(b));
+    let q = t.bin(BinOp::Div, ea, eb);
+    let ea = t.get(a);
+    let three = t.i32(3);
+    let r = t.bin(BinOp::Rem, ea, three);
+    let sum = t.bin(BinOp::Add, q, r);
+    let body = t.block(vec![], Some(sum));
+    env.define(f, t, body);
+    check(
+        &env,
+        f,
+        expect![[r#"
+            fn crate::f(v0: i32, v1: i32) -> i32 {
+            bb0:
+                v3 = const.i32 0
+                v4 = ne.i32 v1, v3
+                branch v4, bb1, bb4
+            bb1:
+                v5 = const.i32 -1
+                v6 = const.i32 -2147483648
+                v7 = ne.i32 v1, v5
+                v8 = ne.i32 v0, v6
+                v9 = or.bool v7, v8
+                branch v9, bb2, bb3
+            bb2:
+                v2 = div.i32 v0, v1
+                v10 = const.i32 3
+                v11 = rem.i32 v0, v10
+                v12 = add.i32 v2, v11
+                return v12
+            bb3:
+                panic div_overflow
+            bb4:
+                panic div_by_zero
+            }
+        "#]],
+    );
+}
+
+impl FakeEnv {
+    /// Defines `fn main()` with these statements.
+    fn main(&mut self, build: impl FnOnce(&mut Tb, &mut FakeEnv) -> Vec<TStmt>) -> DefId {
+        let main = self.declare("main", &[], Ty::Unit);
+        let mut t = Tb::default();
+        let stmts = build(&mut t, self);
+        let body = t.block(stmts, None);
+        self.define(main, t, body);
+        main
+    }
+}
+
+#[test]
+fn operand_read_before_a_later_assignment() {
+    // let mut x = 1; let y = x + { x = 5; x }; println!("{} {}", y, x);
+    let mut env = FakeEnv::default();
+    env.main(|t, _| {
+        let x = t.local("x", I32);
+        let y = t.local("y", I32);
+        let one = t.i32(1);
+        let ex = t.get(x);
+        let (ex2, five) = (t.get(x), t.i32(5));
+        let asg = t.assign(ex2, five);
+        let ex3 = t.get(x);
+        let blk = t.block(vec![stmt(asg)], Some(ex3));
+        let sum = t.bin(BinOp::Add, ex, blk);
+        let (ey, ex4) = (t.get(y), t.get(x));
+        let p = t.println("{} {}", vec![ey, ex4]);
+        vec![let_(x, one), let_(y, sum), stmt(p)]
+    });
+    check_run(
+        &env,
+        expect![[r#"
+        6 5
+        [exit 0]
+    "#]],
+    );
+}
+
+#[test]
+fn aggregates_are_copied_on_read() {
+    // let a = P { x: 1, y: 2 }; let mut b = a; b.x = 10;
+    // let mut arr = [a; 3]; arr[1].y = 7; let c = arr; arr[1].y = 8;
+    // println!("{} {} {} {} {}", a.x, b.x, arr[0].y, arr[1].y, c[1].y);
+    let mut env = FakeEnv::default();
+    let p = env.strukt("P", &[("x", I64), ("y", I32)]);
+    env.main(|t, env| {
+        let a = t.local("a", Ty::Struct(p));
+        let b = t.local("b", Ty::Struct(p));
+        let ar = t.local("arr", arr(Ty::Struct(p), 3));
+        let c = t.local("c", arr(Ty::Struct(p), 3));
+        let (one, two) = (t.int(I64, 1), t.i32(2));
+        let lit = t.lit(env, p, &[("x", one), ("y", two)]);
+        let ea = t.get(a);
+        let eb = t.get(b);
+        let bx = t.field(env, eb, "x");
+        let ten = t.int(I64, 10);
+        let s1 = t.assign(bx, ten);
+        let ea2 = t.get(a);
+        let rep = t.repeat(ea2, 3);
+        let (earr, i1, seven) = (t.get(ar), t.usize(1), t.i32(7));
+        let el = t.index(earr, i1);
+        let ely = t.field(env, el, "y");
+        let s2 = t.assign(ely, seven);
+        let earr2 = t.get(ar);
+        let (earr3, i1b, eight) = (t.get(ar), t.usize(1), t.i32(8));
+        let el = t.index(earr3, i1b);
+        let ely = t.field(env, el, "y");
+        let s3 = t.assign(ely, eight);
+        let ea3 = t.get(a);
+        let ax = t.field(env, ea3, "x");
+        let eb2 = t.get(b);
+        let bx2 = t.field(env, eb2, "x");
+        let (e0, z) = (t.get(ar), t.usize(0));
+        let a0 = t.index(e0, z);
+        let a0y = t.field(env, a0, "y");
+        let (e1, o) = (t.get(ar), t.usize(1));
+        let a1 = t.index(e1, o);
+        let a1y = t.field(env, a1, "y");
+        let (ec, o) = (t.get(c), t.usize(1));
+        let c1 = t.index(ec, o);
+        let c1y = t.field(env, c1, "y");
+        let pr = t.println("{} {} {} {} {}", vec![ax, bx2, a0y, a1y, c1y]);
+        vec![
+            let_(a, lit),
+            let_(b, ea),
+            stmt(s1),
+            let_(ar, rep),
+            stmt(s2),
+            let_(c, earr2),
+            stmt(s3),
+            stmt(pr),
+        ]
+    });
+    check_run(
+        &env,
+        expect![[r#"
+        1 10 2 8 7
+        [exit 0]
+    "#]],
+    );
+}
+
+/// `fn NAME(x: TY) -> TY { println!("NAME({})", x); x }`: shows when an argument is
+/// evaluated.
+fn traced(env: &mut FakeEnv, name: &str, ty: Ty) -> DefId {
+    let f = env.declare(name, &[ty.clone()], ty.clone());
+    let mut t = Tb::default();
+    let x = t.param("x", ty);
+    let ex = t.get(x);
+    let p = t.println(&format!("{name}({{}})"), vec![ex]);
+    let ex = t.get(x);
+    let body = t.block(vec![stmt(p)], Some(ex));
+    env.define(f, t, body);
+    f
+}
+
+#[test]
+fn assignment_evaluates_the_value_first_then_the_indices_with_their_checks() {
+    // let mut a = [[0i32; 2]; 2];
+    // a[f(1)][f(0)] = g(3); a[f(1)][f(1)] += g(4);
+    // println!("{}", a[f(1)][f(0)] + a[1][1]);
+    // a[f(5)][f(9)] = g(3);   // g(3), f(5), then the bounds check panics
+    let mut env = FakeEnv::default();
+    let f = traced(&mut env, "f", USIZE);
+    let g = traced(&mut env, "g", I32);
+    env.main(|t, env| {
+        let a = t.local("a", arr(arr(I32, 2), 2));
+        let z = t.i32(0);
+        let inner = t.repeat(z, 2);
+        let init = t.repeat(inner, 2);
+        let mut place = |t: &mut Tb, i: u64, j: u64| {
+            let ea = t.get(a);
+            let ai = t.usize(i);
+            let fi = t.call(env, f, vec![ai]);
+            let row = t.index(ea, fi);
+            let aj = t.usize(j);
+            let fj = t.call(env, f, vec![aj]);
+            t.index(row, fj)
+        };
+        let p1 = place(t, 1, 0);
+        let three = t.i32(3);
+        let g3 = t.call(env, g, vec![three]);
+        let s1 = t.assign(p1, g3);
+        let p2 = place(t, 1, 1);
+        let four = t.i32(4);
+        let g4 = t.call(env, g, vec![four]);
+        let s2 = t.assign_op(BinOp::Add, p2, g4);
+        let r1 = place(t, 1, 0);
+        let (ea, one, one2) = (t.get(a), t.usize(1), t.usize(1));
+        let row = t.index(ea, one);
+        let r2 = t.index(row, one2);
+        let sum = t.bin(BinOp::Add, r1, r2);
+        let pr = t.println("{}", vec![sum]);
+        let p3 = place(t, 5, 9);
+        let three = t.i32(3);
+        let g3 = t.call(env, g, vec![three]);
+        let s3 = t.assign(p3, g3);
+        vec![let_(a, init), stmt(s1), stmt(s2), stmt(pr), stmt(s3)]
+    });
+    check_run(
+        &env,
+        expect![[r#"
+        g(3)
+        f(1)
+        f(0)
+        g(4)
+        f(1)
+        f(1)
+        f(1)
+        f(0)
+        7
+        g(3)
+        f(5)
+        [exit 101] thread 'main' panicked: / index out of bounds: the len is 2 but the index is 5
+    "#]],
+    );
+}
+
+#[test]
+fn reading_an_element_evaluates_the_index_before_reading_the_array() {
+    // let mut c = [1, 2]; let d = c[{ c[0] = 7; 0 }];   // 7, as rustc
+    // let e = { c }[{ c[1] = 9; 1 }];                    // 2: `{ c }` is a copy
+    let mut env = FakeEnv::default();
+    env.main(|t, _| {
+        let c = t.local("c", arr(I32, 2));
+        let d = t.local("d", I32);
+        let e = t.local("e", I32);
+        let (one, two) = (t.i32(1), t.i32(2));
+        let init = t.array(vec![one, two]);
+        let (ec, z, seven) = (t.get(c), t.usize(0), t.i32(7));
+        let c0 = t.index(ec, z);
+        let asg = t.assign(c0, seven);
+        let z = t.usize(0);
+        let idx = t.block(vec![stmt(asg)], Some(z));
+        let ec = t.get(c);
+        let read = t.index(ec, idx);
+        let ec = t.get(c);
+        let copy = t.block(vec![], Some(ec));
+        let (ec, o, nine) = (t.get(c), t.usize(1), t.i32(9));
+        let c1 = t.index(ec, o);
+        let asg = t.assign(c1, nine);
+        let o = t.usize(1);
+        let idx = t.block(vec![stmt(asg)], Some(o));
+        let read2 = t.index(copy, idx);
+        let (ed, ee) = (t.get(d), t.get(e));
+        let pr = t.println("{} {}", vec![ed, ee]);
+        vec![let_(c, init), let_(d, read), let_(e, read2), stmt(pr)]
+    });
+    check_run(
+        &env,
+        expect![[r#"
+        7 2
+        [exit 0]
+    "#]],
+    );
+}
+
+#[test]
+fn call_arguments_left_to_right_with_aggregates_by_copy_and_sret() {
+    // fn swap(mut p: P, k: i32) -> P { p.x += k; P { x: p.y, y: p.x } }
+    // let a = P { x: 1, y: 2 }; let mut k = 10;
+    // let b = swap(a, { k += 1; k });
+    // println!("{} {} {} {} {}", a.x, a.y, b.x, b.y, k);
+    let mut env = FakeEnv::default();
+    let p = env.strukt("P", &[("x", I32), ("y", I32)]);
+    let swap = env.declare("swap", &[Ty::Struct(p), I32], Ty::Struct(p));
+    {
+        let mut t = Tb::default();
+        let pp = t.param("p", Ty::Struct(p));
+        let k = t.param("k", I32);
+        let (ep, ek) = (t.get(pp), t.get(k));
+        let px = t.field(&env, ep, "x");
+        let s = t.assign_op(BinOp::Add, px, ek);
+        let ep = t.get(pp);
+        let py = t.field(&env, ep, "y");
+        let ep = t.get(pp);
+        let px = t.field(&env, ep, "x");
+        let lit = t.lit(&env, p, &[("x", py), ("y", px)]);
+        let body = t.block(vec![stmt(s)], Some(lit));
+        env.define(swap, t, body);
+    }
+    env.main(|t, env| {
+        let a = t.local("a", Ty::Struct(p));
+        let k = t.local("k", I32);
+        let b = t.local("b", Ty::Struct(p));
+        let (one, two) = (t.i32(1), t.i32(2));
+        let lit = t.lit(env, p, &[("x", one), ("y", two)]);
+        let ten = t.i32(10);
+        let ea = t.get(a);
+        let (ek, one) = (t.get(k), t.i32(1));
+        let inc = t.assign_op(BinOp::Add, ek, one);
+        let ek = t.get(k);
+        let arg = t.block(vec![stmt(inc)], Some(ek));
+        let call = t.call(env, swap, vec![ea, arg]);
+        let mut fld = |t: &mut Tb, l, f| {
+            let e = t.get(l);
+            t.field(env, e, f)
+        };
+        let args = vec![
+            fld(t, a, "x"),
+            fld(t, a, "y"),
+            fld(t, b, "x"),
+            fld(t, b, "y"),
+            t.get(k),
+        ];
+        let pr = t.println("{} {} {} {} {}", args);
+        vec![let_(a, lit), let_(k, ten), let_(b, call), stmt(pr)]
+    });
+    check(
+        &env,
+        swap,
+        expect![[r#"
+            fn crate::swap(sret v0: ptr, v1: ptr, v2: i32) {
+            bb0:
+                v3 = load.i32 [v1]
+                v4 = add.i32 v3, v2
+                store.i32 [v1], v4
+                v5 = load.i32 [v1+4]
+                store.i32 [v0], v5
+                v6 = load.i32 [v1]
+                store.i32 [v0+4], v6
+                return
+            }
+        "#]],
+    );
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                slot0: size 8, align 4
+                slot1: size 8, align 4
+                slot2: size 8, align 4
+                data0: " "
+                data1: "\n"
+            bb0:
+                v0 = const.i32 1
+                v1 = slot_addr slot0
+                store.i32 [v1], v0
+                v2 = const.i32 2
+                store.i32 [v1+4], v2
+                v3 = const.i32 10
+                v4 = slot_addr slot2
+                memcopy [v4], [v1], 8
+                v3 = add.i32 v3, v0
+                v5 = slot_addr slot1
+                call crate::swap(v5, v4, v3)
+                v6 = load.i32 [v1]
+                v7 = load.i32 [v1+4]
+                v8 = load.i32 [v5]
+                v9 = load.i32 [v5+4]
+                print.i32 v6
+                print.str data0 " "
+                print.i32 v7
+                print.str data0 " "
+                print.i32 v8
+                print.str data0 " "
+                print.i32 v9
+                print.str data0 " "
+                print.i32 v3
+                print.str data1 "\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            1 2 2 12 11
+            [exit 0]
+        "#]],
+    );
+}

@@ -895,3 +895,288 @@ fn call_arguments_left_to_right_with_aggregates_by_copy_and_sret() {
         "#]],
     );
 }
+
+/// `for i in start..end { println!("{}", i); }` (or `..=`) over `ty`.
+fn counting_loop(env: &mut FakeEnv, ty: Ty, start: i128, end: i128, inclusive: bool) {
+    env.main(|t, _| {
+        let i = t.local("i", ty.clone());
+        let (s, e) = (t.int(ty.clone(), start), t.int(ty.clone(), end));
+        let lp = t.for_(i, s, e, inclusive, |t, _| {
+            let ei = t.get(i);
+            let p = t.println("{}", vec![ei]);
+            t.block(vec![stmt(p)], None)
+        });
+        let done = t.println("done", vec![]);
+        vec![stmt(lp), stmt(done)]
+    });
+}
+
+#[test]
+fn inclusive_range_up_to_max_stops_after_max() {
+    let mut env = FakeEnv::default();
+    counting_loop(&mut env, U64, u64::MAX as i128 - 2, u64::MAX as i128, true);
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                data0: "\n"
+                data1: "done\n"
+            bb0:
+                v0 = const.u64 18446744073709551613
+                v1 = const.u64 18446744073709551615
+                v2 = le.u64 v0, v1
+                branch v2, bb1, bb4
+            bb1:
+                v3 = copy.u64 v0
+                print.u64 v3
+                print.str data0 "\n"
+                jump bb2
+            bb2:
+                v4 = eq.u64 v0, v1
+                branch v4, bb4, bb3
+            bb3:
+                v5 = const.u64 1
+                v0 = add.u64 v0, v5
+                jump bb1
+            bb4:
+                print.str data1 "done\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            18446744073709551613
+            18446744073709551614
+            18446744073709551615
+            done
+            [exit 0]
+        "#]],
+    );
+    let mut env = FakeEnv::default();
+    counting_loop(&mut env, I32, i32::MAX as i128 - 1, i32::MAX as i128, true);
+    check_run(
+        &env,
+        expect![[r#"
+            2147483646
+            2147483647
+            done
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn exclusive_range_and_empty_ranges() {
+    let mut env = FakeEnv::default();
+    counting_loop(&mut env, I64, -2, 1, false);
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                data0: "\n"
+                data1: "done\n"
+            bb0:
+                v0 = const.i64 -2
+                v1 = const.i64 1
+                jump bb1
+            bb1:
+                v2 = lt.i64 v0, v1
+                branch v2, bb2, bb4
+            bb2:
+                v3 = copy.i64 v0
+                print.i64 v3
+                print.str data0 "\n"
+                jump bb3
+            bb3:
+                v4 = const.i64 1
+                v0 = add.i64 v0, v4
+                jump bb1
+            bb4:
+                print.str data1 "done\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            -2
+            -1
+            0
+            done
+            [exit 0]
+        "#]],
+    );
+    for (start, end, inclusive) in [(5, 3, false), (5, 5, false), (5, 4, true), (-1, -2, true)] {
+        let mut env = FakeEnv::default();
+        counting_loop(&mut env, I32, start, end, inclusive);
+        check_run(
+            &env,
+            expect![[r#"
+            done
+            [exit 0]
+        "#]],
+        );
+    }
+}
+
+#[test]
+fn range_is_evaluated_once_and_the_binding_is_fresh_each_iteration() {
+    // let mut n = 3; for mut i in 0..n { n += 10; i *= 2; println!("{} {}", i, n); }
+    let mut env = FakeEnv::default();
+    env.main(|t, _| {
+        let n = t.local("n", I32);
+        let i = t.local("i", I32);
+        let three = t.i32(3);
+        let (z, en) = (t.i32(0), t.get(n));
+        let lp = t.for_(i, z, en, false, |t, _| {
+            let (en, ten) = (t.get(n), t.i32(10));
+            let s1 = t.assign_op(BinOp::Add, en, ten);
+            let (ei, two) = (t.get(i), t.i32(2));
+            let s2 = t.assign_op(BinOp::Mul, ei, two);
+            let (ei, en) = (t.get(i), t.get(n));
+            let p = t.println("{} {}", vec![ei, en]);
+            t.block(vec![stmt(s1), stmt(s2), stmt(p)], None)
+        });
+        vec![let_(n, three), stmt(lp)]
+    });
+    check_run(
+        &env,
+        expect![[r#"
+            0 13
+            2 23
+            4 33
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn loops_with_break_values_labels_and_continue() {
+    // let mut i = 0;
+    // let v = 'outer: loop {
+    //     i += 1;
+    //     let mut j = 0;
+    //     while j < 10 {
+    //         j += 1;
+    //         if j == 2 { continue; }
+    //         if j == 4 { continue 'outer; }
+    //         if i == 3 { break 'outer i * 100 + j; }
+    //         println!("{} {}", i, j);
+    //     }
+    // };
+    // println!("{}", v);
+    let mut env = FakeEnv::default();
+    env.main(|t, _| {
+        let i = t.local("i", I32);
+        let j = t.local("j", I32);
+        let v = t.local("v", I32);
+        let z = t.i32(0);
+        let outer = t.loop_(I32, |t, outer| {
+            let (ei, one) = (t.get(i), t.i32(1));
+            let inc_i = t.assign_op(BinOp::Add, ei, one);
+            let z = t.i32(0);
+            let (ej, ten) = (t.get(j), t.i32(10));
+            let cond = t.bin(BinOp::Lt, ej, ten);
+            let wh = t.x(TExprKind::Unit, Ty::Unit);
+            let (ej, one) = (t.get(j), t.i32(1));
+            let inc_j = t.assign_op(BinOp::Add, ej, one);
+            let (ej, two) = (t.get(j), t.i32(2));
+            let c1 = t.bin(BinOp::Eq, ej, two);
+            let k = t.cont(wh);
+            let k = t.never_block(vec![stmt(k)]);
+            let if1 = t.if_(c1, k, None);
+            let (ej, four) = (t.get(j), t.i32(4));
+            let c2 = t.bin(BinOp::Eq, ej, four);
+            let k = t.cont(outer);
+            let k = t.never_block(vec![stmt(k)]);
+            let if2 = t.if_(c2, k, None);
+            let (ei, three) = (t.get(i), t.i32(3));
+            let c3 = t.bin(BinOp::Eq, ei, three);
+            let (ei, hundred) = (t.get(i), t.i32(100));
+            let m = t.bin(BinOp::Mul, ei, hundred);
+            let ej = t.get(j);
+            let val = t.bin(BinOp::Add, m, ej);
+            let k = t.brk(outer, Some(val));
+            let k = t.never_block(vec![stmt(k)]);
+            let if3 = t.if_(c3, k, None);
+            let (ei, ej) = (t.get(i), t.get(j));
+            let p = t.println("{} {}", vec![ei, ej]);
+            let wbody = t.block(
+                vec![stmt(inc_j), stmt(if1), stmt(if2), stmt(if3), stmt(p)],
+                None,
+            );
+            t.exprs[wh.0 as usize].kind = TExprKind::While { cond, body: wbody };
+            t.block(vec![stmt(inc_i), let_(j, z), stmt(wh)], None)
+        });
+        let ev = t.get(v);
+        let p = t.println("{}", vec![ev]);
+        vec![let_(i, z), let_(v, outer), stmt(p)]
+    });
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                data0: " "
+                data1: "\n"
+            bb0:
+                v0 = const.i32 0
+                jump bb1
+            bb1:
+                v2 = const.i32 1
+                v0 = add.i32 v0, v2
+                v3 = const.i32 0
+                jump bb2
+            bb2:
+                v4 = const.i32 10
+                v5 = lt.i32 v3, v4
+                branch v5, bb3, bb1
+            bb3:
+                v6 = const.i32 1
+                v3 = add.i32 v3, v6
+                v7 = const.i32 2
+                v8 = eq.i32 v3, v7
+                branch v8, bb2, bb4
+            bb4:
+                v9 = const.i32 4
+                v10 = eq.i32 v3, v9
+                branch v10, bb1, bb5
+            bb5:
+                v11 = const.i32 3
+                v12 = eq.i32 v0, v11
+                branch v12, bb6, bb8
+            bb6:
+                v13 = const.i32 100
+                v14 = mul.i32 v0, v13
+                v1 = add.i32 v14, v3
+                jump bb7
+            bb7:
+                print.i32 v1
+                print.str data1 "\n"
+                return
+            bb8:
+                print.i32 v0
+                print.str data0 " "
+                print.i32 v3
+                print.str data1 "\n"
+                jump bb2
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            1 1
+            1 3
+            2 1
+            2 3
+            301
+            [exit 0]
+        "#]],
+    );
+}

@@ -381,11 +381,22 @@ impl<'a> Lowerer<'a> {
             let safe = matches!(rhs_lit, Some(n) if n != minus_one)
                 || matches!(lhs_lit, Some(n) if n != min);
             if !safe {
-                let m1 = self.b.const_reg(s, minus_one);
-                let min = self.b.const_reg(s, min);
-                let b_ok = self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, b, m1, None);
-                let a_ok = self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, a, min, None);
-                let ok = self.binary_inst(IrBinOp::Or, ScalarTy::Bool, b_ok, a_ok, None);
+                let b_ok = (rhs_lit != Some(minus_one)).then(|| {
+                    let m1 = self.b.const_reg(s, minus_one);
+                    self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, b, m1, None)
+                });
+                let a_ok = (lhs_lit != Some(min)).then(|| {
+                    let min = self.b.const_reg(s, min);
+                    self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, a, min, None)
+                });
+                let ok = match (b_ok, a_ok) {
+                    (Some(b_ok), Some(a_ok)) => {
+                        self.binary_inst(IrBinOp::Or, ScalarTy::Bool, b_ok, a_ok, None)
+                    }
+                    (Some(ok), None) | (None, Some(ok)) => ok,
+                    // `MIN / -1` written out: always panics.
+                    (None, None) => self.b.const_reg(ScalarTy::Bool, 0),
+                };
                 let kind = if rem {
                     PanicKind::RemOverflow
                 } else {

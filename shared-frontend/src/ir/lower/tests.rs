@@ -541,10 +541,10 @@ fn arithmetic_with_division_checks() {
                 branch v4, bb1, bb4
             bb1:
                 v5 = const.i32 -1
-                v6 = const.i32 -2147483648
-                v7 = ne.i32 v1, v5
-                v8 = ne.i32 v0, v6
-                v9 = or.bool v7, v8
+                v6 = ne.i32 v1, v5
+                v7 = const.i32 -2147483648
+                v8 = ne.i32 v0, v7
+                v9 = or.bool v6, v8
                 branch v9, bb2, bb3
             bb2:
                 v2 = div.i32 v0, v1
@@ -1176,6 +1176,344 @@ fn loops_with_break_values_labels_and_continue() {
             2 1
             2 3
             301
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn wrapping_arithmetic_masked_shifts_and_casts() {
+    // let m = i32::MAX; let one = 1i32; let neg = -1i32; let n36 = 36u64;
+    // println!("{} {} {} {} {}", m + one, -(m + one), one << 33, one << neg, -16i32 >> n36);
+    // println!("{} {} {} {}", neg as u64, (m as i64) * 4, 300i64 as i32 as u64, true as i32);
+    // println!("{} {} {}", !5i32, !true, (u64::MAX as usize) >> 63i32);
+    let mut env = FakeEnv::default();
+    env.main(|t, _| {
+        let m = t.local("m", I32);
+        let one = t.local("one", I32);
+        let neg = t.local("neg", I32);
+        let n36 = t.local("n36", U64);
+        let (c_m, c_1, c_neg, c_36) = (t.i32(i32::MAX), t.i32(1), t.i32(-1), t.int(U64, 36));
+        let (em, e1) = (t.get(m), t.get(one));
+        let a1 = t.bin(BinOp::Add, em, e1);
+        let (em, e1) = (t.get(m), t.get(one));
+        let sum = t.bin(BinOp::Add, em, e1);
+        let a2 = t.unary(UnOp::Neg, sum);
+        let (e1, c33) = (t.get(one), t.i32(33));
+        let a3 = t.bin(BinOp::Shl, e1, c33);
+        let (e1, en) = (t.get(one), t.get(neg));
+        let a4 = t.bin(BinOp::Shl, e1, en);
+        let (c16, e36) = (t.i32(16), t.get(n36));
+        let m16 = t.unary(UnOp::Neg, c16);
+        let a5 = t.bin(BinOp::Shr, m16, e36);
+        let p1 = t.println("{} {} {} {} {}", vec![a1, a2, a3, a4, a5]);
+        let en = t.get(neg);
+        let b1 = t.cast(en, IntTy::U64);
+        let em = t.get(m);
+        let mi = t.cast(em, IntTy::I64);
+        let four = t.int(I64, 4);
+        let b2 = t.bin(BinOp::Mul, mi, four);
+        let c300 = t.int(I64, 300);
+        let c = t.cast(c300, IntTy::I32);
+        let b3 = t.cast(c, IntTy::U64);
+        let tr = t.bool(true);
+        let b4 = t.cast(tr, IntTy::I32);
+        let p2 = t.println("{} {} {} {}", vec![b1, b2, b3, b4]);
+        let e1 = t.get(one);
+        let five = t.bin(BinOp::Add, e1, e1);
+        let c1 = t.unary(UnOp::Not, five);
+        let tr = t.bool(true);
+        let c2 = t.unary(UnOp::Not, tr);
+        let max = t.int(U64, u64::MAX as i128);
+        let mx = t.cast(max, IntTy::Usize);
+        let s63 = t.i32(63);
+        let c3 = t.bin(BinOp::Shr, mx, s63);
+        let p3 = t.println("{} {} {}", vec![c1, c2, c3]);
+        vec![
+            let_(m, c_m),
+            let_(one, c_1),
+            let_(neg, c_neg),
+            let_(n36, c_36),
+            stmt(p1),
+            stmt(p2),
+            stmt(p3),
+        ]
+    });
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                data0: " "
+                data1: "\n"
+            bb0:
+                v0 = const.i32 2147483647
+                v1 = const.i32 1
+                v2 = const.i32 -1
+                v3 = const.u64 36
+                v4 = add.i32 v0, v1
+                v5 = add.i32 v0, v1
+                v6 = neg.i32 v5
+                v7 = const.i32 33
+                v8 = shl.i32 v1, v7
+                v9 = shl.i32 v1, v2
+                v10 = const.i32 -16
+                v11 = shr.i32 v10, v3
+                print.i32 v4
+                print.str data0 " "
+                print.i32 v6
+                print.str data0 " "
+                print.i32 v8
+                print.str data0 " "
+                print.i32 v9
+                print.str data0 " "
+                print.i32 v11
+                print.str data1 "\n"
+                v12 = cast.i32.u64 v2
+                v13 = cast.i32.i64 v0
+                v14 = const.i64 4
+                v15 = mul.i64 v13, v14
+                v16 = const.i32 300
+                v17 = cast.i32.u64 v16
+                v18 = const.i32 1
+                print.u64 v12
+                print.str data0 " "
+                print.i64 v15
+                print.str data0 " "
+                print.u64 v17
+                print.str data0 " "
+                print.i32 v18
+                print.str data1 "\n"
+                v19 = add.i32 v1, v1
+                v20 = not.i32 v19
+                v21 = const.bool false
+                v22 = const.u64 18446744073709551615
+                v23 = const.i32 63
+                v24 = shr.u64 v22, v23
+                print.i32 v20
+                print.str data0 " "
+                print.bool v21
+                print.str data0 " "
+                print.u64 v24
+                print.str data1 "\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            -2147483648 -2147483648 2 -2147483648 -1
+            18446744073709551615 8589934588 300 1
+            -3 false 1
+            [exit 0]
+        "#]],
+    );
+}
+
+/// `fn main() { let a = A; let b = B; println!("{}", a OP b); }` over `ty`.
+fn binary_program(env: &mut FakeEnv, ty: Ty, op: BinOp, a: i128, b: i128) {
+    env.main(|t, _| {
+        let la = t.local("a", ty.clone());
+        let lb = t.local("b", ty.clone());
+        let (ca, cb) = (t.int(ty.clone(), a), t.int(ty.clone(), b));
+        let (ea, eb) = (t.get(la), t.get(lb));
+        let r = t.bin(op, ea, eb);
+        let p = t.println("{}", vec![r]);
+        vec![let_(la, ca), let_(lb, cb), stmt(p)]
+    });
+}
+
+#[test]
+fn division_and_remainder_panics() {
+    let cases = [
+        (I32, BinOp::Div, 7, 0),
+        (I32, BinOp::Rem, 7, 0),
+        (I32, BinOp::Div, i32::MIN as i128, -1),
+        (I32, BinOp::Rem, i32::MIN as i128, -1),
+        (I64, BinOp::Div, i64::MIN as i128, -1),
+        (I64, BinOp::Rem, i64::MIN as i128, -1),
+        (I64, BinOp::Div, i64::MIN as i128, 2),
+        (I32, BinOp::Rem, -7, 2),
+        (U64, BinOp::Div, u64::MAX as i128, 0),
+        (U64, BinOp::Div, u64::MAX as i128, u64::MAX as i128),
+    ];
+    let mut out = String::new();
+    for (ty, op, a, b) in cases {
+        let mut env = FakeEnv::default();
+        binary_program(&mut env, ty, op, a, b);
+        let outcome = interp::run(&env.program(), &InterpLimits::default());
+        out.push_str(&format!(
+            "{a} {} {b}: {}{}\n",
+            op.as_str(),
+            String::from_utf8_lossy(&outcome.stdout).trim_end(),
+            outcome.status.to_string().replace('\n', " / ")
+        ));
+    }
+    expect![[r#"
+        7 / 0: thread 'main' panicked: / attempt to divide by zero
+        7 % 0: thread 'main' panicked: / attempt to calculate the remainder with a divisor of zero
+        -2147483648 / -1: thread 'main' panicked: / attempt to divide with overflow
+        -2147483648 % -1: thread 'main' panicked: / attempt to calculate the remainder with overflow
+        -9223372036854775808 / -1: thread 'main' panicked: / attempt to divide with overflow
+        -9223372036854775808 % -1: thread 'main' panicked: / attempt to calculate the remainder with overflow
+        -9223372036854775808 / 2: -4611686018427387904
+        -7 % 2: -1
+        18446744073709551615 / 0: thread 'main' panicked: / attempt to divide by zero
+        18446744073709551615 / 18446744073709551615: 1
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
+fn division_by_a_literal_skips_the_checks_it_makes_unnecessary() {
+    // fn f(a: i64, b: i64) -> i64 { a / 2 + a % -1 + 10 / b + i64::MIN / b }
+    let mut env = FakeEnv::default();
+    let f = env.declare("f", &[I64, I64], I64);
+    let mut t = Tb::default();
+    let a = t.param("a", I64);
+    let b = t.param("b", I64);
+    let (ea, two) = (t.get(a), t.int(I64, 2));
+    let d1 = t.bin(BinOp::Div, ea, two);
+    let (ea, m1) = (t.get(a), t.int(I64, 1));
+    let m1 = t.unary(UnOp::Neg, m1);
+    let d2 = t.bin(BinOp::Rem, ea, m1);
+    let (ten, eb) = (t.int(I64, 10), t.get(b));
+    let d3 = t.bin(BinOp::Div, ten, eb);
+    let (min, eb) = (t.int(I64, i64::MIN as i128), t.get(b));
+    let d4 = t.bin(BinOp::Div, min, eb);
+    let s = t.bin(BinOp::Add, d1, d2);
+    let s = t.bin(BinOp::Add, s, d3);
+    let s = t.bin(BinOp::Add, s, d4);
+    let body = t.block(vec![], Some(s));
+    env.define(f, t, body);
+    check(
+        &env,
+        f,
+        expect![[r#"
+            fn crate::f(v0: i64, v1: i64) -> i64 {
+            bb0:
+                v2 = const.i64 2
+                v3 = div.i64 v0, v2
+                v4 = const.i64 -1
+                v6 = const.i64 -9223372036854775808
+                v7 = ne.i64 v0, v6
+                branch v7, bb1, bb7
+            bb1:
+                v5 = rem.i64 v0, v4
+                v8 = add.i64 v3, v5
+                v9 = const.i64 10
+                v11 = const.i64 0
+                v12 = ne.i64 v1, v11
+                branch v12, bb2, bb6
+            bb2:
+                v10 = div.i64 v9, v1
+                v13 = add.i64 v8, v10
+                v14 = const.i64 -9223372036854775808
+                v16 = const.i64 0
+                v17 = ne.i64 v1, v16
+                branch v17, bb3, bb6
+            bb3:
+                v18 = const.i64 -1
+                v19 = ne.i64 v1, v18
+                branch v19, bb4, bb5
+            bb4:
+                v15 = div.i64 v14, v1
+                v20 = add.i64 v13, v15
+                return v20
+            bb5:
+                panic div_overflow
+            bb6:
+                panic div_by_zero
+            bb7:
+                panic rem_overflow
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn logical_operators_short_circuit() {
+    // fn t(x: bool) -> bool { println!("t({})", x); x }
+    // println!("{}", t(false) && t(true)); println!("{}", t(true) || t(false));
+    // println!("{}", t(true) && t(false) || t(true));
+    let mut env = FakeEnv::default();
+    let tr = traced(&mut env, "t", Ty::Bool);
+    env.main(|t, env| {
+        let mut call = |t: &mut Tb, b| {
+            let v = t.bool(b);
+            t.call(env, tr, vec![v])
+        };
+        let (a, b) = (call(t, false), call(t, true));
+        let x = t.and(a, b);
+        let p1 = t.println("{}", vec![x]);
+        let (a, b) = (call(t, true), call(t, false));
+        let x = t.or(a, b);
+        let p2 = t.println("{}", vec![x]);
+        let (a, b, c) = (call(t, true), call(t, false), call(t, true));
+        let x = t.and(a, b);
+        let x = t.or(x, c);
+        let p3 = t.println("{}", vec![x]);
+        vec![stmt(p1), stmt(p2), stmt(p3)]
+    });
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                data0: "\n"
+            bb0:
+                v1 = const.bool false
+                v0 = call.bool crate::t(v1)
+                branch v0, bb1, bb2
+            bb1:
+                v2 = const.bool true
+                v0 = call.bool crate::t(v2)
+                jump bb2
+            bb2:
+                print.bool v0
+                print.str data0 "\n"
+                v4 = const.bool true
+                v3 = call.bool crate::t(v4)
+                branch v3, bb4, bb3
+            bb3:
+                v5 = const.bool false
+                v3 = call.bool crate::t(v5)
+                jump bb4
+            bb4:
+                print.bool v3
+                print.str data0 "\n"
+                v7 = const.bool true
+                v6 = call.bool crate::t(v7)
+                branch v6, bb5, bb6
+            bb5:
+                v8 = const.bool false
+                v6 = call.bool crate::t(v8)
+                jump bb6
+            bb6:
+                branch v6, bb8, bb7
+            bb7:
+                v9 = const.bool true
+                v6 = call.bool crate::t(v9)
+                jump bb8
+            bb8:
+                print.bool v6
+                print.str data0 "\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            t(false)
+            false
+            t(true)
+            true
+            t(true)
+            t(false)
+            t(true)
+            true
             [exit 0]
         "#]],
     );

@@ -692,7 +692,7 @@ fn assignment_evaluates_the_value_first_then_the_indices_with_their_checks() {
         let z = t.i32(0);
         let inner = t.repeat(z, 2);
         let init = t.repeat(inner, 2);
-        let mut place = |t: &mut Tb, i: u64, j: u64| {
+        let place = |t: &mut Tb, i: u64, j: u64| {
             let ea = t.get(a);
             let ai = t.usize(i);
             let fi = t.call(env, f, vec![ai]);
@@ -816,7 +816,7 @@ fn call_arguments_left_to_right_with_aggregates_by_copy_and_sret() {
         let ek = t.get(k);
         let arg = t.block(vec![stmt(inc)], Some(ek));
         let call = t.call(env, swap, vec![ea, arg]);
-        let mut fld = |t: &mut Tb, l, f| {
+        let fld = |t: &mut Tb, l, f| {
             let e = t.get(l);
             t.field(env, e, f)
         };
@@ -1440,7 +1440,7 @@ fn logical_operators_short_circuit() {
     let mut env = FakeEnv::default();
     let tr = traced(&mut env, "t", Ty::Bool);
     env.main(|t, env| {
-        let mut call = |t: &mut Tb, b| {
+        let call = |t: &mut Tb, b| {
             let v = t.bool(b);
             t.call(env, tr, vec![v])
         };
@@ -1517,4 +1517,685 @@ fn logical_operators_short_circuit() {
             [exit 0]
         "#]],
     );
+}
+
+#[test]
+fn constants_scalars_inline_aggregates_as_data_with_runtime_bounds_checks() {
+    // const N: i64 = -5; const T: [P; 2] = [P { a: true, b: 7 }, P { a: false, b: -1 }];
+    // let mut c = T; c[0].b = 100;
+    // println!("{} {} {} {} {}", N, T[1].b, T[1].a, c[0].b, T[0].b);
+    // let i = 2usize; println!("{}", T[i].b);   // panics at run time
+    let mut env = FakeEnv::default();
+    let p = env.strukt("P", &[("a", Ty::Bool), ("b", I32)]);
+    let n = env.konst("N", I64, ConstValue::Int(IntTy::I64, -5i64 as u64));
+    let pv = |a: bool, b: i32| {
+        ConstValue::Struct(
+            p,
+            Arc::from(vec![
+                ConstValue::Bool(a),
+                ConstValue::Int(IntTy::I32, b as i64 as u64),
+            ]),
+        )
+    };
+    let tv = ConstValue::Array(Arc::from(vec![pv(true, 7), pv(false, -1)]));
+    let tc = env.konst("T", arr(Ty::Struct(p), 2), tv);
+    env.main(|t, env| {
+        let c = t.local("c", arr(Ty::Struct(p), 2));
+        let i = t.local("i", USIZE);
+        let init = t.konst(env, tc);
+        let (ec, z, hundred) = (t.get(c), t.usize(0), t.i32(100));
+        let c0 = t.index(ec, z);
+        let c0b = t.field(env, c0, "b");
+        let s = t.assign(c0b, hundred);
+        let en = t.konst(env, n);
+        let (et, one) = (t.konst(env, tc), t.usize(1));
+        let t1 = t.index(et, one);
+        let t1b = t.field(env, t1, "b");
+        let (et, one) = (t.konst(env, tc), t.usize(1));
+        let t1 = t.index(et, one);
+        let t1a = t.field(env, t1, "a");
+        let (ec, z) = (t.get(c), t.usize(0));
+        let c0 = t.index(ec, z);
+        let c0b = t.field(env, c0, "b");
+        let (et, z) = (t.konst(env, tc), t.usize(0));
+        let t0 = t.index(et, z);
+        let t0b = t.field(env, t0, "b");
+        let p1 = t.println("{} {} {} {} {}", vec![en, t1b, t1a, c0b, t0b]);
+        let two = t.usize(2);
+        let (et, ei) = (t.konst(env, tc), t.get(i));
+        let ti = t.index(et, ei);
+        let tib = t.field(env, ti, "b");
+        let p2 = t.println("{}", vec![tib]);
+        vec![let_(c, init), stmt(s), stmt(p1), let_(i, two), stmt(p2)]
+    });
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                slot0: size 16, align 4
+                data0: [01 00 00 00 07 00 00 00 00 00 00 00 ff ff ff ff]
+                data1: " "
+                data2: "\n"
+            bb0:
+                v0 = slot_addr slot0
+                v1 = data_addr data0
+                memcopy [v0], [v1], 16
+                v2 = const.i32 100
+                store.i32 [v0+4], v2
+                v3 = const.i64 -5
+                v4 = load.i32 [v1+12]
+                v5 = load.bool [v1+8]
+                v6 = load.i32 [v0+4]
+                v7 = load.i32 [v1+4]
+                print.i64 v3
+                print.str data1 " "
+                print.i32 v4
+                print.str data1 " "
+                print.bool v5
+                print.str data1 " "
+                print.i32 v6
+                print.str data1 " "
+                print.i32 v7
+                print.str data2 "\n"
+                v8 = const.u64 2
+                v9 = const.u64 2
+                v10 = lt.u64 v8, v9
+                branch v10, bb1, bb2
+            bb1:
+                v11 = data_addr data0
+                v12 = elem_addr v11 + v8 * 8
+                v13 = load.i32 [v12+4]
+                print.i32 v13
+                print.str data2 "\n"
+                return
+            bb2:
+                panic index_out_of_bounds v8, len 2
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            -5 -1 false 100 7
+            [exit 101] thread 'main' panicked: / index out of bounds: the len is 2 but the index is 2
+        "#]],
+    );
+}
+
+#[test]
+fn println_merges_text_and_evaluates_every_argument_before_printing() {
+    // fn f(x: i32) -> i32 { println!("f({})", x); x }
+    // let mut x = 1;
+    // println!("{{a}} {}{} and {} }}", f(1), x, { x = 2; f(x) });
+    // println!(); println!("{}", true);
+    let mut env = FakeEnv::default();
+    let f = traced(&mut env, "f", I32);
+    env.main(|t, env| {
+        let x = t.local("x", I32);
+        let one = t.i32(1);
+        let one2 = t.i32(1);
+        let f1 = t.call(env, f, vec![one2]);
+        let ex = t.get(x);
+        let (ex2, two) = (t.get(x), t.i32(2));
+        let asg = t.assign(ex2, two);
+        let ex3 = t.get(x);
+        let fx = t.call(env, f, vec![ex3]);
+        let blk = t.block(vec![stmt(asg)], Some(fx));
+        let p1 = t.println("{a} {}{} and {} }", vec![f1, ex, blk]);
+        let p2 = t.println("", vec![]);
+        let tr = t.bool(true);
+        let p3 = t.println("{}", vec![tr]);
+        vec![let_(x, one), stmt(p1), stmt(p2), stmt(p3)]
+    });
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                data0: "{a} "
+                data1: " and "
+                data2: " }\n"
+                data3: "\n"
+            bb0:
+                v0 = const.i32 1
+                v1 = const.i32 1
+                v2 = call.i32 crate::f(v1)
+                v3 = copy.i32 v0
+                v4 = const.i32 2
+                v0 = copy.i32 v4
+                v5 = call.i32 crate::f(v0)
+                print.str data0 "{a} "
+                print.i32 v2
+                print.i32 v3
+                print.str data1 " and "
+                print.i32 v5
+                print.str data2 " }\n"
+                print.str data3 "\n"
+                v6 = const.bool true
+                print.bool v6
+                print.str data3 "\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            f(1)
+            f(2)
+            {a} 11 and 2 }
+
+            true
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn repeat_evaluates_its_value_once_even_for_zero_elements() {
+    // let a = [f(3) as i64; 0]; let b = [f(4) as i64; 100]; let c = [P { x: f(5), y: 1 }; 3];
+    // println!("{} {} {}", b[0] + b[99], c[2].x, c[1].y);
+    let mut env = FakeEnv::default();
+    let f = traced(&mut env, "f", I32);
+    let p = env.strukt("P", &[("x", I32), ("y", I32)]);
+    env.main(|t, env| {
+        let a = t.local("a", arr(I64, 0));
+        let b = t.local("b", arr(I64, 100));
+        let c = t.local("c", arr(Ty::Struct(p), 3));
+        let three = t.i32(3);
+        let f3 = t.call(env, f, vec![three]);
+        let f3 = t.cast(f3, IntTy::I64);
+        let ra = t.repeat(f3, 0);
+        let four = t.i32(4);
+        let f4 = t.call(env, f, vec![four]);
+        let f4 = t.cast(f4, IntTy::I64);
+        let rb = t.repeat(f4, 100);
+        let five = t.i32(5);
+        let f5 = t.call(env, f, vec![five]);
+        let one = t.i32(1);
+        let lit = t.lit(env, p, &[("x", f5), ("y", one)]);
+        let rc = t.repeat(lit, 3);
+        let (eb, z) = (t.get(b), t.usize(0));
+        let b0 = t.index(eb, z);
+        let (eb, n) = (t.get(b), t.usize(99));
+        let b99 = t.index(eb, n);
+        let sum = t.bin(BinOp::Add, b0, b99);
+        let (ec, two) = (t.get(c), t.usize(2));
+        let c2 = t.index(ec, two);
+        let c2x = t.field(env, c2, "x");
+        let (ec, one) = (t.get(c), t.usize(1));
+        let c1 = t.index(ec, one);
+        let c1y = t.field(env, c1, "y");
+        let pr = t.println("{} {} {}", vec![sum, c2x, c1y]);
+        vec![let_(a, ra), let_(b, rb), let_(c, rc), stmt(pr)]
+    });
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                slot0: size 0, align 8
+                slot1: size 800, align 8
+                slot2: size 24, align 4
+                slot3: size 8, align 4
+                data0: " "
+                data1: "\n"
+            bb0:
+                v0 = const.i32 3
+                v1 = call.i32 crate::f(v0)
+                v2 = cast.i32.i64 v1
+                v3 = const.i32 4
+                v4 = call.i32 crate::f(v3)
+                v5 = cast.i32.i64 v4
+                v6 = slot_addr slot1
+                v7 = const.u64 0
+                v8 = const.u64 100
+                jump bb1
+            bb1:
+                v9 = lt.u64 v7, v8
+                branch v9, bb2, bb3
+            bb2:
+                v10 = elem_addr v6 + v7 * 8
+                store.i64 [v10], v5
+                v11 = const.u64 1
+                v7 = add.u64 v7, v11
+                jump bb1
+            bb3:
+                v12 = const.i32 5
+                v13 = call.i32 crate::f(v12)
+                v14 = slot_addr slot3
+                store.i32 [v14], v13
+                v15 = const.i32 1
+                store.i32 [v14+4], v15
+                v16 = slot_addr slot2
+                memcopy [v16], [v14], 8
+                v17 = const.u64 8
+                v18 = elem_addr v16 + v17 * 1
+                memcopy [v18], [v14], 8
+                v19 = const.u64 16
+                v20 = elem_addr v16 + v19 * 1
+                memcopy [v20], [v14], 8
+                v22 = slot_addr slot1
+                v21 = load.i64 [v22]
+                v23 = load.i64 [v22+792]
+                v24 = add.i64 v21, v23
+                v25 = load.i32 [v16+16]
+                v26 = load.i32 [v16+12]
+                print.i64 v24
+                print.str data0 " "
+                print.i32 v25
+                print.str data0 " "
+                print.i32 v26
+                print.str data1 "\n"
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            f(3)
+            f(4)
+            f(5)
+            8 5 1
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn code_after_a_diverging_expression_is_dropped() {
+    // fn f(c: bool) -> i32 {
+    //     let x: i32 = if c { return 1; } else { 2 };
+    //     let y: i32 = { return x + 1; };
+    //     println!("dead");
+    //     y
+    // }
+    let mut env = FakeEnv::default();
+    let f = env.declare("f", &[Ty::Bool], I32);
+    let mut t = Tb::default();
+    let c = t.param("c", Ty::Bool);
+    let x = t.local("x", I32);
+    let y = t.local("y", I32);
+    let ec = t.get(c);
+    let one = t.i32(1);
+    let r1 = t.ret(Some(one));
+    let then_b = t.never_block(vec![stmt(r1)]);
+    let then_b = t.never_to(then_b, I32);
+    let two = t.i32(2);
+    let else_b = t.block(vec![], Some(two));
+    let ife = t.if_(ec, then_b, Some(else_b));
+    let (ex, one) = (t.get(x), t.i32(1));
+    let sum = t.bin(BinOp::Add, ex, one);
+    let r2 = t.ret(Some(sum));
+    let blk = t.never_block(vec![stmt(r2)]);
+    let blk = t.never_to(blk, I32);
+    let dead = t.println("dead", vec![]);
+    let ey = t.get(y);
+    let body = t.block(vec![let_(x, ife), let_(y, blk), stmt(dead)], Some(ey));
+    env.define(f, t, body);
+    check(
+        &env,
+        f,
+        expect![[r#"
+            fn crate::f(v0: bool) -> i32 {
+            bb0:
+                branch v0, bb1, bb2
+            bb1:
+                v2 = const.i32 1
+                return v2
+            bb2:
+                v1 = const.i32 2
+                jump bb3
+            bb3:
+                v5 = const.i32 1
+                v6 = add.i32 v1, v5
+                return v6
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn an_error_expression_becomes_unreachable() {
+    // fn f(a: i32) -> i32 { a + <error> }
+    let mut env = FakeEnv::default();
+    let f = env.declare("f", &[I32], I32);
+    let mut t = Tb::default();
+    let a = t.param("a", I32);
+    let ea = t.get(a);
+    let err = t.x(TExprKind::Error, Ty::Error);
+    let sum = t.bin(BinOp::Add, ea, err);
+    let body = t.block(vec![], Some(sum));
+    env.define(f, t, body);
+    check(
+        &env,
+        f,
+        expect![[r#"
+            fn crate::f(v0: i32) -> i32 {
+            bb0:
+                unreachable
+            }
+        "#]],
+    );
+    // An unknown callee (its signature had an error) too.
+    let g = env.id("g");
+    let h = env.declare("h", &[], Ty::Unit);
+    let mut t = Tb::default();
+    let one = t.i32(1);
+    let call = t.x(
+        TExprKind::Call {
+            callee: g,
+            args: vec![one],
+        },
+        I32,
+    );
+    let body = t.block(vec![stmt(call)], None);
+    env.define(h, t, body);
+    check(
+        &env,
+        h,
+        expect![[r#"
+            fn crate::h() {
+            bb0:
+                unreachable
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn unit_values_take_no_storage_and_unit_parameters_are_not_passed() {
+    // fn u(a: (), b: i32, c: ()) -> () { println!("{}", b); }
+    // let z = (); let w = u(z, 5, ()); u(w, 6, u((), 7, ()));
+    let mut env = FakeEnv::default();
+    let u = env.declare("u", &[Ty::Unit, I32, Ty::Unit], Ty::Unit);
+    let mut t = Tb::default();
+    t.param("a", Ty::Unit);
+    let b = t.param("b", I32);
+    t.param("c", Ty::Unit);
+    let eb = t.get(b);
+    let p = t.println("{}", vec![eb]);
+    let body = t.block(vec![stmt(p)], None);
+    env.define(u, t, body);
+    env.main(|t, env| {
+        let z = t.local("z", Ty::Unit);
+        let w = t.local("w", Ty::Unit);
+        let unit = t.unit();
+        let (ez, five, unit2) = (t.get(z), t.i32(5), t.unit());
+        let c1 = t.call(env, u, vec![ez, five, unit2]);
+        let (u1, seven, u2) = (t.unit(), t.i32(7), t.unit());
+        let inner = t.call(env, u, vec![u1, seven, u2]);
+        let (ew, six) = (t.get(w), t.i32(6));
+        let c2 = t.call(env, u, vec![ew, six, inner]);
+        vec![let_(z, unit), let_(w, c1), stmt(c2)]
+    });
+    check(
+        &env,
+        u,
+        expect![[r#"
+            fn crate::u(v0: i32) {
+                data0: "\n"
+            bb0:
+                print.i32 v0
+                print.str data0 "\n"
+                return
+            }
+        "#]],
+    );
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+            bb0:
+                v0 = const.i32 5
+                call crate::u(v0)
+                v1 = const.i32 6
+                v2 = const.i32 7
+                call crate::u(v2)
+                call crate::u(v1)
+                return
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            5
+            7
+            6
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn if_with_aggregate_value_and_struct_assignment_reading_the_old_value() {
+    // fn pick(c: bool, a: P, b: P) -> P { if c { a } else { P { x: b.y, y: b.x } } }
+    // let mut s = P { x: 1, y: 2 };
+    // s = P { x: 10, y: s.x };                 // reads the old s.x
+    // let t = pick(false, s, s);
+    // let mut arr = [s, t];
+    // arr[{ arr[0].x = 5; 1 }] = arr[0];       // the value is read before the index runs
+    // println!("{} {} {} {} {} {}", s.x, s.y, t.x, t.y, arr[1].x, arr[0].x);
+    let mut env = FakeEnv::default();
+    let p = env.strukt("P", &[("x", I32), ("y", I32)]);
+    let pick = env.declare(
+        "pick",
+        &[Ty::Bool, Ty::Struct(p), Ty::Struct(p)],
+        Ty::Struct(p),
+    );
+    {
+        let mut t = Tb::default();
+        let c = t.param("c", Ty::Bool);
+        let a = t.param("a", Ty::Struct(p));
+        let b = t.param("b", Ty::Struct(p));
+        let (ec, ea) = (t.get(c), t.get(a));
+        let then_b = t.block(vec![], Some(ea));
+        let eb = t.get(b);
+        let by = t.field(&env, eb, "y");
+        let eb = t.get(b);
+        let bx = t.field(&env, eb, "x");
+        let lit = t.lit(&env, p, &[("x", by), ("y", bx)]);
+        let else_b = t.block(vec![], Some(lit));
+        let ife = t.if_(ec, then_b, Some(else_b));
+        let body = t.block(vec![], Some(ife));
+        env.define(pick, t, body);
+    }
+    env.main(|t, env| {
+        let s = t.local("s", Ty::Struct(p));
+        let tl = t.local("t", Ty::Struct(p));
+        let ar = t.local("arr", arr(Ty::Struct(p), 2));
+        let (one, two) = (t.i32(1), t.i32(2));
+        let init = t.lit(env, p, &[("x", one), ("y", two)]);
+        let es = t.get(s);
+        let sx = t.field(env, es, "x");
+        let ten = t.i32(10);
+        let lit = t.lit(env, p, &[("x", ten), ("y", sx)]);
+        let es = t.get(s);
+        let s1 = t.assign(es, lit);
+        let (f, es, es2) = (t.bool(false), t.get(s), t.get(s));
+        let call = t.call(env, pick, vec![f, es, es2]);
+        let (es, et) = (t.get(s), t.get(tl));
+        let arr_init = t.array(vec![es, et]);
+        let (ea, z, five) = (t.get(ar), t.usize(0), t.i32(5));
+        let a0 = t.index(ea, z);
+        let a0x = t.field(env, a0, "x");
+        let asg = t.assign(a0x, five);
+        let one = t.usize(1);
+        let idx = t.block(vec![stmt(asg)], Some(one));
+        let ea = t.get(ar);
+        let place = t.index(ea, idx);
+        let (ea, z) = (t.get(ar), t.usize(0));
+        let value = t.index(ea, z);
+        let s2 = t.assign(place, value);
+        let fld = |t: &mut Tb, e: TExprId, f| t.field(env, e, f);
+        let args = vec![
+            {
+                let e = t.get(s);
+                fld(t, e, "x")
+            },
+            {
+                let e = t.get(s);
+                fld(t, e, "y")
+            },
+            {
+                let e = t.get(tl);
+                fld(t, e, "x")
+            },
+            {
+                let e = t.get(tl);
+                fld(t, e, "y")
+            },
+            {
+                let (e, i) = (t.get(ar), t.usize(1));
+                let e = t.index(e, i);
+                fld(t, e, "x")
+            },
+            {
+                let (e, i) = (t.get(ar), t.usize(0));
+                let e = t.index(e, i);
+                fld(t, e, "x")
+            },
+        ];
+        let pr = t.println("{} {} {} {} {} {}", args);
+        vec![
+            let_(s, init),
+            stmt(s1),
+            let_(tl, call),
+            let_(ar, arr_init),
+            stmt(s2),
+            stmt(pr),
+        ]
+    });
+    check(
+        &env,
+        pick,
+        expect![[r#"
+            fn crate::pick(sret v0: ptr, v1: bool, v2: ptr, v3: ptr) {
+            bb0:
+                branch v1, bb1, bb2
+            bb1:
+                memcopy [v0], [v2], 8
+                jump bb3
+            bb2:
+                v4 = load.i32 [v3+4]
+                store.i32 [v0], v4
+                v5 = load.i32 [v3]
+                store.i32 [v0+4], v5
+                jump bb3
+            bb3:
+                return
+            }
+        "#]],
+    );
+    check(
+        &env,
+        fn_def_id("main"),
+        expect![[r#"
+            fn crate::main() {
+                slot0: size 8, align 4
+                slot1: size 8, align 4
+                slot2: size 8, align 4
+                slot3: size 8, align 4
+                slot4: size 8, align 4
+                slot5: size 16, align 4
+                slot6: size 8, align 4
+                data0: " "
+                data1: "\n"
+            bb0:
+                v0 = const.i32 1
+                v1 = slot_addr slot0
+                store.i32 [v1], v0
+                v2 = const.i32 2
+                store.i32 [v1+4], v2
+                v3 = const.i32 10
+                v4 = slot_addr slot1
+                store.i32 [v4], v3
+                v5 = load.i32 [v1]
+                store.i32 [v4+4], v5
+                memcopy [v1], [v4], 8
+                v6 = const.bool false
+                v7 = slot_addr slot3
+                memcopy [v7], [v1], 8
+                v8 = slot_addr slot4
+                memcopy [v8], [v1], 8
+                v9 = slot_addr slot2
+                call crate::pick(v9, v6, v7, v8)
+                v10 = slot_addr slot5
+                memcopy [v10], [v1], 8
+                v11 = const.u64 8
+                v12 = elem_addr v10 + v11 * 1
+                memcopy [v12], [v9], 8
+                v13 = slot_addr slot6
+                memcopy [v13], [v10], 8
+                v14 = const.i32 5
+                store.i32 [v10], v14
+                v15 = const.u64 1
+                v16 = const.u64 2
+                v17 = lt.u64 v15, v16
+                branch v17, bb1, bb2
+            bb1:
+                v18 = slot_addr slot5
+                v19 = elem_addr v18 + v15 * 8
+                v20 = slot_addr slot6
+                memcopy [v19], [v20], 8
+                v22 = slot_addr slot0
+                v21 = load.i32 [v22]
+                v23 = load.i32 [v22+4]
+                v25 = slot_addr slot2
+                v24 = load.i32 [v25]
+                v26 = load.i32 [v25+4]
+                v27 = load.i32 [v18+8]
+                v28 = load.i32 [v18]
+                print.i32 v21
+                print.str data0 " "
+                print.i32 v23
+                print.str data0 " "
+                print.i32 v24
+                print.str data0 " "
+                print.i32 v26
+                print.str data0 " "
+                print.i32 v27
+                print.str data0 " "
+                print.i32 v28
+                print.str data1 "\n"
+                return
+            bb2:
+                panic index_out_of_bounds v15, len 2
+            }
+        "#]],
+    );
+    check_run(
+        &env,
+        expect![[r#"
+            10 1 1 10 10 5
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn lowering_is_deterministic() {
+    let mut env = FakeEnv::default();
+    let f = traced(&mut env, "f", USIZE);
+    let g = traced(&mut env, "g", I32);
+    let _ = (f, g);
+    let first: Vec<IrFunction> = env
+        .program()
+        .functions
+        .iter()
+        .map(|f| (**f).clone())
+        .collect();
+    for _ in 0..3 {
+        let again: Vec<IrFunction> = env
+            .program()
+            .functions
+            .iter()
+            .map(|f| (**f).clone())
+            .collect();
+        assert_eq!(first, again);
+    }
 }

@@ -356,10 +356,6 @@ impl Tb {
         )
     }
 
-    fn while_(&mut self, cond: TExprId, body: TExprId) -> TExprId {
-        self.x(TExprKind::While { cond, body }, Ty::Unit)
-    }
-
     /// A `loop` whose body is built by `body` from the loop's id (for `break`s).
     fn loop_(&mut self, ty: Ty, body: impl FnOnce(&mut Tb, TExprId) -> TExprId) -> TExprId {
         let id = self.x(TExprKind::Unit, ty);
@@ -667,7 +663,7 @@ fn aggregates_are_copied_on_read() {
 /// `fn NAME(x: TY) -> TY { println!("NAME({})", x); x }`: shows when an argument is
 /// evaluated.
 fn traced(env: &mut FakeEnv, name: &str, ty: Ty) -> DefId {
-    let f = env.declare(name, &[ty.clone()], ty.clone());
+    let f = env.declare(name, std::slice::from_ref(&ty), ty.clone());
     let mut t = Tb::default();
     let x = t.param("x", ty);
     let ex = t.get(x);

@@ -427,19 +427,28 @@ impl<'a> Lowerer<'a> {
         Self::dest_value(dest)
     }
 
+    /// `while cond { body }`. The loop is a target of `break`/`continue` in its
+    /// condition too (`'a: while { if x { break 'a; } y } {}` is valid).
     fn while_expr(&mut self, e: TExprId, cond: TExprId, body: TExprId) {
         let header = self.b.new_block();
+        let body_block = self.b.new_block();
+        let exit = self.b.new_block();
         self.b.goto(header);
         self.b.switch_to(header);
-        let c = self.operand(cond);
-        let c = self.expect_reg(c, ScalarTy::Bool);
-        let exit = self.b.branch_then(c);
         self.loops.push(LoopCtx {
             expr: e,
             break_block: exit,
             continue_block: header,
             dest: Dest::Ignore,
         });
+        let c = self.operand(cond);
+        let c = self.expect_reg(c, ScalarTy::Bool);
+        self.b.terminate(Terminator::Branch {
+            cond: c,
+            then_block: body_block,
+            else_block: exit,
+        });
+        self.b.switch_to(body_block);
         self.expr(body, Dest::Ignore);
         self.loops.pop();
         self.b.goto(header);

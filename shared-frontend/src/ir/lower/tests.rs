@@ -2195,3 +2195,64 @@ fn lowering_is_deterministic() {
         assert_eq!(first, again);
     }
 }
+
+#[test]
+fn break_in_a_while_condition_leaves_that_loop() {
+    // let mut i = 0;
+    // 'a: while { if i == 3 { break 'a; } i < 10 } { i += 1; }
+    // println!("{}", i);
+    let mut env = FakeEnv::default();
+    env.main(|t, _| {
+        let i = t.local("i", I32);
+        let z = t.i32(0);
+        let wh = t.x(TExprKind::Unit, Ty::Unit);
+        let (ei, three) = (t.get(i), t.i32(3));
+        let c = t.bin(BinOp::Eq, ei, three);
+        let b = t.brk(wh, None);
+        let b = t.never_block(vec![stmt(b)]);
+        let ifb = t.if_(c, b, None);
+        let (ei, ten) = (t.get(i), t.i32(10));
+        let lt = t.bin(BinOp::Lt, ei, ten);
+        let cond = t.block(vec![stmt(ifb)], Some(lt));
+        let (ei, one) = (t.get(i), t.i32(1));
+        let inc = t.assign_op(BinOp::Add, ei, one);
+        let body = t.block(vec![stmt(inc)], None);
+        t.exprs[wh.0 as usize].kind = TExprKind::While { cond, body };
+        let ei = t.get(i);
+        let p = t.println("{}", vec![ei]);
+        vec![let_(i, z), stmt(wh), stmt(p)]
+    });
+    check_run(
+        &env,
+        expect![[r#"
+            3
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn deep_nesting_within_the_limits_lowers_on_a_test_thread() {
+    // fn f(c: bool) -> i32 { if c { { -(if c { … } else { 1 }) } } else { 0 } }, nested
+    // four times deeper than the nesting limit, and a 100 000-term sum.
+    let mut env = FakeEnv::default();
+    let f = env.declare("f", &[Ty::Bool], I32);
+    let mut t = Tb::default();
+    let c = t.param("c", Ty::Bool);
+    let mut e = t.i32(1);
+    for _ in 0..4 * crate::limits::MAX_NESTING {
+        let neg = t.unary(UnOp::Neg, e);
+        let blk = t.block(vec![], Some(neg));
+        let (ec, zero) = (t.get(c), t.i32(0));
+        e = t.if_(ec, blk, Some(zero));
+    }
+    let mut sum = e;
+    for k in 0..100_000 {
+        let term = t.i32(k % 7);
+        sum = t.bin(BinOp::Add, sum, term);
+    }
+    let body = t.block(vec![], Some(sum));
+    env.define(f, t, body);
+    let ir = env.lower(f);
+    assert!(ir.blocks.len() > 4 * crate::limits::MAX_NESTING as usize);
+}

@@ -181,6 +181,13 @@ with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
 os.rmdir(tmp) if not os.listdir(tmp) else None
 
 problems = [x for r in results for x in r]
+# Expectations whose program is gone would silently linger: report them.
+if not only:
+    names = {p[0] for p in programs("run")}
+    for entry in sorted(os.listdir("run")):
+        stem, ext = os.path.splitext(entry)
+        if ext in (".stdout", ".exit") and stem not in names:
+            problems.append(f"run/{entry}: expectation without a program")
 for x in problems:
     print(x, file=sys.stderr)
 counts = {k: sum(1 for f, _ in jobs if f.__name__ == "do_" + k) for k in ("run", "fail", "unsupported")}

@@ -80,7 +80,7 @@ fn main() {
     println!("digit sum of 100! = {}", digit_sum(f));
 
     let mut p = from(1);
-    for _ in 0..300 {
+    for _k in 0..300 {
         p = mul_small(p, 2);
     }
     print(2, p);
@@ -88,7 +88,7 @@ fn main() {
 
     let mut a = from(0);
     let mut b = from(1);
-    for _ in 0..400 {
+    for _k in 0..400 {
         let c = add(a, b);
         a = b;
         b = c;

@@ -7,7 +7,7 @@ fn fnv1a(data: [u64; 8]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
     for i in 0..8 {
         let mut v = data[i];
-        for _ in 0..8 {
+        for _k in 0..8 {
             h ^= v & 0xff;
             h *= 0x100000001b3;
             v >>= 8;
@@ -83,7 +83,7 @@ fn main() {
 
     let mut t = Table { keys: [0; TABLE], used: [false; TABLE], probes: 0 };
     let mut k: u64 = 7;
-    for _ in 0..40 {
+    for _k in 0..40 {
         t = insert(t, k);
         k = k * 6364136223846793005 + 1;
     }

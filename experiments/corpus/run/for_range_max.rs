@@ -25,13 +25,13 @@ fn main() {
     }
     // A range that is exactly MAX..=MAX runs once.
     let mut once = 0;
-    for _ in usize::MAX..=usize::MAX {
+    for _k in usize::MAX..=usize::MAX {
         once += 1;
     }
     println!("MAX..=MAX ran {} time(s)", once);
     // MAX..MAX is empty.
     let mut never = 0;
-    for _ in u64::MAX..u64::MAX {
+    for _k in u64::MAX..u64::MAX {
         never += 1;
     }
     println!("MAX..MAX ran {} time(s)", never);

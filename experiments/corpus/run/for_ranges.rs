@@ -44,13 +44,13 @@ fn main() {
 
     // Empty and single-element ranges.
     let mut count = 0;
-    for _ in 5..3 {
+    for _k in 5..3 {
         count += 1;
     }
-    for _ in 3..3 {
+    for _k in 3..3 {
         count += 1;
     }
-    for _ in 5..=3 {
+    for _k in 5..=3 {
         count += 1;
     }
     println!("empty ranges ran {} times", count);

@@ -39,7 +39,7 @@ fn main() {
 
     // Returning the modified copy is how a function "updates" a struct.
     let mut c = a;
-    for _ in 0..4 {
+    for _k in 0..4 {
         c = bump_and_return(c);
     }
     println!("c = {} [{} {} {}]", c.value, c.history[0], c.history[1], c.history[2]);

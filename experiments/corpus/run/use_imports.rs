@@ -1,9 +1,10 @@
-// `use` declarations: single paths, `as` renames, braces, nested braces, `self` in a
-// brace list, `pub use` re-exports, and imports being local to their module.
+// `use` declarations: single paths, `as` renames, braces, nested braces, importing a module
+// and an item from it, `pub use` re-exports, and imports being local to their module.
 
 use shapes::{Circle, area as circle_area, consts::{PI_TIMES_1000, UNITS as U}};
 use shapes::consts;
-use util::helpers::{self, double};
+use util::helpers;
+use util::helpers::double;
 use api::{make_circle, Radius};
 use crate::util::helpers::triple as thrice;
 

@@ -261,7 +261,7 @@ pub fn load_crate_with(
         cx.out.root = Some(file);
         cx.file_stack.push(root.to_path_buf());
         if let Some(ast) = cx.out.ast(file).cloned() {
-            cx.walk_items(file, &ast.items, &root_module_dir(root), 0);
+            cx.walk_items(file, &ast.items, &root_module_dir(root), 0, 0);
         }
         cx.file_stack.pop();
     }
@@ -295,10 +295,8 @@ impl Loader<'_> {
     ) -> Option<FileId> {
         if bytes.len() > MAX_FILE_SIZE {
             let mut d = Diagnostic::error_no_span(format!(
-                "file `{}` is too large: {} bytes, more than the limit MAX_FILE_SIZE ({} bytes)",
+                "source file `{}` is larger than the implementation limit of {MAX_FILE_SIZE} bytes (MAX_FILE_SIZE)",
                 path.display(),
-                bytes.len(),
-                MAX_FILE_SIZE
             ));
             if let Some(r) = requester {
                 d.labels.push(anchored_label(r.file, r.span, ""));
@@ -362,10 +360,18 @@ impl Loader<'_> {
         self.out.parsed_index[slot] = Some(index);
     }
 
-    /// Walks the items of one module (in `file`, directory `dir`, nesting `depth`),
-    /// loading the files of its `mod name;` items and walking inline modules. Recursion
-    /// depth is bounded by `MAX_MODULE_DEPTH`.
-    fn walk_items(&mut self, file: FileId, items: &[Item], dir: &Path, depth: u32) {
+    /// Walks the items of one module (in `file`, directory `dir`, crate-wide nesting
+    /// `depth`, nesting within the file `file_depth`), loading the files of its
+    /// `mod name;` items and walking inline modules. Recursion depth is bounded by
+    /// `MAX_MODULE_DEPTH`.
+    fn walk_items(
+        &mut self,
+        file: FileId,
+        items: &[Item],
+        dir: &Path,
+        depth: u32,
+        file_depth: u32,
+    ) {
         for item in items {
             let ItemKind::Mod(m) = &item.kind else {
                 continue;
@@ -373,20 +379,18 @@ impl Loader<'_> {
             let name = m.name.name.as_str();
             let item_span = item.span.shift(item.offset);
             if depth + 1 > MAX_MODULE_DEPTH {
-                self.out.diagnostics.push(
-                    Diagnostic::error(
-                        format!(
-                            "module nesting too deep: more than {MAX_MODULE_DEPTH} levels (limit MAX_MODULE_DEPTH)"
-                        ),
-                        item_span,
-                    )
-                    .anchor(file, 0),
-                );
+                // The parser reports inline modules nested too deep within one file.
+                let parser_reported = m.items.is_some() && file_depth + 1 > MAX_MODULE_DEPTH;
+                if !parser_reported {
+                    self.out
+                        .diagnostics
+                        .push(module_depth_error(item_span).anchor(file, 0));
+                }
                 continue;
             }
             let child_dir = child_module_dir(dir, name);
             match &m.items {
-                Some(inner) => self.walk_items(file, inner, &child_dir, depth + 1),
+                Some(inner) => self.walk_items(file, inner, &child_dir, depth + 1, file_depth + 1),
                 None => self.load_module_file(
                     file,
                     item.offset,
@@ -458,10 +462,20 @@ impl Loader<'_> {
         self.out.mod_files.insert((parent_file, item_offset), file);
         if let Some(ast) = self.out.ast(file).cloned() {
             self.file_stack.push(path);
-            self.walk_items(file, &ast.items, child_dir, depth);
+            self.walk_items(file, &ast.items, child_dir, depth, 0);
             self.file_stack.pop();
         }
     }
+}
+
+/// The same wording as the parser's, for modules nested across files.
+fn module_depth_error(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        format!(
+            "module nesting is deeper than the implementation limit of {MAX_MODULE_DEPTH} (MAX_MODULE_DEPTH)"
+        ),
+        span,
+    )
 }
 
 fn anchored_label(file: FileId, span: Span, message: impl Into<String>) -> Label {

@@ -227,10 +227,13 @@ impl Gen {
         for s in stmts {
             self.stmt(s);
         }
-        for ty in 0..4 {
-            for r in self.temps[ty][saved[ty].len()..].to_vec() {
-                self.print(r);
-            }
+        let fresh: Vec<VReg> = saved
+            .iter()
+            .zip(&self.temps)
+            .flat_map(|(old, now)| now[old.len()..].iter().copied())
+            .collect();
+        for r in fresh {
+            self.print(r);
         }
         self.temps = saved;
     }

@@ -1,0 +1,1 @@
+//! Snapshot tests of scopes, imports and path resolution.

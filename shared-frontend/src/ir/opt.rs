@@ -107,8 +107,8 @@ pub fn compact_registers(f: &mut IrFunction) {
     for &p in &f.params {
         assign(p.0 as usize, &mut new);
     }
-    for r in 0..n {
-        if used[r] {
+    for (r, &u) in used.iter().enumerate() {
+        if u {
             assign(r, &mut new);
         }
     }

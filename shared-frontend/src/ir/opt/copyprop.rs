@@ -144,8 +144,7 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats) {
     let mut copy_of: Vec<Option<Entry>> = vec![None; n];
     let vregs = &f.vregs;
     for b in &mut f.blocks {
-        // Versions are global, so entries from other blocks are invalidated by a bump.
-        clock += 1;
+        // Versions only grow, so entries recorded before this block are older than this.
         let block_start = clock;
         let lookup = |copy_of: &[Option<Entry>], version: &[u32], r: VReg| -> Option<u32> {
             let e = copy_of[r.0 as usize]?;

@@ -122,10 +122,8 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) {
 
     // Backward scan of each block with a scratch liveness per register (stamped).
     let mut live_stamp = vec![0u32; f.vregs.len()];
-    let mut stamp = 0u32;
     for bi in 0..nb {
-        stamp += 1;
-        let st = stamp;
+        let st = bi as u32 + 1;
         for (gi, r) in classes.globals.iter().enumerate() {
             if !precise || get(live_out.row(bi), gi) {
                 live_stamp[r.0 as usize] = st;

@@ -289,12 +289,13 @@ pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
         }
         f.blocks[bi].insts = insts;
         let term = &mut f.blocks[bi].term;
-        match *term {
-            Terminator::Branch {
-                cond,
-                then_block,
-                else_block,
-            } => {
+        if let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = *term
+        {
+            {
                 let target = match vals[cond.0 as usize] {
                     _ if then_block == else_block => Some(then_block),
                     Lat::Const(0) => Some(else_block),
@@ -306,7 +307,6 @@ pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
                     stats.folded_branches += 1;
                 }
             }
-            _ => {}
         }
     }
 }

@@ -21,12 +21,12 @@ use shared_frontend::diag::Diagnostic;
 use shared_frontend::ir::{opt, IrFunction, IrProgram};
 use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res};
 use shared_frontend::sema::items::{ItemAst, ItemTree};
-use shared_frontend::sema::modules::{load_crate_with, FileLoader, FsLoader};
+use shared_frontend::sema::modules::{load_crate_with, FileLoader, FsLoader, LoadedCrate};
 use shared_frontend::sema::resolve;
 use shared_frontend::sema::thir::Thir;
 use shared_frontend::sema::ty::Ty;
 use shared_frontend::sema::{env::SemaEnv, typeck};
-use shared_frontend::span::{FileId, SourceMap};
+use shared_frontend::span::{FileId, SourceMap, Span};
 use shared_frontend::syntax::ast::SourceFileAst;
 use shared_frontend::syntax::parser;
 
@@ -140,7 +140,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
             DefKind::Mod => {}
         }
     }
-    check_main(&tree, &tables, root);
+    check_main(&tree, &tables, root, &krate);
     phases.done("collect");
 
     // Stage 5: every constant, used or not.
@@ -211,7 +211,7 @@ fn main_def(tree: &ItemTree, tables: &Tables<'_>) -> Option<DefId> {
 }
 
 /// `main` must exist at the crate root and be `fn main()`.
-fn check_main(tree: &ItemTree, tables: &Tables<'_>, root: &Path) {
+fn check_main(tree: &ItemTree, tables: &Tables<'_>, root: &Path, krate: &LoadedCrate) {
     let Some(main) = main_def(tree, tables) else {
         // rustc names the crate after the root file.
         let file_name = root
@@ -219,14 +219,22 @@ fn check_main(tree: &ItemTree, tables: &Tables<'_>, root: &Path) {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let crate_name = file_name.trim_end_matches(".rs").to_string();
-        tables.report_anchored(
-            Diagnostic::error_no_span(format!("`main` function not found in crate `{crate_name}`"))
-                .with_code("E0601")
-                .with_note(format!(
-                    "note: consider adding a `main` function to `{}`",
-                    root.display()
-                )),
-        );
+        // rustc points at the end of the root file.
+        let mut diag =
+            Diagnostic::error_no_span(format!("`main` function not found in crate `{crate_name}`"));
+        if let Some(file) = krate.root {
+            let text = &krate.sources.get(file).text;
+            let end = text.trim_end().len() as u32;
+            let last = text[..end as usize]
+                .chars()
+                .next_back()
+                .map_or(0, |c| c.len_utf8() as u32);
+            diag = Diagnostic::error(diag.message, Span::new(end - last, end)).anchor(file, 0);
+        }
+        tables.report_anchored(diag.with_code("E0601").with_note(format!(
+            "note: consider adding a `main` function to `{}`",
+            root.display()
+        )));
         return;
     };
     let Ok(sig) = tables.fn_sig(main) else { return };

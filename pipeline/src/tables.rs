@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::sema::consteval;
 use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res, Vis};
-use shared_frontend::sema::env::{ErrorReported, SemaEnv};
+use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
 use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
 use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
@@ -187,6 +187,23 @@ impl SemaEnv for Tables<'_> {
             from,
             path,
             ns,
+        )
+    }
+
+    fn resolve_path_as(
+        &self,
+        from: DefId,
+        path: &Path,
+        source: PathSource,
+    ) -> Result<Res, Diagnostic> {
+        resolve::resolve_path_as(
+            &resolve::CrateScopes {
+                tree: self.tree,
+                resolved: self.resolved,
+            },
+            from,
+            path,
+            source,
         )
     }
 

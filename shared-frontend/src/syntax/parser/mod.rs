@@ -330,6 +330,9 @@ impl<'a> Parser<'a> {
         let mut depth = 0usize;
         loop {
             let k = self.peek();
+            if depth == 0 && stop.contains(&k) {
+                return;
+            }
             match k {
                 TokenKind::Eof => return,
                 TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
@@ -339,7 +342,6 @@ impl<'a> Parser<'a> {
                     }
                     depth -= 1;
                 }
-                _ if depth == 0 && stop.contains(&k) => return,
                 _ => {}
             }
             self.bump();

@@ -25,6 +25,7 @@
 
 pub mod builder;
 pub mod interp;
+pub mod layout;
 pub mod lower;
 pub mod opt;
 pub mod print;

@@ -277,7 +277,12 @@ impl LoadedCrate {
     }
 }
 
-/// Loads the program whose root file is `root`, parsing each file with `parse`.
+/// Loads and parses the program whose root file is `root`, with the syntax crate's parser.
+pub fn load_crate(loader: &dyn FileLoader, root: &Path) -> LoadedCrate {
+    load_crate_with(loader, root, &crate::syntax::parser::parse_file)
+}
+
+/// [`load_crate`] with the parser given explicitly.
 pub fn load_crate_with(
     loader: &dyn FileLoader,
     root: &Path,

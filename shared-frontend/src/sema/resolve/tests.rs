@@ -306,6 +306,33 @@ fn a_file_reached_twice_is_two_modules() {
 }
 
 #[test]
+fn loading_from_the_file_system() {
+    use crate::sema::modules::FsLoader;
+    let dir = std::env::temp_dir().join(format!("rill-resolve-test-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("main.rs"), "mod a;\nfn main() { a::b::f(); }\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "pub mod b;\n").unwrap();
+    std::fs::write(dir.join("a/b.rs"), "pub fn f() {}\n").unwrap();
+    let krate = load_crate(&FsLoader, &dir.join("main.rs"));
+    let tree = ItemTree::build(&krate);
+    let paths: Vec<String> = tree.defs().iter().map(|d| d.path.to_string()).collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(krate.diagnostics.is_empty());
+    assert_eq!(
+        paths,
+        [
+            "crate",
+            "crate::a",
+            "crate::a::b",
+            "crate::a::b::f",
+            "crate::main"
+        ]
+    );
+    assert_eq!(tree.find_by_path("crate::a::b::f").len(), 1);
+    assert!(tree.find_by_path("crate::a::nope").is_empty());
+}
+
+#[test]
 fn module_directories_and_candidates() {
     use crate::sema::modules::{
         child_module_dir, file_module_dir, module_file_candidates, root_module_dir,

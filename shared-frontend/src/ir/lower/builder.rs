@@ -220,16 +220,63 @@ impl Builder {
         dst
     }
 
-    /// The finished function: unreachable blocks dropped, the rest in reverse
-    /// post-order from the entry (a branch's `then` side first).
+    /// Retargets every jump or branch to a block that is empty and only jumps on, to
+    /// the end of that chain (`loop {}`'s self-loop included, without looping).
+    fn thread_jumps(&mut self) {
+        let n = self.blocks.len();
+        let forward = |blocks: &[BlockData], b: BlockId| -> Option<BlockId> {
+            let data = &blocks[b.0 as usize];
+            match data.term {
+                Some(Terminator::Jump(t)) if data.insts.is_empty() && b.0 != 0 => Some(t),
+                _ => None,
+            }
+        };
+        let mut resolved: Vec<Option<BlockId>> = vec![None; n];
+        for start in 0..n {
+            let mut b = BlockId(start as u32);
+            let mut steps = 0;
+            while let Some(t) = forward(&self.blocks, b) {
+                if let Some(r) = resolved[t.0 as usize] {
+                    b = r;
+                    break;
+                }
+                b = t;
+                steps += 1;
+                if steps > n {
+                    break;
+                }
+            }
+            resolved[start] = Some(b);
+        }
+        let target = |b: &mut BlockId| *b = resolved[b.0 as usize].unwrap_or(*b);
+        for data in &mut self.blocks {
+            match &mut data.term {
+                Some(Terminator::Jump(t)) => target(t),
+                Some(Terminator::Branch {
+                    then_block,
+                    else_block,
+                    ..
+                }) => {
+                    target(then_block);
+                    target(else_block);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The finished function: jumps through empty blocks go straight to their target,
+    /// unreachable blocks are dropped, and the rest come in reverse post-order from the
+    /// entry (a branch's `then` side first).
     pub(super) fn finish(
-        self,
+        mut self,
         def: DefId,
         name: String,
         params: Vec<VReg>,
         sret: bool,
         ret: Option<ScalarTy>,
     ) -> IrFunction {
+        self.thread_jumps();
         let n = self.blocks.len();
         let succs = |b: usize| -> Vec<BlockId> {
             match &self.blocks[b].term {

@@ -381,11 +381,22 @@ impl<'a> Lowerer<'a> {
             let safe = matches!(rhs_lit, Some(n) if n != minus_one)
                 || matches!(lhs_lit, Some(n) if n != min);
             if !safe {
-                let m1 = self.b.const_reg(s, minus_one);
-                let min = self.b.const_reg(s, min);
-                let b_ok = self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, b, m1, None);
-                let a_ok = self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, a, min, None);
-                let ok = self.binary_inst(IrBinOp::Or, ScalarTy::Bool, b_ok, a_ok, None);
+                let b_ok = (rhs_lit != Some(minus_one)).then(|| {
+                    let m1 = self.b.const_reg(s, minus_one);
+                    self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, b, m1, None)
+                });
+                let a_ok = (lhs_lit != Some(min)).then(|| {
+                    let min = self.b.const_reg(s, min);
+                    self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, a, min, None)
+                });
+                let ok = match (b_ok, a_ok) {
+                    (Some(b_ok), Some(a_ok)) => {
+                        self.binary_inst(IrBinOp::Or, ScalarTy::Bool, b_ok, a_ok, None)
+                    }
+                    (Some(ok), None) | (None, Some(ok)) => ok,
+                    // `MIN / -1` written out: always panics.
+                    (None, None) => self.b.const_reg(ScalarTy::Bool, 0),
+                };
                 let kind = if rem {
                     PanicKind::RemOverflow
                 } else {
@@ -412,7 +423,7 @@ impl<'a> Lowerer<'a> {
     /// `a && b` / `a || b`: `b` is evaluated only when `a` does not decide.
     fn logical(&mut self, and: bool, a: TExprId, b: TExprId, dest: Dest) -> Value {
         let r = self.dst_reg(dest, ScalarTy::Bool);
-        self.into_dest(a, Dest::Reg(r));
+        self.lower_into(a, Dest::Reg(r));
         let rhs_block = self.b.new_block();
         let join = self.b.new_block();
         let (then_block, else_block) = if and {
@@ -426,7 +437,7 @@ impl<'a> Lowerer<'a> {
             else_block,
         });
         self.b.switch_to(rhs_block);
-        self.into_dest(b, Dest::Reg(r));
+        self.lower_into(b, Dest::Reg(r));
         self.b.goto(join);
         self.b.switch_to(join);
         Value::reg(r)
@@ -482,7 +493,7 @@ impl<'a> Lowerer<'a> {
                 Repr::Mem(l) => {
                     // The callee gets a copy of its own, which it may change.
                     let tmp = self.temp_slot(l);
-                    self.into_dest(arg, Dest::Mem(tmp));
+                    self.lower_into(arg, Dest::Mem(tmp));
                     let addr = self.addr_of(tmp);
                     regs.push(addr);
                 }
@@ -525,7 +536,7 @@ impl<'a> Lowerer<'a> {
             match dest {
                 Dest::Mem(m) => {
                     let offset = layout.offsets.get(index as usize).copied().unwrap_or(0);
-                    self.into_dest(field, Dest::Mem(m.plus(offset)));
+                    self.lower_into(field, Dest::Mem(m.plus(offset)));
                 }
                 _ => {
                     self.expr(field, Dest::Ignore);
@@ -553,7 +564,7 @@ impl<'a> Lowerer<'a> {
             match dest {
                 Dest::Mem(m) => {
                     let offset = (k as u64).saturating_mul(stride);
-                    self.into_dest(el, Dest::Mem(m.plus(offset)));
+                    self.lower_into(el, Dest::Mem(m.plus(offset)));
                 }
                 _ => {
                     self.expr(el, Dest::Ignore);
@@ -689,14 +700,9 @@ impl<'a> Lowerer<'a> {
         let thir = self.thir;
         let mut chain = Vec::new();
         let mut root = e;
-        loop {
-            match &thir[root].kind {
-                TExprKind::Field { base, .. } | TExprKind::Index { base, .. } => {
-                    chain.push(root);
-                    root = *base;
-                }
-                _ => break,
-            }
+        while let TExprKind::Field { base, .. } | TExprKind::Index { base, .. } = &thir[root].kind {
+            chain.push(root);
+            root = *base;
         }
         // A value expression (`{a}[i]`, `f()[i]`) is a copy, taken before the index is
         // evaluated; a local is read only after it.

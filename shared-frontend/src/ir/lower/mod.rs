@@ -76,7 +76,7 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         }
         Repr::Mem(_) => {
             let dest = Mem::addr(cx.sret.unwrap_or(VReg(0)));
-            cx.into_dest(body, Dest::Mem(dest));
+            cx.lower_into(body, Dest::Mem(dest));
             cx.b.terminate(Terminator::Return(None));
         }
         Repr::None => {
@@ -300,7 +300,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Evaluates `e` into `dest` (nothing for `Ignore`/`Any`).
-    fn into_dest(&mut self, e: TExprId, dest: Dest) {
+    fn lower_into(&mut self, e: TExprId, dest: Dest) {
         let v = self.expr(e, dest);
         let ty = self.ty(e);
         self.write(dest, v, ty);
@@ -366,9 +366,9 @@ impl<'a> Lowerer<'a> {
                     local: Some(local),
                     init,
                 } => match self.local_storage(*local) {
-                    Storage::Reg(r) => self.into_dest(*init, Dest::Reg(r)),
-                    Storage::Slot(s) => self.into_dest(*init, Dest::Mem(Mem::slot(s))),
-                    Storage::Addr(a) => self.into_dest(*init, Dest::Mem(Mem::addr(a))),
+                    Storage::Reg(r) => self.lower_into(*init, Dest::Reg(r)),
+                    Storage::Slot(s) => self.lower_into(*init, Dest::Mem(Mem::slot(s))),
+                    Storage::Addr(a) => self.lower_into(*init, Dest::Mem(Mem::addr(a))),
                     Storage::None | Storage::Unassigned => {
                         self.expr(*init, Dest::Ignore);
                     }
@@ -397,11 +397,11 @@ impl<'a> Lowerer<'a> {
         let dest = self.concrete_dest(dest, self.ty(e));
         let join = self.b.new_block();
         let else_block = self.b.branch_then(c);
-        self.into_dest(then_branch, dest);
+        self.lower_into(then_branch, dest);
         self.b.goto(join);
         self.b.switch_to(else_block);
         if let Some(else_branch) = else_branch {
-            self.into_dest(else_branch, dest);
+            self.lower_into(else_branch, dest);
         }
         self.b.goto(join);
         self.b.switch_to(join);
@@ -427,19 +427,28 @@ impl<'a> Lowerer<'a> {
         Self::dest_value(dest)
     }
 
+    /// `while cond { body }`. The loop is a target of `break`/`continue` in its
+    /// condition too (`'a: while { if x { break 'a; } y } {}` is valid).
     fn while_expr(&mut self, e: TExprId, cond: TExprId, body: TExprId) {
         let header = self.b.new_block();
+        let body_block = self.b.new_block();
+        let exit = self.b.new_block();
         self.b.goto(header);
         self.b.switch_to(header);
-        let c = self.operand(cond);
-        let c = self.expect_reg(c, ScalarTy::Bool);
-        let exit = self.b.branch_then(c);
         self.loops.push(LoopCtx {
             expr: e,
             break_block: exit,
             continue_block: header,
             dest: Dest::Ignore,
         });
+        let c = self.operand(cond);
+        let c = self.expect_reg(c, ScalarTy::Bool);
+        self.b.terminate(Terminator::Branch {
+            cond: c,
+            then_block: body_block,
+            else_block: exit,
+        });
+        self.b.switch_to(body_block);
         self.expr(body, Dest::Ignore);
         self.loops.pop();
         self.b.goto(header);
@@ -468,7 +477,7 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let counter = self.b.new_vreg(s);
-        self.into_dest(start, Dest::Reg(counter));
+        self.lower_into(start, Dest::Reg(counter));
         // The body may assign to a local named as the end: read it now.
         let end_val = self.operand(end);
         let mut end_v = self.expect_reg(end_val, s);
@@ -559,7 +568,7 @@ impl<'a> Lowerer<'a> {
         };
         let (dest, exit) = (self.loops[i].dest, self.loops[i].break_block);
         if let Some(v) = value {
-            self.into_dest(v, dest);
+            self.lower_into(v, dest);
         }
         self.b.diverge(Terminator::Jump(exit));
     }
@@ -581,7 +590,7 @@ impl<'a> Lowerer<'a> {
             }
             (Repr::Mem(_), Some(v)) => {
                 let dest = Mem::addr(self.sret.unwrap_or(VReg(0)));
-                self.into_dest(v, Dest::Mem(dest));
+                self.lower_into(v, Dest::Mem(dest));
                 Terminator::Return(None)
             }
             (Repr::None, Some(v)) => {

@@ -62,6 +62,8 @@ struct Directive {
     target: Option<Symbol>,
     /// The leaf's span (`c as d`).
     span: Span,
+    /// The span of the name after `as`.
+    rename_span: Option<Span>,
     vis: Vis,
 }
 
@@ -285,21 +287,7 @@ impl<'a> Resolver<'a> {
                     Some(rename.map_or(n, |r| r.name)),
                 ),
             };
-            let target = match target {
-                Some(t) if t.as_str() == "_" => None,
-                Some(t) if PRIMITIVE_TYPE_NAMES.contains(&t.as_str()) => {
-                    let span = rename.map_or(t_span(&segments, t), |r| r.span);
-                    error(
-                        self,
-                        Diagnostic::unsupported(
-                            format!("an import named like the primitive type `{t}`"),
-                            span,
-                        ),
-                    );
-                    None
-                }
-                other => other,
-            };
+            let target = target.filter(|t| t.as_str() != "_");
             self.directives.push(Directive {
                 module,
                 group,
@@ -309,6 +297,7 @@ impl<'a> Resolver<'a> {
                 kind,
                 target,
                 span: t.span,
+                rename_span: rename.map(|r| r.span),
                 vis,
             });
         }
@@ -542,6 +531,12 @@ impl<'a> Resolver<'a> {
         let segs = &d.segments;
         let last_span = segs.last().map_or(d.span, |s| s.span);
         if found.iter().all(Option::is_none) {
+            if own_scope && primitive(name).is_some() {
+                return Outcome::Failed(Fail::Other(Diagnostic::unsupported(
+                    format!("importing the primitive type `{name}`"),
+                    d.span,
+                )));
+            }
             let label = if own_scope {
                 format!("no external crate `{name}`")
             } else {
@@ -647,7 +642,18 @@ impl<'a> Resolver<'a> {
         match outcome {
             Outcome::Done(found) => {
                 let bindings = self.check_reexport(di, found);
-                if let Some(t) = target {
+                if let Some(t) = target.filter(|t| PRIMITIVE_TYPE_NAMES.contains(&t.as_str())) {
+                    // It would shadow the primitive type in this module.
+                    let d = &self.directives[di as usize];
+                    let span = d.rename_span.unwrap_or(d.span);
+                    self.diagnostics.push(
+                        Diagnostic::unsupported(
+                            format!("an import named like the primitive type `{t}`"),
+                            span,
+                        )
+                        .anchor(d.file, d.offset),
+                    );
+                } else if let Some(t) = target {
                     for ns in NAMESPACES {
                         if let Some(b) = bindings[ns_index(ns)] {
                             self.define(di, module, ns, t, b);
@@ -691,7 +697,9 @@ impl<'a> Resolver<'a> {
             let key = (module, t);
             if let Some(n) = self.pending.get_mut(&key) {
                 *n -= 1;
-                if *n == 0 {
+                // At 1, the one left may be a waiter's own directive, which it does not
+                // wait for (`use super::util; use util::util;`): wake them to see.
+                if *n <= 1 {
                     if let Some(ws) = self.waiters.remove(&key) {
                         self.queue.extend(ws);
                     }
@@ -927,15 +935,6 @@ fn a_descr(res: Res) -> String {
         "a"
     };
     format!("{article} {d}")
-}
-
-/// The span of the segment that names `t` (for an unsupported import name).
-fn t_span(segments: &[PathSegment], t: Symbol) -> Span {
-    segments
-        .iter()
-        .rev()
-        .find(|s| s.kind == PathSegmentKind::Name(t))
-        .map_or(Span::DUMMY, |s| s.span)
 }
 
 /// The module tree alone, as a [`ScopeLookup`] for visibility checks while scopes are

@@ -195,8 +195,9 @@ pub(super) struct Checker<'a> {
     pub casts: Vec<PendingCast>,
     /// `for` loops in a constant: E0015, reported with the range's final type.
     pub const_fors: Vec<(TExprId, Span, bool)>,
-    /// The callee path span of each call, for "type `S` is private".
-    pub callee_spans: FxHashMap<TExprId, Span>,
+    /// Calls whose callee's signature mentions a struct, with the callee path's span:
+    /// candidates for "type `S` is private".
+    pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
 }
 
 impl<'a> Checker<'a> {
@@ -233,7 +234,7 @@ impl<'a> Checker<'a> {
             negs: Vec::new(),
             casts: Vec::new(),
             const_fors: Vec::new(),
-            callee_spans: FxHashMap::default(),
+            struct_calls: Vec::new(),
         }
     }
 
@@ -367,8 +368,7 @@ impl<'a> Checker<'a> {
         self.depth += 1;
         let old_diverges = std::mem::replace(&mut self.diverges, false);
         let id = self.check_expr_kind(e, expect);
-        let ty = self.ty_of(id);
-        if self.infer.is_never(&ty) {
+        if self.infer.is_never(&self.tys[id.0 as usize]) {
             self.diverges = true;
         }
         self.diverges |= old_diverges;
@@ -453,6 +453,8 @@ impl<'a> Checker<'a> {
             }
             None => match expect.to_option(&mut self.infer) {
                 Some(ITy::Int(t)) => ITy::Int(t),
+                // Whatever was expected is broken: stay silent about the literal.
+                Some(ITy::Error) => ITy::Error,
                 _ => self.infer.new_var(VarKind::Int, span),
             },
         };
@@ -1192,7 +1194,16 @@ impl<'a> Checker<'a> {
                     ty,
                     span,
                 );
-                self.callee_spans.insert(id, callee_span);
+                let mentions_struct = sig.params.iter().chain([&sig.ret]).any(|t| {
+                    let mut t = t;
+                    while let Ty::Array(elem, _) = t {
+                        t = elem;
+                    }
+                    matches!(t, Ty::Struct(_))
+                });
+                if mentions_struct {
+                    self.struct_calls.push((id, sig, callee_span));
+                }
                 id
             }
             Callee::NotFn(found) => {

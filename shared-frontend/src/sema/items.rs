@@ -119,6 +119,7 @@ impl ItemTree {
         let root_file = krate.root.unwrap_or(FileId(0));
         let mut b = Builder {
             krate,
+            primitives: PRIMITIVE_TYPE_NAMES.map(Symbol::intern),
             tree: ItemTree {
                 root,
                 defs: Vec::new(),
@@ -303,6 +304,8 @@ pub(crate) fn ns_descr(ns: Namespace) -> &'static str {
 struct Builder<'a> {
     krate: &'a LoadedCrate,
     tree: ItemTree,
+    /// [`PRIMITIVE_TYPE_NAMES`], interned once.
+    primitives: [Symbol; 5],
 }
 
 impl Builder<'_> {
@@ -372,7 +375,7 @@ impl Builder<'_> {
             let name_span = name.span;
             let abs_name = name_span.shift(item.offset);
             let name_str = name.name.as_str();
-            if PRIMITIVE_TYPE_NAMES.contains(&name_str) {
+            if self.primitives.contains(&name.name) {
                 self.tree.diagnostics.push(
                     Diagnostic::unsupported(
                         format!("an item named like the primitive type `{name_str}`"),

@@ -1058,7 +1058,8 @@ impl<'a> Checker<'a> {
             if let Some(v) = value {
                 self.check_expr(v, &Expect::None);
             }
-            return self.error_node(span);
+            // Still diverges, so that no mismatch follows.
+            return self.alloc(TExprKind::Error, ITy::Never, span);
         }
         let ret = self.ret.clone();
         let value = match value {
@@ -1511,6 +1512,8 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `println!`: each argument an integer or `bool`. (The parser matched the arguments
+    /// with the holes.)
     fn check_println(&mut self, pieces: &[FmtPiece], args: &[ExprId], span: Span) -> TExprId {
         if self.in_const {
             self.report(
@@ -1521,19 +1524,12 @@ impl<'a> Checker<'a> {
                 .with_code("E0015"),
             );
         }
-        let holes = pieces
-            .iter()
-            .filter(|p| matches!(p, FmtPiece::Hole))
-            .count();
         let mut targs = Vec::with_capacity(args.len());
         for &a in args {
             let arg_span = self.arena[a].span;
             if matches!(self.arena[a].kind, ExprKind::Assign(..)) {
-                // rustc reads `name = value` there as a named argument.
-                self.report(Diagnostic::unsupported(
-                    "assignment in `println!` arguments",
-                    arg_span,
-                ));
+                // rustc reads `name = value` there as a named argument; the parser
+                // reports it as unsupported.
                 targs.push(self.error_node(arg_span));
                 continue;
             }
@@ -1563,26 +1559,6 @@ impl<'a> Checker<'a> {
                 }
             };
             targs.push(id);
-        }
-        if holes > args.len() {
-            let given = match args.len() {
-                0 => "no arguments were given".to_string(),
-                1 => "there is 1 argument".to_string(),
-                n => format!("there are {n} arguments"),
-            };
-            let plural = if holes == 1 { "" } else { "s" };
-            self.report(Diagnostic::error(
-                format!("{holes} positional argument{plural} in format string, but {given}"),
-                span,
-            ));
-        } else if args.len() > holes {
-            let message = if args.len() - holes == 1 {
-                "argument never used"
-            } else {
-                "multiple unused formatting arguments"
-            };
-            let first_unused = self.arena[args[holes]].span;
-            self.report(Diagnostic::error(message, first_unused));
         }
         self.alloc(
             TExprKind::Println {

@@ -14,7 +14,7 @@ fn main() {
     let mut h: u64 = 14695981039346656037;
     let mut x: u64 = 88172645463325252;
     let mut buckets = [0u64; 256];
-    for _ in 0..10000000 {
+    for _round in 0..10000000 {
         x = xorshift(x);
         h = fnv(h, x);
         h = fnv(h, x >> 8);

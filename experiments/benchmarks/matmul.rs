@@ -31,7 +31,7 @@ fn main() {
     let a = fill(1);
     let mut b = fill(2);
     let mut trace = 0;
-    for _ in 0..6 {
+    for _round in 0..6 {
         b = multiply(a, b);
         for i in 0..N {
             for j in 0..N {

@@ -213,6 +213,16 @@ impl ItemTree {
         }
     }
 
+    /// The defs whose def-path is written `text` (`crate::geometry::area`, duplicates as
+    /// `crate::f#1`): one per namespace at most, for `rill emit --item`.
+    pub fn find_by_path(&self, text: &str) -> Vec<DefId> {
+        self.defs
+            .iter()
+            .filter(|d| d.path.to_string() == text)
+            .map(|d| d.id)
+            .collect()
+    }
+
     /// A listing of every def (path, kind, visibility, file and name position), one per
     /// line, and of every module's `use` items, for tests and `rill emit`.
     pub fn dump(&self, krate: &LoadedCrate) -> String {

@@ -130,9 +130,16 @@ impl Builder {
     pub(super) fn switch_to(&mut self, b: BlockId) {
         self.cur = b;
         self.live = self.blocks[b.0 as usize].reached;
-        self.consts.clear();
-        self.slot_addrs.clear();
-        self.data_addrs.clear();
+        // `clear` costs the table's capacity: skip it when there is nothing to forget.
+        if !self.consts.is_empty() {
+            self.consts.clear();
+        }
+        if !self.slot_addrs.is_empty() {
+            self.slot_addrs.clear();
+        }
+        if !self.data_addrs.is_empty() {
+            self.data_addrs.clear();
+        }
     }
 
     pub(super) fn goto(&mut self, target: BlockId) {

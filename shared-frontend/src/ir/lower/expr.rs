@@ -35,18 +35,12 @@ fn ir_binop(op: BinOp) -> IrBinOp {
     }
 }
 
-/// For each argument, whether some argument after it may assign to a local.
-fn later_assigns(cx: &Lowerer<'_>, args: &[TExprId]) -> Vec<bool> {
-    let mut later = vec![false; args.len()];
-    let mut any = false;
-    for (i, &a) in args.iter().enumerate().rev() {
-        later[i] = any;
-        any |= cx.assigns(a);
-    }
-    later
-}
-
 impl<'a> Lowerer<'a> {
+    /// Whether evaluating any of `es` may assign to a local.
+    fn any_assigns(&mut self, es: &[TExprId]) -> bool {
+        es.iter().any(|&e| self.assigns(e))
+    }
+
     /// Evaluates `e` for its value, wherever it is.
     pub(super) fn operand(&mut self, e: TExprId) -> Value {
         self.expr(e, Dest::Any)
@@ -475,7 +469,6 @@ impl<'a> Lowerer<'a> {
                 return self.dummy(ty);
             }
         };
-        let later = later_assigns(self, args);
         let mut regs = Vec::with_capacity(args.len() + 1);
         for (i, (&arg, pty)) in args.iter().zip(&sig.params).enumerate() {
             match self.repr(pty) {
@@ -485,7 +478,7 @@ impl<'a> Lowerer<'a> {
                 Repr::Scalar(s) => {
                     let v = self.operand(arg);
                     let mut r = self.expect_reg(v, s);
-                    if v.is_place() && later[i] {
+                    if v.is_place() && self.any_assigns(&args[i + 1..]) {
                         r = self.copy_reg(r);
                     }
                     regs.push(r);
@@ -546,20 +539,17 @@ impl<'a> Lowerer<'a> {
         Self::dest_value(dest)
     }
 
-    fn elem_stride(&mut self, array_ty: &Ty) -> (Ty, u64) {
+    /// The distance between the elements of an array type.
+    fn elem_stride(&mut self, array_ty: &Ty) -> u64 {
         match array_ty {
-            Ty::Array(elem, _) => {
-                let elem = Ty::clone(elem);
-                let stride = self.layouts.layout_of(self.env, &elem).size;
-                (elem, stride)
-            }
-            _ => (Ty::Error, 0),
+            Ty::Array(elem, _) => self.layouts.layout_of(self.env, elem).size,
+            _ => 0,
         }
     }
 
     fn array(&mut self, elems: &'a [TExprId], ty: &Ty, dest: Dest) -> Value {
         let dest = self.concrete_dest(dest, ty);
-        let (_, stride) = self.elem_stride(ty);
+        let stride = self.elem_stride(ty);
         for (k, &el) in elems.iter().enumerate() {
             match dest {
                 Dest::Mem(m) => {
@@ -582,7 +572,7 @@ impl<'a> Lowerer<'a> {
             self.expr(value, Dest::Ignore);
             return Value::None;
         };
-        let (_, stride) = self.elem_stride(ty);
+        let stride = self.elem_stride(ty);
         let v = self.operand(value);
         if count == 0 || stride == 0 || !self.b.live {
             return Value::mem(m);
@@ -643,14 +633,13 @@ impl<'a> Lowerer<'a> {
     /// `println!`: every argument is evaluated first, left to right; then the text and
     /// the values are printed, adjacent text merged into one blob, the newline included.
     fn println(&mut self, pieces: &Arc<[FmtPiece]>, args: &'a [TExprId]) {
-        let later = later_assigns(self, args);
         let mut values = Vec::with_capacity(args.len());
         for (i, &arg) in args.iter().enumerate() {
             let v = self.operand(arg);
             match self.repr(self.ty(arg)) {
                 Repr::Scalar(s) => {
                     let mut r = self.expect_reg(v, s);
-                    if v.is_place() && later[i] {
+                    if v.is_place() && self.any_assigns(&args[i + 1..]) {
                         r = self.copy_reg(r);
                     }
                     values.push(Some(if s == ScalarTy::Bool {
@@ -747,7 +736,7 @@ impl<'a> Lowerer<'a> {
             return Value::None;
         };
         let len = *len;
-        let (_, stride) = self.elem_stride(base_ty);
+        let stride = self.elem_stride(base_ty);
         if let Some(n) = self.literal(index) {
             if n < len {
                 return match base {

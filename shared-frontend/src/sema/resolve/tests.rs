@@ -306,6 +306,33 @@ fn a_file_reached_twice_is_two_modules() {
 }
 
 #[test]
+fn loading_from_the_file_system() {
+    use crate::sema::modules::FsLoader;
+    let dir = std::env::temp_dir().join(format!("rill-resolve-test-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("main.rs"), "mod a;\nfn main() { a::b::f(); }\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "pub mod b;\n").unwrap();
+    std::fs::write(dir.join("a/b.rs"), "pub fn f() {}\n").unwrap();
+    let krate = load_crate(&FsLoader, &dir.join("main.rs"));
+    let tree = ItemTree::build(&krate);
+    let paths: Vec<String> = tree.defs().iter().map(|d| d.path.to_string()).collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(krate.diagnostics.is_empty());
+    assert_eq!(
+        paths,
+        [
+            "crate",
+            "crate::a",
+            "crate::a::b",
+            "crate::a::b::f",
+            "crate::main"
+        ]
+    );
+    assert_eq!(tree.find_by_path("crate::a::b::f").len(), 1);
+    assert!(tree.find_by_path("crate::a::nope").is_empty());
+}
+
+#[test]
 fn module_directories_and_candidates() {
     use crate::sema::modules::{
         child_module_dir, file_module_dir, module_file_candidates, root_module_dir,
@@ -1410,4 +1437,110 @@ fn a_100k_line_program_resolves_quickly() {
         "{lines} lines, {defs} defs, {paths} paths: load+parse {load_time:?}, item tree {:?}, resolve_crate {:?}, resolve_path (all) {:?}",
         best[0], best[1], best[2]
     );
+}
+
+// ------------------------------------------------------------------------------------
+// Robustness
+
+/// Every program of this file with random bytes deleted, duplicated or replaced by
+/// path-heavy fragments: loading, the item tree, resolution and every path must return
+/// diagnostics, never panic.
+#[test]
+fn mutated_programs_never_panic() {
+    let src = include_str!("tests.rs");
+    let programs: Vec<&str> = src
+        .split("r#\"")
+        .skip(1)
+        .filter_map(|p| p.split("\"#").next())
+        .filter(|p| p.contains("fn main"))
+        .collect();
+    assert!(programs.len() >= 8);
+    let fragments = [
+        "super::",
+        "crate::",
+        "self::",
+        "::",
+        "use ",
+        "pub use ",
+        "{self}",
+        " as x",
+        "mod m;",
+        "mod q { ",
+        "}",
+        "::MAX",
+        "i64",
+        "{",
+        ",",
+        "type T = T;",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..600 {
+        let mut text = programs[round % programs.len()].as_bytes().to_vec();
+        for _ in 0..1 + next(4) {
+            let at = next(text.len() + 1);
+            match next(3) {
+                0 if at < text.len() => {
+                    let len = 1 + next(8).min(text.len() - at - 1);
+                    text.drain(at..at + len);
+                }
+                1 => {
+                    let f = fragments[next(fragments.len())].as_bytes();
+                    text.splice(at..at, f.iter().copied());
+                }
+                _ => {
+                    let from = next(text.len().max(1));
+                    let len = next(20).min(text.len() - from);
+                    let piece: Vec<u8> = text[from..from + len].to_vec();
+                    text.splice(at.min(text.len())..at.min(text.len()), piece);
+                }
+            }
+        }
+        let mut loader = MemLoader::default();
+        loader.insert("main.rs", &text);
+        loader.insert("m.rs", "pub fn f() {} pub use super::m as again;");
+        loader.insert("q/m.rs", "use crate::q;");
+        let krate = load_crate(&loader, Path::new("main.rs"));
+        let tree = ItemTree::build(&krate);
+        let resolved = resolve_crate(&tree);
+        let ctx = CrateScopes {
+            tree: &tree,
+            resolved: &resolved,
+        };
+        for d in tree.defs() {
+            let (Some(module), ItemAst::Fn(f)) = (d.parent, &d.ast) else {
+                continue;
+            };
+            for e in &f.arena.exprs {
+                if let ExprKind::Path(p) | ExprKind::StructLit(p, _) = &e.kind {
+                    for source in [PathSource::Value, PathSource::Call, PathSource::Struct] {
+                        let _ = resolve_path_as(&ctx, module, p, source);
+                    }
+                }
+            }
+            for t in &f.arena.types {
+                if let TypeKind::Path(p) = &t.kind {
+                    let _ = resolve_path_as(&ctx, module, p, PathSource::Type);
+                }
+            }
+        }
+        // Every anchored label lies inside its file.
+        for diag in krate
+            .diagnostics
+            .iter()
+            .chain(&tree.diagnostics)
+            .chain(&resolved.diagnostics)
+        {
+            for l in &diag.labels {
+                let file = l.file.expect("crate-level diagnostics are anchored");
+                let len = krate.sources.get(file).text.len() as u32;
+                assert!(l.span.lo <= l.span.hi && l.span.hi <= len, "{diag:?}");
+            }
+        }
+    }
 }

@@ -377,7 +377,13 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         if op.is_none() {
-            self.eat_kw(Kw::Mut);
+            // A run of `&`, `&mut`, `*` is reported once; the tree keeps no nesting.
+            while matches!(
+                self.peek(),
+                T::Star | T::And | T::AndAnd | T::Keyword(Kw::Mut)
+            ) {
+                self.bump();
+            }
         }
         if !self.enter() {
             return self.skip_nested_expr();

@@ -263,7 +263,7 @@ impl<'a> Parser<'a> {
 
     /// Skips the rest of an item outside the subset: up to a `;` or a `{ … }` group at
     /// depth zero (both consumed), or an unmatched `}`.
-    fn skip_item_rest(&mut self) {
+    pub(super) fn skip_item_rest(&mut self) {
         loop {
             match self.peek() {
                 T::Eof | T::CloseBrace | T::CloseParen | T::CloseBracket => return,

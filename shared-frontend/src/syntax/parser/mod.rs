@@ -74,6 +74,8 @@ pub(crate) struct Parser<'a> {
     /// A `Missing` expression that stands for a block-like construct (`match`, `unsafe {}`,
     /// a labeled block): it ends an expression statement like a block does.
     block_like_missing: Option<ExprId>,
+    /// How many items inside function bodies enclose the current position.
+    body_item_depth: u32,
     /// Per-parse cache in front of the global interner: most identifiers repeat, and the
     /// global table takes a lock.
     symbols: FxHashMap<&'a str, Symbol>,
@@ -95,6 +97,7 @@ impl<'a> Parser<'a> {
             nesting_reported: false,
             last_error_at: usize::MAX,
             block_like_missing: None,
+            body_item_depth: 0,
             symbols: FxHashMap::default(),
         }
     }

@@ -177,8 +177,7 @@ impl<'a> Parser<'a> {
     fn parse_item_in_body(&mut self) {
         let lo = self.lo();
         if !self.enter() {
-            self.skip_balanced_until(STMT_RECOVERY);
-            self.eat(T::Semi);
+            self.skip_item_rest();
             return;
         }
         let is_attr_on_stmt = self.at(T::Pound) && !self.attrs_then_item();
@@ -193,9 +192,12 @@ impl<'a> Parser<'a> {
             self.eat(T::Semi);
             return;
         }
+        self.body_item_depth += 1;
         let item = self.parse_item();
+        self.body_item_depth -= 1;
         self.leave();
-        if item.is_some() {
+        // Items nested in a reported item are not reported again.
+        if item.is_some() && self.body_item_depth == 0 {
             self.unsupported("items inside function bodies", lo, self.prev_hi());
         }
     }

@@ -16,6 +16,8 @@
 
 mod imports;
 mod path;
+#[cfg(test)]
+mod tests;
 
 use std::fmt::Write as _;
 use std::sync::Arc;

@@ -115,3 +115,162 @@ impl Diagnostic {
         self.level == Level::Error
     }
 }
+
+/// Renders diagnostics as rustc does: `error[E0308]: message`, ` --> file:line:col`, and a
+/// source snippet with carets under each label.
+pub fn render(diags: &[Diagnostic], sources: &crate::span::SourceMap, color: bool) -> String {
+    use annotate_snippets::{Level as ALevel, Renderer, Snippet};
+
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = String::new();
+    for d in diags {
+        let level = match d.level {
+            Level::Error => ALevel::Error,
+            Level::Warning => ALevel::Warning,
+        };
+        let mut message = level.title(&d.message);
+        if let Some(code) = d.code {
+            message = message.id(code);
+        }
+        // One snippet per file, in order of first appearance; the primary label first.
+        let mut files: Vec<FileId> = Vec::new();
+        for l in &d.labels {
+            if let Some(f) = l.file {
+                if (f.0 as usize) < sources.files.len() && !files.contains(&f) {
+                    files.push(f);
+                }
+            }
+        }
+        let paths: Vec<String> = files
+            .iter()
+            .map(|&f| sources.get(f).path.display().to_string())
+            .collect();
+        for (i, &f) in files.iter().enumerate() {
+            let file = sources.get(f);
+            let text: &str = &file.text;
+            let mut snippet = Snippet::source(text)
+                .line_start(1)
+                .origin(&paths[i])
+                .fold(true);
+            for (j, l) in d.labels.iter().enumerate() {
+                if l.file != Some(f) {
+                    continue;
+                }
+                let range = visible_range(text, l.span);
+                // Secondary labels are underlined with `-` and carry no level prefix, as in rustc.
+                let annotation_level = if j == 0 { level } else { ALevel::Warning };
+                snippet = snippet.annotation(annotation_level.span(range).label(&l.message));
+            }
+            message = message.snippet(snippet);
+        }
+        for note in &d.notes {
+            let (lvl, text) = match note.strip_prefix("help: ") {
+                Some(rest) => (ALevel::Help, rest),
+                None => (ALevel::Note, note.strip_prefix("note: ").unwrap_or(note)),
+            };
+            message = message.footer(lvl.title(text));
+        }
+        out.push_str(&renderer.render(message).to_string());
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// A byte range that the renderer can underline: clamped to the text, on character
+/// boundaries, and at least one character wide where the text allows.
+fn visible_range(text: &str, span: Span) -> std::ops::Range<usize> {
+    let len = text.len();
+    let mut lo = (span.lo as usize).min(len);
+    let mut hi = (span.hi as usize).clamp(lo, len);
+    while !text.is_char_boundary(lo) {
+        lo -= 1;
+    }
+    while !text.is_char_boundary(hi) {
+        hi += 1;
+    }
+    if lo == hi {
+        if let Some(c) = text[lo..].chars().next() {
+            if c != '\n' {
+                hi = lo + c.len_utf8();
+            }
+        }
+    }
+    lo..hi
+}
+
+/// `file:line:col: error: message` — one line per diagnostic, for tests and tools.
+pub fn render_short(diags: &[Diagnostic], sources: &crate::span::SourceMap) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let level = match d.level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        };
+        match d.labels.first().and_then(|l| l.file.map(|f| (f, l.span))) {
+            Some((f, span)) if (f.0 as usize) < sources.files.len() => {
+                let file = sources.get(f);
+                let (line, col) = file.line_col(span.lo);
+                out.push_str(&format!("{}:{line}:{col}: ", file.path.display()));
+            }
+            _ => {}
+        }
+        match d.code {
+            Some(code) => out.push_str(&format!("{level}[{code}]: {}\n", d.message)),
+            None => out.push_str(&format!("{level}: {}\n", d.message)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::{SourceFile, SourceMap};
+    use expect_test::expect;
+    use std::sync::Arc;
+
+    #[test]
+    fn renders_like_rustc() {
+        let mut sources = SourceMap::default();
+        let text = "fn main() {\n    let x: i32 = 5i64;\n}\n";
+        let file = sources.add(SourceFile::new("src/main.rs".into(), Arc::from(text)));
+        // Spans relative to an item at offset 0, then anchored.
+        let d = Diagnostic::error("mismatched types", Span::new(29, 33))
+            .with_code("E0308")
+            .with_label_message("expected `i32`, found `i64`")
+            .with_secondary(Span::new(23, 26), "expected due to this")
+            .with_note("help: change the type of the numeric literal from `i64` to `i32`")
+            .anchor(file, 0);
+        expect![[r#"
+            error[E0308]: mismatched types
+             --> src/main.rs:2:18
+              |
+            2 |     let x: i32 = 5i64;
+              |            ---   ^^^^ expected `i32`, found `i64`
+              |            |
+              |            expected due to this
+              |
+              = help: change the type of the numeric literal from `i64` to `i32`
+
+        "#]]
+        .assert_eq(&render(&[d.clone()], &sources, false));
+        expect![[r#"
+            src/main.rs:2:18: error[E0308]: mismatched types
+        "#]]
+        .assert_eq(&render_short(&[d], &sources));
+    }
+
+    #[test]
+    fn empty_and_out_of_range_spans_do_not_panic() {
+        let mut sources = SourceMap::default();
+        let file = sources.add(SourceFile::new("a.rs".into(), Arc::from("fn é() {}")));
+        for (lo, hi) in [(0, 0), (4, 4), (3, 5), (9, 9), (50, 60), (5, 2)] {
+            let d = Diagnostic::error("x", Span { lo, hi }).anchor(file, 0);
+            let _ = render(&[d], &sources, false);
+        }
+    }
+}

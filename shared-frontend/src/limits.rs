@@ -15,3 +15,6 @@ pub const MAX_VALUE_SIZE: u64 = 1 << 24;
 pub const MAX_FILE_SIZE: usize = 1 << 30;
 /// Steps (loop iterations and block evaluations) of one constant's evaluation.
 pub const MAX_CONST_EVAL_STEPS: u64 = 2_000_000;
+/// Memory one constant's evaluation may hold (its variables, operands and the values of
+/// the constants it reads), in bytes.
+pub const MAX_CONST_EVAL_MEMORY: u64 = 1 << 28;

@@ -677,6 +677,16 @@ impl<'a> Parser<'a> {
                 self.leave();
                 e
             }
+            T::Lt | T::Shl => {
+                // `<T>::item`, `<T as Trait>::item`.
+                self.skip_angle_brackets();
+                if self.eat(T::PathSep) && matches!(self.peek(), T::Ident | T::Keyword(_)) {
+                    self.parse_path();
+                }
+                self.unsupported("qualified paths `<T>::…`", lo, self.prev_hi());
+                let span = self.rel_from(lo);
+                self.alloc_expr(ExprKind::Missing, span)
+            }
             T::Pound => {
                 // Attributes on expressions: skip them, report, parse what follows.
                 while self.at(T::Pound) {

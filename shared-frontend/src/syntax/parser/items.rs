@@ -802,11 +802,12 @@ impl<'a> Parser<'a> {
 
     /// At the end of the file inside a delimiter opened at `open_lo`.
     pub(super) fn unclosed_delimiter_error(&mut self, open_lo: u32) {
-        let t = self.tok();
+        // Like rustc, point just after the last non-blank character of the file.
+        let end = self.text.trim_end().len() as u32;
         self.error_at(
             Diagnostic::error(
                 "this file contains an unclosed delimiter",
-                Span::new(t.lo, t.hi),
+                Span::new(end, end),
             )
             .with_secondary(Span::new(open_lo, open_lo + 1), "unclosed delimiter"),
         );

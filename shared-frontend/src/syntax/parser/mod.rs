@@ -180,6 +180,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Whether a line break separates the previous token from the current one.
+    fn newline_before_current(&self) -> bool {
+        let (from, to) = (self.prev_hi() as usize, self.lo() as usize);
+        self.text.as_bytes()[from.min(to)..to].contains(&b'\n')
+    }
+
     fn tok_text(&self, t: Tok) -> &'a str {
         &self.text[t.lo as usize..t.hi as usize]
     }

@@ -108,6 +108,23 @@ impl<'a> Parser<'a> {
         Block { stmts, tail }
     }
 
+    /// A missing `;`. When the next token starts a new line, rustc reports "expected `;`"
+    /// just after the previous token and goes on as if it were there (returns `true`);
+    /// otherwise it reports `same_line_msg` at the current token (the caller recovers).
+    fn missing_semi_error(&mut self, same_line_msg: String) -> bool {
+        if self.newline_before_current() && !self.at(T::Eof) {
+            let msg = format!("expected `;`, found {}", self.found());
+            let at = self.prev_hi();
+            self.error_at(
+                Diagnostic::error(msg, Span::new(at, at)).with_label_message("expected `;`"),
+            );
+            true
+        } else {
+            self.error_here(same_line_msg);
+            false
+        }
+    }
+
     fn alloc_stmt(&mut self, kind: StmtKind, lo: u32) -> StmtId {
         let span = self.rel_from(lo);
         self.arena.alloc_stmt(Stmt { kind, span })
@@ -140,9 +157,10 @@ impl<'a> Parser<'a> {
         }
         if !self.is_block_like(expr) {
             let msg = format!("expected `;`, found {}", self.found());
-            self.error_here(msg);
-            self.skip_balanced_until(STMT_RECOVERY);
-            self.eat(T::Semi);
+            if !self.missing_semi_error(msg) {
+                self.skip_balanced_until(STMT_RECOVERY);
+                self.eat(T::Semi);
+            }
         }
         StmtOrTail::Stmt(Some(
             self.alloc_stmt(StmtKind::Expr { expr, semi: false }, lo),
@@ -170,7 +188,9 @@ impl<'a> Parser<'a> {
                 self.nth(1),
                 T::OpenBrace | T::Keyword(Kw::Move) | T::Or | T::OrOr
             ),
-            T::Pound => true,
+            // `#[attr] stmt` is an expression statement: `parse_primary` reports the
+            // attributes.
+            T::Pound => self.attrs_then_item(),
             _ => false,
         }
     }
@@ -180,18 +200,6 @@ impl<'a> Parser<'a> {
         let lo = self.lo();
         if !self.enter() {
             self.skip_item_rest();
-            return;
-        }
-        let is_attr_on_stmt = self.at(T::Pound) && !self.attrs_then_item();
-        if is_attr_on_stmt {
-            // `#[attr] stmt`: parse_primary reports attributes on expressions.
-            self.leave();
-            let expr = self.parse_expr_with(Restrictions {
-                no_struct: false,
-                stmt: true,
-            });
-            let _ = expr;
-            self.eat(T::Semi);
             return;
         }
         self.body_item_depth += 1;
@@ -278,9 +286,10 @@ impl<'a> Parser<'a> {
                 "expected one of `.`, `;`, `?`, `else`, or an operator, found {}",
                 self.found()
             );
-            self.error_here(msg);
-            self.skip_balanced_until(STMT_RECOVERY);
-            self.eat(T::Semi);
+            if !self.missing_semi_error(msg) {
+                self.skip_balanced_until(STMT_RECOVERY);
+                self.eat(T::Semi);
+            }
         }
         let kind = StmtKind::Let { pattern, ty, init };
         self.alloc_stmt(kind, lo)

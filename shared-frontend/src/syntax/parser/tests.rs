@@ -1151,3 +1151,55 @@ fn lexical_errors() {
     "#]],
     );
 }
+
+#[test]
+fn missing_semicolon_position() {
+    // On a new line, rustc points just after the previous token.
+    check(
+        "fn f() {\n    let a = 1\n    let b = 2;\n    a\n    b\n}",
+        expect![[r#"
+            Fn f @0 0..51
+              Block 7..51
+                Let a 13..22
+                  Int 1 21..22
+                Let b 27..37
+                  Int 2 35..36
+                Expr 42..43
+                  Path a 42..43
+                Tail
+                  Path b 48..49
+            error 22..22 "": expected `;`, found keyword `let`
+            error 43..43 "": expected `;`, found `b`
+        "#]],
+    );
+}
+
+#[test]
+fn qualified_paths_and_other_expression_starts() {
+    check(
+        "fn f() { <i64>::MAX; <T as X>::f(); +1; ..5; #[a] 1; let x = let; }",
+        expect![[r##"
+            Fn f @0 0..67
+              Block 7..67
+                Semi 9..20
+                  Missing 9..19
+                Semi 21..35
+                  Call 21..34
+                    Missing 21..32
+                Semi 36..39
+                  Int 1 37..38
+                Semi 40..44
+                  Missing 40..43
+                Semi 45..52
+                  Int 1 50..51
+                Let x 53..65
+                  Missing 61..64
+            error 9..19 "<i64>::MAX": unsupported: qualified paths `<T>::…`
+            error 21..32 "<T as X>::f": unsupported: qualified paths `<T>::…`
+            error 36..37 "+": leading `+` is not supported
+            error 40..43 "..5": unsupported: range expressions outside `for` loops
+            error 45..49 "#[a]": unsupported: attributes on expressions
+            error 61..64 "let": expected expression, found `let` statement
+        "##]],
+    );
+}

@@ -220,12 +220,21 @@ impl<'a> Parser<'a> {
     // --- Diagnostics -------------------------------------------------------------------
 
     /// Reports an error at absolute offsets, at most one per token position.
+    /// A run of the same error on consecutive tokens (`) ) )`, `pub pub pub`) is
+    /// reported once.
     fn error_at(&mut self, d: Diagnostic) {
         if self.last_error_at == self.pos {
             return;
         }
+        let repeated = self.last_error_at.wrapping_add(1) == self.pos
+            && self
+                .diags
+                .last()
+                .is_some_and(|last| last.message == d.message);
         self.last_error_at = self.pos;
-        self.diags.push(d);
+        if !repeated {
+            self.diags.push(d);
+        }
     }
 
     /// Reports an error that is not tied to the current token (never suppressed).

@@ -1203,3 +1203,21 @@ fn qualified_paths_and_other_expression_starts() {
         "##]],
     );
 }
+
+#[test]
+fn runs_of_one_error_are_reported_once() {
+    check(
+        "fn f() {} ) ) ) pub pub pub fn g(a: i32,,,,) {}",
+        expect![[r#"
+        Fn f @0 0..9
+          Block 7..9
+        pub Fn g @24 0..23
+          Param a 9..15
+            Type i32 12..15
+          Block 21..23
+        error 10..11 ")": unexpected closing delimiter: `)`
+        error 20..23 "pub": expected item, found keyword `pub`
+        error 40..41 ",": expected identifier, found `,`
+    "#]],
+    );
+}

@@ -133,6 +133,8 @@ impl<'a> Parser<'a> {
     }
 
     /// At `println` `!` `(`: the whole macro call. `lo` is the start of `println`.
+    /// The pieces are the format string's only: the newline `println!` adds is implied
+    /// (`println!()` has no pieces).
     pub(super) fn parse_println(&mut self, lo: u32) -> ExprId {
         self.bump(); // `!`
         let open = self.tok();

@@ -1,19 +1,19 @@
-//! The parser: source text to a syntax tree ([`crate::syntax::ast`]) and a list of errors.
+//! The parser: source text to a syntax tree (`crate::syntax::ast`) and a list of errors.
 //!
 //! Hand-written recursive descent with precedence climbing for binary operators. It never
 //! fails: where something cannot be parsed it reports an error, inserts a placeholder
 //! (`ExprKind::Missing`, `TypeKind::Error`) and resynchronizes at a named recovery set
-//! ([`items::ITEM_RECOVERY`], [`stmts::STMT_RECOVERY`]). Every loop that consumes tokens has
+//! (`items::ITEM_RECOVERY`, `stmts::STMT_RECOVERY`). Every loop that consumes tokens has
 //! a no-progress guard, and every recursion that input nesting drives is bounded by
-//! [`MAX_NESTING`] / [`MAX_MODULE_DEPTH`], so no input can overflow the stack.
+//! `MAX_NESTING` / `MAX_MODULE_DEPTH`, so no input can overflow the stack.
 //!
 //! The parser works on a slice of significant tokens (whitespace and plain comments
 //! dropped, doc comments kept) with precomputed absolute offsets. Inside an item, every
-//! span is stored relative to the item's first token ([`Parser::base`]); diagnostics carry
+//! span is stored relative to the item's first token (`Parser::base`); diagnostics carry
 //! absolute file offsets.
 //!
-//! Submodules: [`items`] (items, attributes, `use` trees), [`stmts`] (blocks and
-//! statements), [`exprs`] (expressions), [`types`] (types and paths), [`literals`]
+//! Submodules: `items` (items, attributes, `use` trees), `stmts` (blocks and
+//! statements), `exprs` (expressions), `types` (types and paths), `literals`
 //! (integer literals, string escapes, `println!` format strings).
 
 mod exprs;

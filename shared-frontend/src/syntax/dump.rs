@@ -187,7 +187,16 @@ impl Printer {
                 sp(t.span)
             )),
             UseTreeKind::Nested(trees) => {
-                self.line(format_args!("{}::{{}} {}", path_str(&t.prefix), sp(t.span)));
+                let sep = if t.prefix.segments.is_empty() {
+                    ""
+                } else {
+                    "::"
+                };
+                self.line(format_args!(
+                    "{}{sep}{{}} {}",
+                    path_str(&t.prefix),
+                    sp(t.span)
+                ));
                 self.nested(|p| {
                     for t in trees {
                         p.use_tree(t);

@@ -259,7 +259,7 @@ impl<'a> Parser<'a> {
                     return lhs;
                 }
                 self.bump();
-                let ty = self.parse_type();
+                let ty = self.parse_cast_type();
                 let span = self.rel_from(lo);
                 lhs = self.alloc_expr(ExprKind::Cast(lhs, ty), span);
                 self.check_generic_after_cast(ty);
@@ -377,7 +377,13 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         if op.is_none() {
-            self.eat_kw(Kw::Mut);
+            // A run of `&`, `&mut`, `*` is reported once; the tree keeps no nesting.
+            while matches!(
+                self.peek(),
+                T::Star | T::And | T::AndAnd | T::Keyword(Kw::Mut)
+            ) {
+                self.bump();
+            }
         }
         if !self.enter() {
             return self.skip_nested_expr();
@@ -564,7 +570,7 @@ impl<'a> Parser<'a> {
             }
             T::OpenParen => self.parse_paren_expr(),
             T::OpenBracket => self.parse_array_expr(),
-            T::OpenBrace => self.parse_block_expr(),
+            T::OpenBrace => self.parse_block_expr_with(r.stmt),
             T::Keyword(Kw::If) => self.parse_if(),
             T::Keyword(Kw::While) => self.parse_while(None, lo),
             T::Keyword(Kw::Loop) => self.parse_loop(None, lo),
@@ -648,6 +654,19 @@ impl<'a> Parser<'a> {
                 self.unsupported("range expressions outside `for` loops", lo, self.prev_hi());
                 let span = self.rel_from(lo);
                 self.alloc_expr(ExprKind::Missing, span)
+            }
+            T::Plus => {
+                self.report(
+                    Diagnostic::error("leading `+` is not supported", Span::new(t.lo, t.hi))
+                        .with_label_message("unexpected `+`"),
+                );
+                self.bump();
+                if !self.enter() {
+                    return self.skip_nested_expr();
+                }
+                let e = self.parse_unary(r.operand());
+                self.leave();
+                e
             }
             T::Pound => {
                 // Attributes on expressions: skip them, report, parse what follows.
@@ -811,8 +830,13 @@ impl<'a> Parser<'a> {
 
     /// A block where one is required (`if`, loops).
     fn parse_block_or_missing(&mut self) -> ExprId {
+        self.parse_block_or_missing_with(false)
+    }
+
+    /// A loop body (where rustc accepts inner doc comments) or an `if` branch.
+    fn parse_block_or_missing_with(&mut self, inner_docs_ok: bool) -> ExprId {
         if self.at(T::OpenBrace) {
-            return self.parse_block_expr();
+            return self.parse_block_expr_with(inner_docs_ok);
         }
         let msg = format!("expected `{{`, found {}", self.found());
         self.error_here(msg);
@@ -822,14 +846,14 @@ impl<'a> Parser<'a> {
     fn parse_while(&mut self, label: Option<Label>, lo: u32) -> ExprId {
         self.bump(); // `while`
         let cond = self.parse_cond("`while let`");
-        let body = self.parse_block_or_missing();
+        let body = self.parse_block_or_missing_with(true);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::While { label, cond, body }, span)
     }
 
     fn parse_loop(&mut self, label: Option<Label>, lo: u32) -> ExprId {
         self.bump(); // `loop`
-        let body = self.parse_block_or_missing();
+        let body = self.parse_block_or_missing_with(true);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::Loop { label, body }, span)
     }
@@ -876,7 +900,7 @@ impl<'a> Parser<'a> {
             let e = self.skip_nested_expr();
             (e, e, false)
         };
-        let body = self.parse_block_or_missing();
+        let body = self.parse_block_or_missing_with(true);
         let span = self.rel_from(lo);
         self.alloc_expr(
             ExprKind::For {

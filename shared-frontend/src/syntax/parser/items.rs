@@ -263,7 +263,7 @@ impl<'a> Parser<'a> {
 
     /// Skips the rest of an item outside the subset: up to a `;` or a `{ … }` group at
     /// depth zero (both consumed), or an unmatched `}`.
-    fn skip_item_rest(&mut self) {
+    pub(super) fn skip_item_rest(&mut self) {
         loop {
             match self.peek() {
                 T::Eof | T::CloseBrace | T::CloseParen | T::CloseBracket => return,
@@ -430,7 +430,7 @@ impl<'a> Parser<'a> {
         };
         self.skip_where_clause();
         let body = if self.at(T::OpenBrace) {
-            self.parse_block_expr()
+            self.parse_block_expr_with(true)
         } else if self.at(T::Semi) {
             let t = self.tok();
             self.bump();
@@ -463,7 +463,7 @@ impl<'a> Parser<'a> {
             if self.eat(T::CloseParen) {
                 return;
             }
-            if self.at(T::Eof) {
+            if matches!(self.peek(), T::Eof | T::OpenBrace | T::Semi | T::RArrow) {
                 self.expect(T::CloseParen);
                 return;
             }
@@ -533,7 +533,7 @@ impl<'a> Parser<'a> {
             _ => {
                 // Any other pattern (`_`, `(a, b)`, `S { x }`): skip it.
                 let pat_lo = self.lo();
-                self.skip_balanced_until(&[T::Colon, T::Comma]);
+                self.skip_balanced_until(&[T::Colon, T::Comma, T::OpenBrace, T::Semi]);
                 self.unsupported(
                     "patterns other than identifiers in parameters",
                     pat_lo,

@@ -36,7 +36,9 @@ impl<'a> Parser<'a> {
             LiteralKind::ByteStr { .. } | LiteralKind::RawByteStr { .. } => "byte string literals",
             LiteralKind::CStr { .. } | LiteralKind::RawCStr { .. } => "C string literals",
         };
-        self.unsupported(what, t.lo, t.hi);
+        if !is_unterminated(kind) {
+            self.unsupported(what, t.lo, t.hi);
+        }
         self.alloc_expr(ExprKind::Missing, span)
     }
 
@@ -450,4 +452,19 @@ fn raw_str_contents(text: &str) -> &str {
     let start = 1 + hashes + 1;
     let end = text.len().saturating_sub(hashes + 1);
     text.get(start..end).unwrap_or("")
+}
+
+/// Unterminated literals were reported by the lexing pass already.
+fn is_unterminated(kind: LiteralKind) -> bool {
+    matches!(
+        kind,
+        LiteralKind::Char { terminated: false }
+            | LiteralKind::Byte { terminated: false }
+            | LiteralKind::Str { terminated: false }
+            | LiteralKind::ByteStr { terminated: false }
+            | LiteralKind::CStr { terminated: false }
+            | LiteralKind::RawStr { terminated: false }
+            | LiteralKind::RawByteStr { terminated: false }
+            | LiteralKind::RawCStr { terminated: false }
+    )
 }

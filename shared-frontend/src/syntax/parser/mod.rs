@@ -74,6 +74,8 @@ pub(crate) struct Parser<'a> {
     /// A `Missing` expression that stands for a block-like construct (`match`, `unsafe {}`,
     /// a labeled block): it ends an expression statement like a block does.
     block_like_missing: Option<ExprId>,
+    /// How many items inside function bodies enclose the current position.
+    body_item_depth: u32,
     /// Per-parse cache in front of the global interner: most identifiers repeat, and the
     /// global table takes a lock.
     symbols: FxHashMap<&'a str, Symbol>,
@@ -95,6 +97,7 @@ impl<'a> Parser<'a> {
             nesting_reported: false,
             last_error_at: usize::MAX,
             block_like_missing: None,
+            body_item_depth: 0,
             symbols: FxHashMap::default(),
         }
     }
@@ -330,6 +333,9 @@ impl<'a> Parser<'a> {
         let mut depth = 0usize;
         loop {
             let k = self.peek();
+            if depth == 0 && stop.contains(&k) {
+                return;
+            }
             match k {
                 TokenKind::Eof => return,
                 TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
@@ -339,7 +345,6 @@ impl<'a> Parser<'a> {
                     }
                     depth -= 1;
                 }
-                _ if depth == 0 && stop.contains(&k) => return,
                 _ => {}
             }
             self.bump();

@@ -6,7 +6,7 @@ use super::Parser;
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast::{Binding, Block, ExprId, ExprKind, Pattern, Stmt, StmtId, StmtKind};
-use crate::syntax::lexer::{Keyword as Kw, TokenKind as T};
+use crate::syntax::lexer::{DocStyle, Keyword as Kw, TokenKind as T};
 
 /// Where the parser resynchronizes after a broken statement: a `;` (consumed), the `}`
 /// ending the block, or a token that starts a statement or an item.
@@ -23,11 +23,42 @@ pub(super) const STMT_RECOVERY: &[T] = &[
 impl<'a> Parser<'a> {
     /// At `{`: a block expression.
     pub(super) fn parse_block_expr(&mut self) -> ExprId {
+        self.parse_block_expr_with(false)
+    }
+
+    /// At `{`: a block expression. `inner_docs_ok` for the blocks where rustc accepts
+    /// inner doc comments at the start (function and loop bodies, block statements).
+    pub(super) fn parse_block_expr_with(&mut self, inner_docs_ok: bool) -> ExprId {
         let lo = self.lo();
         self.bump(); // `{`
+        self.skip_block_inner_attrs(inner_docs_ok);
         let block = self.parse_block_body(lo);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::Block(block), span)
+    }
+
+    /// Inner doc comments and inner attributes at the start of a block.
+    fn skip_block_inner_attrs(&mut self, inner_docs_ok: bool) {
+        loop {
+            let t = self.tok();
+            if t.kind.doc_style() == Some(DocStyle::Inner) {
+                if !inner_docs_ok {
+                    self.report(Diagnostic::error(
+                        "an inner attribute is not permitted in this context",
+                        Span::new(t.lo, t.hi),
+                    ));
+                }
+                self.bump();
+            } else if t.kind == T::Pound && self.nth(1) == T::Bang && self.nth(2) == T::OpenBracket
+            {
+                self.bump();
+                self.bump();
+                self.skip_token_tree();
+                self.unsupported("inner attributes", t.lo, self.prev_hi());
+            } else {
+                return;
+            }
+        }
     }
 
     /// Statements up to and including the `}`.
@@ -146,8 +177,7 @@ impl<'a> Parser<'a> {
     fn parse_item_in_body(&mut self) {
         let lo = self.lo();
         if !self.enter() {
-            self.skip_balanced_until(STMT_RECOVERY);
-            self.eat(T::Semi);
+            self.skip_item_rest();
             return;
         }
         let is_attr_on_stmt = self.at(T::Pound) && !self.attrs_then_item();
@@ -162,9 +192,12 @@ impl<'a> Parser<'a> {
             self.eat(T::Semi);
             return;
         }
+        self.body_item_depth += 1;
         let item = self.parse_item();
+        self.body_item_depth -= 1;
         self.leave();
-        if item.is_some() {
+        // Items nested in a reported item are not reported again.
+        if item.is_some() && self.body_item_depth == 0 {
             self.unsupported("items inside function bodies", lo, self.prev_hi());
         }
     }

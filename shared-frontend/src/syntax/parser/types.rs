@@ -12,6 +12,16 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn parse_type(&mut self) -> TypeId {
+        self.parse_type_with(true)
+    }
+
+    /// The type after `as`: a `<` after it is left alone (the caller reports it as rustc
+    /// does: "`<` is interpreted as a start of generic arguments").
+    pub(super) fn parse_cast_type(&mut self) -> TypeId {
+        self.parse_type_with(false)
+    }
+
+    fn parse_type_with(&mut self, generics: bool) -> TypeId {
         let lo = self.lo();
         if !self.enter() {
             if matches!(self.peek(), T::OpenBracket | T::OpenParen) {
@@ -21,12 +31,12 @@ impl<'a> Parser<'a> {
             }
             return self.alloc_type(TypeKind::Error, lo);
         }
-        let t = self.parse_type_inner();
+        let t = self.parse_type_inner(generics);
         self.leave();
         t
     }
 
-    fn parse_type_inner(&mut self) -> TypeId {
+    fn parse_type_inner(&mut self, generics: bool) -> TypeId {
         let t = self.tok();
         let lo = t.lo;
         match t.kind {
@@ -34,7 +44,7 @@ impl<'a> Parser<'a> {
             | T::PathSep
             | T::Keyword(Kw::Crate | Kw::SelfValue | Kw::Super | Kw::SelfType) => {
                 let path = self.parse_path();
-                if matches!(self.peek(), T::Lt) {
+                if generics && self.at(T::Lt) {
                     let glo = self.lo();
                     self.skip_angle_brackets();
                     self.unsupported("generic arguments", glo, self.prev_hi());

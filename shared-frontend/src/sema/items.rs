@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::diag::{Diagnostic, Label};
+use crate::diag::Diagnostic;
 use crate::intern::Symbol;
 use crate::limits::MAX_MODULE_DEPTH;
 use crate::sema::def::{DefId, DefKind, DefPath, DefPathSegment, Namespace, Vis};
@@ -408,15 +408,15 @@ impl Builder<'_> {
                         )
                         .with_code("E0428")
                         .with_label_message(format!("`{name_str}` redefined here"))
-                        .anchor(file, 0)
-                        .with_secondary_label(Label {
-                            file: Some(first.file),
-                            span: first.name_span.shift(first.offset),
-                            message: format!(
+                        // One module's items are all in one file.
+                        .with_secondary(
+                            first.name_span.shift(first.offset),
+                            format!(
                                 "previous definition of the {} `{name_str}` here",
                                 ns_kind_descr(ns, Some(first.kind))
                             ),
-                        })
+                        )
+                        .anchor(file, 0)
                         .with_note(format!(
                             "note: `{name_str}` must be defined only once in the {} namespace of this module",
                             ns_descr(ns)
@@ -495,17 +495,5 @@ fn resolve_vis(vis: Visibility, module: DefId) -> Vis {
     match vis {
         Visibility::Pub => Vis::Public,
         Visibility::Private => Vis::Restricted(module),
-    }
-}
-
-/// Adds an already anchored secondary label.
-trait WithSecondaryLabel {
-    fn with_secondary_label(self, label: Label) -> Self;
-}
-
-impl WithSecondaryLabel for Diagnostic {
-    fn with_secondary_label(mut self, label: Label) -> Self {
-        self.labels.push(label);
-        self
     }
 }

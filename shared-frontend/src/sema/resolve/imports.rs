@@ -114,8 +114,9 @@ struct Unresolved {
 
 struct Resolver<'a> {
     tree: &'a ItemTree,
+    /// Per module, indexed like `tree.modules()`.
     scopes: Vec<ModuleScope>,
-    /// Module def → index.
+    /// Index of the crate root in `tree.modules()`.
     root_idx: u32,
     directives: Vec<Directive>,
     done: Vec<bool>,

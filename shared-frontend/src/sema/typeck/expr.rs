@@ -27,8 +27,8 @@ use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, Binding, Block, ConstDef, ExprId, ExprKind, FieldInit, FmtPiece, FnDef, Ident, IntLit,
-    IntSuffix, Label, Path, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
+    Arena, BinOp, Binding, Block, ConstDef, ExprId, ExprKind, FieldInit, FmtPiece, FnDef, Ident,
+    IntLit, IntSuffix, Label, Path, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
 };
 
 /// How deep [`Checker::check_expr`] may recurse. The parser already limits nesting to
@@ -152,6 +152,16 @@ pub(super) struct PendingLit {
     pub hex: bool,
 }
 
+/// An operator applied to a `!` operand: rejected once the types are final (the `!`
+/// became `()`), and worded with them.
+pub(super) struct DeferredOp {
+    pub op: BinOp,
+    pub assign: bool,
+    pub lhs: TExprId,
+    pub rhs: TExprId,
+    pub span: Span,
+}
+
 /// A cast whose validity is decided once the source's type is final (as rustc defers
 /// cast checks).
 pub(super) struct PendingCast {
@@ -193,6 +203,9 @@ pub(super) struct Checker<'a> {
     /// Unary `-` applied to an integer variable: an error if it becomes unsigned.
     pub negs: Vec<(ITy, Span)>,
     pub casts: Vec<PendingCast>,
+    pub deferred_ops: Vec<DeferredOp>,
+    /// Inside the arguments of a `println!` (where assignments are outside the subset).
+    pub in_println: u32,
     /// `for` loops in a constant: E0015, reported with the range's final type.
     pub const_fors: Vec<(TExprId, Span, bool)>,
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
@@ -233,6 +246,8 @@ impl<'a> Checker<'a> {
             lits: Vec::new(),
             negs: Vec::new(),
             casts: Vec::new(),
+            deferred_ops: Vec::new(),
+            in_println: 0,
             const_fors: Vec::new(),
             struct_calls: Vec::new(),
         }
@@ -543,7 +558,7 @@ impl<'a> Checker<'a> {
                 self.error_node(span)
             }
             Err(d) => {
-                self.report(d);
+                self.report(sig::other_primitive(path).unwrap_or(d));
                 self.error_node(span)
             }
         }
@@ -1130,6 +1145,8 @@ impl<'a> Checker<'a> {
                             Callee::Failed
                         }
                         Err(d) => {
+                            let d = sig::other_primitive(path)
+                                .unwrap_or_else(|| sig::reword_not_found(d, "function", None));
                             self.report(d);
                             Callee::Failed
                         }
@@ -1388,6 +1405,9 @@ impl<'a> Checker<'a> {
                 None
             }
             Err(d) => {
+                let d = sig::other_primitive(path).unwrap_or_else(|| {
+                    sig::reword_not_found(d, "struct, variant or union type", Some("E0422"))
+                });
                 self.report(d);
                 None
             }
@@ -1544,7 +1564,9 @@ impl<'a> Checker<'a> {
                 targs.push(self.error_node(arg_span));
                 continue;
             }
+            self.in_println += 1;
             let id = self.check_expr(a, &Expect::None);
+            self.in_println -= 1;
             let t = self.resolved_ty(id);
             let id = match t {
                 ITy::Int(_) | ITy::Bool | ITy::Error => id,

@@ -1,4 +1,6 @@
-//! The body checker: expressions, statements, blocks, loops, calls and literals.
+//! The body checker: its state, expectations, coercion, literals, paths, blocks,
+//! statements and the entry points for bodies (control flow is in `flow.rs`, calls and
+//! aggregates in `aggregate.rs`, operators in `ops.rs`, assignment in `place.rs`).
 //!
 //! Expressions are checked top-down with an [`Expect`]ation and their typed nodes are
 //! built bottom-up, so a node's children always have smaller ids than the node. Types
@@ -10,7 +12,6 @@
 //! the parser builds without nesting (`a + b + c + …`) are walked iteratively, and a
 //! depth guard stops anything else long before the stack is at risk.
 
-use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -27,8 +28,8 @@ use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, Binding, Block, ConstDef, ExprId, ExprKind, FieldInit, FmtPiece, FnDef, Ident, IntLit,
-    IntSuffix, Label, Path, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
+    Arena, BinOp, Block, ConstDef, ExprId, ExprKind, FnDef, Ident, IntLit, IntSuffix, Path,
+    PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
 };
 
 /// How deep [`Checker::check_expr`] may recurse. The parser already limits nesting to
@@ -65,7 +66,7 @@ impl Expect {
 
     /// What the branches of an `if` expect: a hard expectation only, and not an
     /// unresolved general variable.
-    fn adjust_for_branches(&self, infer: &mut InferCtxt) -> Expect {
+    pub(super) fn adjust_for_branches(&self, infer: &mut InferCtxt) -> Expect {
         match self {
             Expect::Has(t) if infer.var_kind(t) != Some(VarKind::General) => Expect::Has(t.clone()),
             _ => Expect::None,
@@ -86,16 +87,16 @@ impl Scopes {
         self.map.get(&name).copied()
     }
 
-    fn mark(&self) -> usize {
+    pub(super) fn mark(&self) -> usize {
         self.undo.len()
     }
 
-    fn bind(&mut self, name: Symbol, local: LocalId) {
+    pub(super) fn bind(&mut self, name: Symbol, local: LocalId) {
         let prev = self.map.insert(name, local);
         self.undo.push((name, prev));
     }
 
-    fn reset(&mut self, mark: usize) {
+    pub(super) fn reset(&mut self, mark: usize) {
         while self.undo.len() > mark {
             let Some((name, prev)) = self.undo.pop() else {
                 break;
@@ -120,20 +121,20 @@ pub(super) enum LoopKind {
 }
 
 pub(super) struct LoopCtx {
-    kind: LoopKind,
-    label: Option<Symbol>,
+    pub kind: LoopKind,
+    pub label: Option<Symbol>,
     /// `loop` only: the type `break` values coerce to, once known.
-    ty: Option<ITy>,
+    pub ty: Option<ITy>,
     /// A `break` targets this loop.
-    has_break: bool,
+    pub has_break: bool,
     /// A `break` targets this loop and does not itself diverge (`break return` does).
-    may_break: bool,
+    pub may_break: bool,
     /// `break`/`continue` nodes whose target is patched when the loop node exists.
-    jumps: Vec<TExprId>,
+    pub jumps: Vec<TExprId>,
     /// The condition of this `while` is being checked.
-    in_cond: bool,
+    pub in_cond: bool,
     /// The loop's head (`while c`, `for i in r`), for E0571.
-    head_span: Span,
+    pub head_span: Span,
 }
 
 /// Where a binding is introduced (for the wording of E0005).
@@ -150,6 +151,16 @@ pub(super) struct PendingLit {
     pub value: Option<u128>,
     pub negated: bool,
     pub hex: bool,
+}
+
+/// An operator applied to a `!` operand: rejected once the types are final (the `!`
+/// became `()`), and worded with them.
+pub(super) struct DeferredOp {
+    pub op: BinOp,
+    pub assign: bool,
+    pub lhs: TExprId,
+    pub rhs: TExprId,
+    pub span: Span,
 }
 
 /// A cast whose validity is decided once the source's type is final (as rustc defers
@@ -193,6 +204,9 @@ pub(super) struct Checker<'a> {
     /// Unary `-` applied to an integer variable: an error if it becomes unsigned.
     pub negs: Vec<(ITy, Span)>,
     pub casts: Vec<PendingCast>,
+    pub deferred_ops: Vec<DeferredOp>,
+    /// Inside the arguments of a `println!` (where assignments are outside the subset).
+    pub in_println: u32,
     /// `for` loops in a constant: E0015, reported with the range's final type.
     pub const_fors: Vec<(TExprId, Span, bool)>,
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
@@ -233,6 +247,8 @@ impl<'a> Checker<'a> {
             lits: Vec::new(),
             negs: Vec::new(),
             casts: Vec::new(),
+            deferred_ops: Vec::new(),
+            in_println: 0,
             const_fors: Vec::new(),
             struct_calls: Vec::new(),
         }
@@ -344,7 +360,7 @@ impl<'a> Checker<'a> {
 
     /// A `!` value with nothing to coerce to gets a fresh diverging variable (which
     /// defaults to `()`); anything else is returned as is.
-    fn never_to_fresh_var(&mut self, id: TExprId) -> TExprId {
+    pub(super) fn never_to_fresh_var(&mut self, id: TExprId) -> TExprId {
         let t = self.ty_of(id);
         if self.infer.is_never(&t) {
             let var = self.infer.new_diverging_var(self.span_of(id));
@@ -378,7 +394,7 @@ impl<'a> Checker<'a> {
 
     #[cold]
     #[inline(never)]
-    fn depth_limit(&mut self, e: ExprId) -> TExprId {
+    pub(super) fn depth_limit(&mut self, e: ExprId) -> TExprId {
         let span = self.arena[e].span;
         if !self.depth_reported {
             self.depth_reported = true;
@@ -393,7 +409,7 @@ impl<'a> Checker<'a> {
         self.error_node(span)
     }
 
-    fn check_expr_kind(&mut self, e: ExprId, expect: &Expect) -> TExprId {
+    pub(super) fn check_expr_kind(&mut self, e: ExprId, expect: &Expect) -> TExprId {
         let arena = self.arena;
         let expr = &arena[e];
         let span = expr.span;
@@ -438,7 +454,13 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn check_int_lit(&mut self, e: ExprId, lit: &IntLit, span: Span, expect: &Expect) -> TExprId {
+    pub(super) fn check_int_lit(
+        &mut self,
+        e: ExprId,
+        lit: &IntLit,
+        span: Span,
+        expect: &Expect,
+    ) -> TExprId {
         let ty = match lit.suffix {
             Some(IntSuffix::I32) => ITy::Int(IntTy::I32),
             Some(IntSuffix::I64) => ITy::Int(IntTy::I64),
@@ -487,7 +509,7 @@ impl<'a> Checker<'a> {
 
     /// Reports E0435 if `name` is a local of the enclosing body (we are in an array
     /// length there).
-    fn outer_local_used(&mut self, name: Symbol, span: Span) -> bool {
+    pub(super) fn outer_local_used(&mut self, name: Symbol, span: Span) -> bool {
         if self.outer_locals.is_some_and(|s| s.lookup(name).is_some()) {
             self.report(
                 Diagnostic::error("attempt to use a non-constant value in a constant", span)
@@ -499,7 +521,7 @@ impl<'a> Checker<'a> {
         false
     }
 
-    fn check_path_expr(&mut self, path: &Path, span: Span) -> TExprId {
+    pub(super) fn check_path_expr(&mut self, path: &Path, span: Span) -> TExprId {
         if let Some(name) = Self::single_name(path) {
             if let Some(local) = self.scopes.lookup(name) {
                 let ty = self.local_tys[local.0 as usize].clone();
@@ -543,7 +565,7 @@ impl<'a> Checker<'a> {
                 self.error_node(span)
             }
             Err(d) => {
-                self.report(d);
+                self.report(sig::other_primitive(path).unwrap_or(d));
                 self.error_node(span)
             }
         }
@@ -551,7 +573,7 @@ impl<'a> Checker<'a> {
 
     // --- Blocks and statements ------------------------------------------------------
 
-    fn check_block(&mut self, block: &Block, span: Span, expect: &Expect) -> TExprId {
+    pub(super) fn check_block(&mut self, block: &Block, span: Span, expect: &Expect) -> TExprId {
         let mark = self.scopes.mark();
         let mut stmts = Vec::with_capacity(block.stmts.len());
         for &s in &block.stmts {
@@ -581,7 +603,7 @@ impl<'a> Checker<'a> {
         self.alloc(TExprKind::Block { stmts, tail }, ty, span)
     }
 
-    fn check_stmt(&mut self, s: StmtId, out: &mut Vec<TStmt>) {
+    pub(super) fn check_stmt(&mut self, s: StmtId, out: &mut Vec<TStmt>) {
         let stmt = &self.arena[s];
         match &stmt.kind {
             StmtKind::Let { pattern, ty, init } => {
@@ -674,935 +696,6 @@ impl<'a> Checker<'a> {
                     name.name
                 )),
         );
-    }
-
-    // --- Control flow ---------------------------------------------------------------
-
-    fn check_if(
-        &mut self,
-        cond: ExprId,
-        then_branch: ExprId,
-        else_branch: Option<ExprId>,
-        span: Span,
-        expect: &Expect,
-    ) -> TExprId {
-        let c = self.check_expr_coercible(cond, &ITy::Bool);
-        let cond_failed = self.ty_of(c) == ITy::Error;
-        let cond_diverges = std::mem::replace(&mut self.diverges, false);
-        let branch_expect = expect.adjust_for_branches(&mut self.infer);
-        let then_id = self.check_expr(then_branch, &branch_expect);
-        let then_diverges = std::mem::replace(&mut self.diverges, false);
-        let target = branch_expect.only_has_type();
-        let (then_id, else_id, ty) = match else_branch {
-            Some(else_branch) => {
-                let else_id = self.check_expr(else_branch, &branch_expect);
-                let else_diverges = self.diverges;
-                self.diverges = cond_diverges || (then_diverges && else_diverges);
-                const INCOMPATIBLE: &str = "`if` and `else` have incompatible types";
-                match target {
-                    Some(target) => {
-                        let then_id = self.coerce(then_id, &target);
-                        let (else_id, _) = self.coerce_with(else_id, &target, INCOMPATIBLE);
-                        (then_id, Some(else_id), target)
-                    }
-                    None => {
-                        let then_ty = self.ty_of(then_id);
-                        let else_ty = self.ty_of(else_id);
-                        match (self.infer.is_never(&then_ty), self.infer.is_never(&else_ty)) {
-                            (true, true) => (then_id, Some(else_id), ITy::Never),
-                            (true, false) => {
-                                let then_id = self.never_to_any(then_id, else_ty.clone());
-                                (then_id, Some(else_id), else_ty)
-                            }
-                            (false, _) => {
-                                let (else_id, _) =
-                                    self.coerce_with(else_id, &then_ty, INCOMPATIBLE);
-                                (then_id, Some(else_id), then_ty)
-                            }
-                        }
-                    }
-                }
-            }
-            None => {
-                self.diverges = cond_diverges;
-                match target {
-                    Some(target) => {
-                        let (then_id, ok) = self.coerce_with(then_id, &target, "mismatched types");
-                        if ok && !self.infer.unify(&ITy::Unit, &target) {
-                            self.missing_else(&target, span);
-                        }
-                        (then_id, None, target)
-                    }
-                    None => {
-                        let then_ty = self.ty_of(then_id);
-                        let then_id = if self.infer.is_never(&then_ty) {
-                            self.never_to_any(then_id, ITy::Unit)
-                        } else {
-                            if !self.infer.unify(&then_ty, &ITy::Unit) {
-                                self.missing_else(&then_ty, span);
-                            }
-                            then_id
-                        };
-                        (then_id, None, ITy::Unit)
-                    }
-                }
-            }
-        };
-        let ty = if cond_failed { ITy::Error } else { ty };
-        self.alloc(
-            TExprKind::If {
-                cond: c,
-                then_branch: then_id,
-                else_branch: else_id,
-            },
-            ty,
-            span,
-        )
-    }
-
-    fn missing_else(&mut self, expected: &ITy, span: Span) {
-        let e = self.infer.describe(expected, self.env);
-        self.report(
-            Diagnostic::error("`if` may be missing an `else` clause", span)
-                .with_code("E0317")
-                .with_label_message(format!("expected {e}, found `()`"))
-                .with_note("`if` expressions without `else` evaluate to `()`"),
-        );
-    }
-
-    fn push_loop(&mut self, kind: LoopKind, label: Option<Label>, ty: Option<ITy>, head: Span) {
-        self.loops.push(LoopCtx {
-            kind,
-            label: label.map(|l| l.name),
-            ty,
-            has_break: false,
-            may_break: false,
-            jumps: Vec::new(),
-            in_cond: kind == LoopKind::While,
-            head_span: head,
-        });
-    }
-
-    /// Allocates the loop node and points the `break`s and `continue`s at it.
-    fn finish_loop(&mut self, ctx: LoopCtx, kind: TExprKind, ty: ITy, span: Span) -> TExprId {
-        let id = self.alloc(kind, ty, span);
-        for j in ctx.jumps {
-            match &mut self.exprs[j.0 as usize].kind {
-                TExprKind::Break { target, .. } | TExprKind::Continue { target } => *target = id,
-                _ => {}
-            }
-        }
-        id
-    }
-
-    /// A loop body: a block of type `()` (or `!`).
-    fn check_loop_body(&mut self, body: ExprId) -> TExprId {
-        self.check_expr(body, &Expect::Has(ITy::Unit))
-    }
-
-    fn check_loop(
-        &mut self,
-        label: Option<Label>,
-        body: ExprId,
-        span: Span,
-        expect: &Expect,
-    ) -> TExprId {
-        self.push_loop(LoopKind::Loop, label, expect.only_has_type(), span);
-        let body = self.check_loop_body(body);
-        let Some(ctx) = self.loops.pop() else {
-            return self.error_node(span);
-        };
-        // A loop that is never left diverges; otherwise nothing is known.
-        self.diverges = !ctx.may_break;
-        let ty = if ctx.has_break {
-            ctx.ty.clone().unwrap_or(ITy::Unit)
-        } else {
-            ITy::Never
-        };
-        self.finish_loop(ctx, TExprKind::Loop { body }, ty, span)
-    }
-
-    fn check_while(
-        &mut self,
-        label: Option<Label>,
-        cond: ExprId,
-        body: ExprId,
-        span: Span,
-    ) -> TExprId {
-        let head = Span::new(span.lo, self.arena[cond].span.hi);
-        self.push_loop(LoopKind::While, label, None, head);
-        let cond = self.check_expr_coercible(cond, &ITy::Bool);
-        if let Some(ctx) = self.loops.last_mut() {
-            ctx.in_cond = false;
-        }
-        let body = self.check_loop_body(body);
-        let Some(ctx) = self.loops.pop() else {
-            return self.error_node(span);
-        };
-        // The condition may be false at once: a `while` never diverges.
-        self.diverges = false;
-        self.finish_loop(ctx, TExprKind::While { cond, body }, ITy::Unit, span)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn check_for(
-        &mut self,
-        label: Option<Label>,
-        binding: Binding,
-        start: ExprId,
-        end: ExprId,
-        inclusive: bool,
-        body: ExprId,
-        span: Span,
-    ) -> TExprId {
-        let start_id = self.check_expr(start, &Expect::None);
-        let start_id = self.never_to_fresh_var(start_id);
-        let elem = self.ty_of(start_id);
-        let end_id = self.check_expr_coercible(end, &elem);
-        let range_span = self.arena[start].span.to(self.arena[end].span);
-        let elem = match self.infer.shallow(&elem) {
-            ITy::Int(_) | ITy::Var(_) | ITy::Error => elem,
-            other => {
-                let t = self.display(&other);
-                let range = if inclusive { "RangeInclusive" } else { "Range" };
-                self.report(
-                    Diagnostic::error(
-                        format!("`std::ops::{range}<{t}>` is not an iterator"),
-                        range_span,
-                    )
-                    .with_code("E0277")
-                    .with_label_message(format!("`{range}<{t}>` is not an iterator")),
-                );
-                ITy::Error
-            }
-        };
-        if self.in_const {
-            self.const_fors.push((start_id, range_span, inclusive));
-        }
-        let range_diverges = self.diverges;
-        let head = Span::new(span.lo, range_span.hi);
-        self.push_loop(LoopKind::For, label, None, head);
-        let mark = self.scopes.mark();
-        self.check_binding_name(binding.name, BindingSite::For);
-        let local = self.declare_local(binding.name, binding.mutable, elem, false);
-        let body = self.check_loop_body(body);
-        self.scopes.reset(mark);
-        let Some(ctx) = self.loops.pop() else {
-            return self.error_node(span);
-        };
-        self.diverges = range_diverges;
-        self.finish_loop(
-            ctx,
-            TExprKind::For {
-                binding: local,
-                start: start_id,
-                end: end_id,
-                inclusive,
-                body,
-            },
-            ITy::Unit,
-            span,
-        )
-    }
-
-    /// The loop a `break`/`continue` leaves, or `None` after reporting why there is none.
-    fn find_loop(&mut self, label: Option<Label>, is_break: bool, span: Span) -> Option<usize> {
-        let what = if is_break { "break" } else { "continue" };
-        match label {
-            Some(label) => {
-                let found = self.loops.iter().rposition(|l| l.label == Some(label.name));
-                if found.is_none() {
-                    self.report(
-                        Diagnostic::error(
-                            format!("use of undeclared label `'{}`", label.name),
-                            label.span,
-                        )
-                        .with_code("E0426")
-                        .with_label_message(format!("undeclared label `'{}`", label.name)),
-                    );
-                }
-                found
-            }
-            None => match self.loops.last() {
-                None => {
-                    let (message, label) = if is_break {
-                        (
-                            "`break` outside of a loop or labeled block",
-                            "cannot `break` outside of a loop or labeled block",
-                        )
-                    } else {
-                        (
-                            "`continue` outside of a loop",
-                            "cannot `continue` outside of a loop",
-                        )
-                    };
-                    self.report(
-                        Diagnostic::error(message, span)
-                            .with_code("E0268")
-                            .with_label_message(label),
-                    );
-                    None
-                }
-                Some(l) if l.in_cond => {
-                    self.report(
-                        Diagnostic::error(
-                            "`break` or `continue` with no label in the condition of a \
-                             `while` loop",
-                            span,
-                        )
-                        .with_code("E0590")
-                        .with_label_message(format!(
-                            "unlabeled `{what}` in the condition of a `while` loop"
-                        )),
-                    );
-                    None
-                }
-                Some(_) => Some(self.loops.len() - 1),
-            },
-        }
-    }
-
-    fn check_break(&mut self, label: Option<Label>, value: Option<ExprId>, span: Span) -> TExprId {
-        let target = self.find_loop(label, true, span);
-        let value = match (target, value) {
-            (Some(i), Some(v)) if self.loops[i].kind == LoopKind::Loop => {
-                let expect = match &self.loops[i].ty {
-                    Some(t) => Expect::Has(t.clone()),
-                    None => Expect::None,
-                };
-                let id = self.check_expr(v, &expect);
-                let id = match self.loops[i].ty.clone() {
-                    Some(t) => self.coerce(id, &t),
-                    None => {
-                        let id = self.never_to_fresh_var(id);
-                        self.loops[i].ty = Some(self.ty_of(id));
-                        id
-                    }
-                };
-                Some(id)
-            }
-            (Some(i), Some(v)) => {
-                let kind = if self.loops[i].kind == LoopKind::While {
-                    "while"
-                } else {
-                    "for"
-                };
-                let head = self.loops[i].head_span;
-                self.report(
-                    Diagnostic::error(format!("`break` with value from a `{kind}` loop"), span)
-                        .with_code("E0571")
-                        .with_label_message(
-                            "can only break with a value inside `loop` or breakable block",
-                        )
-                        .with_secondary(
-                            head,
-                            format!("you can't `break` with a value in a `{kind}` loop"),
-                        ),
-                );
-                Some(self.check_expr(v, &Expect::None))
-            }
-            (None, Some(v)) => Some(self.check_expr(v, &Expect::None)),
-            (Some(i), None) => {
-                if self.loops[i].kind == LoopKind::Loop {
-                    match self.loops[i].ty.clone() {
-                        Some(t) => {
-                            if !self.infer.unify(&ITy::Unit, &t) {
-                                self.mismatch("mismatched types", &t, &ITy::Unit, span);
-                            }
-                        }
-                        None => self.loops[i].ty = Some(ITy::Unit),
-                    }
-                }
-                None
-            }
-            (None, None) => None,
-        };
-        let Some(i) = target else {
-            return self.error_node(span);
-        };
-        let may_break = !self.diverges;
-        let ctx = &mut self.loops[i];
-        ctx.has_break = true;
-        ctx.may_break |= may_break;
-        let id = self.alloc(
-            TExprKind::Break {
-                target: TExprId(u32::MAX),
-                value,
-            },
-            ITy::Never,
-            span,
-        );
-        self.loops[i].jumps.push(id);
-        id
-    }
-
-    fn check_continue(&mut self, label: Option<Label>, span: Span) -> TExprId {
-        let Some(i) = self.find_loop(label, false, span) else {
-            return self.error_node(span);
-        };
-        let id = self.alloc(
-            TExprKind::Continue {
-                target: TExprId(u32::MAX),
-            },
-            ITy::Never,
-            span,
-        );
-        self.loops[i].jumps.push(id);
-        id
-    }
-
-    fn check_return(&mut self, value: Option<ExprId>, span: Span) -> TExprId {
-        if self.in_const {
-            self.report(
-                Diagnostic::error("return statement outside of function body", span)
-                    .with_code("E0572"),
-            );
-            if let Some(v) = value {
-                self.check_expr(v, &Expect::None);
-            }
-            // Still diverges, so that no mismatch follows.
-            return self.alloc(TExprKind::Error, ITy::Never, span);
-        }
-        let ret = self.ret.clone();
-        let value = match value {
-            Some(v) => Some(self.check_expr_coercible(v, &ret)),
-            None => {
-                if !self.infer.unify(&ITy::Unit, &ret) {
-                    self.report(
-                        Diagnostic::error(
-                            "`return;` in a function whose return type is not `()`",
-                            span,
-                        )
-                        .with_code("E0069")
-                        .with_label_message("return type is not `()`"),
-                    );
-                }
-                None
-            }
-        };
-        self.alloc(TExprKind::Return(value), ITy::Never, span)
-    }
-
-    // --- Calls, fields, indexing, aggregates ------------------------------------------
-
-    fn check_call(&mut self, callee: ExprId, args: &[ExprId], span: Span) -> TExprId {
-        enum Callee {
-            Fn(DefId, Arc<FnSig>),
-            NotFn(String),
-            Failed,
-        }
-        let arena = self.arena;
-        let mut callee_e = callee;
-        while let ExprKind::Paren(inner) = arena[callee_e].kind {
-            callee_e = inner;
-        }
-        let callee_span = arena[callee_e].span;
-        let c = match &arena[callee_e].kind {
-            ExprKind::Path(path) => {
-                let local = Self::single_name(path).and_then(|n| self.scopes.lookup(n));
-                if let Some(local) = local {
-                    let ty = self.local_tys[local.0 as usize].clone();
-                    Callee::NotFn(self.display(&ty))
-                } else if Self::single_name(path)
-                    .is_some_and(|n| self.outer_local_used(n, callee_span))
-                {
-                    Callee::Failed
-                } else {
-                    match self.env.resolve_path(self.module, path, Namespace::Value) {
-                        Ok(Res::Def(DefKind::Fn, def)) => match self.env.fn_sig(def) {
-                            Ok(sig) => Callee::Fn(def, sig),
-                            Err(_) => Callee::Failed,
-                        },
-                        Ok(Res::Def(DefKind::Const, def)) => match self.env.const_ty(def) {
-                            Ok(t) => Callee::NotFn(self.display(&ITy::from_ty(&t))),
-                            Err(_) => Callee::Failed,
-                        },
-                        Ok(Res::IntConst(t, _)) => Callee::NotFn(t.name().to_string()),
-                        Ok(res) => {
-                            let what = sig::res_descr(self.env, res);
-                            self.report(
-                                Diagnostic::error(
-                                    format!("expected function, found {what}"),
-                                    callee_span,
-                                )
-                                .with_code("E0423"),
-                            );
-                            Callee::Failed
-                        }
-                        Err(d) => {
-                            self.report(d);
-                            Callee::Failed
-                        }
-                    }
-                }
-            }
-            _ => {
-                let id = self.check_expr(callee_e, &Expect::None);
-                match self.resolved_ty(id) {
-                    ITy::Error => Callee::Failed,
-                    t => Callee::NotFn(self.display(&t)),
-                }
-            }
-        };
-        match c {
-            Callee::Fn(def, sig) => {
-                if self.in_const {
-                    let name = self.env.def_name(def);
-                    self.report(
-                        Diagnostic::error(
-                            format!("cannot call non-const function `{name}` in constants"),
-                            span,
-                        )
-                        .with_code("E0015")
-                        .with_note(
-                            "calls in constants are limited to constant functions, tuple \
-                             structs and tuple variants",
-                        ),
-                    );
-                }
-                if args.len() != sig.params.len() {
-                    let n = sig.params.len();
-                    let m = args.len();
-                    self.report(
-                        Diagnostic::error(
-                            format!(
-                                "this function takes {n} argument{} but {m} argument{} {} \
-                                 supplied",
-                                if n == 1 { "" } else { "s" },
-                                if m == 1 { "" } else { "s" },
-                                if m == 1 { "was" } else { "were" },
-                            ),
-                            callee_span,
-                        )
-                        .with_code("E0061"),
-                    );
-                }
-                let mut targs = Vec::with_capacity(args.len());
-                for (i, &a) in args.iter().enumerate() {
-                    let id = match sig.params.get(i) {
-                        Some(p) => self.check_expr_coercible(a, &ITy::from_ty(p)),
-                        None => self.check_expr(a, &Expect::None),
-                    };
-                    targs.push(id);
-                }
-                let ty = ITy::from_ty(&sig.ret);
-                let id = self.alloc(
-                    TExprKind::Call {
-                        callee: def,
-                        args: targs,
-                    },
-                    ty,
-                    span,
-                );
-                let mentions_struct = sig.params.iter().chain([&sig.ret]).any(|t| {
-                    let mut t = t;
-                    while let Ty::Array(elem, _) = t {
-                        t = elem;
-                    }
-                    matches!(t, Ty::Struct(_))
-                });
-                if mentions_struct {
-                    self.struct_calls.push((id, sig, callee_span));
-                }
-                id
-            }
-            Callee::NotFn(found) => {
-                self.report(
-                    Diagnostic::error(format!("expected function, found `{found}`"), callee_span)
-                        .with_code("E0618")
-                        .with_label_message("call expression requires function"),
-                );
-                for &a in args {
-                    self.check_expr(a, &Expect::None);
-                }
-                self.error_node(span)
-            }
-            Callee::Failed => {
-                for &a in args {
-                    self.check_expr(a, &Expect::None);
-                }
-                self.error_node(span)
-            }
-        }
-    }
-
-    fn check_field(&mut self, base: ExprId, name: Ident, span: Span) -> TExprId {
-        let b = self.check_expr(base, &Expect::None);
-        let bt = self.resolved_ty(b);
-        let f = name.name;
-        match bt {
-            ITy::Struct(def) => {
-                let Ok(fields) = self.env.struct_fields(def) else {
-                    return self.error_node(span);
-                };
-                let Some(index) = fields.index_of(f) else {
-                    let t = self.env.def_name(def);
-                    self.report(
-                        Diagnostic::error(format!("no field `{f}` on type `{t}`"), name.span)
-                            .with_code("E0609")
-                            .with_label_message("unknown field"),
-                    );
-                    return self.error_node(span);
-                };
-                let field = &fields.fields[index];
-                if !self.env.is_accessible(field.vis, self.module) {
-                    let t = self.env.def_name(def);
-                    self.report(
-                        Diagnostic::error(
-                            format!("field `{f}` of struct `{t}` is private"),
-                            name.span,
-                        )
-                        .with_code("E0616")
-                        .with_label_message("private field"),
-                    );
-                }
-                let ty = ITy::from_ty(&field.ty);
-                self.alloc(
-                    TExprKind::Field {
-                        base: b,
-                        index: index as u32,
-                    },
-                    ty,
-                    span,
-                )
-            }
-            ITy::Error => self.error_node(span),
-            ITy::Var(_) if !self.infer.is_integral(&bt) => {
-                self.annotations_needed(self.span_of(b));
-                self.error_node(span)
-            }
-            ITy::Int(_) | ITy::Var(_) | ITy::Bool => {
-                let t = self.display(&bt);
-                self.report(
-                    Diagnostic::error(
-                        format!("`{t}` is a primitive type and therefore doesn't have fields"),
-                        name.span,
-                    )
-                    .with_code("E0610"),
-                );
-                self.error_node(span)
-            }
-            ITy::Unit | ITy::Never | ITy::Array(..) => {
-                let t = self.display(&bt);
-                self.report(
-                    Diagnostic::error(format!("no field `{f}` on type `{t}`"), name.span)
-                        .with_code("E0609")
-                        .with_label_message("unknown field"),
-                );
-                self.error_node(span)
-            }
-        }
-    }
-
-    pub(super) fn annotations_needed(&mut self, span: Span) {
-        self.report(
-            Diagnostic::error("type annotations needed", span)
-                .with_code("E0282")
-                .with_label_message("type must be known at this point"),
-        );
-    }
-
-    fn check_index(&mut self, base: ExprId, index: ExprId, span: Span) -> TExprId {
-        let b = self.check_expr(base, &Expect::None);
-        let i = self.check_expr(index, &Expect::None);
-        match self.resolved_ty(b) {
-            ITy::Array(elem, _) => {
-                let it = self.resolved_ty(i);
-                let usize_ty = ITy::Int(IntTy::Usize);
-                let i = if self.infer.is_never(&it) {
-                    self.never_to_any(i, usize_ty)
-                } else {
-                    let ok = match &it {
-                        ITy::Int(IntTy::Usize) | ITy::Error => true,
-                        ITy::Var(_) if self.infer.is_integral(&it) => {
-                            self.infer.unify(&it, &usize_ty)
-                        }
-                        _ => false,
-                    };
-                    if !ok {
-                        let e = self.display(&elem);
-                        let t = self.display(&it);
-                        let ispan = self.span_of(i);
-                        self.report(
-                            Diagnostic::error(
-                                format!("the type `[{e}]` cannot be indexed by `{t}`"),
-                                ispan,
-                            )
-                            .with_code("E0277")
-                            .with_label_message("slice indices are of type `usize`"),
-                        );
-                    }
-                    i
-                };
-                self.alloc(
-                    TExprKind::Index { base: b, index: i },
-                    (*elem).clone(),
-                    span,
-                )
-            }
-            ITy::Error => self.error_node(span),
-            bt @ ITy::Var(_) if !self.infer.is_integral(&bt) => {
-                self.annotations_needed(self.span_of(b));
-                self.error_node(span)
-            }
-            bt => {
-                let t = self.display(&bt);
-                self.report(
-                    Diagnostic::error(format!("cannot index into a value of type `{t}`"), span)
-                        .with_code("E0608"),
-                );
-                self.error_node(span)
-            }
-        }
-    }
-
-    fn check_struct_lit(&mut self, path: &Path, fields: &[FieldInit], span: Span) -> TExprId {
-        let def = match self.env.resolve_path(self.module, path, Namespace::Type) {
-            Ok(Res::Def(DefKind::Struct, def)) => Some(def),
-            Ok(Res::Def(DefKind::TypeAlias, alias)) => match self.env.alias_ty(alias) {
-                Ok(Ty::Struct(def)) => Some(def),
-                Ok(Ty::Error) | Err(_) => None,
-                Ok(t) => {
-                    let t = self.display(&ITy::from_ty(&t));
-                    self.report(
-                        Diagnostic::error(
-                            format!("expected struct, variant or union type, found `{t}`"),
-                            path.span,
-                        )
-                        .with_code("E0071")
-                        .with_label_message("not a struct"),
-                    );
-                    None
-                }
-            },
-            Ok(res) => {
-                let what = sig::res_descr(self.env, res);
-                self.report(
-                    Diagnostic::error(
-                        format!("expected struct, variant or union type, found {what}"),
-                        path.span,
-                    )
-                    .with_code("E0574")
-                    .with_label_message("not a struct"),
-                );
-                None
-            }
-            Err(d) => {
-                self.report(d);
-                None
-            }
-        };
-        let sf = def.and_then(|d| self.env.struct_fields(d).ok().map(|f| (d, f)));
-        let Some((def, sf)) = sf else {
-            for f in fields {
-                self.check_expr(f.value, &Expect::None);
-            }
-            return self.error_node(span);
-        };
-        let mut seen = vec![false; sf.fields.len()];
-        let mut out = Vec::with_capacity(fields.len());
-        let mut field_errors = false;
-        for f in fields {
-            let name = f.name.name;
-            match sf.index_of(name) {
-                Some(i) => {
-                    let field = &sf.fields[i];
-                    let id = self.check_expr_coercible(f.value, &ITy::from_ty(&field.ty));
-                    if !self.env.is_accessible(field.vis, self.module) {
-                        let s = self.env.def_name(def);
-                        self.report(
-                            Diagnostic::error(
-                                format!("field `{name}` of struct `{s}` is private"),
-                                f.name.span,
-                            )
-                            .with_code("E0451")
-                            .with_label_message("private field"),
-                        );
-                    }
-                    if seen[i] {
-                        field_errors = true;
-                        self.report(
-                            Diagnostic::error(
-                                format!("field `{name}` specified more than once"),
-                                f.name.span,
-                            )
-                            .with_code("E0062")
-                            .with_label_message("used more than once"),
-                        );
-                    } else {
-                        seen[i] = true;
-                        out.push((i as u32, id));
-                    }
-                }
-                None => {
-                    field_errors = true;
-                    let s = self.env.def_name(def);
-                    self.report(
-                        Diagnostic::error(
-                            format!("struct `{s}` has no field named `{name}`"),
-                            f.name.span,
-                        )
-                        .with_code("E0560")
-                        .with_label_message("unknown field"),
-                    );
-                    self.check_expr(f.value, &Expect::None);
-                }
-            }
-        }
-        if !field_errors && out.len() < sf.fields.len() {
-            let missing: Vec<Symbol> = sf
-                .fields
-                .iter()
-                .zip(&seen)
-                .filter(|(_, &s)| !s)
-                .map(|(f, _)| f.name)
-                .collect();
-            let s = self.env.def_name(def);
-            let list = missing_list(&missing);
-            let plural = if missing.len() == 1 { "" } else { "s" };
-            self.report(
-                Diagnostic::error(
-                    format!("missing field{plural} {list} in initializer of `{s}`"),
-                    path.span,
-                )
-                .with_code("E0063")
-                .with_label_message(format!("missing {list}")),
-            );
-        }
-        self.alloc(
-            TExprKind::StructLit { def, fields: out },
-            ITy::Struct(def),
-            span,
-        )
-    }
-
-    fn check_array(&mut self, elems: &[ExprId], span: Span, expect: &Expect) -> TExprId {
-        let elem_ty = match expect.to_option(&mut self.infer) {
-            Some(ITy::Array(e, _)) => (*e).clone(),
-            _ => self.infer.new_var(VarKind::General, span),
-        };
-        let mut ids = Vec::with_capacity(elems.len());
-        for &e in elems {
-            ids.push(self.check_expr_coercible(e, &elem_ty));
-        }
-        let ty = ITy::Array(Rc::new(elem_ty), elems.len() as u64);
-        self.alloc(TExprKind::Array(ids), ty, span)
-    }
-
-    fn check_repeat(
-        &mut self,
-        value: ExprId,
-        count: ExprId,
-        span: Span,
-        expect: &Expect,
-    ) -> TExprId {
-        let count = {
-            let mut diags = Vec::new();
-            let n = sig::eval_array_len(&self.lower_cx(), count, &mut diags);
-            self.diags.append(&mut diags);
-            n
-        };
-        let (value, elem) = match expect.to_option(&mut self.infer) {
-            Some(ITy::Array(e, _)) => {
-                let e = (*e).clone();
-                (self.check_expr_coercible(value, &e), e)
-            }
-            _ => {
-                let id = self.check_expr(value, &Expect::None);
-                let id = self.never_to_fresh_var(id);
-                (id, self.ty_of(id))
-            }
-        };
-        match count {
-            Some(count) => self.alloc(
-                TExprKind::Repeat { value, count },
-                ITy::Array(Rc::new(elem), count),
-                span,
-            ),
-            None => self.error_node(span),
-        }
-    }
-
-    /// `println!`: each argument an integer or `bool`. (The parser matched the arguments
-    /// with the holes.)
-    fn check_println(&mut self, pieces: &[FmtPiece], args: &[ExprId], span: Span) -> TExprId {
-        if self.in_const {
-            self.report(
-                Diagnostic::error(
-                    "cannot call non-const function `std::io::_print` in constants",
-                    span,
-                )
-                .with_code("E0015"),
-            );
-        }
-        let mut targs = Vec::with_capacity(args.len());
-        for &a in args {
-            let arg_span = self.arena[a].span;
-            if matches!(self.arena[a].kind, ExprKind::Assign(..)) {
-                // rustc reads `name = value` there as a named argument; the parser
-                // reports it as unsupported.
-                targs.push(self.error_node(arg_span));
-                continue;
-            }
-            let id = self.check_expr(a, &Expect::None);
-            let t = self.resolved_ty(id);
-            let id = match t {
-                ITy::Int(_) | ITy::Bool | ITy::Error => id,
-                ITy::Never => self.never_to_any(id, ITy::Int(IntTy::I32)),
-                ITy::Var(_) if self.infer.is_integral(&t) => id,
-                ITy::Var(_) => {
-                    self.annotations_needed(arg_span);
-                    id
-                }
-                ITy::Unit | ITy::Struct(_) | ITy::Array(..) => {
-                    let t = self.display(&t);
-                    self.report(
-                        Diagnostic::error(
-                            format!("`{t}` doesn't implement `std::fmt::Display`"),
-                            arg_span,
-                        )
-                        .with_code("E0277")
-                        .with_label_message(format!(
-                            "`{t}` cannot be formatted with the default formatter"
-                        )),
-                    );
-                    id
-                }
-            };
-            targs.push(id);
-        }
-        self.alloc(
-            TExprKind::Println {
-                pieces: Arc::from(pieces),
-                args: targs,
-            },
-            ITy::Unit,
-            span,
-        )
-    }
-}
-
-/// rustc's list of missing fields: `` `a` ``, `` `a` and `b` ``, `` `a`, `b` and `c` ``,
-/// `` `a`, `b`, `c` and 2 other fields ``.
-fn missing_list(names: &[Symbol]) -> String {
-    let quoted = |n: &Symbol| format!("`{n}`");
-    match names {
-        [] => String::new(),
-        [a] => quoted(a),
-        _ if names.len() <= 3 => {
-            let (last, init) = names.split_last().unwrap_or((&names[0], &[]));
-            let init: Vec<String> = init.iter().map(quoted).collect();
-            format!("{} and {}", init.join(", "), quoted(last))
-        }
-        _ => {
-            let first: Vec<String> = names[..3].iter().map(quoted).collect();
-            let rest = names.len() - 3;
-            format!(
-                "{} and {rest} other field{}",
-                first.join(", "),
-                if rest == 1 { "" } else { "s" }
-            )
-        }
     }
 }
 

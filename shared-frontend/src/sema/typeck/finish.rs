@@ -109,6 +109,7 @@ impl Checker<'_> {
         self.resolve_types();
         self.check_literals();
         self.check_casts();
+        self.check_deferred_ops();
         self.check_const_fors();
         self.check_array_sizes();
         self.check_type_privacy();
@@ -247,6 +248,19 @@ impl Checker<'_> {
                 }
             };
             self.exprs[c.expr.0 as usize].kind = kind;
+        }
+    }
+
+    fn check_deferred_ops(&mut self) {
+        for d in std::mem::take(&mut self.deferred_ops) {
+            let name = |ty: &Ty| match ty {
+                Ty::Never => "()".to_string(),
+                t => ty_name(self.env, t),
+            };
+            let l = name(&self.exprs[d.lhs.0 as usize].ty);
+            let r = name(&self.exprs[d.rhs.0 as usize].ty);
+            let message = super::ops::no_impl_message(d.op, d.assign, &l, &r);
+            self.report(Diagnostic::error(message, d.span).with_code("E0277"));
         }
     }
 

@@ -3,12 +3,14 @@
 //! The entry points work on one item at a time and see other items only through
 //! [`SemaEnv`] (DESIGN.md invariant 3):
 //! - [`fn_sig`], [`struct_fields`], [`alias_ty`], [`const_ty`] lower the types written in
-//!   an item's signature ([`sig`]);
-//! - [`check_struct`] rejects structs of infinite or too large size ([`check_struct`]);
-//! - [`typeck_fn`] and [`typeck_const`] check a body and produce its [`Thir`]
-//!   ([`expr`] checks expressions, [`infer`] holds type variables, [`finish`] resolves
-//!   them and runs the checks that need final types);
-//! - [`thir_to_string`] prints a typed body compactly ([`print`]), for tests and `emit`.
+//!   an item's signature, and [`check_main_sig`] checks `main`'s (`sig.rs`);
+//! - [`check_struct()`] rejects structs of infinite or too large size (`check_struct.rs`);
+//! - [`typeck_fn`] and [`typeck_const`] check a body and produce its [`Thir`]: `expr.rs`
+//!   checks expressions and statements, `flow.rs` control flow, `aggregate.rs` calls,
+//!   fields, indexing, aggregates and `println!`, `ops.rs` operators and casts, `place.rs`
+//!   assignments, `infer.rs` holds the type variables, and `finish.rs` resolves them and
+//!   runs the checks that need final types;
+//! - [`thir_to_string`] prints a typed body compactly (`print.rs`), for tests and `emit`.
 //!
 //! Typing follows LANGUAGE.md ("Typing"), which follows rustc: expected types flow down
 //! (into literals, through parentheses, unary operators and block tails, not into binary
@@ -16,9 +18,11 @@
 //! `!` coerces to anything (a `NeverToAny` node in the THIR), and every error yields
 //! `Ty::Error`, which unifies with everything, so that one mistake is reported once.
 
+mod aggregate;
 mod check_struct;
 mod expr;
 mod finish;
+mod flow;
 mod infer;
 mod ops;
 mod place;

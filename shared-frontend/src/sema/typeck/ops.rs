@@ -7,7 +7,7 @@
 //! result has the left one's type). The diagnostics use rustc's wording for each way of
 //! getting it wrong. A `!` operand counts as `()`, as rustc's fallback makes it.
 
-use super::expr::{Checker, Expect, PendingCast};
+use super::expr::{Checker, DeferredOp, Expect, PendingCast};
 use super::infer::{ITy, VarKind};
 use crate::diag::Diagnostic;
 use crate::sema::thir::{TExprId, TExprKind};
@@ -37,7 +37,7 @@ fn category(op: BinOp) -> Category {
 }
 
 /// rustc's message when `lhs op rhs` has no implementation.
-fn no_impl_message(op: BinOp, assign: bool, lhs: &str, rhs: &str) -> String {
+pub(super) fn no_impl_message(op: BinOp, assign: bool, lhs: &str, rhs: &str) -> String {
     match (op, assign) {
         (BinOp::Add, false) => format!("cannot add `{rhs}` to `{lhs}`"),
         (BinOp::Sub, false) => format!("cannot subtract `{rhs}` from `{lhs}`"),
@@ -198,9 +198,14 @@ impl Checker<'_> {
         assign: bool,
         span: Span,
     ) -> ITy {
+        let lt = self.resolved_ty(lhs);
+        let rt = self.resolved_ty(rhs);
+        // rustc coerces a `!` operand to a fresh variable, which falls back to `()`; what
+        // fails is then only known (and worded) after the fallback.
+        let had_never = lt == ITy::Never || rt == ITy::Never;
         let never_as_unit = |t: ITy| if t == ITy::Never { ITy::Unit } else { t };
-        let lt = never_as_unit(self.resolved_ty(lhs));
-        let rt = never_as_unit(self.resolved_ty(rhs));
+        let lt = never_as_unit(lt);
+        let rt = never_as_unit(rt);
         let cat = category(op);
         let failed = if cat == Category::Comparison {
             ITy::Bool
@@ -239,13 +244,25 @@ impl Checker<'_> {
                 self.same_types(&lt, &rt, rhs_span);
                 ITy::Bool
             }
-            Category::Comparison if matches!(lt, ITy::Array(..) | ITy::Unit) => {
+            // Rust compares arrays and `()`, and rejects structs without `PartialEq`; all
+            // are outside the subset.
+            Category::Comparison if matches!(lt, ITy::Array(..) | ITy::Unit | ITy::Struct(_)) => {
                 let t = self.display(&lt);
                 self.report(Diagnostic::unsupported(
                     format_args!("comparison of `{t}`"),
                     span,
                 ));
                 ITy::Bool
+            }
+            _ if had_never => {
+                self.deferred_ops.push(DeferredOp {
+                    op,
+                    assign,
+                    lhs,
+                    rhs,
+                    span,
+                });
+                failed
             }
             _ => {
                 self.no_impl(op, assign, &lt, &rt, l_int, span);

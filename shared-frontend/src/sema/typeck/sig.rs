@@ -19,8 +19,8 @@ use crate::sema::env::SemaEnv;
 use crate::sema::ty::{ConstValue, DisplayTy, FieldTy, FnSig, IntTy, StructFields, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, ConstDef, ExprId, ExprKind, FnDef, IntLit, IntSuffix, StructDef, TypeAliasDef, TypeId,
-    TypeKind, Visibility,
+    Arena, ConstDef, ExprId, ExprKind, FnDef, IntLit, IntSuffix, Path, PathSegmentKind, StructDef,
+    TypeAliasDef, TypeId, TypeKind, Visibility,
 };
 
 /// Where types are lowered: the module they are written in, the item's arena, and (in a
@@ -63,6 +63,43 @@ pub(super) fn res_descr(env: &dyn SemaEnv, res: Res) -> String {
     }
 }
 
+/// Rust's primitive types that Rill does not have.
+const OTHER_PRIMITIVES: [&str; 12] = [
+    "i8", "i16", "i128", "isize", "u8", "u16", "u32", "u128", "f32", "f64", "char", "str",
+];
+
+/// When a path that failed to resolve starts with a primitive type of Rust that Rill
+/// lacks (`u8`, `u8::MAX`), that is what to report: it is outside the subset.
+pub(super) fn other_primitive(path: &Path) -> Option<Diagnostic> {
+    let first = path.segments.first()?;
+    let PathSegmentKind::Name(name) = first.kind else {
+        return None;
+    };
+    OTHER_PRIMITIVES
+        .contains(&name.as_str())
+        .then(|| Diagnostic::unsupported(format_args!("the type `{name}`"), first.span))
+}
+
+/// Rewords a resolver's "cannot find value/type `x`" for where the path is written, as
+/// rustc words it: "cannot find function `f`" for a callee, "cannot find struct, variant
+/// or union type `S`" (E0422) for a struct literal.
+pub(super) fn reword_not_found(
+    mut d: Diagnostic,
+    looked_for: &str,
+    code: Option<&'static str>,
+) -> Diagnostic {
+    for prefix in ["cannot find value ", "cannot find type "] {
+        if let Some(rest) = d.message.strip_prefix(prefix) {
+            d.message = format!("cannot find {looked_for} {rest}");
+            if code.is_some() {
+                d.code = code;
+            }
+            break;
+        }
+    }
+    d
+}
+
 /// Renders a final type as rustc does.
 pub(super) fn ty_name(env: &dyn SemaEnv, ty: &Ty) -> String {
     DisplayTy {
@@ -91,7 +128,7 @@ pub(super) fn lower_ty(cx: &LowerCx<'_>, id: TypeId, diags: &mut Vec<Diagnostic>
                 Ty::Error
             }
             Err(d) => {
-                diags.push(d);
+                diags.push(other_primitive(path).unwrap_or(d));
                 Ty::Error
             }
         },

@@ -527,7 +527,7 @@ fn main() {
             7:14: error[E0425]: cannot find value `undefined` in this scope (not found in this scope)
             9:16: error[E0425]: cannot find value `undefined` in this scope (not found in this scope)
             9:37: error[E0308]: `if` and `else` have incompatible types (expected integer, found `bool`)
-            10:5: error[E0425]: cannot find value `undefined` in this scope (not found in this scope)
+            10:5: error[E0425]: cannot find function `undefined` in this scope (not found in this scope)
         "#]],
     );
 }
@@ -586,7 +586,7 @@ fn main() {
             5:20: error[E0308]: mismatched types (expected `i32`, found `i64`)
             6:13: error[E0369]: cannot add `bool` to `bool`
             7:13: error[E0277]: cannot add `bool` to `{integer}`
-            8:13: error[E0369]: binary operation `==` cannot be applied to type `P`
+            8:13: error: unsupported: comparison of `P`
             9:13: error: unsupported: comparison of `[{integer}; 2]`
             10:13: error: unsupported: comparison of `()`
             11:18: error[E0308]: mismatched types (expected integer, found `bool`)
@@ -594,6 +594,50 @@ fn main() {
             13:13: error[E0277]: no implementation for `{integer} << bool`
             14:13: error[E0277]: cannot calculate the remainder of `{integer}` divided by `bool`
             15:13: error[E0369]: no implementation for `P & P`
+        "#]],
+    );
+}
+
+#[test]
+fn never_operands_fall_back_to_unit() {
+    check_error(
+        r#"
+fn f() -> i32 {
+    let y = 1 + { return 3; };
+    let z = { return 4; } * 2u64;
+    let w = -return;
+    y
+}
+fn main() {}
+"#,
+        expect![[r#"
+            5:14: error[E0069]: `return;` in a function whose return type is not `()` (return type is not `()`)
+            5:13: error[E0600]: cannot apply unary operator `-` to type `!` (cannot apply unary operator `-`)
+            3:13: error[E0277]: cannot add `()` to `i32`
+            4:13: error[E0277]: cannot multiply `()` by `u64`
+        "#]],
+    );
+}
+
+#[test]
+fn outside_the_subset() {
+    check_error(
+        r#"
+fn main() {
+    let mut x = 1;
+    println!("{}", { x = 5; x });
+    let b: u8 = 255;
+    let c = u8::MAX;
+    let d = 5 as i16;
+    let e = Missing { a: 1 };
+}
+"#,
+        expect![[r#"
+            4:22: error: unsupported: assignment inside `println!` arguments
+            5:12: error: unsupported: the type `u8`
+            6:13: error: unsupported: the type `u8`
+            7:18: error: unsupported: the type `i16`
+            8:13: error[E0422]: cannot find struct, variant or union type `Missing` in this scope (not found in this scope)
         "#]],
     );
 }
@@ -1029,7 +1073,7 @@ fn main() {
             7:5: error[E0061]: this function takes 0 arguments but 1 argument was supplied
             8:12: error[E0308]: mismatched types (expected `i64`, found `bool`)
             9:18: error[E0308]: mismatched types (expected `i64`, found `i32`)
-            10:5: error[E0425]: cannot find value `undefined` in this scope (not found in this scope)
+            10:5: error[E0425]: cannot find function `undefined` in this scope (not found in this scope)
         "#]],
     );
 }
@@ -1219,6 +1263,7 @@ fn main() {
             9:20: error[E0277]: `P` doesn't implement `std::fmt::Display` (`P` cannot be formatted with the default formatter)
             10:20: error[E0277]: `[{integer}; 2]` doesn't implement `std::fmt::Display` (`[{integer}; 2]` cannot be formatted with the default formatter)
             11:20: error[E0277]: `()` doesn't implement `std::fmt::Display` (`()` cannot be formatted with the default formatter)
+            14:20: error: unsupported: assignment inside `println!` arguments
             14:20: error[E0277]: `()` doesn't implement `std::fmt::Display` (`()` cannot be formatted with the default formatter)
         "#]],
     );

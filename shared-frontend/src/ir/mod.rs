@@ -23,7 +23,9 @@
 //!   Block 0 is the entry.
 //! - No source positions: machine code must not change when code moves (invariant 5).
 
+pub mod builder;
 pub mod interp;
+pub mod layout;
 pub mod lower;
 pub mod opt;
 pub mod print;

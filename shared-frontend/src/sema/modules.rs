@@ -1,1 +1,545 @@
-//! The module tree.
+//! The module tree: which file each `mod name;` loads, by Rust 2018's rules.
+//!
+//! Every module has a directory (LANGUAGE.md "Programs and files"): the root file's
+//! directory for the crate root, and `PARENT_DIR/name` for every other module, inline or
+//! loaded from a file (for `foo.rs` and `foo/mod.rs` alike that is `foo/`). `mod name;`
+//! loads `DIR/name.rs` or `DIR/name/mod.rs`; both existing is E0761, neither E0583.
+//!
+//! File access goes through [`FileLoader`], so loading is a pure function of what the
+//! loader returns: [`FsLoader`] reads the file system, [`MemLoader`] serves a fixed set of
+//! files (tests, generated programs). [`load_crate`] loads and parses every file of a
+//! program, in source order (a file's own modules right after the `mod` that loads them).
+//! A file reached by two `mod` declarations is loaded twice, as two modules (rustc does
+//! the same); a module whose file is the file being loaded (`mod main;` in `main.rs`) is
+//! "circular modules".
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::diag::{Diagnostic, Label};
+use crate::limits::{MAX_FILE_SIZE, MAX_MODULE_DEPTH};
+use crate::span::{FileId, SourceFile, SourceMap, Span};
+use crate::syntax::ast::{Item, ItemKind, SourceFileAst};
+
+/// How the module tree reads files.
+pub trait FileLoader {
+    fn load(&self, path: &Path) -> io::Result<Vec<u8>>;
+    fn is_file(&self, path: &Path) -> bool;
+}
+
+/// Reads the file system.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FsLoader;
+
+impl FileLoader for FsLoader {
+    fn load(&self, path: &Path) -> io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+}
+
+/// A fixed set of in-memory files. Paths compare component-wise (`a//b.rs` is `a/b.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct MemLoader {
+    files: FxHashMap<PathBuf, Arc<[u8]>>,
+}
+
+impl MemLoader {
+    pub fn new<P: AsRef<Path>, T: AsRef<[u8]>>(files: impl IntoIterator<Item = (P, T)>) -> Self {
+        let mut loader = MemLoader::default();
+        for (path, text) in files {
+            loader.insert(path, text);
+        }
+        loader
+    }
+
+    /// Adds or replaces a file.
+    pub fn insert(&mut self, path: impl AsRef<Path>, text: impl AsRef<[u8]>) {
+        self.files
+            .insert(path.as_ref().to_path_buf(), Arc::from(text.as_ref()));
+    }
+}
+
+impl FileLoader for MemLoader {
+    fn load(&self, path: &Path) -> io::Result<Vec<u8>> {
+        match self.files.get(path) {
+            Some(bytes) => Ok(bytes.to_vec()),
+            None => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "No such file or directory (os error 2)",
+            )),
+        }
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+}
+
+/// The directory of the crate root's module: the root file's own directory.
+pub fn root_module_dir(root_file: &Path) -> PathBuf {
+    root_file
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The directory of module `name` declared (inline or as `mod name;`) in a module whose
+/// directory is `parent_dir`.
+pub fn child_module_dir(parent_dir: &Path, name: &str) -> PathBuf {
+    parent_dir.join(name)
+}
+
+/// The directory of a module loaded from `file` by `mod name;` (`DIR/name.rs` or
+/// `DIR/name/mod.rs`): `DIR/name` in both cases.
+pub fn file_module_dir(file: &Path) -> PathBuf {
+    let parent = root_module_dir(file);
+    if file.file_name().is_some_and(|n| n == "mod.rs") {
+        parent
+    } else {
+        match file.file_stem() {
+            Some(stem) => parent.join(stem),
+            None => parent,
+        }
+    }
+}
+
+/// The two files `mod name;` may load, in a module whose directory is `module_dir`:
+/// `[DIR/name.rs, DIR/name/mod.rs]`.
+pub fn module_file_candidates(module_dir: &Path, name: &str) -> [PathBuf; 2] {
+    [
+        module_dir.join(format!("{name}.rs")),
+        module_dir.join(name).join("mod.rs"),
+    ]
+}
+
+/// A `mod name;` item of a file, found by [`file_mod_decls`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModDecl {
+    /// Absolute offset of the `mod` item in its file (its key in
+    /// [`LoadedCrate::mod_files`]).
+    pub offset: u32,
+    /// The whole item, absolute.
+    pub span: Span,
+    pub name: crate::intern::Symbol,
+    /// The directory of the module the item is in: where its file is looked for.
+    pub parent_dir: PathBuf,
+    /// How many inline modules enclose the item within its file (0 at the top).
+    pub inline_depth: u32,
+}
+
+/// Every `mod name;` of one file whose own module directory is `module_dir`, in source
+/// order, inside inline modules too: what a file needs loaded next. Inline modules
+/// nested deeper than `MAX_MODULE_DEPTH` are not entered (the parser reports them).
+pub fn file_mod_decls(items: &[Item], module_dir: &Path) -> Vec<ModDecl> {
+    fn walk(items: &[Item], dir: &Path, depth: u32, out: &mut Vec<ModDecl>) {
+        for item in items {
+            let ItemKind::Mod(m) = &item.kind else {
+                continue;
+            };
+            match &m.items {
+                None => out.push(ModDecl {
+                    offset: item.offset,
+                    span: item.span.shift(item.offset),
+                    name: m.name.name,
+                    parent_dir: dir.to_path_buf(),
+                    inline_depth: depth,
+                }),
+                Some(inner) if depth < MAX_MODULE_DEPTH => walk(
+                    inner,
+                    &child_module_dir(dir, m.name.name.as_str()),
+                    depth + 1,
+                    out,
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(items, module_dir, 0, &mut out);
+    out
+}
+
+/// Why `mod name;` has no file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModFileError {
+    /// E0583: neither candidate exists.
+    NotFound { candidates: [PathBuf; 2] },
+    /// E0761: both exist.
+    Ambiguous { candidates: [PathBuf; 2] },
+}
+
+/// Picks the file of `mod name;` in a module whose directory is `module_dir`.
+pub fn find_module_file(
+    loader: &dyn FileLoader,
+    module_dir: &Path,
+    name: &str,
+) -> Result<PathBuf, ModFileError> {
+    let candidates = module_file_candidates(module_dir, name);
+    match (
+        loader.is_file(&candidates[0]),
+        loader.is_file(&candidates[1]),
+    ) {
+        (true, false) => {
+            let [file, _] = candidates;
+            Ok(file)
+        }
+        (false, true) => {
+            let [_, file] = candidates;
+            Ok(file)
+        }
+        (true, true) => Err(ModFileError::Ambiguous { candidates }),
+        (false, false) => Err(ModFileError::NotFound { candidates }),
+    }
+}
+
+impl ModFileError {
+    /// rustc's diagnostic, with its primary span on the `mod` item (`span`, relative).
+    pub fn to_diagnostic(&self, name: &str, span: Span) -> Diagnostic {
+        match self {
+            ModFileError::NotFound { candidates } => Diagnostic::error(
+                format!("file not found for module `{name}`"),
+                span,
+            )
+            .with_code("E0583")
+            .with_note(format!(
+                "help: to create the module `{name}`, create file \"{}\" or \"{}\"",
+                candidates[0].display(),
+                candidates[1].display()
+            ))
+            .with_note(format!(
+                "note: if there is a `mod {name}` elsewhere in the crate already, import it with `use crate::...` instead"
+            )),
+            ModFileError::Ambiguous { candidates } => Diagnostic::error(
+                format!(
+                    "file for module `{name}` found at both \"{}\" and \"{}\"",
+                    candidates[0].display(),
+                    candidates[1].display()
+                ),
+                span,
+            )
+            .with_code("E0761")
+            .with_note("help: delete or rename one of them to remove the ambiguity"),
+        }
+    }
+}
+
+/// One parsed file of a program.
+#[derive(Clone, Debug)]
+pub struct ParsedFile {
+    pub file: FileId,
+    pub ast: Arc<SourceFileAst>,
+}
+
+/// Every file of a program, loaded and parsed.
+#[derive(Clone, Debug, Default)]
+pub struct LoadedCrate {
+    /// Every file that could be read, the root first. A file that is not valid UTF-8 is
+    /// here with its lossy text (for the diagnostic's snippet) but is not parsed.
+    pub sources: SourceMap,
+    /// The parsed files, in load order.
+    pub files: Vec<ParsedFile>,
+    /// The parsed root file; `None` when the root file could not be read or parsed.
+    pub root: Option<FileId>,
+    /// The path the root was loaded from (its directory is the root module's).
+    pub root_path: PathBuf,
+    /// The root file could not be read at all (an I/O error): the driver's exit code 2.
+    pub root_unreadable: bool,
+    /// `mod name;` at (file, item offset) → the file loaded for it. Declarations whose
+    /// file is missing, ambiguous, unreadable or circular are absent.
+    pub mod_files: FxHashMap<(FileId, u32), FileId>,
+    /// Parse errors and module-loading errors, anchored (absolute, `file: Some`).
+    pub diagnostics: Vec<Diagnostic>,
+    /// `FileId` → index in `files`.
+    parsed_index: Vec<Option<u32>>,
+}
+
+impl LoadedCrate {
+    /// The syntax tree of a parsed file.
+    pub fn ast(&self, file: FileId) -> Option<&Arc<SourceFileAst>> {
+        let index = (*self.parsed_index.get(file.0 as usize)?)?;
+        Some(&self.files[index as usize].ast)
+    }
+
+    /// The file loaded by the `mod name;` item at `offset` of `file`.
+    pub fn mod_file(&self, file: FileId, offset: u32) -> Option<FileId> {
+        self.mod_files.get(&(file, offset)).copied()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Loads and parses the program whose root file is `root`, with the syntax crate's parser.
+pub fn load_crate(loader: &dyn FileLoader, root: &Path) -> LoadedCrate {
+    load_crate_with(loader, root, &crate::syntax::parser::parse_file)
+}
+
+/// [`load_crate`] with the parser given explicitly.
+pub fn load_crate_with(
+    loader: &dyn FileLoader,
+    root: &Path,
+    parse: &dyn Fn(&str) -> (SourceFileAst, Vec<Diagnostic>),
+) -> LoadedCrate {
+    let mut cx = Loader {
+        loader,
+        parse,
+        out: LoadedCrate {
+            root_path: root.to_path_buf(),
+            ..LoadedCrate::default()
+        },
+        file_stack: Vec::new(),
+    };
+    let bytes = match loader.load(root) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            cx.out.root_unreadable = true;
+            cx.out.diagnostics.push(Diagnostic::error_no_span(format!(
+                "couldn't read `{}`: {}",
+                root.display(),
+                io_error_text(&e)
+            )));
+            return cx.out;
+        }
+    };
+    if let Some(file) = cx.add_file(root, bytes, None) {
+        cx.out.root = Some(file);
+        cx.file_stack.push(root.to_path_buf());
+        if let Some(ast) = cx.out.ast(file).cloned() {
+            cx.walk_items(file, &ast.items, &root_module_dir(root), 0, 0);
+        }
+        cx.file_stack.pop();
+    }
+    cx.out
+}
+
+struct Loader<'a> {
+    loader: &'a dyn FileLoader,
+    parse: &'a dyn Fn(&str) -> (SourceFileAst, Vec<Diagnostic>),
+    out: LoadedCrate,
+    /// Paths of the file modules enclosing the one being walked, for "circular modules".
+    file_stack: Vec<PathBuf>,
+}
+
+/// Where a file is loaded from, for diagnostics: the `mod` item that asked for it.
+#[derive(Clone, Copy)]
+struct Requester {
+    file: FileId,
+    span: Span,
+}
+
+impl Loader<'_> {
+    /// Adds a read file to the source map and parses it. Returns the id when it was
+    /// parsed; reports invalid UTF-8 or an oversized file (pointing at `requester`'s `mod`
+    /// item when there is one).
+    fn add_file(
+        &mut self,
+        path: &Path,
+        bytes: Vec<u8>,
+        requester: Option<Requester>,
+    ) -> Option<FileId> {
+        if bytes.len() > MAX_FILE_SIZE {
+            let mut d = Diagnostic::error_no_span(format!(
+                "source file `{}` is larger than the implementation limit of {MAX_FILE_SIZE} bytes (MAX_FILE_SIZE)",
+                path.display(),
+            ));
+            if let Some(r) = requester {
+                d.labels.push(anchored_label(r.file, r.span, ""));
+            }
+            self.out.diagnostics.push(d);
+            return None;
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let text: Arc<str> = Arc::from(text);
+                let (ast, diags) = (self.parse)(&text);
+                let file = self
+                    .out
+                    .sources
+                    .add(SourceFile::new(path.to_path_buf(), text));
+                self.out
+                    .diagnostics
+                    .extend(diags.into_iter().map(|d| d.anchor(file, 0)));
+                self.set_parsed(file, ast);
+                Some(file)
+            }
+            Err(e) => {
+                let valid_up_to = e.utf8_error().valid_up_to() as u32;
+                let bytes = e.into_bytes();
+                let bad = bytes[valid_up_to as usize];
+                let lossy: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
+                let file = self
+                    .out
+                    .sources
+                    .add(SourceFile::new(path.to_path_buf(), lossy));
+                let message = format!(
+                    "couldn't read `{}`: stream did not contain valid UTF-8",
+                    path.display()
+                );
+                // The lossy text has U+FFFD (3 bytes) where the bad byte was.
+                let byte_label = anchored_label(
+                    file,
+                    Span::new(valid_up_to, valid_up_to + '\u{FFFD}'.len_utf8() as u32),
+                    format!("byte `{bad}` is not valid utf-8"),
+                );
+                let mut d = Diagnostic::error_no_span(message);
+                if let Some(r) = requester {
+                    d.labels.push(anchored_label(r.file, r.span, ""));
+                }
+                d.labels.push(byte_label);
+                self.out.diagnostics.push(d);
+                None
+            }
+        }
+    }
+
+    fn set_parsed(&mut self, file: FileId, ast: SourceFileAst) {
+        let index = self.out.files.len() as u32;
+        self.out.files.push(ParsedFile {
+            file,
+            ast: Arc::new(ast),
+        });
+        let slot = file.0 as usize;
+        if self.out.parsed_index.len() <= slot {
+            self.out.parsed_index.resize(slot + 1, None);
+        }
+        self.out.parsed_index[slot] = Some(index);
+    }
+
+    /// Walks the items of one module (in `file`, directory `dir`, crate-wide nesting
+    /// `depth`, nesting within the file `file_depth`), loading the files of its
+    /// `mod name;` items and walking inline modules. Recursion depth is bounded by
+    /// `MAX_MODULE_DEPTH`.
+    fn walk_items(
+        &mut self,
+        file: FileId,
+        items: &[Item],
+        dir: &Path,
+        depth: u32,
+        file_depth: u32,
+    ) {
+        for item in items {
+            let ItemKind::Mod(m) = &item.kind else {
+                continue;
+            };
+            let name = m.name.name.as_str();
+            let item_span = item.span.shift(item.offset);
+            if depth + 1 > MAX_MODULE_DEPTH {
+                // The parser reports inline modules nested too deep within one file.
+                let parser_reported = m.items.is_some() && file_depth + 1 > MAX_MODULE_DEPTH;
+                if !parser_reported {
+                    self.out
+                        .diagnostics
+                        .push(module_depth_error(item_span).anchor(file, 0));
+                }
+                continue;
+            }
+            let child_dir = child_module_dir(dir, name);
+            match &m.items {
+                Some(inner) => self.walk_items(file, inner, &child_dir, depth + 1, file_depth + 1),
+                None => self.load_module_file(
+                    file,
+                    item.offset,
+                    item_span,
+                    name,
+                    dir,
+                    &child_dir,
+                    depth + 1,
+                ),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load_module_file(
+        &mut self,
+        parent_file: FileId,
+        item_offset: u32,
+        item_span: Span,
+        name: &str,
+        parent_dir: &Path,
+        child_dir: &Path,
+        depth: u32,
+    ) {
+        let path = match find_module_file(self.loader, parent_dir, name) {
+            Ok(path) => path,
+            Err(e) => {
+                self.out
+                    .diagnostics
+                    .push(e.to_diagnostic(name, item_span).anchor(parent_file, 0));
+                return;
+            }
+        };
+        if let Some(pos) = self.file_stack.iter().position(|p| *p == path) {
+            let mut chain: Vec<String> = self.file_stack[pos..]
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            chain.push(path.display().to_string());
+            self.out.diagnostics.push(
+                Diagnostic::error(
+                    format!("circular modules: {}", chain.join(" -> ")),
+                    item_span,
+                )
+                .anchor(parent_file, 0),
+            );
+            return;
+        }
+        let requester = Requester {
+            file: parent_file,
+            span: item_span,
+        };
+        let bytes = match self.loader.load(&path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.out.diagnostics.push(
+                    Diagnostic::error(
+                        format!("couldn't read `{}`: {}", path.display(), io_error_text(&e)),
+                        item_span,
+                    )
+                    .anchor(parent_file, 0),
+                );
+                return;
+            }
+        };
+        let Some(file) = self.add_file(&path, bytes, Some(requester)) else {
+            return;
+        };
+        self.out.mod_files.insert((parent_file, item_offset), file);
+        if let Some(ast) = self.out.ast(file).cloned() {
+            self.file_stack.push(path);
+            self.walk_items(file, &ast.items, child_dir, depth, 0);
+            self.file_stack.pop();
+        }
+    }
+}
+
+/// The same wording as the parser's, for modules nested across files.
+fn module_depth_error(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        format!(
+            "module nesting is deeper than the implementation limit of {MAX_MODULE_DEPTH} (MAX_MODULE_DEPTH)"
+        ),
+        span,
+    )
+}
+
+fn anchored_label(file: FileId, span: Span, message: impl Into<String>) -> Label {
+    Label {
+        file: Some(file),
+        span,
+        message: message.into(),
+    }
+}
+
+/// `No such file or directory (os error 2)`, as rustc prints an I/O error.
+fn io_error_text(e: &io::Error) -> String {
+    e.to_string()
+}

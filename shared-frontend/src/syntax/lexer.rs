@@ -1,1 +1,1108 @@
-//! The lexer.
+//! The lexer: source text to a flat list of tokens, each a kind and a length.
+//!
+//! Modelled on `rustc_lexer`: no dependencies, no errors. Malformed input is recorded on
+//! the token (`terminated: false`, `empty_int: true`, [`TokenKind::Unknown`]) and reported
+//! by the parser, which knows the context. Unlike `rustc_lexer`, multi-character
+//! punctuation (`::`, `->`, `<<=`, `<-`, …) is glued here, by maximal munch, the way
+//! rustc's token stream glues it, and keywords get their own kind.
+//!
+//! The lexer works on bytes and only decodes a `char` for non-ASCII input; it allocates
+//! nothing but the output vector. The lengths of the tokens always sum to the length of
+//! the input, and every token is at least one byte long.
+
+/// One token: what it is and how many bytes of the input it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub len: u32,
+}
+
+/// Whether a doc comment documents the item after it (`///`, `/** */`) or the enclosing
+/// item (`//!`, `/*! */`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DocStyle {
+    Outer,
+    Inner,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Base {
+    Binary,
+    Octal,
+    Decimal,
+    Hexadecimal,
+}
+
+impl Base {
+    pub fn radix(self) -> u32 {
+        match self {
+            Base::Binary => 2,
+            Base::Octal => 8,
+            Base::Decimal => 10,
+            Base::Hexadecimal => 16,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LiteralKind {
+    /// `12`, `0x1f`, `0b1`, `0o7`; `empty_int` for a prefix without digits (`0x`).
+    Int { base: Base, empty_int: bool },
+    /// `1.0`, `1e3`, `1.5e-3`; `empty_exponent` for `1e`.
+    Float { base: Base, empty_exponent: bool },
+    /// `'a'`
+    Char { terminated: bool },
+    /// `b'a'`
+    Byte { terminated: bool },
+    /// `"text"`
+    Str { terminated: bool },
+    /// `b"text"`
+    ByteStr { terminated: bool },
+    /// `c"text"`
+    CStr { terminated: bool },
+    /// `r"text"`, `r#"text"#`; `terminated` is false also for a malformed opening.
+    RawStr { terminated: bool },
+    /// `br"text"`
+    RawByteStr { terminated: bool },
+    /// `cr"text"`
+    RawCStr { terminated: bool },
+}
+
+/// Rust 2021's strict and reserved keywords. None of them can be an identifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Keyword {
+    As,
+    Break,
+    Const,
+    Continue,
+    Crate,
+    Else,
+    Enum,
+    Extern,
+    False,
+    Fn,
+    For,
+    If,
+    Impl,
+    In,
+    Let,
+    Loop,
+    Match,
+    Mod,
+    Move,
+    Mut,
+    Pub,
+    Ref,
+    Return,
+    SelfValue,
+    SelfType,
+    Static,
+    Struct,
+    Super,
+    Trait,
+    True,
+    Type,
+    Unsafe,
+    Use,
+    Where,
+    While,
+    Async,
+    Await,
+    Dyn,
+    // Reserved for future use.
+    Abstract,
+    Become,
+    Box,
+    Do,
+    Final,
+    Macro,
+    Override,
+    Priv,
+    Typeof,
+    Unsized,
+    Virtual,
+    Yield,
+    Try,
+}
+
+impl Keyword {
+    pub fn as_str(self) -> &'static str {
+        use Keyword::*;
+        match self {
+            As => "as",
+            Break => "break",
+            Const => "const",
+            Continue => "continue",
+            Crate => "crate",
+            Else => "else",
+            Enum => "enum",
+            Extern => "extern",
+            False => "false",
+            Fn => "fn",
+            For => "for",
+            If => "if",
+            Impl => "impl",
+            In => "in",
+            Let => "let",
+            Loop => "loop",
+            Match => "match",
+            Mod => "mod",
+            Move => "move",
+            Mut => "mut",
+            Pub => "pub",
+            Ref => "ref",
+            Return => "return",
+            SelfValue => "self",
+            SelfType => "Self",
+            Static => "static",
+            Struct => "struct",
+            Super => "super",
+            Trait => "trait",
+            True => "true",
+            Type => "type",
+            Unsafe => "unsafe",
+            Use => "use",
+            Where => "where",
+            While => "while",
+            Async => "async",
+            Await => "await",
+            Dyn => "dyn",
+            Abstract => "abstract",
+            Become => "become",
+            Box => "box",
+            Do => "do",
+            Final => "final",
+            Macro => "macro",
+            Override => "override",
+            Priv => "priv",
+            Typeof => "typeof",
+            Unsized => "unsized",
+            Virtual => "virtual",
+            Yield => "yield",
+            Try => "try",
+        }
+    }
+
+    /// The keyword spelled `text`, if any.
+    pub fn from_bytes(text: &[u8]) -> Option<Keyword> {
+        use Keyword::*;
+        // Keywords are 2 to 8 bytes long; most identifiers are rejected by length or
+        // first byte without a comparison.
+        if text.len() < 2 || text.len() > 8 {
+            return None;
+        }
+        Some(match text {
+            b"as" => As,
+            b"break" => Break,
+            b"const" => Const,
+            b"continue" => Continue,
+            b"crate" => Crate,
+            b"else" => Else,
+            b"enum" => Enum,
+            b"extern" => Extern,
+            b"false" => False,
+            b"fn" => Fn,
+            b"for" => For,
+            b"if" => If,
+            b"impl" => Impl,
+            b"in" => In,
+            b"let" => Let,
+            b"loop" => Loop,
+            b"match" => Match,
+            b"mod" => Mod,
+            b"move" => Move,
+            b"mut" => Mut,
+            b"pub" => Pub,
+            b"ref" => Ref,
+            b"return" => Return,
+            b"self" => SelfValue,
+            b"Self" => SelfType,
+            b"static" => Static,
+            b"struct" => Struct,
+            b"super" => Super,
+            b"trait" => Trait,
+            b"true" => True,
+            b"type" => Type,
+            b"unsafe" => Unsafe,
+            b"use" => Use,
+            b"where" => Where,
+            b"while" => While,
+            b"async" => Async,
+            b"await" => Await,
+            b"dyn" => Dyn,
+            b"abstract" => Abstract,
+            b"become" => Become,
+            b"box" => Box,
+            b"do" => Do,
+            b"final" => Final,
+            b"macro" => Macro,
+            b"override" => Override,
+            b"priv" => Priv,
+            b"typeof" => Typeof,
+            b"unsized" => Unsized,
+            b"virtual" => Virtual,
+            b"yield" => Yield,
+            b"try" => Try,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    // Trivia.
+    /// `// …`, `/// …` (outer doc), `//! …` (inner doc); `//// …` is plain.
+    LineComment {
+        doc_style: Option<DocStyle>,
+    },
+    /// `/* … */`, nested; `/** */` outer doc, `/*! */` inner doc, `/**/` and `/*** */`
+    /// plain.
+    BlockComment {
+        doc_style: Option<DocStyle>,
+        terminated: bool,
+    },
+    Whitespace,
+
+    // Names and literals.
+    /// An identifier that is not a keyword (`_x`, `café`).
+    Ident,
+    /// A strict or reserved keyword.
+    Keyword(Keyword),
+    /// `_`
+    Underscore,
+    /// `r#ident`
+    RawIdent,
+    /// `foo#`, `foo"…"`: a prefix reserved since Rust 2021 (the token is the prefix).
+    UnknownPrefix,
+    /// `'a`; `'1a` has `starts_with_number`.
+    Lifetime {
+        starts_with_number: bool,
+    },
+    /// `'r#a`
+    RawLifetime,
+    /// A literal; bytes from `suffix_start` on are its suffix (`1u8`, `"a"x`).
+    Literal {
+        kind: LiteralKind,
+        suffix_start: u32,
+    },
+
+    // Punctuation.
+    /// `;`
+    Semi,
+    /// `,`
+    Comma,
+    /// `.`
+    Dot,
+    /// `..`
+    DotDot,
+    /// `...`
+    DotDotDot,
+    /// `..=`
+    DotDotEq,
+    /// `(`
+    OpenParen,
+    /// `)`
+    CloseParen,
+    /// `{`
+    OpenBrace,
+    /// `}`
+    CloseBrace,
+    /// `[`
+    OpenBracket,
+    /// `]`
+    CloseBracket,
+    /// `@`
+    At,
+    /// `#`
+    Pound,
+    /// `~`
+    Tilde,
+    /// `?`
+    Question,
+    /// `:`
+    Colon,
+    /// `::`
+    PathSep,
+    /// `$`
+    Dollar,
+    /// `=`
+    Eq,
+    /// `==`
+    EqEq,
+    /// `=>`
+    FatArrow,
+    /// `!`
+    Bang,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `<<`
+    Shl,
+    /// `<<=`
+    ShlEq,
+    /// `<-`
+    LArrow,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `>>`
+    Shr,
+    /// `>>=`
+    ShrEq,
+    /// `-`
+    Minus,
+    /// `-=`
+    MinusEq,
+    /// `->`
+    RArrow,
+    /// `&`
+    And,
+    /// `&&`
+    AndAnd,
+    /// `&=`
+    AndEq,
+    /// `|`
+    Or,
+    /// `||`
+    OrOr,
+    /// `|=`
+    OrEq,
+    /// `+`
+    Plus,
+    /// `+=`
+    PlusEq,
+    /// `*`
+    Star,
+    /// `*=`
+    StarEq,
+    /// `/`
+    Slash,
+    /// `/=`
+    SlashEq,
+    /// `^`
+    Caret,
+    /// `^=`
+    CaretEq,
+    /// `%`
+    Percent,
+    /// `%=`
+    PercentEq,
+
+    /// A character that starts no token (`\0`, `€`, a lone `\`). One character long.
+    Unknown,
+    /// End of input. Never produced by [`tokenize`]; the parser's token list ends with it.
+    Eof,
+}
+
+impl TokenKind {
+    /// Whitespace and comments, doc comments included.
+    pub fn is_trivia(self) -> bool {
+        matches!(
+            self,
+            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
+        )
+    }
+
+    /// The doc style of a doc comment; `None` for anything else.
+    pub fn doc_style(self) -> Option<DocStyle> {
+        match self {
+            TokenKind::LineComment { doc_style } | TokenKind::BlockComment { doc_style, .. } => {
+                doc_style
+            }
+            _ => None,
+        }
+    }
+
+    /// The fixed spelling of a punctuation token or keyword.
+    pub fn punct_str(self) -> Option<&'static str> {
+        use TokenKind::*;
+        Some(match self {
+            Keyword(k) => k.as_str(),
+            Underscore => "_",
+            Semi => ";",
+            Comma => ",",
+            Dot => ".",
+            DotDot => "..",
+            DotDotDot => "...",
+            DotDotEq => "..=",
+            OpenParen => "(",
+            CloseParen => ")",
+            OpenBrace => "{",
+            CloseBrace => "}",
+            OpenBracket => "[",
+            CloseBracket => "]",
+            At => "@",
+            Pound => "#",
+            Tilde => "~",
+            Question => "?",
+            Colon => ":",
+            PathSep => "::",
+            Dollar => "$",
+            Eq => "=",
+            EqEq => "==",
+            FatArrow => "=>",
+            Bang => "!",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Shl => "<<",
+            ShlEq => "<<=",
+            LArrow => "<-",
+            Gt => ">",
+            Ge => ">=",
+            Shr => ">>",
+            ShrEq => ">>=",
+            Minus => "-",
+            MinusEq => "-=",
+            RArrow => "->",
+            And => "&",
+            AndAnd => "&&",
+            AndEq => "&=",
+            Or => "|",
+            OrOr => "||",
+            OrEq => "|=",
+            Plus => "+",
+            PlusEq => "+=",
+            Star => "*",
+            StarEq => "*=",
+            Slash => "/",
+            SlashEq => "/=",
+            Caret => "^",
+            CaretEq => "^=",
+            Percent => "%",
+            PercentEq => "%=",
+            _ => return None,
+        })
+    }
+}
+
+/// Splits `text` into tokens, trivia included. Never fails.
+pub fn tokenize(text: &str) -> Vec<Token> {
+    let mut cursor = Cursor::new(text);
+    // Real code averages well over 3 bytes per token; this avoids most regrowth.
+    let mut tokens = Vec::with_capacity(text.len() / 3 + 1);
+    while let Some(t) = cursor.next_token() {
+        tokens.push(t);
+    }
+    tokens
+}
+
+/// Reads tokens one at a time from the front of a text.
+pub struct Cursor<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+const fn is_ascii_id_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+const fn is_ascii_id_continue(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Rust's whitespace (Unicode `Pattern_White_Space`).
+fn is_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n'
+            | '\u{000B}'
+            | '\u{000C}'
+            | '\r'
+            | ' '
+            | '\u{0085}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+/// Approximates `XID_Start` for non-ASCII characters without a Unicode table.
+fn is_id_start_char(c: char) -> bool {
+    c == '_' || c.is_alphabetic()
+}
+
+/// Approximates `XID_Continue` for non-ASCII characters without a Unicode table.
+fn is_id_continue_char(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(text: &'a str) -> Cursor<'a> {
+        Cursor {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    /// Byte offset of the next token.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The byte `n` positions ahead, or 0 past the end (callers that care about NUL bytes
+    /// compare positions with the length).
+    #[inline]
+    fn peek(&self, n: usize) -> u8 {
+        match self.bytes.get(self.pos + n) {
+            Some(&b) => b,
+            None => 0,
+        }
+    }
+
+    #[inline]
+    fn at_end(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    /// The character at byte offset `at` (which must be a char boundary), if any.
+    fn char_at(&self, at: usize) -> Option<char> {
+        self.text.get(at..).and_then(|s| s.chars().next())
+    }
+
+    /// Whether an identifier starts at byte offset `at`.
+    fn id_start_at(&self, at: usize) -> bool {
+        match self.bytes.get(at) {
+            None => false,
+            Some(&b) if b < 0x80 => is_ascii_id_start(b),
+            Some(_) => self.char_at(at).is_some_and(is_id_start_char),
+        }
+    }
+
+    fn eat_id_continue(&mut self) {
+        loop {
+            match self.bytes.get(self.pos) {
+                Some(&b) if b < 0x80 => {
+                    if is_ascii_id_continue(b) {
+                        self.pos += 1;
+                    } else {
+                        return;
+                    }
+                }
+                Some(_) => match self.char_at(self.pos) {
+                    Some(c) if is_id_continue_char(c) => self.pos += c.len_utf8(),
+                    _ => return,
+                },
+                None => return,
+            }
+        }
+    }
+
+    /// Reads the next token; `None` at the end of the text.
+    pub fn next_token(&mut self) -> Option<Token> {
+        if self.at_end() {
+            return None;
+        }
+        let start = self.pos;
+        let kind = self.token_kind();
+        debug_assert!(self.pos > start);
+        Some(Token {
+            kind,
+            len: (self.pos - start) as u32,
+        })
+    }
+
+    fn token_kind(&mut self) -> TokenKind {
+        use TokenKind::*;
+        let b = self.bytes[self.pos];
+        let start = self.pos;
+        self.pos += 1;
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
+                self.eat_whitespace();
+                Whitespace
+            }
+            b'/' => match self.peek(0) {
+                b'/' => self.line_comment(),
+                b'*' => self.block_comment(),
+                b'=' => self.glue(SlashEq),
+                _ => Slash,
+            },
+            b'r' => match (self.peek(0), self.peek(1)) {
+                (b'#', _) if self.id_start_at(self.pos + 1) => {
+                    self.pos += 1;
+                    self.eat_id_continue();
+                    RawIdent
+                }
+                (b'#', _) | (b'"', _) => {
+                    let terminated = self.raw_string();
+                    self.literal(LiteralKind::RawStr { terminated }, start)
+                }
+                _ => self.ident_or_unknown_prefix(start),
+            },
+            b'b' => match (self.peek(0), self.peek(1)) {
+                (b'\'', _) => {
+                    self.pos += 1;
+                    let terminated = self.single_quoted_string();
+                    self.literal(LiteralKind::Byte { terminated }, start)
+                }
+                (b'"', _) => {
+                    self.pos += 1;
+                    let terminated = self.double_quoted_string();
+                    self.literal(LiteralKind::ByteStr { terminated }, start)
+                }
+                (b'r', b'"') | (b'r', b'#') => {
+                    self.pos += 1;
+                    let terminated = self.raw_string();
+                    self.literal(LiteralKind::RawByteStr { terminated }, start)
+                }
+                _ => self.ident_or_unknown_prefix(start),
+            },
+            b'c' => match (self.peek(0), self.peek(1)) {
+                (b'"', _) => {
+                    self.pos += 1;
+                    let terminated = self.double_quoted_string();
+                    self.literal(LiteralKind::CStr { terminated }, start)
+                }
+                (b'r', b'"') | (b'r', b'#') => {
+                    self.pos += 1;
+                    let terminated = self.raw_string();
+                    self.literal(LiteralKind::RawCStr { terminated }, start)
+                }
+                _ => self.ident_or_unknown_prefix(start),
+            },
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.ident_or_unknown_prefix(start),
+            b'0'..=b'9' => {
+                let kind = self.number(b);
+                self.literal(kind, start)
+            }
+            b'\'' => self.lifetime_or_char(start),
+            b'"' => {
+                let terminated = self.double_quoted_string();
+                self.literal(LiteralKind::Str { terminated }, start)
+            }
+            b';' => Semi,
+            b',' => Comma,
+            b'.' => match (self.peek(0), self.peek(1)) {
+                (b'.', b'.') => self.glue2(DotDotDot),
+                (b'.', b'=') => self.glue2(DotDotEq),
+                (b'.', _) => self.glue(DotDot),
+                _ => Dot,
+            },
+            b'(' => OpenParen,
+            b')' => CloseParen,
+            b'{' => OpenBrace,
+            b'}' => CloseBrace,
+            b'[' => OpenBracket,
+            b']' => CloseBracket,
+            b'@' => At,
+            b'#' => Pound,
+            b'~' => Tilde,
+            b'?' => Question,
+            b'$' => Dollar,
+            b':' => match self.peek(0) {
+                b':' => self.glue(PathSep),
+                _ => Colon,
+            },
+            b'=' => match self.peek(0) {
+                b'=' => self.glue(EqEq),
+                b'>' => self.glue(FatArrow),
+                _ => Eq,
+            },
+            b'!' => match self.peek(0) {
+                b'=' => self.glue(Ne),
+                _ => Bang,
+            },
+            b'<' => match (self.peek(0), self.peek(1)) {
+                (b'<', b'=') => self.glue2(ShlEq),
+                (b'<', _) => self.glue(Shl),
+                (b'=', _) => self.glue(Le),
+                (b'-', _) => self.glue(LArrow),
+                _ => Lt,
+            },
+            b'>' => match (self.peek(0), self.peek(1)) {
+                (b'>', b'=') => self.glue2(ShrEq),
+                (b'>', _) => self.glue(Shr),
+                (b'=', _) => self.glue(Ge),
+                _ => Gt,
+            },
+            b'-' => match self.peek(0) {
+                b'=' => self.glue(MinusEq),
+                b'>' => self.glue(RArrow),
+                _ => Minus,
+            },
+            b'&' => match self.peek(0) {
+                b'&' => self.glue(AndAnd),
+                b'=' => self.glue(AndEq),
+                _ => And,
+            },
+            b'|' => match self.peek(0) {
+                b'|' => self.glue(OrOr),
+                b'=' => self.glue(OrEq),
+                _ => Or,
+            },
+            b'+' => self.maybe_eq(Plus, PlusEq),
+            b'*' => self.maybe_eq(Star, StarEq),
+            b'^' => self.maybe_eq(Caret, CaretEq),
+            b'%' => self.maybe_eq(Percent, PercentEq),
+            0x80.. => {
+                // Non-ASCII: decode the whole character.
+                self.pos = start;
+                let c = self.char_at(start).unwrap_or('\u{FFFD}');
+                self.pos += c.len_utf8();
+                if is_whitespace(c) || (c == '\u{FEFF}' && start == 0) {
+                    self.eat_whitespace();
+                    Whitespace
+                } else if is_id_start_char(c) {
+                    self.ident_or_unknown_prefix(start)
+                } else {
+                    Unknown
+                }
+            }
+            _ => Unknown,
+        }
+    }
+
+    #[inline]
+    fn glue(&mut self, kind: TokenKind) -> TokenKind {
+        self.pos += 1;
+        kind
+    }
+
+    #[inline]
+    fn glue2(&mut self, kind: TokenKind) -> TokenKind {
+        self.pos += 2;
+        kind
+    }
+
+    #[inline]
+    fn maybe_eq(&mut self, single: TokenKind, with_eq: TokenKind) -> TokenKind {
+        if self.peek(0) == b'=' {
+            self.glue(with_eq)
+        } else {
+            single
+        }
+    }
+
+    fn eat_whitespace(&mut self) {
+        loop {
+            match self.bytes.get(self.pos) {
+                Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) => self.pos += 1,
+                Some(&b) if b >= 0x80 => match self.char_at(self.pos) {
+                    Some(c) if is_whitespace(c) => self.pos += c.len_utf8(),
+                    _ => return,
+                },
+                _ => return,
+            }
+        }
+    }
+
+    fn line_comment(&mut self) -> TokenKind {
+        // At the second `/`.
+        self.pos += 1;
+        let doc_style = match self.peek(0) {
+            b'!' if !self.at_end() => Some(DocStyle::Inner),
+            b'/' if self.peek(1) != b'/' => Some(DocStyle::Outer),
+            _ => None,
+        };
+        match memchr_newline(&self.bytes[self.pos..]) {
+            Some(i) => self.pos += i,
+            None => self.pos = self.bytes.len(),
+        }
+        TokenKind::LineComment { doc_style }
+    }
+
+    fn block_comment(&mut self) -> TokenKind {
+        // At the `*`.
+        self.pos += 1;
+        let doc_style = match self.peek(0) {
+            b'!' if !self.at_end() => Some(DocStyle::Inner),
+            b'*' if !matches!(self.peek(1), b'*' | b'/') => Some(DocStyle::Outer),
+            _ => None,
+        };
+        let mut depth = 1usize;
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                    depth += 1;
+                    i += 2;
+                }
+                b'*' if bytes.get(i + 1) == Some(&b'/') => {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        self.pos = i.min(bytes.len());
+        TokenKind::BlockComment {
+            doc_style,
+            terminated: depth == 0,
+        }
+    }
+
+    fn ident_or_unknown_prefix(&mut self, start: usize) -> TokenKind {
+        self.eat_id_continue();
+        let text = &self.bytes[start..self.pos];
+        match self.peek(0) {
+            b'#' | b'"' | b'\'' if !self.at_end() => TokenKind::UnknownPrefix,
+            _ => match Keyword::from_bytes(text) {
+                Some(k) => TokenKind::Keyword(k),
+                None if text == b"_" => TokenKind::Underscore,
+                None => TokenKind::Ident,
+            },
+        }
+    }
+
+    fn literal(&mut self, kind: LiteralKind, start: usize) -> TokenKind {
+        let terminated = !matches!(
+            kind,
+            LiteralKind::Char { terminated: false }
+                | LiteralKind::Byte { terminated: false }
+                | LiteralKind::Str { terminated: false }
+                | LiteralKind::ByteStr { terminated: false }
+                | LiteralKind::CStr { terminated: false }
+                | LiteralKind::RawStr { terminated: false }
+                | LiteralKind::RawByteStr { terminated: false }
+                | LiteralKind::RawCStr { terminated: false }
+        );
+        let suffix_start = (self.pos - start) as u32;
+        if terminated && self.id_start_at(self.pos) {
+            self.pos += self.char_at(self.pos).map_or(1, char::len_utf8);
+            self.eat_id_continue();
+        }
+        TokenKind::Literal { kind, suffix_start }
+    }
+
+    fn eat_decimal_digits(&mut self) -> bool {
+        let mut has_digits = false;
+        loop {
+            match self.peek(0) {
+                b'_' => self.pos += 1,
+                b'0'..=b'9' => {
+                    has_digits = true;
+                    self.pos += 1;
+                }
+                _ => return has_digits,
+            }
+        }
+    }
+
+    fn eat_hexadecimal_digits(&mut self) -> bool {
+        let mut has_digits = false;
+        loop {
+            match self.peek(0) {
+                b'_' => self.pos += 1,
+                b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' => {
+                    has_digits = true;
+                    self.pos += 1;
+                }
+                _ => return has_digits,
+            }
+        }
+    }
+
+    fn eat_float_exponent(&mut self) -> bool {
+        if matches!(self.peek(0), b'-' | b'+') {
+            self.pos += 1;
+        }
+        self.eat_decimal_digits()
+    }
+
+    fn number(&mut self, first_digit: u8) -> LiteralKind {
+        let mut base = Base::Decimal;
+        if first_digit == b'0' {
+            let prefixed = match self.peek(0) {
+                b'b' => Some(Base::Binary),
+                b'o' => Some(Base::Octal),
+                b'x' => Some(Base::Hexadecimal),
+                _ => None,
+            };
+            match prefixed {
+                Some(b) => {
+                    base = b;
+                    self.pos += 1;
+                    let has_digits = if b == Base::Hexadecimal {
+                        self.eat_hexadecimal_digits()
+                    } else {
+                        // Like rustc_lexer: eat all decimal digits, the parser reports
+                        // those invalid for the base.
+                        self.eat_decimal_digits()
+                    };
+                    if !has_digits {
+                        return LiteralKind::Int {
+                            base,
+                            empty_int: true,
+                        };
+                    }
+                }
+                None => match self.peek(0) {
+                    b'0'..=b'9' | b'_' => {
+                        self.eat_decimal_digits();
+                    }
+                    b'.' | b'e' | b'E' => {}
+                    _ => {
+                        return LiteralKind::Int {
+                            base,
+                            empty_int: false,
+                        }
+                    }
+                },
+            }
+        } else {
+            self.eat_decimal_digits();
+        }
+
+        match self.peek(0) {
+            // `1..2` and `1.foo` are not floats.
+            b'.' if self.peek(1) != b'.' && !self.id_start_at(self.pos + 1) => {
+                self.pos += 1;
+                let mut empty_exponent = false;
+                if self.peek(0).is_ascii_digit() {
+                    self.eat_decimal_digits();
+                    if matches!(self.peek(0), b'e' | b'E') {
+                        self.pos += 1;
+                        empty_exponent = !self.eat_float_exponent();
+                    }
+                }
+                LiteralKind::Float {
+                    base,
+                    empty_exponent,
+                }
+            }
+            b'e' | b'E' => {
+                self.pos += 1;
+                let empty_exponent = !self.eat_float_exponent();
+                LiteralKind::Float {
+                    base,
+                    empty_exponent,
+                }
+            }
+            _ => LiteralKind::Int {
+                base,
+                empty_int: false,
+            },
+        }
+    }
+
+    /// After the opening `'` of a char or byte literal; true when a closing `'` was
+    /// found.
+    fn single_quoted_string(&mut self) -> bool {
+        // A one-character literal.
+        if let Some(c) = self.char_at(self.pos) {
+            if c != '\\' && self.bytes.get(self.pos + c.len_utf8()) == Some(&b'\'') {
+                self.pos += c.len_utf8() + 1;
+                return true;
+            }
+        }
+        loop {
+            match self.bytes.get(self.pos) {
+                None => return false,
+                Some(b'\'') => {
+                    self.pos += 1;
+                    return true;
+                }
+                // Probably a comment, which should not be part of the error.
+                Some(b'/') => return false,
+                Some(b'\n') if self.peek(1) != b'\'' => return false,
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.bump_char();
+                }
+                Some(_) => self.bump_char(),
+            }
+        }
+    }
+
+    /// Moves past one character (nothing at the end).
+    fn bump_char(&mut self) {
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+            } else {
+                self.pos += self.char_at(self.pos).map_or(1, char::len_utf8);
+            }
+        }
+    }
+
+    /// After the opening `"`; true when the closing `"` was found.
+    fn double_quoted_string(&mut self) -> bool {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    self.pos = i + 1;
+                    return true;
+                }
+                b'\\' if matches!(bytes.get(i + 1), Some(b'\\' | b'"')) => i += 2,
+                _ => i += 1,
+            }
+        }
+        self.pos = bytes.len();
+        false
+    }
+
+    /// At the `#`s or `"` after the `r` of a raw string; true when well formed and
+    /// terminated.
+    fn raw_string(&mut self) -> bool {
+        let mut hashes = 0usize;
+        while self.peek(0) == b'#' && !self.at_end() {
+            hashes += 1;
+            self.pos += 1;
+        }
+        if self.peek(0) != b'"' || self.at_end() || hashes > 255 {
+            return false;
+        }
+        self.pos += 1;
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() {
+            if bytes[i] == b'"' {
+                let closing = bytes[i + 1..]
+                    .iter()
+                    .take(hashes)
+                    .take_while(|&&b| b == b'#');
+                if closing.count() == hashes {
+                    self.pos = i + 1 + hashes;
+                    return true;
+                }
+            }
+            i += 1;
+        }
+        self.pos = bytes.len();
+        false
+    }
+
+    fn lifetime_or_char(&mut self, start: usize) -> TokenKind {
+        // After the `'`.
+        let first = self.char_at(self.pos);
+        let second_is_quote =
+            first.is_some_and(|c| self.bytes.get(self.pos + c.len_utf8()) == Some(&b'\''));
+        let can_be_lifetime =
+            !second_is_quote && first.is_some_and(|c| is_id_start_char(c) || c.is_ascii_digit());
+        if !can_be_lifetime {
+            let terminated = self.single_quoted_string();
+            return self.literal(LiteralKind::Char { terminated }, start);
+        }
+        if self.peek(0) == b'r' && self.peek(1) == b'#' && self.id_start_at(self.pos + 2) {
+            self.pos += 2;
+            self.eat_id_continue();
+            return TokenKind::RawLifetime;
+        }
+        let starts_with_number = self.peek(0).is_ascii_digit();
+        self.bump_char();
+        self.eat_id_continue();
+        if self.peek(0) == b'\'' && !self.at_end() {
+            self.pos += 1;
+            return self.literal(LiteralKind::Char { terminated: true }, start);
+        }
+        TokenKind::Lifetime { starts_with_number }
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}

@@ -1,0 +1,120 @@
+//! Per-function code generation: [`codegen`] turns one [`IrFunction`] into a
+//! [`CodeBlob`] — validation ([`validate`]), analyses and register allocation
+//! ([`analysis`]), then instruction selection and encoding ([`emit`]) into a
+//! `VecAssembler` based at address 0, so the bytes depend on the IR only.
+
+mod analysis;
+mod emit;
+mod regs;
+mod validate;
+
+use dynasmrt::{DynasmApi, DynasmLabelApi};
+use shared_frontend::ir::IrFunction;
+
+use crate::blob::{CodeBlob, Relocation, RuntimeFn};
+use emit::{Asm, Emitter};
+
+/// Compiles one function. Malformed IR (see [`validate`]) compiles to a function that
+/// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
+/// called.
+pub fn codegen(f: &IrFunction) -> CodeBlob {
+    if let Err(msg) = validate::validate(f) {
+        return error_blob(f, &format!("{}: {msg}", f.name));
+    }
+    let a = analysis::analyze(f);
+    let frame = emit::layout_frame(f, &a);
+    let mut ops = Asm::new(0);
+    let blocks = (0..f.blocks.len())
+        .map(|_| ops.new_dynamic_label())
+        .collect();
+    let data = (0..f.data.len()).map(|_| ops.new_dynamic_label()).collect();
+    let limit_stub = ops.new_dynamic_label();
+    let mut em = Emitter {
+        f,
+        a: &a,
+        frame: &frame,
+        ops,
+        relocs: Vec::new(),
+        blocks,
+        data,
+        limit_stub,
+        limit_used: false,
+        name_label: None,
+    };
+    em.prologue();
+    for &b in &a.emit_order {
+        em.block(b);
+    }
+    if em.limit_used {
+        em.limit_stub_code();
+    }
+    let Emitter {
+        mut ops,
+        relocs,
+        data,
+        name_label,
+        ..
+    } = em;
+    let code_len = ops.offset().0 as u32;
+    let mut data_offsets = Vec::with_capacity(f.data.len());
+    for (blob, &l) in f.data.iter().zip(&data) {
+        align16(&mut ops);
+        data_offsets.push((ops.offset().0 as u32, blob.len() as u32));
+        ops.dynamic_label(l);
+        ops.extend(blob.iter().copied());
+    }
+    if let Some(l) = name_label {
+        ops.dynamic_label(l);
+        ops.extend(f.name.bytes());
+    }
+    match ops.finalize() {
+        Ok(bytes) => CodeBlob {
+            bytes,
+            code_len,
+            data: data_offsets,
+            params: f.params.len() as u32,
+            relocations: relocs,
+        },
+        Err(e) => error_blob(f, &format!("{}: assembler error: {e:?}", f.name)),
+    }
+}
+
+fn align16(ops: &mut Asm) {
+    while ops.offset().0 % 16 != 0 {
+        ops.push(0);
+    }
+}
+
+/// A function that reports `msg` as an internal error when called.
+fn error_blob(f: &IrFunction, msg: &str) -> CodeBlob {
+    let mut ops = Asm::new(0);
+    let l = ops.new_dynamic_label();
+    let mut relocs: Vec<Relocation> = Vec::new();
+    dynasmrt::dynasm!(ops ; .arch x64 ; sub rsp, 8 ; lea rsi, [=>l] ; mov edx, msg.len() as i32);
+    // mov rdi, [rip + state]; call [rip + rt_internal_error]
+    ops.extend([0x48, 0x8b, 0x3d]);
+    relocs.push(Relocation {
+        offset: ops.offset().0 as u32,
+        target: crate::blob::RelocTarget::Context(crate::blob::ContextField::State),
+        addend: -4,
+    });
+    ops.extend([0u8; 4]);
+    ops.extend([0xff, 0x15]);
+    relocs.push(Relocation {
+        offset: ops.offset().0 as u32,
+        target: crate::blob::RelocTarget::Runtime(RuntimeFn::InternalError),
+        addend: -4,
+    });
+    ops.extend([0u8; 4]);
+    let code_len = ops.offset().0 as u32;
+    align16(&mut ops);
+    ops.dynamic_label(l);
+    ops.extend(msg.bytes());
+    CodeBlob {
+        bytes: ops.finalize().unwrap_or_else(|_| vec![0x0f, 0x0b]),
+        code_len,
+        data: Vec::new(),
+        params: f.params.len() as u32,
+        relocations: relocs,
+    }
+}

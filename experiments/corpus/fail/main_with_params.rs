@@ -1,0 +1,3 @@
+fn main(x: i32) { //~ ERROR `main` function has wrong type
+    println!("{}", x);
+}

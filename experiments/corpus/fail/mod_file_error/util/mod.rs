@@ -1,0 +1,5 @@
+pub mod inner;
+
+fn private_helper() -> i32 {
+    1
+}

@@ -1,0 +1,6 @@
+mod present;
+mod absent; //~ ERROR file not found for module `absent`
+
+fn main() {
+    println!("{}", present::f());
+}

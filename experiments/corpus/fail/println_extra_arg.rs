@@ -1,0 +1,3 @@
+fn main() {
+    println!("{}", 1, 2); //~ ERROR argument never used
+}

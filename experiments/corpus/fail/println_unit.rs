@@ -1,0 +1,5 @@
+fn nothing() {}
+
+fn main() {
+    println!("{}", nothing()); //~ ERROR `()` doesn't implement `std::fmt::Display`
+}

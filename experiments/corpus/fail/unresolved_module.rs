@@ -1,0 +1,3 @@
+fn main() {
+    println!("{}", nowhere::f()); //~ ERROR cannot find module or crate `nowhere` in this scope
+}

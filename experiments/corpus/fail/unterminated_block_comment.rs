@@ -1,0 +1,4 @@
+fn main() {
+    println!("{}", 1);
+}
+/* an unterminated comment /* nested */ //~ ERROR unterminated block comment

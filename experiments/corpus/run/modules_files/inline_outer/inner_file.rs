@@ -1,0 +1,3 @@
+pub fn answer() -> i32 {
+    41
+}

@@ -1,0 +1,5 @@
+// rustc: accepts
+fn main() {
+    let c = 'a'; //~ ERROR unsupported
+    println!("{}", c);
+}

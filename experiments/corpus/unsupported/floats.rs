@@ -1,0 +1,5 @@
+// rustc: accepts
+fn main() {
+    let x = 1e3; //~ ERROR unsupported
+    println!("{}", x);
+}

@@ -1,0 +1,4 @@
+// rustc: accepts
+fn main() {
+    println!("{:}", 5); //~ ERROR unsupported
+}

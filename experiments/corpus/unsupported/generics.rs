@@ -1,0 +1,8 @@
+// rustc: accepts
+fn id<T>(x: T) -> T { //~ ERROR unsupported
+    x
+}
+
+fn main() {
+    println!("{}", id(5));
+}

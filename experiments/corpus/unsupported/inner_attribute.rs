@@ -1,0 +1,6 @@
+// rustc: accepts
+#![allow(dead_code)] //~ ERROR unsupported
+
+fn main() {
+    println!("{}", 1);
+}

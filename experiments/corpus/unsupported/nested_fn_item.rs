@@ -1,0 +1,7 @@
+// rustc: accepts
+fn main() {
+    fn helper() -> i32 { //~ ERROR unsupported
+        1
+    }
+    println!("{}", helper());
+}

@@ -1,0 +1,4 @@
+// rustc: rejects
+fn main() {
+    let x: ! = loop {}; //~ ERROR unsupported
+}

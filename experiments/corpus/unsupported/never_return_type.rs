@@ -1,0 +1,11 @@
+// rustc: accepts
+fn forever() -> ! { //~ ERROR unsupported
+    loop {}
+}
+
+fn main() {
+    if false {
+        forever();
+    }
+    println!("{}", 1);
+}

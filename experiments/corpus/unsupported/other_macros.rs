@@ -1,0 +1,5 @@
+// rustc: accepts
+fn main() {
+    print!("no newline"); //~ ERROR unsupported
+    println!();
+}

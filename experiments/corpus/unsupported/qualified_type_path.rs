@@ -1,0 +1,4 @@
+// rustc: accepts
+fn main() {
+    println!("{}", <i64>::MAX); //~ ERROR unsupported
+}

@@ -1,0 +1,5 @@
+// rustc: accepts
+fn main() {
+    let s = "hello"; //~ ERROR unsupported
+    println!("{}", s);
+}

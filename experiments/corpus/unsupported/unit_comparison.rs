@@ -1,0 +1,5 @@
+// rustc: accepts
+fn main() {
+    let u = ();
+    println!("{}", u == ()); //~ ERROR unsupported
+}

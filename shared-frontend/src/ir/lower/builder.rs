@@ -1,0 +1,370 @@
+//! The function under construction: registers, slots, data blobs and basic blocks, with
+//! a cursor on the block being filled.
+//!
+//! Blocks are filled one at a time: code is appended to the current block until a
+//! terminator ends it, then lowering switches to another block and never comes back.
+//! The builder tracks whether the current block can be reached (a block is reachable
+//! once a reachable block jumps to it; lowering switches to a block only after its
+//! forward predecessors are emitted), so that lowering can skip statements after a
+//! diverging expression. [`Builder::finish`] drops unreachable blocks and orders the
+//! rest in reverse post-order, which keeps a branch's `then` side right after it.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::ir::{
+    BasicBlock, BlockId, DataId, Inst, IrFunction, PanicKind, ScalarTy, Slot, SlotId, Terminator,
+    VReg,
+};
+use crate::sema::def::DefId;
+
+struct BlockData {
+    insts: Vec<Inst>,
+    term: Option<Terminator>,
+    /// A reachable block jumps here (or this is the entry).
+    reached: bool,
+}
+
+pub(super) struct Builder {
+    vregs: Vec<ScalarTy>,
+    slots: Vec<Slot>,
+    data: Vec<Arc<[u8]>>,
+    data_index: FxHashMap<Arc<[u8]>, DataId>,
+    blocks: Vec<BlockData>,
+    cur: BlockId,
+    /// Whether the current block is reachable.
+    pub(super) live: bool,
+    /// Registers holding constants and addresses already computed in the current block;
+    /// they are never reassigned, so the current block may reuse them.
+    consts: FxHashMap<(ScalarTy, u64), VReg>,
+    slot_addrs: FxHashMap<SlotId, VReg>,
+    data_addrs: FxHashMap<DataId, VReg>,
+    /// The shared block that panics with each payload-free kind.
+    panic_blocks: [Option<BlockId>; 4],
+}
+
+impl Builder {
+    pub(super) fn new() -> Builder {
+        let mut b = Builder {
+            vregs: Vec::new(),
+            slots: Vec::new(),
+            data: Vec::new(),
+            data_index: FxHashMap::default(),
+            blocks: Vec::new(),
+            cur: BlockId(0),
+            live: true,
+            consts: FxHashMap::default(),
+            slot_addrs: FxHashMap::default(),
+            data_addrs: FxHashMap::default(),
+            panic_blocks: [None; 4],
+        };
+        let entry = b.new_block();
+        b.blocks[entry.0 as usize].reached = true;
+        b
+    }
+
+    pub(super) fn new_vreg(&mut self, ty: ScalarTy) -> VReg {
+        self.vregs.push(ty);
+        VReg(self.vregs.len() as u32 - 1)
+    }
+
+    pub(super) fn vreg_ty(&self, v: VReg) -> ScalarTy {
+        self.vregs[v.0 as usize]
+    }
+
+    pub(super) fn new_slot(&mut self, size: u32, align: u32) -> SlotId {
+        self.slots.push(Slot { size, align });
+        SlotId(self.slots.len() as u32 - 1)
+    }
+
+    /// A read-only blob with these bytes (one blob per distinct content).
+    pub(super) fn data(&mut self, bytes: &[u8]) -> DataId {
+        if let Some(&id) = self.data_index.get(bytes) {
+            return id;
+        }
+        let blob: Arc<[u8]> = Arc::from(bytes);
+        let id = DataId(self.data.len() as u32);
+        self.data.push(blob.clone());
+        self.data_index.insert(blob, id);
+        id
+    }
+
+    pub(super) fn new_block(&mut self) -> BlockId {
+        self.blocks.push(BlockData {
+            insts: Vec::new(),
+            term: None,
+            reached: false,
+        });
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+
+    pub(super) fn emit(&mut self, inst: Inst) {
+        self.blocks[self.cur.0 as usize].insts.push(inst);
+    }
+
+    /// Ends the current block. Lowering must [`switch_to`](Self::switch_to) another
+    /// block before emitting more code.
+    pub(super) fn terminate(&mut self, term: Terminator) {
+        if self.live {
+            let mut mark = |b: BlockId| self.blocks[b.0 as usize].reached = true;
+            match &term {
+                Terminator::Jump(b) => mark(*b),
+                Terminator::Branch {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    mark(*then_block);
+                    mark(*else_block);
+                }
+                Terminator::Return(_) | Terminator::Panic(_) | Terminator::Unreachable => {}
+            }
+        }
+        let block = &mut self.blocks[self.cur.0 as usize];
+        if block.term.is_none() {
+            block.term = Some(term);
+        }
+    }
+
+    pub(super) fn switch_to(&mut self, b: BlockId) {
+        self.cur = b;
+        self.live = self.blocks[b.0 as usize].reached;
+        // `clear` costs the table's capacity: skip it when there is nothing to forget.
+        if !self.consts.is_empty() {
+            self.consts.clear();
+        }
+        if !self.slot_addrs.is_empty() {
+            self.slot_addrs.clear();
+        }
+        if !self.data_addrs.is_empty() {
+            self.data_addrs.clear();
+        }
+    }
+
+    pub(super) fn goto(&mut self, target: BlockId) {
+        self.terminate(Terminator::Jump(target));
+    }
+
+    /// Ends the current block with a terminator that does not continue here (`return`,
+    /// `break`, a panic, …); what follows is lowered into a fresh, unreachable block.
+    pub(super) fn diverge(&mut self, term: Terminator) {
+        self.terminate(term);
+        let dead = self.new_block();
+        self.switch_to(dead);
+    }
+
+    /// Branches on `cond`; continues in the `then` side and returns the `else` block.
+    pub(super) fn branch_then(&mut self, cond: VReg) -> BlockId {
+        let then_block = self.new_block();
+        let else_block = self.new_block();
+        self.terminate(Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        });
+        self.switch_to(then_block);
+        else_block
+    }
+
+    /// Continues when `ok` is true; panics with `kind` otherwise.
+    pub(super) fn check(&mut self, ok: VReg, kind: PanicKind) {
+        let slot = match kind {
+            PanicKind::DivByZero => Some(0),
+            PanicKind::RemByZero => Some(1),
+            PanicKind::DivOverflow => Some(2),
+            PanicKind::RemOverflow => Some(3),
+            PanicKind::IndexOutOfBounds { .. } => None,
+        };
+        let panic_block = match slot.and_then(|i| self.panic_blocks[i]) {
+            Some(b) => b,
+            None => {
+                let b = self.new_block();
+                self.blocks[b.0 as usize].term = Some(Terminator::Panic(kind));
+                if let Some(i) = slot {
+                    self.panic_blocks[i] = Some(b);
+                }
+                b
+            }
+        };
+        let cont = self.new_block();
+        self.terminate(Terminator::Branch {
+            cond: ok,
+            then_block: cont,
+            else_block: panic_block,
+        });
+        self.switch_to(cont);
+    }
+
+    /// A register holding `value` (canonical bits), shared within the current block.
+    pub(super) fn const_reg(&mut self, ty: ScalarTy, value: u64) -> VReg {
+        if let Some(&v) = self.consts.get(&(ty, value)) {
+            return v;
+        }
+        let dst = self.new_vreg(ty);
+        self.emit(Inst::Const { dst, value });
+        self.consts.insert((ty, value), dst);
+        dst
+    }
+
+    pub(super) fn slot_addr(&mut self, slot: SlotId) -> VReg {
+        if let Some(&v) = self.slot_addrs.get(&slot) {
+            return v;
+        }
+        let dst = self.new_vreg(ScalarTy::Ptr);
+        self.emit(Inst::SlotAddr { dst, slot });
+        self.slot_addrs.insert(slot, dst);
+        dst
+    }
+
+    pub(super) fn data_addr(&mut self, data: DataId) -> VReg {
+        if let Some(&v) = self.data_addrs.get(&data) {
+            return v;
+        }
+        let dst = self.new_vreg(ScalarTy::Ptr);
+        self.emit(Inst::DataAddr { dst, data });
+        self.data_addrs.insert(data, dst);
+        dst
+    }
+
+    /// Retargets every jump or branch to a block that is empty and only jumps on, to
+    /// the end of that chain (`loop {}`'s self-loop included, without looping).
+    fn thread_jumps(&mut self) {
+        let n = self.blocks.len();
+        let forward = |blocks: &[BlockData], b: BlockId| -> Option<BlockId> {
+            let data = &blocks[b.0 as usize];
+            match data.term {
+                Some(Terminator::Jump(t)) if data.insts.is_empty() && b.0 != 0 => Some(t),
+                _ => None,
+            }
+        };
+        let mut resolved: Vec<Option<BlockId>> = vec![None; n];
+        for start in 0..n {
+            let mut b = BlockId(start as u32);
+            let mut steps = 0;
+            while let Some(t) = forward(&self.blocks, b) {
+                if let Some(r) = resolved[t.0 as usize] {
+                    b = r;
+                    break;
+                }
+                b = t;
+                steps += 1;
+                if steps > n {
+                    break;
+                }
+            }
+            resolved[start] = Some(b);
+        }
+        let target = |b: &mut BlockId| *b = resolved[b.0 as usize].unwrap_or(*b);
+        for data in &mut self.blocks {
+            match &mut data.term {
+                Some(Terminator::Jump(t)) => target(t),
+                Some(Terminator::Branch {
+                    then_block,
+                    else_block,
+                    ..
+                }) => {
+                    target(then_block);
+                    target(else_block);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The finished function: jumps through empty blocks go straight to their target,
+    /// unreachable blocks are dropped, and the rest come in reverse post-order from the
+    /// entry (a branch's `then` side first).
+    pub(super) fn finish(
+        mut self,
+        def: DefId,
+        name: String,
+        params: Vec<VReg>,
+        sret: bool,
+        ret: Option<ScalarTy>,
+    ) -> IrFunction {
+        self.thread_jumps();
+        let n = self.blocks.len();
+        // The `k`-th successor of a block, counting from the last one, so that the first
+        // successor is visited last and comes first in reverse post-order.
+        let succ_from_last = |b: usize, k: usize| -> Option<usize> {
+            match &self.blocks[b].term {
+                Some(Terminator::Jump(t)) if k == 0 => Some(t.0 as usize),
+                Some(Terminator::Branch {
+                    then_block,
+                    else_block,
+                    ..
+                }) => match k {
+                    0 => Some(else_block.0 as usize),
+                    1 => Some(then_block.0 as usize),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        // Iterative depth-first search: (block, successors visited so far).
+        let mut visited = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        visited[0] = true;
+        while let Some((b, k)) = stack.last_mut() {
+            match succ_from_last(*b, *k) {
+                Some(s) => {
+                    *k += 1;
+                    if !visited[s] {
+                        visited[s] = true;
+                        stack.push((s, 0));
+                    }
+                }
+                None => {
+                    post.push(*b);
+                    stack.pop();
+                }
+            }
+        }
+        let mut new_id = vec![u32::MAX; n];
+        for (i, &b) in post.iter().rev().enumerate() {
+            new_id[b] = i as u32;
+        }
+        let remap = |b: BlockId| BlockId(new_id[b.0 as usize]);
+        let mut old_blocks: Vec<Option<BlockData>> = self.blocks.into_iter().map(Some).collect();
+        let mut blocks = Vec::with_capacity(post.len());
+        for &b in post.iter().rev() {
+            let Some(data) = old_blocks[b].take() else {
+                continue;
+            };
+            debug_assert!(
+                data.reached,
+                "block {b} is reachable but was lowered as dead"
+            );
+            let term = match data.term.unwrap_or(Terminator::Unreachable) {
+                Terminator::Jump(t) => Terminator::Jump(remap(t)),
+                Terminator::Branch {
+                    cond,
+                    then_block,
+                    else_block,
+                } => Terminator::Branch {
+                    cond,
+                    then_block: remap(then_block),
+                    else_block: remap(else_block),
+                },
+                other => other,
+            };
+            blocks.push(BasicBlock {
+                insts: data.insts,
+                term,
+            });
+        }
+        IrFunction {
+            def,
+            name,
+            params,
+            sret,
+            ret,
+            vregs: self.vregs,
+            slots: self.slots,
+            data: self.data,
+            blocks,
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! CFG simplification: branches with equal arms become jumps, jumps through empty
+//! blocks go straight to their final target, a block reached only by a jump from one
+//! other block is merged into it, unreachable blocks are removed, and the remaining
+//! blocks are renumbered densely in their original order (the entry stays block 0).
+
+use super::visit::{reverse_postorder, successors, NONE};
+use super::OptStats;
+use crate::ir::{BlockId, IrFunction, Terminator};
+
+pub fn simplify_cfg(f: &mut IrFunction, stats: &mut OptStats) {
+    if super::well_formed_registers(f) {
+        simplify_cfg_unchecked(f, stats);
+    }
+}
+
+/// [`simplify_cfg`] on a function known to be well-formed.
+pub(super) fn simplify_cfg_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+    // Branches with equal arms.
+    for b in &mut f.blocks {
+        if let Terminator::Branch {
+            then_block,
+            else_block,
+            ..
+        } = b.term
+        {
+            if then_block == else_block {
+                b.term = Terminator::Jump(then_block);
+                stats.folded_branches += 1;
+            }
+        }
+    }
+    thread_jumps(f, stats);
+    merge_chains(f, stats);
+    remove_unreachable(f, stats);
+}
+
+/// The final target of a jump to `b` through empty jump-only blocks.
+fn final_target(f: &IrFunction, b: BlockId) -> BlockId {
+    let mut t = b;
+    // At most one step per block: a longer walk is a cycle of empty blocks.
+    for _ in 0..f.blocks.len() {
+        let block = &f.blocks[t.0 as usize];
+        match block.term {
+            Terminator::Jump(next) if block.insts.is_empty() && next != t => t = next,
+            _ => return t,
+        }
+    }
+    b
+}
+
+fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) {
+    for bi in 0..f.blocks.len() {
+        let mut term = f.blocks[bi].term.clone();
+        let mut changed = false;
+        match &mut term {
+            Terminator::Jump(t) => {
+                let nt = final_target(f, *t);
+                changed = nt != *t;
+                *t = nt;
+            }
+            Terminator::Branch {
+                then_block,
+                else_block,
+                ..
+            } => {
+                for t in [then_block, else_block] {
+                    let nt = final_target(f, *t);
+                    changed |= nt != *t;
+                    *t = nt;
+                }
+            }
+            _ => {}
+        }
+        if changed {
+            stats.jumps_threaded += 1;
+            if let Terminator::Branch {
+                then_block,
+                else_block,
+                ..
+            } = term
+            {
+                if then_block == else_block {
+                    term = Terminator::Jump(then_block);
+                    stats.folded_branches += 1;
+                }
+            }
+            f.blocks[bi].term = term;
+        }
+    }
+}
+
+/// Merges `b` into `a` when `a` ends in `Jump(b)` and that is `b`'s only incoming edge
+/// from a reachable block.
+fn merge_chains(f: &mut IrFunction, stats: &mut OptStats) {
+    let n = f.blocks.len();
+    let (rpo, _) = reverse_postorder(f);
+    let mut npreds = vec![0u32; n];
+    for &b in &rpo {
+        for s in successors(&f.blocks[b as usize].term).into_iter().flatten() {
+            npreds[s.0 as usize] += 1;
+        }
+    }
+    for &a in &rpo {
+        // A block merged away has no instructions and ends in `Unreachable`.
+        let a = a as usize;
+        while let Terminator::Jump(t) = f.blocks[a].term {
+            let b = t.0 as usize;
+            if b == a || b == 0 || npreds[b] != 1 {
+                break;
+            }
+            let mut taken = std::mem::take(&mut f.blocks[b].insts);
+            let term = std::mem::replace(&mut f.blocks[b].term, Terminator::Unreachable);
+            f.blocks[a].insts.append(&mut taken);
+            f.blocks[a].term = term;
+            npreds[b] = 0;
+            stats.blocks_merged += 1;
+        }
+    }
+}
+
+fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats) {
+    let (_, rpo_index) = reverse_postorder(f);
+    let n = f.blocks.len();
+    let mut new_id = vec![NONE; n];
+    let mut next = 0u32;
+    for (b, id) in new_id.iter_mut().enumerate() {
+        if rpo_index[b] != NONE {
+            *id = next;
+            next += 1;
+        }
+    }
+    if next as usize == n {
+        return;
+    }
+    stats.blocks_removed += n as u32 - next;
+    let blocks = std::mem::take(&mut f.blocks);
+    f.blocks = blocks
+        .into_iter()
+        .enumerate()
+        .filter(|(b, _)| new_id[*b] != NONE)
+        .map(|(_, mut block)| {
+            let map = |t: &mut BlockId| *t = BlockId(new_id[t.0 as usize]);
+            match &mut block.term {
+                Terminator::Jump(t) => map(t),
+                Terminator::Branch {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    map(then_block);
+                    map(else_block);
+                }
+                _ => {}
+            }
+            block
+        })
+        .collect();
+}

@@ -1,0 +1,208 @@
+//! Copy propagation: reads of `x` after `x = copy y` read `y` instead, so that the copy
+//! can die.
+//!
+//! Across blocks this is done only where it is sound without a dataflow analysis: `x` and
+//! `y` are each written once (a parameter counts as written at entry), `y`'s write
+//! strictly dominates `x`'s, and `x`'s dominates the read. Then no path from the copy to
+//! the read rewrites `y` without passing the copy again. Within a block, any copy is
+//! propagated until either register is written again.
+
+use super::visit::{def_of, map_term_use, map_uses, reverse_postorder, Dominators, NONE};
+use super::OptStats;
+use crate::ir::{Inst, IrFunction, VReg};
+
+/// A program point: block and position (0 before the first instruction, `i + 1` at
+/// instruction `i`, `len + 1` at the terminator).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Point {
+    block: u32,
+    pos: u32,
+}
+
+pub fn propagate(f: &mut IrFunction, stats: &mut OptStats) {
+    if super::well_formed_registers(f) {
+        propagate_unchecked(f, stats);
+    }
+}
+
+/// [`propagate`] on a function known to be well-formed.
+pub(super) fn propagate_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+    propagate_global(f, stats);
+    propagate_local(f, stats);
+}
+
+fn propagate_global(f: &mut IrFunction, stats: &mut OptStats) {
+    let n = f.vregs.len();
+    let (rpo, rpo_index) = reverse_postorder(f);
+    let reachable = |b: u32| rpo_index[b as usize] != NONE;
+    let mut ndefs = vec![0u32; n];
+    let mut def_at = vec![
+        Point {
+            block: NONE,
+            pos: 0
+        };
+        n
+    ];
+    for &p in &f.params {
+        ndefs[p.0 as usize] += 1;
+        def_at[p.0 as usize] = Point { block: 0, pos: 0 };
+    }
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (i, inst) in b.insts.iter().enumerate() {
+            if let Some(d) = def_of(inst) {
+                ndefs[d.0 as usize] += 1;
+                def_at[d.0 as usize] = Point {
+                    block: bi as u32,
+                    pos: i as u32 + 1,
+                };
+            }
+        }
+    }
+    // Candidates: copies between single-write registers of one type.
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        if !reachable(bi as u32) {
+            continue;
+        }
+        for inst in &b.insts {
+            if let Inst::Copy { dst, src } = *inst {
+                let (d, s) = (dst.0 as usize, src.0 as usize);
+                if d != s
+                    && ndefs[d] == 1
+                    && ndefs[s] == 1
+                    && f.vregs[d] == f.vregs[s]
+                    && def_at[s].block != NONE
+                    && reachable(def_at[s].block)
+                {
+                    candidates.push((d, s));
+                }
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return;
+    }
+    let dom = Dominators::compute(f, &rpo, &rpo_index);
+    let dominates = |a: Point, b: Point, strictly: bool| {
+        if a.block == b.block {
+            a.pos < b.pos || (!strictly && a.pos == b.pos)
+        } else {
+            dom.dominates(a.block, b.block)
+        }
+    };
+    // The source each single-write copy can be replaced with.
+    let mut repl: Vec<u32> = vec![NONE; n];
+    let mut any = false;
+    for (d, s) in candidates {
+        if dominates(def_at[s], def_at[d], true) {
+            repl[d] = s as u32;
+            any = true;
+        }
+    }
+    if !any {
+        return;
+    }
+    // Resolve chains (acyclic: each step goes to a strictly dominating write).
+    let resolve = |mut r: u32| {
+        while repl[r as usize] != NONE {
+            r = repl[r as usize];
+        }
+        r
+    };
+    let root: Vec<u32> = (0..n as u32)
+        .map(|r| {
+            if repl[r as usize] == NONE {
+                NONE
+            } else {
+                resolve(r)
+            }
+        })
+        .collect();
+    for (bi, b) in f.blocks.iter_mut().enumerate() {
+        if !reachable(bi as u32) {
+            continue;
+        }
+        let mut rewrite = |r: VReg, pos: u32| {
+            let x = r.0 as usize;
+            let here = Point {
+                block: bi as u32,
+                pos,
+            };
+            if root[x] != NONE && dominates(def_at[x], here, true) {
+                stats.copies_propagated += 1;
+                VReg(root[x])
+            } else {
+                r
+            }
+        };
+        for (i, inst) in b.insts.iter_mut().enumerate() {
+            map_uses(inst, |r| rewrite(r, i as u32 + 1));
+        }
+        let end = b.insts.len() as u32 + 1;
+        map_term_use(&mut b.term, |r| rewrite(r, end));
+    }
+}
+
+fn propagate_local(f: &mut IrFunction, stats: &mut OptStats) {
+    let n = f.vregs.len();
+    // A write counter per register; a recorded copy holds while neither side changed.
+    let mut version = vec![0u32; n];
+    let mut clock = 0u32;
+    #[derive(Clone, Copy)]
+    struct Entry {
+        src: u32,
+        dst_version: u32,
+        src_version: u32,
+    }
+    let mut copy_of: Vec<Option<Entry>> = vec![None; n];
+    let vregs = &f.vregs;
+    for b in &mut f.blocks {
+        // Versions only grow, so entries recorded before this block are older than this.
+        let block_start = clock;
+        let lookup = |copy_of: &[Option<Entry>], version: &[u32], r: VReg| -> Option<u32> {
+            let e = copy_of[r.0 as usize]?;
+            (e.dst_version == version[r.0 as usize]
+                && e.dst_version > block_start
+                && e.src_version == version[e.src as usize])
+                .then_some(e.src)
+        };
+        let mut insts = std::mem::take(&mut b.insts);
+        insts.retain_mut(|inst| {
+            map_uses(inst, |r| match lookup(&copy_of, &version, r) {
+                Some(s) => {
+                    stats.copies_propagated += 1;
+                    VReg(s)
+                }
+                None => r,
+            });
+            if let Inst::Copy { dst, src } = *inst {
+                if dst == src {
+                    stats.copies_propagated += 1;
+                    return false;
+                }
+            }
+            if let Some(d) = def_of(inst) {
+                clock += 1;
+                version[d.0 as usize] = clock;
+                if let Inst::Copy { dst, src } = *inst {
+                    if vregs[dst.0 as usize] == vregs[src.0 as usize] {
+                        copy_of[dst.0 as usize] = Some(Entry {
+                            src: src.0,
+                            dst_version: clock,
+                            src_version: version[src.0 as usize],
+                        });
+                    }
+                }
+            }
+            true
+        });
+        b.insts = insts;
+        map_term_use(&mut b.term, |r| match lookup(&copy_of, &version, r) {
+            Some(s) => {
+                stats.copies_propagated += 1;
+                VReg(s)
+            }
+            None => r,
+        });
+    }
+}

@@ -1,0 +1,162 @@
+//! Dead code elimination: removes pure instructions whose result is never read, using a
+//! backward liveness analysis over the registers that live across blocks (bitsets per
+//! block) and a backward scan within each block. Calls, prints, stores and copies to
+//! memory always stay.
+
+use super::visit::{def_of, for_each_use, is_pure, successors, term_use, RegClasses, NONE};
+use super::OptStats;
+use crate::ir::IrFunction;
+
+/// Above this many (block, global register) bits, every global register is taken as live
+/// at every block end (the analysis stays block-local).
+const MAX_BITS: usize = 1 << 26;
+
+struct BitSet {
+    words: Vec<u64>,
+    per_block: usize,
+}
+
+impl BitSet {
+    fn new(blocks: usize, bits: usize) -> BitSet {
+        let per_block = bits.div_ceil(64);
+        BitSet {
+            words: vec![0; blocks * per_block],
+            per_block,
+        }
+    }
+    fn row(&self, b: usize) -> &[u64] {
+        &self.words[b * self.per_block..(b + 1) * self.per_block]
+    }
+    fn row_mut(&mut self, b: usize) -> &mut [u64] {
+        &mut self.words[b * self.per_block..(b + 1) * self.per_block]
+    }
+}
+
+fn get(row: &[u64], i: usize) -> bool {
+    row[i / 64] >> (i % 64) & 1 != 0
+}
+fn set(row: &mut [u64], i: usize) {
+    row[i / 64] |= 1 << (i % 64);
+}
+
+pub fn eliminate_dead_code(f: &mut IrFunction, stats: &mut OptStats) {
+    if super::well_formed_registers(f) {
+        eliminate_dead_code_unchecked(f, stats);
+    }
+}
+
+/// [`eliminate_dead_code`] on a function known to be well-formed.
+pub(super) fn eliminate_dead_code_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+    // Removing a read of a register live across blocks can kill a write in another
+    // block: repeat while that happens.
+    while dce_round(f, stats) {}
+}
+
+/// One backward pass; whether it removed a read of a global register.
+fn dce_round(f: &mut IrFunction, stats: &mut OptStats) -> bool {
+    let classes = RegClasses::compute(f);
+    let nb = f.blocks.len();
+    let g = classes.globals.len();
+    let precise = nb.saturating_mul(g) <= MAX_BITS;
+
+    // live_out per block, over global registers.
+    let mut live_out = BitSet::new(if precise { nb } else { 0 }, g);
+    if precise {
+        // gen (read before written in the block) and kill (written) per block.
+        let mut gen = BitSet::new(nb, g);
+        let mut kill = BitSet::new(nb, g);
+        for (bi, b) in f.blocks.iter().enumerate() {
+            let (gen_row, kill_row) = (gen.row_mut(bi), kill.row_mut(bi));
+            let read = |r: u32, gen_row: &mut [u64], kill_row: &[u64]| {
+                let gi = classes.global_index[r as usize];
+                if gi != NONE && !get(kill_row, gi as usize) {
+                    set(gen_row, gi as usize);
+                }
+            };
+            for inst in &b.insts {
+                for_each_use(inst, |r| read(r.0, gen_row, kill_row));
+                if let Some(d) = def_of(inst) {
+                    let gi = classes.global_index[d.0 as usize];
+                    if gi != NONE {
+                        set(kill_row, gi as usize);
+                    }
+                }
+            }
+            if let Some(r) = term_use(&b.term) {
+                read(r.0, gen_row, kill_row);
+            }
+        }
+        // live_in = gen | (live_out & !kill); iterate in postorder until stable.
+        let (rpo, _) = super::visit::reverse_postorder(f);
+        let mut live_in = BitSet::new(nb, g);
+        let words = live_out.per_block;
+        let mut changed = true;
+        let mut tmp = vec![0u64; words];
+        while changed {
+            changed = false;
+            for &b in rpo.iter().rev() {
+                let b = b as usize;
+                tmp.iter_mut().for_each(|w| *w = 0);
+                for s in successors(&f.blocks[b].term).into_iter().flatten() {
+                    let s = s.0 as usize;
+                    if s < nb {
+                        for (t, &w) in tmp.iter_mut().zip(live_in.row(s)) {
+                            *t |= w;
+                        }
+                    }
+                }
+                live_out.row_mut(b).copy_from_slice(&tmp);
+                let (gr, kr) = (gen.row(b), kill.row(b));
+                let mut new_changed = false;
+                for (i, w) in live_in.row_mut(b).iter_mut().enumerate() {
+                    let v = gr[i] | (tmp[i] & !kr[i]);
+                    if v != *w {
+                        *w = v;
+                        new_changed = true;
+                    }
+                }
+                changed |= new_changed;
+            }
+        }
+    }
+
+    // Backward scan of each block with a scratch liveness per register (stamped).
+    let mut live_stamp = vec![0u32; f.vregs.len()];
+    let mut keep: Vec<bool> = Vec::new();
+    let mut removed_global_read = false;
+    for bi in 0..nb {
+        let st = bi as u32 + 1;
+        for (gi, r) in classes.globals.iter().enumerate() {
+            if !precise || get(live_out.row(bi), gi) {
+                live_stamp[r.0 as usize] = st;
+            }
+        }
+        let b = &mut f.blocks[bi];
+        if let Some(r) = term_use(&b.term) {
+            live_stamp[r.0 as usize] = st;
+        }
+        keep.clear();
+        keep.resize(b.insts.len(), true);
+        for (i, inst) in b.insts.iter().enumerate().rev() {
+            let def = def_of(inst);
+            if let Some(d) = def {
+                if is_pure(inst) && live_stamp[d.0 as usize] != st {
+                    keep[i] = false;
+                    for_each_use(inst, |r| {
+                        removed_global_read |= classes.global_index[r.0 as usize] != NONE
+                    });
+                    continue;
+                }
+                live_stamp[d.0 as usize] = 0;
+            }
+            for_each_use(inst, |r| live_stamp[r.0 as usize] = st);
+        }
+        let removed = keep.iter().filter(|k| !**k).count();
+        if removed > 0 {
+            stats.dead_insts += removed as u32;
+            let mut it = keep.iter();
+            b.insts.retain(|_| *it.next().unwrap_or(&true));
+        }
+    }
+    removed_global_read
+}

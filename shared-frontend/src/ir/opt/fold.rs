@@ -1,0 +1,348 @@
+//! Conditional constant propagation and folding: a forward dataflow analysis over the
+//! CFG (registers may be assigned many times) that follows only the branch arms that can
+//! be taken, then replaces instructions with known results by constants, simplifies
+//! algebraic identities (`x + 0`, `x * 1`, `x << 0`, ...) and folds branches on known
+//! conditions. Evaluation is [`crate::ir::interp::scalar`]'s, the interpreter's own.
+//!
+//! Registers read before any write hold 0 (as in the interpreter, which zeroes a frame's
+//! registers); parameters are unknown. A division or remainder whose check would panic
+//! is never folded: its check is a branch, and folding that branch is what removes it.
+
+use super::visit::{def_of, RegClasses, NONE};
+use super::OptStats;
+use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
+use crate::ir::{Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
+
+/// Above this many (block, global register) pairs the analysis tracks no register across
+/// blocks (folding stays block-local), to bound time and memory.
+const MAX_TRACKED: usize = 1 << 20;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lat {
+    Const(u64),
+    Varying,
+}
+
+fn meet(a: Lat, b: Lat) -> Lat {
+    if a == b {
+        a
+    } else {
+        Lat::Varying
+    }
+}
+
+struct Analysis<'a> {
+    f: &'a IrFunction,
+    classes: RegClasses,
+    /// How many global registers are tracked across blocks (all or none).
+    tracked: usize,
+    /// Per block, the values of tracked global registers on entry (`tracked` values per
+    /// block), meaningful once the block is reached.
+    state: Vec<Lat>,
+    reached: Vec<bool>,
+    /// Scratch values of all registers while scanning a block.
+    vals: Vec<Lat>,
+    /// Untracked global registers written during the current scan (reset on next).
+    dirty: Vec<VReg>,
+}
+
+impl<'a> Analysis<'a> {
+    fn new(f: &'a IrFunction) -> Analysis<'a> {
+        let classes = RegClasses::compute(f);
+        let g = classes.globals.len();
+        let tracked = if f.blocks.len().saturating_mul(g) <= MAX_TRACKED {
+            g
+        } else {
+            0
+        };
+        let mut state = vec![Lat::Const(0); f.blocks.len() * tracked];
+        let mut reached = vec![false; f.blocks.len()];
+        for &p in &f.params {
+            let gi = classes.global_index[p.0 as usize];
+            if (gi as usize) < tracked {
+                state[gi as usize] = Lat::Varying;
+            }
+        }
+        if let Some(r) = reached.first_mut() {
+            *r = true;
+        }
+        Analysis {
+            f,
+            classes,
+            tracked,
+            state,
+            reached,
+            vals: vec![Lat::Varying; f.vregs.len()],
+            dirty: Vec::new(),
+        }
+    }
+
+    /// Loads a block's entry state into the scratch values.
+    fn enter(&mut self, b: usize) {
+        for r in self.dirty.drain(..) {
+            self.vals[r.0 as usize] = Lat::Varying;
+        }
+        if self.reached[b] {
+            let t = self.tracked;
+            for (gi, &v) in self.state[b * t..(b + 1) * t].iter().enumerate() {
+                self.vals[self.classes.globals[gi].0 as usize] = v;
+            }
+        }
+    }
+
+    fn val(&self, r: VReg) -> Lat {
+        self.vals[r.0 as usize]
+    }
+
+    /// The value an instruction computes, from the scratch values.
+    fn eval(&self, inst: &Inst) -> Lat {
+        eval_with(self.f, inst, &self.vals)
+    }
+
+    fn set(&mut self, r: VReg, v: Lat) {
+        self.vals[r.0 as usize] = v;
+        let gi = self.classes.global_index[r.0 as usize];
+        if gi != NONE && gi as usize >= self.tracked {
+            self.dirty.push(r);
+        }
+    }
+
+    fn scan(&mut self, b: usize) {
+        let f = self.f;
+        for inst in &f.blocks[b].insts {
+            if let Some(d) = def_of(inst) {
+                let v = self.eval(inst);
+                self.set(d, v);
+            }
+        }
+    }
+
+    /// The successors control can reach from the end of the scanned block.
+    fn live_successors(&self, b: usize) -> [Option<u32>; 2] {
+        match self.f.blocks[b].term {
+            Terminator::Jump(t) => [Some(t.0), None],
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => match self.val(cond) {
+                Lat::Const(0) => [Some(else_block.0), None],
+                Lat::Const(_) => [Some(then_block.0), None],
+                Lat::Varying => [Some(then_block.0), Some(else_block.0)],
+            },
+            _ => [None, None],
+        }
+    }
+
+    /// Runs to a fixpoint, visiting blocks in reverse postorder round by round.
+    fn solve(&mut self, rpo: &[u32]) {
+        let n = self.f.blocks.len();
+        let mut dirty = vec![false; n];
+        if n > 0 {
+            dirty[0] = true;
+        }
+        let mut any = n > 0;
+        while any {
+            any = false;
+            for &b in rpo {
+                let b = b as usize;
+                if !dirty[b] {
+                    continue;
+                }
+                dirty[b] = false;
+                self.enter(b);
+                self.scan(b);
+                for s in self.live_successors(b).into_iter().flatten() {
+                    let s = s as usize;
+                    if s >= n {
+                        continue;
+                    }
+                    let t = self.tracked;
+                    let globals = &self.classes.globals[..t];
+                    let row = &mut self.state[s * t..(s + 1) * t];
+                    let changed = if !self.reached[s] {
+                        self.reached[s] = true;
+                        for (slot, r) in row.iter_mut().zip(globals) {
+                            *slot = self.vals[r.0 as usize];
+                        }
+                        true
+                    } else {
+                        let mut changed = false;
+                        for (slot, r) in row.iter_mut().zip(globals) {
+                            let m = meet(*slot, self.vals[r.0 as usize]);
+                            if m != *slot {
+                                *slot = m;
+                                changed = true;
+                            }
+                        }
+                        changed
+                    };
+                    if changed {
+                        dirty[s] = true;
+                        any = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// All ones in a type's canonical form.
+fn all_ones(ty: ScalarTy) -> u64 {
+    canon(ty, u64::MAX)
+}
+
+/// An equivalent simpler instruction for `dst = lhs op rhs` with partly known operands.
+fn simplify_binary(
+    f: &IrFunction,
+    op: IrBinOp,
+    dst: VReg,
+    lhs: VReg,
+    rhs: VReg,
+    a: Lat,
+    b: Lat,
+) -> Option<Inst> {
+    use IrBinOp::*;
+    let ty = f.ty(lhs);
+    let is = |l: Lat, v: u64| l == Lat::Const(v);
+    let copy = |src: VReg| (f.ty(src) == f.ty(dst)).then_some(Inst::Copy { dst, src });
+    let konst = |v: u64| {
+        Some(Inst::Const {
+            dst,
+            value: canon(f.ty(dst), v),
+        })
+    };
+    let ones = all_ones(ty);
+    let same = lhs == rhs;
+    match op {
+        Add if is(b, 0) => copy(lhs),
+        Add if is(a, 0) => copy(rhs),
+        Sub if is(b, 0) => copy(lhs),
+        Sub if same => konst(0),
+        Mul if is(a, 0) || is(b, 0) => konst(0),
+        Mul if is(b, 1) => copy(lhs),
+        Mul if is(a, 1) => copy(rhs),
+        Div if is(b, 1) => copy(lhs),
+        Rem if is(b, 1) => konst(0),
+        And if is(a, 0) || is(b, 0) => konst(0),
+        And if is(b, ones) || same => copy(lhs),
+        And if is(a, ones) => copy(rhs),
+        Or if is(a, ones) || is(b, ones) => konst(ones),
+        Or if is(b, 0) || same => copy(lhs),
+        Or if is(a, 0) => copy(rhs),
+        Xor if is(b, 0) => copy(lhs),
+        Xor if is(a, 0) => copy(rhs),
+        Xor if same => konst(0),
+        Shl | Shr if is(a, 0) => konst(0),
+        Shl | Shr => match b {
+            Lat::Const(amount) if amount & (bits_of(ty) as u64 - 1) == 0 => copy(lhs),
+            _ => None,
+        },
+        Eq | Le | Ge if same => konst(1),
+        Ne | Lt | Gt if same => konst(0),
+        _ => None,
+    }
+}
+
+/// Constant propagation and folding, algebraic simplification and branch folding.
+pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
+    if super::well_formed_registers(f) {
+        fold_constants_unchecked(f, stats);
+    }
+}
+
+/// [`fold_constants`] on a function known to be well-formed.
+pub(super) fn fold_constants_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+    let (rpo, _) = super::visit::reverse_postorder(f);
+    let mut an = Analysis::new(f);
+    an.solve(&rpo);
+    let state = std::mem::take(&mut an.state);
+    let reached = std::mem::take(&mut an.reached);
+    let classes = an.classes;
+    let tracked = an.tracked;
+    // Rewrite reached blocks with the final entry states.
+    let mut vals = an.vals;
+    for bi in 0..f.blocks.len() {
+        if !reached[bi] {
+            continue;
+        }
+        let st = &state[bi * tracked..(bi + 1) * tracked];
+        // Every global not tracked is unknown on entry; locals are written before read.
+        for (gi, r) in classes.globals.iter().enumerate() {
+            vals[r.0 as usize] = if gi < tracked { st[gi] } else { Lat::Varying };
+        }
+        let mut insts = std::mem::take(&mut f.blocks[bi].insts);
+        for inst in &mut insts {
+            let Some(d) = def_of(inst) else { continue };
+            let v = eval_with(f, inst, &vals);
+            match v {
+                Lat::Const(c) if super::visit::is_pure(inst) => {
+                    let new = Inst::Const { dst: d, value: c };
+                    if *inst != new {
+                        if !matches!(inst, Inst::Const { .. }) {
+                            stats.folded_insts += 1;
+                        }
+                        *inst = new;
+                    }
+                }
+                _ => {
+                    if let Inst::Binary { op, dst, lhs, rhs } = *inst {
+                        let (a, b) = (vals[lhs.0 as usize], vals[rhs.0 as usize]);
+                        if let Some(new) = simplify_binary(f, op, dst, lhs, rhs, a, b) {
+                            stats.folded_insts += 1;
+                            *inst = new;
+                        }
+                    }
+                }
+            }
+            vals[d.0 as usize] = v;
+        }
+        f.blocks[bi].insts = insts;
+        let term = &mut f.blocks[bi].term;
+        if let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = *term
+        {
+            {
+                let target = match vals[cond.0 as usize] {
+                    _ if then_block == else_block => Some(then_block),
+                    Lat::Const(0) => Some(else_block),
+                    Lat::Const(_) => Some(then_block),
+                    Lat::Varying => None,
+                };
+                if let Some(t) = target {
+                    *term = Terminator::Jump(t);
+                    stats.folded_branches += 1;
+                }
+            }
+        }
+    }
+}
+
+/// [`Analysis::eval`] over a plain value array.
+fn eval_with(f: &IrFunction, inst: &Inst, vals: &[Lat]) -> Lat {
+    let known = |r: VReg| match vals[r.0 as usize] {
+        Lat::Const(c) => Some(c),
+        Lat::Varying => None,
+    };
+    let v = match *inst {
+        Inst::Const { dst, value } => Some(canon(f.ty(dst), value)),
+        Inst::Copy { dst, src } | Inst::Cast { dst, src } => {
+            known(src).map(|v| eval_cast(f.ty(dst), v))
+        }
+        Inst::Unary { op, dst, src } => {
+            known(src).map(|v| canon(f.ty(dst), eval_unary(op, f.ty(src), v)))
+        }
+        Inst::Binary { op, dst, lhs, rhs } => match (known(lhs), known(rhs)) {
+            (Some(a), Some(b)) => eval_binary(op, f.ty(lhs), a, b).map(|v| canon(f.ty(dst), v)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match v {
+        Some(c) => Lat::Const(c),
+        None => Lat::Varying,
+    }
+}

@@ -1,0 +1,368 @@
+//! What an instruction or terminator defines, reads and jumps to, and the analyses the
+//! passes share: register classes, reverse postorder, dominators.
+
+use crate::ir::{BlockId, Inst, IrFunction, PrintArg, Terminator, VReg};
+
+pub(super) const NONE: u32 = u32::MAX;
+
+/// The register an instruction writes.
+pub(super) fn def_of(inst: &Inst) -> Option<VReg> {
+    match *inst {
+        Inst::Const { dst, .. }
+        | Inst::Copy { dst, .. }
+        | Inst::Unary { dst, .. }
+        | Inst::Binary { dst, .. }
+        | Inst::Cast { dst, .. }
+        | Inst::SlotAddr { dst, .. }
+        | Inst::DataAddr { dst, .. }
+        | Inst::Load { dst, .. }
+        | Inst::ElemAddr { dst, .. } => Some(dst),
+        Inst::Call { dst, .. } => dst,
+        Inst::Store { .. } | Inst::MemCopy { .. } | Inst::Print(_) => None,
+    }
+}
+
+/// Calls `f` on every register an instruction reads, in operand order.
+pub(super) fn for_each_use(inst: &Inst, mut f: impl FnMut(VReg)) {
+    match inst {
+        Inst::Const { .. } | Inst::SlotAddr { .. } | Inst::DataAddr { .. } => {}
+        Inst::Copy { src, .. } | Inst::Unary { src, .. } | Inst::Cast { src, .. } => f(*src),
+        Inst::Binary { lhs, rhs, .. } => {
+            f(*lhs);
+            f(*rhs);
+        }
+        Inst::Load { addr, .. } => f(*addr),
+        Inst::Store { addr, src, .. } => {
+            f(*addr);
+            f(*src);
+        }
+        Inst::ElemAddr { base, index, .. } => {
+            f(*base);
+            f(*index);
+        }
+        Inst::MemCopy { dst, src, .. } => {
+            f(*dst);
+            f(*src);
+        }
+        Inst::Call { args, .. } => args.iter().for_each(|&a| f(a)),
+        Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => f(*r),
+        Inst::Print(PrintArg::Str(_)) => {}
+    }
+}
+
+/// Rewrites every register an instruction reads.
+pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
+    match inst {
+        Inst::Const { .. } | Inst::SlotAddr { .. } | Inst::DataAddr { .. } => {}
+        Inst::Copy { src, .. } | Inst::Unary { src, .. } | Inst::Cast { src, .. } => *src = f(*src),
+        Inst::Binary { lhs, rhs, .. } => {
+            *lhs = f(*lhs);
+            *rhs = f(*rhs);
+        }
+        Inst::Load { addr, .. } => *addr = f(*addr),
+        Inst::Store { addr, src, .. } => {
+            *addr = f(*addr);
+            *src = f(*src);
+        }
+        Inst::ElemAddr { base, index, .. } => {
+            *base = f(*base);
+            *index = f(*index);
+        }
+        Inst::MemCopy { dst, src, .. } => {
+            *dst = f(*dst);
+            *src = f(*src);
+        }
+        Inst::Call { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
+        Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => *r = f(*r),
+        Inst::Print(PrintArg::Str(_)) => {}
+    }
+}
+
+/// Rewrites the register written by an instruction.
+pub(super) fn map_def(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
+    match inst {
+        Inst::Const { dst, .. }
+        | Inst::Copy { dst, .. }
+        | Inst::Unary { dst, .. }
+        | Inst::Binary { dst, .. }
+        | Inst::Cast { dst, .. }
+        | Inst::SlotAddr { dst, .. }
+        | Inst::DataAddr { dst, .. }
+        | Inst::Load { dst, .. }
+        | Inst::ElemAddr { dst, .. }
+        | Inst::Call { dst: Some(dst), .. } => *dst = f(*dst),
+        Inst::Call { dst: None, .. }
+        | Inst::Store { .. }
+        | Inst::MemCopy { .. }
+        | Inst::Print(_) => {}
+    }
+}
+
+pub(super) fn term_use(t: &Terminator) -> Option<VReg> {
+    match *t {
+        Terminator::Branch { cond, .. } => Some(cond),
+        Terminator::Return(v) => v,
+        Terminator::Panic(crate::ir::PanicKind::IndexOutOfBounds { index, .. }) => Some(index),
+        Terminator::Jump(_) | Terminator::Panic(_) | Terminator::Unreachable => None,
+    }
+}
+
+pub(super) fn map_term_use(t: &mut Terminator, mut f: impl FnMut(VReg) -> VReg) {
+    match t {
+        Terminator::Branch { cond, .. } => *cond = f(*cond),
+        Terminator::Return(Some(v)) => *v = f(*v),
+        Terminator::Panic(crate::ir::PanicKind::IndexOutOfBounds { index, .. }) => {
+            *index = f(*index)
+        }
+        Terminator::Jump(_)
+        | Terminator::Return(None)
+        | Terminator::Panic(_)
+        | Terminator::Unreachable => {}
+    }
+}
+
+/// The successors of a terminator (a branch with equal arms lists its target twice).
+pub(super) fn successors(t: &Terminator) -> [Option<BlockId>; 2] {
+    match *t {
+        Terminator::Jump(b) => [Some(b), None],
+        Terminator::Branch {
+            then_block,
+            else_block,
+            ..
+        } => [Some(then_block), Some(else_block)],
+        Terminator::Return(_) | Terminator::Panic(_) | Terminator::Unreachable => [None, None],
+    }
+}
+
+/// Instructions without effects other than writing their register: removable when the
+/// register is dead. (`Div`/`Rem` cannot trap: their checks are explicit branches.)
+pub(super) fn is_pure(inst: &Inst) -> bool {
+    !matches!(
+        inst,
+        Inst::Call { .. } | Inst::Print(_) | Inst::Store { .. } | Inst::MemCopy { .. }
+    )
+}
+
+/// Whether a register is *local*: all its reads and writes are in one block and the
+/// first of them is a write, so its value never flows between blocks (nor around a
+/// block that loops to itself). The others are *global*, densely numbered.
+pub(super) struct RegClasses {
+    /// Dense index of each global register, [`NONE`] for local ones.
+    pub global_index: Vec<u32>,
+    pub globals: Vec<VReg>,
+}
+
+impl RegClasses {
+    pub fn compute(f: &IrFunction) -> RegClasses {
+        let n = f.vregs.len();
+        // The block of the first occurrence, or NONE; and whether it is global already.
+        let mut block_of = vec![NONE; n];
+        let mut global = vec![false; n];
+        for &p in &f.params {
+            if let Some(g) = global.get_mut(p.0 as usize) {
+                *g = true;
+            }
+        }
+        for (bi, b) in f.blocks.iter().enumerate() {
+            let bi = bi as u32;
+            let mut touch = |r: VReg, is_def: bool| {
+                let i = r.0 as usize;
+                if i >= n {
+                    return;
+                }
+                if block_of[i] == NONE {
+                    block_of[i] = bi;
+                    if !is_def {
+                        global[i] = true;
+                    }
+                } else if block_of[i] != bi {
+                    global[i] = true;
+                }
+            };
+            for inst in &b.insts {
+                for_each_use(inst, |r| touch(r, false));
+                if let Some(d) = def_of(inst) {
+                    touch(d, true);
+                }
+            }
+            if let Some(r) = term_use(&b.term) {
+                touch(r, false);
+            }
+        }
+        let mut global_index = vec![NONE; n];
+        let mut globals = Vec::new();
+        for (i, &g) in global.iter().enumerate() {
+            if g {
+                global_index[i] = globals.len() as u32;
+                globals.push(VReg(i as u32));
+            }
+        }
+        RegClasses {
+            global_index,
+            globals,
+        }
+    }
+}
+
+/// Blocks reachable from the entry in reverse postorder, and each block's position in it
+/// ([`NONE`] when unreachable). Out-of-range targets are ignored.
+pub(super) fn reverse_postorder(f: &IrFunction) -> (Vec<u32>, Vec<u32>) {
+    let n = f.blocks.len();
+    let mut post = Vec::with_capacity(n);
+    let mut visited = vec![false; n];
+    if n == 0 {
+        return (post, vec![]);
+    }
+    // (block, next successor slot to visit)
+    let mut stack: Vec<(u32, u8)> = Vec::with_capacity(n);
+    stack.push((0, 0));
+    visited[0] = true;
+    while let Some(top) = stack.last_mut() {
+        let (b, slot) = *top;
+        if slot < 2 {
+            top.1 += 1;
+            if let Some(s) = successors(&f.blocks[b as usize].term)[slot as usize] {
+                let s = s.0 as usize;
+                if s < n && !visited[s] {
+                    visited[s] = true;
+                    stack.push((s as u32, 0));
+                }
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    let mut index = vec![NONE; n];
+    for (i, &b) in post.iter().enumerate() {
+        index[b as usize] = i as u32;
+    }
+    (post, index)
+}
+
+/// The dominator tree of the reachable blocks (Cooper, Harvey and Kennedy's algorithm),
+/// with preorder/postorder numbers answering "does a dominate b" in constant time.
+pub(super) struct Dominators {
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+impl Dominators {
+    pub fn compute(f: &IrFunction, rpo: &[u32], rpo_index: &[u32]) -> Dominators {
+        let n = f.blocks.len();
+        // Predecessors of each block, flat: `preds[pred_start[b]..pred_start[b + 1]]`.
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(rpo.len() * 2);
+        for &b in rpo {
+            for s in successors(&f.blocks[b as usize].term).into_iter().flatten() {
+                if (s.0 as usize) < n && rpo_index[s.0 as usize] != NONE {
+                    edges.push((b, s.0));
+                }
+            }
+        }
+        let mut pred_start = vec![0u32; n + 1];
+        for &(_, s) in &edges {
+            pred_start[s as usize + 1] += 1;
+        }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut preds = vec![0u32; pred_start[n] as usize];
+        for &(b, s) in &edges {
+            preds[fill[s as usize] as usize] = b;
+            fill[s as usize] += 1;
+        }
+        let preds_of =
+            |b: u32| &preds[pred_start[b as usize] as usize..pred_start[b as usize + 1] as usize];
+        let mut idom = vec![NONE; n];
+        if let Some(&entry) = rpo.first() {
+            idom[entry as usize] = entry;
+        }
+        let intersect = |idom: &[u32], mut a: u32, mut b: u32| {
+            while a != b {
+                while rpo_index[a as usize] > rpo_index[b as usize] {
+                    a = idom[a as usize];
+                }
+                while rpo_index[b as usize] > rpo_index[a as usize] {
+                    b = idom[b as usize];
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in rpo.iter().skip(1) {
+                let mut new = NONE;
+                for &p in preds_of(b) {
+                    if idom[p as usize] == NONE {
+                        continue;
+                    }
+                    new = if new == NONE {
+                        p
+                    } else {
+                        intersect(&idom, p, new)
+                    };
+                }
+                if new != idom[b as usize] {
+                    idom[b as usize] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Number the tree; children flat like the predecessors.
+        let mut child_start = vec![0u32; n + 1];
+        for &b in rpo.iter().skip(1) {
+            if idom[b as usize] != NONE {
+                child_start[idom[b as usize] as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut children = vec![0u32; child_start[n] as usize];
+        for &b in rpo.iter().skip(1) {
+            let d = idom[b as usize];
+            if d != NONE {
+                children[fill[d as usize] as usize] = b;
+                fill[d as usize] += 1;
+            }
+        }
+        let children_of = |b: u32| {
+            &children[child_start[b as usize] as usize..child_start[b as usize + 1] as usize]
+        };
+        let mut pre = vec![NONE; n];
+        let mut post = vec![NONE; n];
+        let mut clock = 0u32;
+        if let Some(&entry) = rpo.first() {
+            let mut stack: Vec<(u32, usize)> = vec![(entry, 0)];
+            pre[entry as usize] = clock;
+            clock += 1;
+            while let Some(top) = stack.last_mut() {
+                let (b, i) = *top;
+                if let Some(&c) = children_of(b).get(i) {
+                    top.1 += 1;
+                    pre[c as usize] = clock;
+                    clock += 1;
+                    stack.push((c, 0));
+                } else {
+                    post[b as usize] = clock;
+                    clock += 1;
+                    stack.pop();
+                }
+            }
+        }
+        Dominators { pre, post }
+    }
+
+    /// Whether block `a` dominates block `b` (both reachable; a block dominates itself).
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        self.pre[a] != NONE
+            && self.pre[b] != NONE
+            && self.pre[a] <= self.pre[b]
+            && self.post[b] <= self.post[a]
+    }
+}

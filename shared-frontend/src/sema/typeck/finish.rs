@@ -1,0 +1,336 @@
+//! Finishing a body: what needs the final types.
+//!
+//! Once every expression is checked, the inference fallbacks apply (integer variables
+//! become `i32`, diverging ones `()`), every type is made final, and the checks rustc
+//! runs late run here: `-` on a type that turned out unsigned, literal ranges (the
+//! `overflowing_literals` lint, an error by default, so even in dead code), casts, `for`
+//! in constants, value sizes of array expressions, and type privacy (a private struct
+//! type reaching an expression of a module that cannot see it).
+
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::expr::Checker;
+use super::infer::VarId;
+use super::sig::{check_value_size, ty_name};
+use super::TypeckResult;
+use crate::diag::Diagnostic;
+use crate::ir::layout::LayoutCache;
+use crate::sema::def::DefId;
+use crate::sema::thir::{LocalId, TExprId, TExprKind, TStmt, Thir};
+use crate::sema::ty::{FnSig, Ty};
+use crate::span::Span;
+
+/// Calls `f` on every direct child of a node.
+pub(super) fn for_each_child(kind: &TExprKind, mut f: impl FnMut(TExprId)) {
+    match kind {
+        TExprKind::Int(_)
+        | TExprKind::Bool(_)
+        | TExprKind::Unit
+        | TExprKind::Local(_)
+        | TExprKind::ConstRef(_)
+        | TExprKind::Continue { .. }
+        | TExprKind::Error => {}
+        TExprKind::Unary(_, a) | TExprKind::NeverToAny(a) => f(*a),
+        TExprKind::Cast { source, .. } => f(*source),
+        TExprKind::Field { base, .. } => f(*base),
+        TExprKind::Repeat { value, .. } => f(*value),
+        TExprKind::Loop { body } => f(*body),
+        TExprKind::Binary(_, a, b)
+        | TExprKind::LogicalAnd(a, b)
+        | TExprKind::LogicalOr(a, b)
+        | TExprKind::Index { base: a, index: b }
+        | TExprKind::While { cond: a, body: b } => {
+            f(*a);
+            f(*b);
+        }
+        TExprKind::Assign { place, value } | TExprKind::AssignOp { place, value, .. } => {
+            f(*place);
+            f(*value);
+        }
+        TExprKind::Call { args, .. } | TExprKind::Array(args) | TExprKind::Println { args, .. } => {
+            args.iter().copied().for_each(f)
+        }
+        TExprKind::StructLit { fields, .. } => fields.iter().for_each(|&(_, e)| f(e)),
+        TExprKind::Block { stmts, tail } => {
+            for s in stmts {
+                match s {
+                    TStmt::Let { init, .. } => f(*init),
+                    TStmt::Expr(e) => f(*e),
+                }
+            }
+            if let Some(t) = tail {
+                f(*t);
+            }
+        }
+        TExprKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
+            f(*cond);
+            f(*then_branch);
+            if let Some(e) = else_branch {
+                f(*e);
+            }
+        }
+        TExprKind::For {
+            start, end, body, ..
+        } => {
+            f(*start);
+            f(*end);
+            f(*body);
+        }
+        TExprKind::Break { value, .. } | TExprKind::Return(value) => {
+            if let Some(v) = value {
+                f(*v);
+            }
+        }
+    }
+}
+
+/// The struct a type holds, under any number of array layers.
+fn struct_in(ty: &Ty) -> Option<DefId> {
+    let mut t = ty;
+    while let Ty::Array(elem, _) = t {
+        t = elem;
+    }
+    match t {
+        Ty::Struct(d) => Some(*d),
+        _ => None,
+    }
+}
+
+impl Checker<'_> {
+    pub(super) fn finish(mut self, params: Vec<LocalId>, body: TExprId, ret: Ty) -> TypeckResult {
+        self.infer.apply_fallback();
+        self.check_negations();
+        self.resolve_types();
+        self.check_literals();
+        self.check_casts();
+        self.check_const_fors();
+        self.check_array_sizes();
+        self.check_type_privacy();
+        TypeckResult {
+            thir: Arc::new(Thir {
+                exprs: self.exprs,
+                locals: self.locals,
+                params,
+                body,
+                ret,
+            }),
+            diagnostics: self.diags,
+        }
+    }
+
+    /// `-` applied to an integer variable that became unsigned (rustc reports the
+    /// failed `Neg` bound).
+    fn check_negations(&mut self) {
+        for (ty, span) in std::mem::take(&mut self.negs) {
+            if let super::infer::ITy::Int(t) = self.infer.shallow(&ty) {
+                if !t.is_signed() {
+                    let name = t.name();
+                    self.report(
+                        Diagnostic::error(
+                            format!("the trait bound `{name}: Neg` is not satisfied"),
+                            span,
+                        )
+                        .with_code("E0277")
+                        .with_label_message(format!(
+                            "the trait `Neg` is not implemented for `{name}`"
+                        )),
+                    );
+                }
+            }
+        }
+    }
+
+    fn resolve_types(&mut self) {
+        let mut reported: FxHashSet<VarId> = FxHashSet::default();
+        let mut origins = Vec::new();
+        let mut unresolved = |v: VarId, origin| {
+            if reported.insert(v) {
+                origins.push(origin);
+            }
+        };
+        for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
+            e.ty = self.infer.finalize(t, &mut unresolved);
+        }
+        for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
+            l.ty = self.infer.finalize(t, &mut unresolved);
+        }
+        for origin in origins {
+            self.annotations_needed(origin);
+        }
+    }
+
+    /// Range checks (rustc's `overflowing_literals`, deny by default) and canonical bits.
+    fn check_literals(&mut self) {
+        for lit in std::mem::take(&mut self.lits) {
+            let e = &mut self.exprs[lit.expr.0 as usize];
+            let (Ty::Int(t), Some(v)) = (&e.ty, lit.value) else {
+                e.kind = TExprKind::Error;
+                continue;
+            };
+            let t = *t;
+            e.kind = TExprKind::Int(t.normalize(v as u64));
+            let max = t.max_i128() as u128;
+            if v <= max || (lit.negated && t.is_signed() && v == max + 1) {
+                continue;
+            }
+            let span = e.span;
+            let name = t.name();
+            let sign = if lit.negated { "-" } else { "" };
+            let note = if lit.hex {
+                let wrapped = t.to_i128(t.normalize(v as u64));
+                format!(
+                    "note: the literal `{sign}{v:#x}` (decimal `{v}`) does not fit into the type \
+                     `{name}` and will become `{wrapped}{name}`"
+                )
+            } else {
+                format!(
+                    "note: the literal `{sign}{v}` does not fit into the type `{name}` whose \
+                     range is `{}..={}`",
+                    t.min_i128(),
+                    t.max_i128()
+                )
+            };
+            self.report(
+                Diagnostic::error(format!("literal out of range for `{name}`"), span)
+                    .with_note(note),
+            );
+        }
+    }
+
+    /// `as`: integer or `bool` to integer; rustc's errors for the rest.
+    fn check_casts(&mut self) {
+        for c in std::mem::take(&mut self.casts) {
+            let from = self.exprs[c.source.0 as usize].ty.clone();
+            let span = self.exprs[c.expr.0 as usize].span;
+            let kind = match (&from, &c.target) {
+                (Ty::Error, _) | (_, Ty::Error) => TExprKind::Error,
+                (Ty::Int(_) | Ty::Bool, Ty::Int(to)) => TExprKind::Cast {
+                    source: c.source,
+                    from,
+                    to: *to,
+                },
+                (Ty::Int(_), Ty::Bool) => {
+                    let f = ty_name(self.env, &from);
+                    self.report(
+                        Diagnostic::error(format!("cannot cast `{f}` as `bool`"), span)
+                            .with_code("E0054")
+                            .with_note("help: compare with zero instead: `x != 0`"),
+                    );
+                    TExprKind::Error
+                }
+                (a, b) if a == b => {
+                    let f = ty_name(self.env, &from);
+                    self.report(Diagnostic::unsupported(
+                        format_args!("cast from `{f}` to itself"),
+                        span,
+                    ));
+                    TExprKind::Error
+                }
+                _ => {
+                    let f = ty_name(self.env, &from);
+                    let t = ty_name(self.env, &c.target);
+                    self.report(
+                        Diagnostic::error(format!("non-primitive cast: `{f}` as `{t}`"), span)
+                            .with_code("E0605")
+                            .with_label_message(
+                                "an `as` expression can only be used to convert between \
+                                 primitive types or to coerce to a specific trait object",
+                            ),
+                    );
+                    TExprKind::Error
+                }
+            };
+            self.exprs[c.expr.0 as usize].kind = kind;
+        }
+    }
+
+    fn check_const_fors(&mut self) {
+        for (start, span, inclusive) in std::mem::take(&mut self.const_fors) {
+            let t = ty_name(self.env, &self.exprs[start.0 as usize].ty);
+            let range = if inclusive { "RangeInclusive" } else { "Range" };
+            self.report(
+                Diagnostic::error(
+                    format!("cannot use `for` loop on `std::ops::{range}<{t}>` in constants"),
+                    span,
+                )
+                .with_code("E0015")
+                .with_note(
+                    "calls in constants are limited to constant functions, tuple structs and \
+                     tuple variants",
+                ),
+            );
+        }
+    }
+
+    /// Array expressions larger than the value-size limit (types written in the source
+    /// were checked when lowered). One report per body is enough.
+    fn check_array_sizes(&mut self) {
+        let mut layouts = LayoutCache::default();
+        for e in &self.exprs {
+            if matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. })
+                && !check_value_size(self.env, &mut layouts, &e.ty, e.span, &mut self.diags)
+            {
+                break;
+            }
+        }
+    }
+
+    /// rustc's type privacy: no expression may have a struct type that is not visible
+    /// from this module, and no callee a signature mentioning one. Reported on the
+    /// outermost such expression only.
+    fn check_type_privacy(&mut self) {
+        let env = self.env;
+        let module = self.module;
+        let mut private: FxHashMap<DefId, bool> = FxHashMap::default();
+        let mut is_private = |ty: &Ty| -> Option<DefId> {
+            let d = struct_in(ty)?;
+            let p = *private
+                .entry(d)
+                .or_insert_with(|| !env.is_accessible(env.visibility(d), module));
+            p.then_some(d)
+        };
+        let mut private_callees: FxHashMap<TExprId, (DefId, Span)> = FxHashMap::default();
+        for (call, sig, span) in std::mem::take(&mut self.struct_calls) {
+            let FnSig { params, ret } = &*sig;
+            if let Some(d) = params.iter().chain([ret]).find_map(&mut is_private) {
+                private_callees.insert(call, (d, span));
+            }
+        }
+        if private_callees.is_empty() && !self.exprs.iter().any(|e| is_private(&e.ty).is_some()) {
+            return;
+        }
+        let mut skip = vec![false; self.exprs.len()];
+        for i in (0..self.exprs.len()).rev() {
+            let e = &self.exprs[i];
+            let found = if skip[i] {
+                None
+            } else if let Some(d) = is_private(&e.ty) {
+                Some((d, e.span))
+            } else {
+                if let Some(&(d, span)) = private_callees.get(&TExprId(i as u32)) {
+                    self.diags.push(private_type(env, d, span));
+                }
+                continue;
+            };
+            for_each_child(&e.kind, |c| skip[c.0 as usize] = true);
+            if let Some((d, span)) = found {
+                self.diags.push(private_type(env, d, span));
+            }
+        }
+    }
+}
+
+fn private_type(
+    env: &dyn crate::sema::env::SemaEnv,
+    d: DefId,
+    span: crate::span::Span,
+) -> Diagnostic {
+    Diagnostic::error(format!("type `{}` is private", env.def_name(d)), span)
+        .with_label_message("private type")
+}

@@ -1,0 +1,303 @@
+//! Inference types: [`Ty`] plus type variables, and their unification.
+//!
+//! Two kinds of variables exist, as in rustc. An *integer* variable stands for the type of
+//! an unsuffixed literal that had no expected integer type; it unifies only with integer
+//! types and defaults to `i32`. A *general* variable stands for a type known only later:
+//! the element type of an array literal without an expected type, the value type of a
+//! `loop` without one, or the target of a `!` coercion with nothing to coerce to. A general
+//! variable that a `!` was coerced to is *diverging* and defaults to `()` (rustc's
+//! fallback in edition 2021); any other unresolved general variable is an error
+//! ("type annotations needed").
+//!
+//! Variables live in a union-find table owned by one body's checker; nothing here is
+//! shared between bodies.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::sema::def::DefId;
+use crate::sema::env::SemaEnv;
+use crate::sema::ty::{IntTy, Ty};
+use crate::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct VarId(pub u32);
+
+/// A type during inference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum ITy {
+    Int(IntTy),
+    Bool,
+    Unit,
+    Never,
+    Struct(DefId),
+    Array(Rc<ITy>, u64),
+    Var(VarId),
+    Error,
+}
+
+impl ITy {
+    pub(super) fn from_ty(ty: &Ty) -> ITy {
+        match ty {
+            Ty::Int(i) => ITy::Int(*i),
+            Ty::Bool => ITy::Bool,
+            Ty::Unit => ITy::Unit,
+            Ty::Never => ITy::Never,
+            Ty::Struct(d) => ITy::Struct(*d),
+            Ty::Array(elem, n) => ITy::Array(Rc::new(ITy::from_ty(elem)), *n),
+            Ty::Error => ITy::Error,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum VarKind {
+    Int,
+    General,
+}
+
+#[derive(Clone, Debug)]
+struct VarData {
+    /// Union-find parent; a root is its own parent.
+    parent: u32,
+    /// Meaningful at roots only.
+    kind: VarKind,
+    /// Meaningful at roots only: a `!` was coerced to this variable.
+    diverging: bool,
+    /// Meaningful at roots only. Never a bare `Var` or `Never`; for an integer variable,
+    /// an integer type or `Error`.
+    value: Option<ITy>,
+    /// Where the variable was created (for "type annotations needed").
+    origin: Span,
+}
+
+/// The type variables of one body.
+#[derive(Default)]
+pub(super) struct InferCtxt {
+    vars: Vec<VarData>,
+}
+
+impl InferCtxt {
+    pub(super) fn new_var(&mut self, kind: VarKind, origin: Span) -> ITy {
+        let id = self.vars.len() as u32;
+        self.vars.push(VarData {
+            parent: id,
+            kind,
+            diverging: false,
+            value: None,
+            origin,
+        });
+        ITy::Var(VarId(id))
+    }
+
+    /// A fresh general variable that a `!` value is coerced to.
+    pub(super) fn new_diverging_var(&mut self, origin: Span) -> ITy {
+        let v = self.new_var(VarKind::General, origin);
+        if let ITy::Var(id) = v {
+            self.vars[id.0 as usize].diverging = true;
+        }
+        v
+    }
+
+    fn find(&mut self, v: VarId) -> u32 {
+        let mut root = v.0;
+        while self.vars[root as usize].parent != root {
+            root = self.vars[root as usize].parent;
+        }
+        // Path compression, iteratively.
+        let mut cur = v.0;
+        while self.vars[cur as usize].parent != root {
+            let next = self.vars[cur as usize].parent;
+            self.vars[cur as usize].parent = root;
+            cur = next;
+        }
+        root
+    }
+
+    /// Resolves a top-level variable to its value, or to its root variable.
+    pub(super) fn shallow(&mut self, ty: &ITy) -> ITy {
+        match ty {
+            ITy::Var(v) => {
+                let root = self.find(*v);
+                match &self.vars[root as usize].value {
+                    Some(t) => t.clone(),
+                    None => ITy::Var(VarId(root)),
+                }
+            }
+            _ => ty.clone(),
+        }
+    }
+
+    /// The kind of an unresolved variable (`None` for anything else).
+    pub(super) fn var_kind(&mut self, ty: &ITy) -> Option<VarKind> {
+        match self.shallow(ty) {
+            ITy::Var(v) => Some(self.vars[v.0 as usize].kind),
+            _ => None,
+        }
+    }
+
+    /// Marks the variable `ty` resolves to (if any) as the target of a `!` coercion.
+    pub(super) fn mark_diverging(&mut self, ty: &ITy) {
+        if let ITy::Var(v) = self.shallow(ty) {
+            self.vars[v.0 as usize].diverging = true;
+        }
+    }
+
+    /// Whether `ty` is `!`. Variables are never bound to `!` (see [`InferCtxt::bind`]), so
+    /// this needs no resolution.
+    pub(super) fn is_never(&self, ty: &ITy) -> bool {
+        matches!(ty, ITy::Never)
+    }
+
+    /// An integer type or an integer variable.
+    pub(super) fn is_integral(&mut self, ty: &ITy) -> bool {
+        match self.shallow(ty) {
+            ITy::Int(_) => true,
+            ITy::Var(v) => self.vars[v.0 as usize].kind == VarKind::Int,
+            _ => false,
+        }
+    }
+
+    /// Makes `a` and `b` equal; `false` if they cannot be. `Error` unifies with anything.
+    /// Recursion follows array nesting only, which follows the nesting of the source.
+    pub(super) fn unify(&mut self, a: &ITy, b: &ITy) -> bool {
+        let a = self.shallow(a);
+        let b = self.shallow(b);
+        match (&a, &b) {
+            // A variable that meets an error becomes one, so that nothing more is
+            // reported about it (no default, no literal range check).
+            (ITy::Var(v), ITy::Error) | (ITy::Error, ITy::Var(v)) => {
+                self.vars[v.0 as usize].value = Some(ITy::Error);
+                true
+            }
+            (ITy::Error, _) | (_, ITy::Error) => true,
+            (ITy::Var(x), ITy::Var(y)) => {
+                if x != y {
+                    let (x, y) = (x.0 as usize, y.0 as usize);
+                    let kind =
+                        if self.vars[x].kind == VarKind::Int || self.vars[y].kind == VarKind::Int {
+                            VarKind::Int
+                        } else {
+                            VarKind::General
+                        };
+                    let diverging = self.vars[x].diverging || self.vars[y].diverging;
+                    self.vars[x].parent = y as u32;
+                    self.vars[y].kind = kind;
+                    self.vars[y].diverging = diverging;
+                }
+                true
+            }
+            (ITy::Var(v), t) | (t, ITy::Var(v)) => self.bind(*v, t),
+            (ITy::Int(x), ITy::Int(y)) => x == y,
+            (ITy::Array(ea, na), ITy::Array(eb, nb)) => na == nb && self.unify(ea, eb),
+            (ITy::Bool, ITy::Bool) | (ITy::Unit, ITy::Unit) | (ITy::Never, ITy::Never) => true,
+            (ITy::Struct(x), ITy::Struct(y)) => x == y,
+            _ => false,
+        }
+    }
+
+    /// Binds a root variable to a non-variable type (never to `!`: a `!` value is coerced,
+    /// not unified).
+    fn bind(&mut self, v: VarId, t: &ITy) -> bool {
+        let data = &self.vars[v.0 as usize];
+        let ok = match data.kind {
+            VarKind::Int => matches!(t, ITy::Int(_)),
+            VarKind::General => !matches!(t, ITy::Never) && !self.occurs(v, t),
+        };
+        if ok {
+            self.vars[v.0 as usize].value = Some(t.clone());
+        }
+        ok
+    }
+
+    fn occurs(&mut self, v: VarId, t: &ITy) -> bool {
+        match t {
+            ITy::Var(w) => self.find(*w) == v.0,
+            ITy::Array(elem, _) => {
+                let elem = self.shallow(elem);
+                self.occurs(v, &elem)
+            }
+            _ => false,
+        }
+    }
+
+    /// Applies the fallbacks: unresolved integer variables become `i32`, unresolved
+    /// diverging variables `()`. Called once, when the body has been checked.
+    pub(super) fn apply_fallback(&mut self) {
+        for i in 0..self.vars.len() {
+            let data = &self.vars[i];
+            if data.parent != i as u32 || data.value.is_some() {
+                continue;
+            }
+            let fallback = match data.kind {
+                VarKind::Int => ITy::Int(IntTy::I32),
+                VarKind::General if data.diverging => ITy::Unit,
+                VarKind::General => continue,
+            };
+            self.vars[i].value = Some(fallback);
+        }
+    }
+
+    /// The final type. An unresolved variable (possible only after
+    /// [`InferCtxt::apply_fallback`] for non-diverging general variables) becomes
+    /// `Ty::Error`, and its root is reported through `unresolved`.
+    pub(super) fn finalize(&mut self, ty: &ITy, unresolved: &mut dyn FnMut(VarId, Span)) -> Ty {
+        match self.shallow(ty) {
+            ITy::Int(i) => Ty::Int(i),
+            ITy::Bool => Ty::Bool,
+            ITy::Unit => Ty::Unit,
+            ITy::Never => Ty::Never,
+            ITy::Struct(d) => Ty::Struct(d),
+            ITy::Array(elem, n) => match self.finalize(&elem, unresolved) {
+                Ty::Error => Ty::Error,
+                elem => Ty::Array(Arc::new(elem), n),
+            },
+            ITy::Var(v) => {
+                let origin = self.vars[v.0 as usize].origin;
+                unresolved(v, origin);
+                Ty::Error
+            }
+            ITy::Error => Ty::Error,
+        }
+    }
+
+    /// Renders a type as rustc does while inference is under way: `{integer}` for an
+    /// integer variable, `_` for a general one.
+    pub(super) fn display(&mut self, ty: &ITy, env: &dyn SemaEnv) -> String {
+        let mut out = String::new();
+        self.display_into(ty, env, &mut out);
+        out
+    }
+
+    fn display_into(&mut self, ty: &ITy, env: &dyn SemaEnv, out: &mut String) {
+        match self.shallow(ty) {
+            ITy::Int(i) => out.push_str(i.name()),
+            ITy::Bool => out.push_str("bool"),
+            ITy::Unit => out.push_str("()"),
+            ITy::Never => out.push('!'),
+            ITy::Struct(d) => out.push_str(&env.def_name(d)),
+            ITy::Array(elem, n) => {
+                out.push('[');
+                self.display_into(&elem, env, out);
+                out.push_str("; ");
+                out.push_str(&n.to_string());
+                out.push(']');
+            }
+            ITy::Var(v) => match self.vars[v.0 as usize].kind {
+                VarKind::Int => out.push_str("{integer}"),
+                VarKind::General => out.push('_'),
+            },
+            ITy::Error => out.push_str("{type error}"),
+        }
+    }
+
+    /// How rustc names a type in "expected X, found Y": `integer` for an integer
+    /// variable, the type in backticks otherwise.
+    pub(super) fn describe(&mut self, ty: &ITy, env: &dyn SemaEnv) -> String {
+        if self.var_kind(ty) == Some(VarKind::Int) {
+            "integer".to_string()
+        } else {
+            format!("`{}`", self.display(ty, env))
+        }
+    }
+}

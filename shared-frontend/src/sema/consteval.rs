@@ -30,6 +30,8 @@ mod layout;
 mod value;
 
 #[cfg(test)]
+mod source_tests;
+#[cfg(test)]
 mod tests;
 
 use rustc_hash::FxHashMap;

@@ -30,6 +30,8 @@ mod layout;
 mod value;
 
 #[cfg(test)]
+mod source_tests;
+#[cfg(test)]
 mod tests;
 
 use rustc_hash::FxHashMap;
@@ -82,6 +84,18 @@ pub fn eval_const_item(
     Evaluator::new(env, thir, Some(def)).run()
 }
 
+/// [`eval_const`] with another step limit, so that tests of runaway loops stay quick.
+#[cfg(test)]
+fn eval_const_with_step_limit(
+    env: &dyn SemaEnv,
+    thir: &Thir,
+    max_steps: u64,
+) -> Result<ConstValue, ConstEvalError> {
+    let mut evaluator = Evaluator::new(env, thir, None);
+    evaluator.max_steps = max_steps;
+    evaluator.run()
+}
+
 type Result<T, E = ConstEvalError> = std::result::Result<T, E>;
 
 /// A place is encoded in one operand slot: an offset into the locals' memory, or, with
@@ -116,8 +130,9 @@ struct Evaluator<'a> {
     const_region: FxHashMap<DefId, (usize, usize)>,
     stack: Vec<u64>,
     frames: Vec<Frame>,
-    /// Completed loop iterations.
+    /// Completed loop iterations, and how many make the evaluation fail.
     steps: u64,
+    max_steps: u64,
     /// Reused buffers for reordering struct literal fields.
     scratch: Vec<u64>,
     scratch_pos: Vec<usize>,
@@ -141,6 +156,7 @@ impl<'a> Evaluator<'a> {
             stack: Vec::new(),
             frames: Vec::new(),
             steps: 0,
+            max_steps: MAX_CONST_EVAL_STEPS,
             scratch: Vec::new(),
             scratch_pos: Vec::new(),
         }
@@ -192,12 +208,16 @@ impl<'a> Evaluator<'a> {
         }
         // Zeroed memory is mapped lazily: locals never written cost nothing.
         self.locals = vec![0; total];
+        // Leaves are pushed without a frame, so nothing checks their size later.
         for (i, e) in thir.exprs.iter().enumerate() {
-            if let TExprKind::Local(l) = e.kind {
-                let (_, slots) = self.local(l, e.span)?;
-                if slots != self.expr_slots[i] as usize {
-                    return Err(self.internal(e.span, "a variable read at another type"));
-                }
+            let slots = match e.kind {
+                TExprKind::Local(l) => self.local(l, e.span)?.1,
+                TExprKind::Int(_) | TExprKind::Bool(_) => 1,
+                TExprKind::Unit => 0,
+                _ => continue,
+            };
+            if slots != self.expr_slots[i] as usize {
+                return Err(self.internal(e.span, "a literal or variable of another type"));
             }
         }
         Ok(())
@@ -242,6 +262,11 @@ impl<'a> Evaluator<'a> {
             }
         } else if self.leaf(expr)? {
             return Ok(());
+        }
+        // Frames form a chain of ancestors, each expression at most twice (as a value
+        // and as a place): more means the "tree" has a cycle.
+        if self.frames.len() > 2 * self.thir.exprs.len() {
+            return Err(self.internal(expr.span, "a cycle in the tree"));
         }
         self.frames.push(Frame {
             expr: e,
@@ -639,7 +664,7 @@ impl<'a> Evaluator<'a> {
 
     fn count_iteration(&mut self, span: Span) -> Result<()> {
         self.steps += 1;
-        if self.steps >= MAX_CONST_EVAL_STEPS {
+        if self.steps >= self.max_steps {
             // rustc's `long_running_const_eval` lint (deny by default) fires when its
             // counter of loop back-edges reaches 2 000 000, the same count.
             return Err(ConstEvalError::Error(
@@ -672,7 +697,13 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Pops an operand of the current expression (never one below its frame, so that
+    /// `stack.len() >= base` holds for every frame).
     fn pop(&mut self, span: Span) -> Result<u64> {
+        let floor = self.frames.last().map_or(0, |f| f.base);
+        if self.stack.len() <= floor {
+            return Err(self.internal(span, "a missing operand"));
+        }
         match self.stack.pop() {
             Some(v) => Ok(v),
             None => Err(self.internal(span, "a missing operand")),
@@ -862,13 +893,15 @@ impl<'a> Evaluator<'a> {
     /// Whether `e` is a field/element chain rooted at a variable or constant, which is
     /// read in place rather than by copying the whole aggregate.
     fn is_rooted_place(&self, mut e: TExprId) -> Result<bool> {
-        loop {
+        // A chain longer than the tree has expressions is a cycle.
+        for _ in 0..=self.thir.exprs.len() {
             match self.expr(e)?.kind {
                 TExprKind::Field { base, .. } | TExprKind::Index { base, .. } => e = base,
                 TExprKind::Local(_) | TExprKind::ConstRef(_) => return Ok(true),
                 _ => return Ok(false),
             }
         }
+        Err(self.internal(self.expr(e)?.span, "a cycle in the tree"))
     }
 
     /// The region of constant `def`'s flattened value, reading it from `env` the first

@@ -1585,6 +1585,81 @@ fn step_limit() {
     );
 }
 
+/// `let mut i = 0; let mut s = 0; while i < outer { i += 1; let mut j = 0;
+/// while j < inner { j += 1; s += 1; } } s`
+fn nested_count(b: &Tb<'_>, outer: i128, inner: i128) -> TExprId {
+    let i = b.local("i", Ty::Int(U64), true);
+    let j = b.local("j", Ty::Int(U64), true);
+    let acc = b.local("s", Ty::Int(U64), true);
+    let w_in = b.reserve();
+    let body_in = b.block(
+        vec![
+            St::Expr(b.assign_op(Add, b.var(j), b.u64(1))),
+            St::Expr(b.assign_op(Add, b.var(acc), b.u64(1))),
+        ],
+        None,
+    );
+    b.while_(w_in, b.bin(Lt, b.var(j), b.u64(inner)), body_in);
+    let w_out = b.reserve();
+    let body_out = b.block(
+        vec![
+            St::Expr(b.assign_op(Add, b.var(i), b.u64(1))),
+            St::Let(j, b.u64(0)),
+            St::Expr(w_in),
+        ],
+        None,
+    );
+    b.while_(w_out, b.bin(Lt, b.var(i), b.u64(outer)), body_out);
+    b.block(
+        vec![
+            St::Let(i, b.u64(0)),
+            St::Let(acc, b.u64(0)),
+            St::Expr(w_out),
+        ],
+        Some(b.var(acc)),
+    )
+}
+
+/// `let mut i = 0; loop { i += 1; if i == n { break; } } i`
+fn loop_until(b: &Tb<'_>, n: i128) -> TExprId {
+    let i = b.local("i", Ty::Int(U64), true);
+    let l = b.reserve();
+    let stop = b.if_(
+        b.bin(Eq, b.var(i), b.u64(n)),
+        b.block(vec![St::Expr(b.brk(l, None))], None),
+        None,
+    );
+    let body = b.block(
+        vec![
+            St::Expr(b.assign_op(Add, b.var(i), b.u64(1))),
+            St::Expr(stop),
+        ],
+        None,
+    );
+    b.loop_(l, Ty::Unit, body);
+    b.block(vec![St::Let(i, b.u64(0)), St::Expr(l)], Some(b.var(i)))
+}
+
+#[test]
+fn step_limit_counts_every_loop_iteration_as_rustc_does() {
+    // Checked against rustc 1.95: every completed iteration (end of body or `continue`)
+    // of every loop counts; the 2 000 000th is refused. A `loop` left by `break` on its
+    // n-th iteration completed n - 1.
+    let too_long = |r: Result<ConstValue, String>| {
+        r == Err("constant evaluation is taking a long time".to_string())
+    };
+    assert_eq!(
+        eval_short(|b| nested_count(b, 1000, 1998)),
+        Ok(ConstValue::Int(U64, 1_998_000))
+    );
+    assert!(too_long(eval_short(|b| nested_count(b, 1000, 1999))));
+    assert_eq!(
+        eval_short(|b| loop_until(b, 2_000_000)),
+        Ok(ConstValue::Int(U64, 2_000_000))
+    );
+    assert!(too_long(eval_short(|b| loop_until(b, 2_000_001))));
+}
+
 // ---- arrays and structs ----
 
 fn point_env() -> (TestEnv, DefId, DefId) {
@@ -2240,6 +2315,74 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
             )
         }),
         Box::new(|b| b.add(TExprKind::ConstRef(def_id("Missing")), Ty::Int(I32), vec![])),
+        Box::new(|b| {
+            b.add(
+                TExprKind::Binary(Add, b.add(TExprKind::Unit, Ty::Int(I32), vec![]), b.i32(1)),
+                Ty::Int(I32),
+                vec![],
+            )
+        }),
+        Box::new(|b| {
+            b.add(
+                TExprKind::Binary(Add, b.unit(), b.i32(1)),
+                Ty::Int(I32),
+                vec![],
+            )
+        }),
+        Box::new(|b| {
+            let a = b.local("a", Ty::Array(Arc::new(Ty::Int(I32)), 2), true);
+            let set = b.add(
+                TExprKind::Assign {
+                    place: b.var(a),
+                    value: b.unit(),
+                },
+                Ty::Unit,
+                vec![],
+            );
+            b.block(
+                vec![St::Let(a, b.repeat(b.i32(0), 2)), St::Expr(set)],
+                Some(b.i32(0)),
+            )
+        }),
+        Box::new(|b| {
+            let a = b.local("a", Ty::Int(I32), true);
+            let set = b.add(
+                TExprKind::AssignOp {
+                    op: Add,
+                    place: b.var(a),
+                    value: b.unit(),
+                },
+                Ty::Unit,
+                vec![],
+            );
+            b.block(vec![St::Let(a, b.i32(0)), St::Expr(set)], Some(b.var(a)))
+        }),
+        Box::new(|b| {
+            let a = b.local("a", Ty::Int(I32), true);
+            b.block(vec![St::Let(a, b.unit())], Some(b.var(a)))
+        }),
+        Box::new(|b| {
+            b.add(
+                TExprKind::Cast {
+                    source: b.unit(),
+                    from: Ty::Unit,
+                    to: I32,
+                },
+                Ty::Int(I32),
+                vec![],
+            )
+        }),
+        Box::new(|b| {
+            b.add(
+                TExprKind::If {
+                    cond: b.unit(),
+                    then_branch: b.i32(1),
+                    else_branch: Some(b.i32(2)),
+                },
+                Ty::Int(I32),
+                vec![],
+            )
+        }),
     ];
     for (k, build) in ill.iter().enumerate() {
         let r = eval_short(|b| build(b));
@@ -2259,4 +2402,150 @@ fn const_to_string_renders_values() {
         ]),
     ));
     expect!["S#fd83065f { 0: -1, 1: [true, false], 2: (), 3: S#52c82b3c {} }"].assert_eq(&s);
+}
+
+/// Random trees, mostly ill-typed and some cyclic, never make the evaluator panic or run
+/// away: it returns a value or an error.
+#[test]
+fn random_trees_never_panic() {
+    let mut env = TestEnv::default();
+    let point = env.add_struct("P", &[("x", Ty::Int(I32)), ("y", Ty::Bool)]);
+    let c = {
+        let b = Tb::new(&env);
+        let body = b.array(Ty::Int(I32), &[b.i32(1), b.i32(2)]);
+        b.finish(body, Ty::Array(Arc::new(Ty::Int(I32)), 2)).0
+    };
+    let c = env.add_const("C", c);
+    let arr = Ty::Array(Arc::new(Ty::Int(I32)), 2);
+    let types = [
+        Ty::Int(I32),
+        Ty::Int(I64),
+        Ty::Int(U64),
+        Ty::Int(Usize),
+        Ty::Bool,
+        Ty::Unit,
+        Ty::Never,
+        arr.clone(),
+        Ty::Array(Arc::new(arr), 2),
+        Ty::Struct(point),
+    ];
+    let seed = std::cell::Cell::new(0x9E37_79B9_7F4A_7C15u64);
+    let next = |n: usize| {
+        let mut x = seed.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        seed.set(x);
+        (x % n as u64) as usize
+    };
+    let ops = [
+        Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr, Eq, Lt, And,
+    ];
+    let start = std::time::Instant::now();
+    let mut values = 0;
+    for round in 0..20_000 {
+        let n = 1 + next(10);
+        let mut exprs = Vec::new();
+        for _ in 0..n {
+            let e = || TExprId(next(n) as u32);
+            let kind = match next(24) {
+                0 => TExprKind::Int(next(5) as u64),
+                1 => TExprKind::Bool(next(2) == 0),
+                2 => TExprKind::Unit,
+                3 => TExprKind::Local(LocalId(next(3) as u32)),
+                4 => TExprKind::ConstRef(c),
+                5 => TExprKind::Unary(if next(2) == 0 { UnOp::Neg } else { UnOp::Not }, e()),
+                6 => TExprKind::Binary(ops[next(ops.len())], e(), e()),
+                7 => TExprKind::LogicalAnd(e(), e()),
+                8 => TExprKind::Assign {
+                    place: e(),
+                    value: e(),
+                },
+                9 => TExprKind::AssignOp {
+                    op: ops[next(10)],
+                    place: e(),
+                    value: e(),
+                },
+                10 => TExprKind::Cast {
+                    source: e(),
+                    from: types[next(types.len())].clone(),
+                    to: IntTy::ALL[next(4)],
+                },
+                11 => TExprKind::Field {
+                    base: e(),
+                    index: next(3) as u32,
+                },
+                12 => TExprKind::Index {
+                    base: e(),
+                    index: e(),
+                },
+                13 => TExprKind::StructLit {
+                    def: point,
+                    fields: vec![(next(2) as u32, e()), (next(2) as u32, e())],
+                },
+                14 => TExprKind::Array(vec![e(), e()]),
+                15 => TExprKind::Repeat {
+                    value: e(),
+                    count: next(3) as u64,
+                },
+                16 => TExprKind::Block {
+                    stmts: vec![
+                        TStmt::Let {
+                            local: Some(LocalId(next(3) as u32)),
+                            init: e(),
+                        },
+                        TStmt::Expr(e()),
+                    ],
+                    tail: if next(2) == 0 { Some(e()) } else { None },
+                },
+                17 => TExprKind::If {
+                    cond: e(),
+                    then_branch: e(),
+                    else_branch: Some(e()),
+                },
+                18 => TExprKind::Loop { body: e() },
+                19 => TExprKind::While {
+                    cond: e(),
+                    body: e(),
+                },
+                20 => TExprKind::Break {
+                    target: e(),
+                    value: if next(2) == 0 { Some(e()) } else { None },
+                },
+                21 => TExprKind::Continue { target: e() },
+                22 => TExprKind::NeverToAny(e()),
+                _ => TExprKind::Return(None),
+            };
+            exprs.push(TExpr {
+                kind,
+                ty: types[next(types.len())].clone(),
+                span: Span::DUMMY,
+            });
+        }
+        let locals = (0..3)
+            .map(|_| Local {
+                name: Symbol::intern("l"),
+                ty: types[next(types.len())].clone(),
+                mutable: true,
+                span: Span::DUMMY,
+            })
+            .collect();
+        let thir = Thir {
+            exprs,
+            locals,
+            params: Vec::new(),
+            body: TExprId(next(n) as u32),
+            ret: types[next(types.len())].clone(),
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            eval_const_with_step_limit(&env, &thir, 1000)
+        }));
+        match result {
+            Ok(Ok(_)) => values += 1,
+            Ok(Err(_)) => {}
+            Err(_) => panic!("round {round} panicked on {thir:#?}"),
+        }
+    }
+    assert!(values > 100, "{values}");
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }

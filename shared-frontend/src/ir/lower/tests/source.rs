@@ -1050,3 +1050,149 @@ fn divergence_in_expressions() {
         "#]],
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Programs checked against rustc (their expected output is rustc's).
+
+#[test]
+fn structs_consts_recursion_shadowing_and_wrapping_agree_with_rustc() {
+    check_run(
+        r#"
+#[derive(Clone, Copy)]
+struct S { a: bool, b: i64, c: bool, arr: [i32; 3] }
+#[derive(Clone, Copy)]
+struct W { s: S, k: [S; 2] }
+const C: S = S { a: true, b: -7, c: false, arr: [1, 2, 3] };
+const WS: W = W { s: C, k: [C, S { a: false, b: 9, c: true, arr: [4, 5, 6] }] };
+fn mk(n: i64) -> S { S { a: n > 0, b: n, c: n < 0, arr: [n as i32, 0, -1] } }
+fn sum(s: S, t: S) -> i64 { s.b + t.b + (s.arr[0] + t.arr[2]) as i64 }
+fn bump(mut w: W) -> i64 { w.k[1].arr[2] += 100; w.s.b = 1; w.k[1].arr[2] as i64 + w.s.b }
+fn fib(n: u64) -> u64 { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }
+fn unit() {}
+fn main() {
+    let mut s = C;
+    s.b = s.arr[2] as i64 + { s.arr[2] = 100; 1 };
+    println!("{} {} {}", s.b, s.arr[2], C.arr[2]);
+    let x = 1;
+    let x = { let x = x + 1; x * 10 };
+    println!("{}", x);
+    println!("{}", sum(mk(3), mk(-4)));
+    let w = WS;
+    println!("{} {} {}", bump(w), w.k[1].arr[2], WS.k[1].b);
+    let u = unit();
+    let v = u;
+    let _ = v;
+    println!("{} {}", fib(20), 0u64);
+    let z = 0usize;
+    println!("{} {}", z - 1, (z as i32) - i32::MAX - 2);
+    let mut grid = [[0u64; 3]; 3];
+    for i in 0..3 { for j in 0..3 { grid[i][j] = (i * 3 + j) as u64; } }
+    let g2 = grid;
+    grid[1] = grid[2];
+    println!("{} {} {}", grid[1][0], g2[1][0], grid[2][2]);
+    let mut flags = [false; 5];
+    flags[3] = true;
+    let mut count = 0;
+    for f in 0..5 { if flags[f] || f == 0 { count += 1; } }
+    println!("{}", count);
+    let mut i = 0;
+    'a: while { if i == 3 { break 'a; } i < 10 } { i += 1; }
+    println!("{}", i);
+    let big = 1u64 << 63;
+    println!("{} {} {}", big, big >> 63i32, (big as i64) >> 62);
+}
+"#,
+        expect![[r#"
+            4 100 3
+            20
+            1
+            107 6 9
+            6765 0
+            18446744073709551615 2147483647
+            6 3 8
+            2
+            3
+            9223372036854775808 1 -2
+            [exit 0]
+        "#]],
+    );
+}
+
+#[test]
+fn compound_assignment_checks_division_after_the_place() {
+    check_run(
+        r#"
+fn f(x: usize) -> usize { println!("f({})", x); x }
+fn z() -> i32 { println!("z"); 0 }
+fn main() {
+    let mut a = [10, 20];
+    a[f(1)] -= 1;
+    println!("{}", a[1]);
+    a[f(1)] /= z();
+}
+"#,
+        expect![[r#"
+            f(1)
+            19
+            z
+            f(1)
+            [exit 101] thread 'main' panicked: / attempt to divide by zero
+        "#]],
+    );
+}
+
+#[test]
+fn compound_assignment_checks_bounds_before_the_division() {
+    check_run(
+        r#"
+fn f(x: usize) -> usize { println!("f({})", x); x }
+fn z() -> i32 { println!("z"); 0 }
+fn main() {
+    let mut a = [10, 20];
+    a[f(5)] += z();
+}
+"#,
+        expect![[r#"
+            z
+            f(5)
+            [exit 101] thread 'main' panicked: / index out of bounds: the len is 2 but the index is 5
+        "#]],
+    );
+}
+
+#[test]
+fn let_underscore_still_checks_the_bounds() {
+    check_run(
+        r#"
+fn main() {
+    let a = [1, 2, 3];
+    let i = 7;
+    println!("before");
+    let _ = a[i];
+    println!("after");
+}
+"#,
+        expect![[r#"
+            before
+            [exit 101] thread 'main' panicked: / index out of bounds: the len is 3 but the index is 7
+        "#]],
+    );
+}
+
+#[test]
+fn signed_remainder_overflow_panics() {
+    check_run(
+        r#"
+fn main() {
+    let m = i64::MIN;
+    let k = -1;
+    println!("{}", m + 0);
+    println!("{}", m % k);
+}
+"#,
+        expect![[r#"
+            -9223372036854775808
+            [exit 101] thread 'main' panicked: / attempt to calculate the remainder with overflow
+        "#]],
+    );
+}

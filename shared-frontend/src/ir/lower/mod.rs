@@ -21,7 +21,7 @@
 //! it is copied ("stabilized") only when code evaluated before its use may assign to a
 //! local (`x + { x = 5; x }` reads the old `x` on the left). Calls cannot change the
 //! caller's locals (Rill has no references), so only `=` and `op=` count, found by one
-//! on-demand walk of the subexpressions concerned ([`AssignInfo`]).
+//! on-demand walk of the subexpressions concerned (`AssignInfo`).
 
 mod builder;
 mod consts;

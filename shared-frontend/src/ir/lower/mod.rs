@@ -655,7 +655,7 @@ impl AssignInfo {
                 let any = self
                     .children
                     .iter()
-                    .any(|c| self.known.get(c.0 as usize).map_or(true, |&k| k == 2));
+                    .any(|c| matches!(self.known.get(c.0 as usize), None | Some(&2)));
                 self.known[i] = 1 + any as u8;
             } else {
                 self.stack.push((x, true));

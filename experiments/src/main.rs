@@ -10,6 +10,10 @@ use experiments::corpus;
 use shared_frontend::ir::interp::{self, InterpLimits};
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("gen") {
+        return generate(&args[1..]);
+    }
     let programs = corpus::programs("run");
     if programs.is_empty() {
         eprintln!(
@@ -77,4 +81,41 @@ fn main() -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `experiments gen --lines N [--seed S] --out DIR`: writes a generated workload program.
+fn generate(args: &[String]) -> ExitCode {
+    let mut cfg = shared_frontend::gen::GenConfig::default();
+    let mut out = None;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next();
+        match (flag.as_str(), value) {
+            ("--lines", Some(v)) if v.parse::<usize>().is_ok() => {
+                cfg.target_lines = v.parse().unwrap_or(1000)
+            }
+            ("--seed", Some(v)) if v.parse::<u64>().is_ok() => cfg.seed = v.parse().unwrap_or(0),
+            ("--out", Some(v)) => out = Some(std::path::PathBuf::from(v)),
+            _ => {
+                eprintln!("usage: experiments gen --lines N [--seed S] --out DIR");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(out) = out else {
+        eprintln!("usage: experiments gen --lines N [--seed S] --out DIR");
+        return ExitCode::from(2);
+    };
+    let program = shared_frontend::gen::generate(&cfg);
+    if let Err(e) = program.write_to(&out) {
+        eprintln!("error: cannot write to `{}`: {e}", out.display());
+        return ExitCode::from(2);
+    }
+    println!(
+        "{} lines in {} files written to {}",
+        program.total_lines(),
+        program.files.len(),
+        out.display()
+    );
+    ExitCode::SUCCESS
 }

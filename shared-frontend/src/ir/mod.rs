@@ -13,12 +13,14 @@
 //! - `usize` is [`ScalarTy::U64`] in the IR; addresses are [`ScalarTy::Ptr`].
 //! - Memory layout: `bool` 1 byte, `i32` 4, `i64`/`u64`/`usize` 8, aligned to their size.
 //!   Structs lay out fields in declaration order with natural alignment; arrays are
-//!   `count × stride` with stride = element size rounded up to its alignment.
+//!   `count × stride` with stride = element size rounded up to its alignment. `()` takes
+//!   no space (see [`layout`]). Memory is little-endian; read-only data blobs hold
+//!   constants of any type and are placed at 16-byte aligned addresses.
 //! - Calls: scalar arguments in registers; an aggregate argument is passed as the address
 //!   of a copy owned by the caller for the duration of the call (the callee may write to
 //!   it, as to a `mut` parameter). A function returning an aggregate has `sret`: its first
 //!   parameter is the address where it writes the result, and it returns nothing.
-//!   Functions returning `()` return nothing.
+//!   Functions returning `()` return nothing, and parameters of type `()` are not passed.
 //! - Virtual registers may be assigned more than once (a scalar local is one register).
 //!   Block 0 is the entry.
 //! - No source positions: machine code must not change when code moves (invariant 5).

@@ -33,6 +33,9 @@ pub(super) struct Builder {
     data_index: FxHashMap<Arc<[u8]>, DataId>,
     blocks: Vec<BlockData>,
     cur: BlockId,
+    /// The current block's instructions, moved into the block when lowering switches
+    /// away (one buffer reused for every block, so filling a block does not regrow).
+    cur_insts: Vec<Inst>,
     /// Whether the current block is reachable.
     pub(super) live: bool,
     /// Registers holding constants and addresses already computed in the current block;
@@ -45,14 +48,16 @@ pub(super) struct Builder {
 }
 
 impl Builder {
-    pub(super) fn new() -> Builder {
+    /// A builder for a body of `exprs` expressions (a hint for initial capacities).
+    pub(super) fn new(exprs: usize) -> Builder {
         let mut b = Builder {
-            vregs: Vec::new(),
+            vregs: Vec::with_capacity(exprs + 8),
             slots: Vec::new(),
             data: Vec::new(),
             data_index: FxHashMap::default(),
-            blocks: Vec::new(),
+            blocks: Vec::with_capacity(exprs / 4 + 4),
             cur: BlockId(0),
+            cur_insts: Vec::with_capacity(64),
             live: true,
             consts: FxHashMap::default(),
             slot_addrs: FxHashMap::default(),
@@ -100,7 +105,16 @@ impl Builder {
     }
 
     pub(super) fn emit(&mut self, inst: Inst) {
-        self.blocks[self.cur.0 as usize].insts.push(inst);
+        self.cur_insts.push(inst);
+    }
+
+    /// Moves the buffered instructions into the current block.
+    fn flush(&mut self) {
+        if !self.cur_insts.is_empty() {
+            let insts = &mut self.blocks[self.cur.0 as usize].insts;
+            insts.reserve_exact(self.cur_insts.len());
+            insts.append(&mut self.cur_insts);
+        }
     }
 
     /// Ends the current block. Lowering must [`switch_to`](Self::switch_to) another
@@ -128,6 +142,7 @@ impl Builder {
     }
 
     pub(super) fn switch_to(&mut self, b: BlockId) {
+        self.flush();
         self.cur = b;
         self.live = self.blocks[b.0 as usize].reached;
         // `clear` costs the table's capacity: skip it when there is nothing to forget.
@@ -230,6 +245,7 @@ impl Builder {
     /// Retargets every jump or branch to a block that is empty and only jumps on, to
     /// the end of that chain (`loop {}`'s self-loop included, without looping).
     fn thread_jumps(&mut self) {
+        self.flush();
         let n = self.blocks.len();
         let forward = |blocks: &[BlockData], b: BlockId| -> Option<BlockId> {
             let data = &blocks[b.0 as usize];

@@ -868,6 +868,16 @@ impl<'a> Lowerer<'a> {
                 self.place(place);
             }
             Repr::Scalar(s) => {
+                if let TExprKind::Local(l) = self.thir[place].kind {
+                    if let Storage::Reg(x) = self.local_storage(l) {
+                        if self.writes_result_last(value) {
+                            // `x = e` where `e` reads everything before writing its
+                            // result: compute it straight into `x`.
+                            self.lower_into(value, Dest::Reg(x));
+                            return;
+                        }
+                    }
+                }
                 let v = self.operand(value);
                 let mut r = self.expect_reg(v, s);
                 if v.is_place() && self.assigns(place) {
@@ -895,6 +905,25 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// Whether `e` writes its destination register only once, after every read it makes
+    /// (so the destination may be a register `e` reads). Not so for `&&`/`||`, `if` and
+    /// loops, which assign their result register before they are done.
+    fn writes_result_last(&self, e: TExprId) -> bool {
+        matches!(
+            self.thir[e].kind,
+            TExprKind::Int(_)
+                | TExprKind::Bool(_)
+                | TExprKind::Local(_)
+                | TExprKind::ConstRef(_)
+                | TExprKind::Unary(..)
+                | TExprKind::Binary(..)
+                | TExprKind::Cast { .. }
+                | TExprKind::Call { .. }
+                | TExprKind::Field { .. }
+                | TExprKind::Index { .. }
+        )
     }
 
     /// `place op= value`: the value first, then the place, then read, operate, write.

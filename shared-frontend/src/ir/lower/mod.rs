@@ -20,8 +20,8 @@
 //! scalar local's register, or an aggregate in a local's slot) is not copied eagerly;
 //! it is copied ("stabilized") only when code evaluated before its use may assign to a
 //! local (`x + { x = 5; x }` reads the old `x` on the left). Calls cannot change the
-//! caller's locals (Rill has no references), so only `=` and `op=` count, found by one
-//! on-demand walk of the subexpressions concerned ([`AssignInfo`]).
+//! caller's locals (Rill has no references), so only `=` and `op=` count, found by a memoized
+//! walk of the subexpressions asked about (`AssignInfo`).
 
 mod builder;
 mod consts;
@@ -45,7 +45,7 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
     let mut cx = Lowerer {
         env,
         thir,
-        b: Builder::new(),
+        b: Builder::new(thir.exprs.len()),
         layouts: LayoutCache::default(),
         locals: vec![Storage::Unassigned; thir.locals.len()],
         loops: Vec::new(),
@@ -655,7 +655,7 @@ impl AssignInfo {
                 let any = self
                     .children
                     .iter()
-                    .any(|c| self.known.get(c.0 as usize).is_none_or(|&k| k == 2));
+                    .any(|c| matches!(self.known.get(c.0 as usize), None | Some(&2)));
                 self.known[i] = 1 + any as u8;
             } else {
                 self.stack.push((x, true));

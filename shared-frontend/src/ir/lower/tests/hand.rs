@@ -1,5 +1,5 @@
-//! Tests of lowering: IR snapshots (`check`) and runs of the lowered IR through the
-//! reference interpreter (`run`). Bless snapshots with `UPDATE_EXPECT=1`.
+//! Lowering tests on hand-built typed bodies: IR snapshots (`check`) and runs of the
+//! lowered IR through the reference interpreter (`check_run`).
 //!
 //! Bodies are built by hand with [`Tb`], a small typed-tree builder, against
 //! [`FakeEnv`], a table of signatures, structs and constants.
@@ -22,7 +22,7 @@ use crate::sema::ty::{ConstValue, FieldTy, FnSig, IntTy, StructFields, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, FmtPiece, Path, UnOp};
 
-use super::lower_fn;
+use super::super::lower_fn;
 
 const I32: Ty = Ty::Int(IntTy::I32);
 const I64: Ty = Ty::Int(IntTy::I64);
@@ -1673,18 +1673,17 @@ fn println_merges_text_and_evaluates_every_argument_before_printing() {
                 v1 = const.i32 1
                 v2 = call.i32 crate::f(v1)
                 v3 = copy.i32 v0
-                v4 = const.i32 2
-                v0 = copy.i32 v4
-                v5 = call.i32 crate::f(v0)
+                v0 = const.i32 2
+                v4 = call.i32 crate::f(v0)
                 print.str data0 "{a} "
                 print.i32 v2
                 print.i32 v3
                 print.str data1 " and "
-                print.i32 v5
+                print.i32 v4
                 print.str data2 " }\n"
                 print.str data3 "\n"
-                v6 = const.bool true
-                print.bool v6
+                v5 = const.bool true
+                print.bool v5
                 print.str data3 "\n"
                 return
             }

@@ -197,7 +197,6 @@ impl ModCtx {
 struct Var {
     name: Local,
     ty: Ty,
-    mutable: bool,
     /// The generator may assign it (loop counters are mutable but only the loop's own
     /// increment touches them).
     assignable: bool,
@@ -322,7 +321,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name,
             ty,
-            mutable,
             assignable: mutable,
             shadowable,
         });
@@ -519,7 +517,6 @@ impl<'a> BodyGen<'a> {
                     self.vars.push(Var {
                         name: k,
                         ty: Ty::Int(t),
-                        mutable: true,
                         assignable: false,
                         shadowable: false,
                     });
@@ -610,7 +607,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name,
                     ty,
-                    mutable: false,
                     assignable: false,
                     shadowable: true,
                 });
@@ -630,7 +626,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name,
                     ty,
-                    mutable: true,
                     assignable: true,
                     shadowable: true,
                 });
@@ -721,7 +716,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name: old.name,
                     ty,
-                    mutable: false,
                     assignable: false,
                     shadowable: true,
                 });
@@ -792,7 +786,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name,
                     ty,
-                    mutable: false,
                     assignable: false,
                     shadowable: true,
                 });
@@ -982,7 +975,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name: var,
             ty: Ty::Int(t),
-            mutable,
             assignable: mutable,
             shadowable: true,
         });
@@ -1001,7 +993,6 @@ impl<'a> BodyGen<'a> {
             self.vars.push(Var {
                 name: j,
                 ty: Ty::Int(inner_t),
-                mutable: false,
                 assignable: false,
                 shadowable: true,
             });
@@ -1067,7 +1058,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name: k,
             ty: Ty::Int(t),
-            mutable: true,
             assignable: false,
             shadowable: false,
         });
@@ -1123,7 +1113,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name: k,
             ty: Ty::Int(t),
-            mutable: true,
             assignable: false,
             shadowable: false,
         });
@@ -1179,7 +1168,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name,
             ty,
-            mutable: false,
             assignable: false,
             shadowable: true,
         });
@@ -1767,7 +1755,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name,
             ty: lty,
-            mutable: false,
             assignable: false,
             shadowable: true,
         });
@@ -1786,7 +1773,7 @@ impl<'a> BodyGen<'a> {
         if cands.is_empty() {
             return None;
         }
-        let (s, f) = *self.rng.pick(&cands);
+        let (s, f) = *self.rng.pick(cands);
         let base = if let Some(l) = self.var_of_type(&Ty::Struct(s)) {
             Expr::Local(l)
         } else {

@@ -455,7 +455,14 @@ impl<'c> Builder<'c> {
             {
                 continue;
             }
-            let alias = self.rng.chance(25).then(|| self.alias_name(key));
+            // Reachable only through a renamed re-export: `use` binds the exported name,
+            // so give the import its own name.
+            let needs_alias = !self.m.reachable(m, key)
+                && !self
+                    .m
+                    .reexport_paths(m, key)
+                    .any(|(r, n)| r != m && n == self.m.item_name(key));
+            let alias = (needs_alias || self.rng.chance(25)).then(|| self.alias_name(key));
             let local = alias
                 .clone()
                 .unwrap_or_else(|| self.m.item_name(key).to_string());
@@ -1246,18 +1253,6 @@ pub(crate) fn zero_value(m: &Model, ty: &Ty) -> Expr {
         }
         Ty::Array(e, n) => Expr::Repeat(Box::new(zero_value(m, e)), LenExpr::Lit(*n)),
     }
-}
-
-/// Every item an expression tree refers to (types in annotations excluded).
-pub(crate) fn item_refs(b: &Block) -> Vec<ItemKey> {
-    let mut out = Vec::new();
-    b.walk(&mut |e| match e {
-        Expr::Call(c) => out.push(ItemKey::Fn(c.callee)),
-        Expr::Const(c, _) => out.push(ItemKey::Const(*c)),
-        Expr::StructLit(s) => out.push(ItemKey::Struct(s.st)),
-        _ => {}
-    });
-    out
 }
 
 fn trivia_lines(t: &Trivia) -> usize {

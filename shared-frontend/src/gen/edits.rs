@@ -587,7 +587,7 @@ impl Editor {
         );
         let v = self.rng.below(100);
         let arg = match ty {
-            Ty::Bool => Expr::Bool(v % 2 == 0),
+            Ty::Bool => Expr::Bool(v & 1 == 0),
             _ => Expr::Int(IntLit {
                 value: v,
                 ty: t,

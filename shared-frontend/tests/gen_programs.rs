@@ -28,6 +28,12 @@ fn check_runs(p: &Program, tag: &str, expect_code: i32) -> String {
         );
     }
     assert_eq!(a.stdout, b.stdout, "{tag}: output differs between two runs");
+    eprintln!(
+        "{tag}: {} lines, ran in {:?}, printed {} lines",
+        p.total_lines(),
+        a.elapsed,
+        a.stdout.lines().count()
+    );
     assert!(
         a.stdout.lines().count() <= 2000,
         "{tag}: {} lines of output",
@@ -106,4 +112,19 @@ fn panicking_programs_print_then_panic() {
             "seed {seed}: nothing printed before the panic"
         );
     }
+}
+
+/// With `RILL_GEN_BIG=1`: a 100,000-line program also compiles and runs (rustc needs
+/// several seconds for it).
+#[test]
+fn big_program_compiles_and_runs() {
+    if std::env::var("RILL_GEN_BIG").is_err() {
+        return;
+    }
+    let p = generate(&GenConfig {
+        seed: 42,
+        target_lines: 100_000,
+        ..GenConfig::default()
+    });
+    check_runs(&p, "big", 0);
 }

@@ -4,6 +4,9 @@
 
 use std::time::Instant;
 
+mod gen_support;
+
+use gen_support::cases;
 use shared_frontend::gen::{generate, GenConfig};
 
 fn check_size(target: usize, seed: u64) -> f64 {
@@ -38,6 +41,20 @@ fn check_size(target: usize, seed: u64) -> f64 {
 fn size_follows_target() {
     for (i, target) in [50, 200, 1_000, 10_000, 100_000].into_iter().enumerate() {
         check_size(target, i as u64);
+    }
+}
+
+/// Rendering checks (in debug builds) that every reference has a valid path; many
+/// medium-sized programs exercise rare module and re-export configurations.
+#[test]
+fn many_programs_render_without_internal_errors() {
+    for seed in 0..cases(8) {
+        let p = generate(&GenConfig {
+            seed: 9_000 + seed,
+            target_lines: 20_000,
+            ..GenConfig::default()
+        });
+        assert!(p.total_lines() > 10_000);
     }
 }
 

@@ -77,12 +77,126 @@ impl Default for ModId {
     }
 }
 
+impl ModCtx {
+    /// The context of `module` with the items of `sources` (and the module's own items)
+    /// that it can use, and all structs it can use. Structs are added first, in id order,
+    /// so nested structs are known.
+    pub(crate) fn for_module(m: &Model, module: ModId, sources: &[ModId]) -> ModCtx {
+        let mut cx = ModCtx {
+            module,
+            ..ModCtx::default()
+        };
+        let mut mods: Vec<ModId> = sources.to_vec();
+        if !mods.contains(&module) {
+            mods.push(module);
+        }
+        let items = |k: fn(&Item) -> Option<u32>| {
+            let mut v: Vec<u32> = mods
+                .iter()
+                .flat_map(|md| m.module(*md).items.iter().filter_map(k))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        // Every struct (there are few), so that any signature's types can be produced.
+        for s in 0..m.structs.len() as u32 {
+            cx.add_struct(m, StructId(s));
+        }
+        for a in items(|i| {
+            if let Item::Alias(a) = i {
+                Some(a.0)
+            } else {
+                None
+            }
+        }) {
+            cx.add_alias(m, AliasId(a));
+        }
+        for c in items(|i| {
+            if let Item::Const(c) = i {
+                Some(c.0)
+            } else {
+                None
+            }
+        }) {
+            cx.add_const(m, ConstId(c));
+        }
+        for f in items(|i| if let Item::Fn(f) = i { Some(f.0) } else { None }) {
+            cx.add_fn(m, FnId(f));
+        }
+        cx
+    }
+
+    /// Can code in this module make a value of `ty` (struct literals need every field)?
+    pub(crate) fn producible(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Struct(s) => self.constructible.contains(s),
+            Ty::Array(e, _) => self.producible(e),
+            _ => true,
+        }
+    }
+
+    pub(crate) fn add_struct(&mut self, m: &Model, s: StructId) {
+        let md = self.module;
+        let sd = m.strukt(s);
+        if !m.nameable(md, ItemKey::Struct(s)) || !m.ty_usable(md, &Ty::Struct(s)) {
+            return;
+        }
+        let ok = sd
+            .fields
+            .iter()
+            .all(|f| m.field_visible(md, s, f) && self.producible(&m.canon(&f.ty)));
+        if ok && !self.constructible.contains(&s) {
+            self.constructible.push(s);
+            self.structs.push(s);
+            for f in &sd.fields {
+                self.fields.push(m.canon(&f.ty), (s, f.id));
+            }
+        }
+    }
+
+    pub(crate) fn add_alias(&mut self, m: &Model, a: AliasId) {
+        let md = self.module;
+        let ty = m.canon(&m.alias(a).target);
+        if m.nameable(md, ItemKey::Alias(a)) && m.ty_usable(md, &ty) && self.producible(&ty) {
+            self.aliases.push((a, ty));
+        }
+    }
+
+    pub(crate) fn add_const(&mut self, m: &Model, c: ConstId) {
+        let md = self.module;
+        let cd = m.konst(c);
+        let ty = m.canon(&cd.ty);
+        if cd.removed || !m.nameable(md, ItemKey::Const(c)) || !m.ty_usable(md, &ty) {
+            return;
+        }
+        if cd.in_types {
+            self.len_consts.push((c, cd.value.as_u64()));
+        }
+        self.consts_by_ty.push(ty, c);
+    }
+
+    pub(crate) fn add_fn(&mut self, m: &Model, f: FnId) {
+        let md = self.module;
+        let fd = m.func(f);
+        if fd.removed || fd.kind == FnKind::Printer || fd.kind == FnKind::Main {
+            return;
+        }
+        if !m.nameable(md, ItemKey::Fn(f)) || !m.fn_sig_usable(md, f) {
+            return;
+        }
+        if !fd.params.iter().all(|p| self.producible(&m.canon(&p.ty))) {
+            return;
+        }
+        self.fns_by_ret.push(m.ret_ty(f), f);
+        self.all_fns.push(f);
+    }
+}
+
 /// A local variable in scope.
 #[derive(Clone, Debug)]
 struct Var {
     name: Local,
     ty: Ty,
-    mutable: bool,
     /// The generator may assign it (loop counters are mutable but only the loop's own
     /// increment touches them).
     assignable: bool,
@@ -207,7 +321,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name,
             ty,
-            mutable,
             assignable: mutable,
             shadowable,
         });
@@ -404,7 +517,6 @@ impl<'a> BodyGen<'a> {
                     self.vars.push(Var {
                         name: k,
                         ty: Ty::Int(t),
-                        mutable: true,
                         assignable: false,
                         shadowable: false,
                     });
@@ -495,7 +607,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name,
                     ty,
-                    mutable: false,
                     assignable: false,
                     shadowable: true,
                 });
@@ -515,7 +626,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name,
                     ty,
-                    mutable: true,
                     assignable: true,
                     shadowable: true,
                 });
@@ -606,7 +716,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name: old.name,
                     ty,
-                    mutable: false,
                     assignable: false,
                     shadowable: true,
                 });
@@ -677,7 +786,6 @@ impl<'a> BodyGen<'a> {
                 self.vars.push(Var {
                     name,
                     ty,
-                    mutable: false,
                     assignable: false,
                     shadowable: true,
                 });
@@ -867,7 +975,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name: var,
             ty: Ty::Int(t),
-            mutable,
             assignable: mutable,
             shadowable: true,
         });
@@ -886,7 +993,6 @@ impl<'a> BodyGen<'a> {
             self.vars.push(Var {
                 name: j,
                 ty: Ty::Int(inner_t),
-                mutable: false,
                 assignable: false,
                 shadowable: true,
             });
@@ -952,7 +1058,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name: k,
             ty: Ty::Int(t),
-            mutable: true,
             assignable: false,
             shadowable: false,
         });
@@ -1008,7 +1113,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name: k,
             ty: Ty::Int(t),
-            mutable: true,
             assignable: false,
             shadowable: false,
         });
@@ -1064,7 +1168,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name,
             ty,
-            mutable: false,
             assignable: false,
             shadowable: true,
         });
@@ -1652,7 +1755,6 @@ impl<'a> BodyGen<'a> {
         self.vars.push(Var {
             name,
             ty: lty,
-            mutable: false,
             assignable: false,
             shadowable: true,
         });
@@ -1671,7 +1773,7 @@ impl<'a> BodyGen<'a> {
         if cands.is_empty() {
             return None;
         }
-        let (s, f) = *self.rng.pick(&cands);
+        let (s, f) = *self.rng.pick(cands);
         let base = if let Some(l) = self.var_of_type(&Ty::Struct(s)) {
             Expr::Local(l)
         } else {

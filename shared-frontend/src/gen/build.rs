@@ -304,16 +304,16 @@ impl<'c> Builder<'c> {
         let nbs = self.neighbors[m.idx()].clone();
         for n in nbs {
             for s in self.mod_structs[n.idx()].clone() {
-                self.cx_add_struct(s);
+                self.cx.add_struct(&self.m, s);
             }
             for a in self.mod_aliases[n.idx()].clone() {
-                self.cx_add_alias(a);
+                self.cx.add_alias(&self.m, a);
             }
             for c in self.mod_consts[n.idx()].clone() {
-                self.cx_add_const(c);
+                self.cx.add_const(&self.m, c);
             }
             for f in self.mod_fns[n.idx()].clone() {
-                self.cx_add_fn(f);
+                self.cx.add_fn(&self.m, f);
             }
         }
         let n_structs = self.rng.range(if m == ROOT { 1 } else { 0 }, 2);
@@ -455,7 +455,14 @@ impl<'c> Builder<'c> {
             {
                 continue;
             }
-            let alias = self.rng.chance(25).then(|| self.alias_name(key));
+            // Reachable only through a renamed re-export: `use` binds the exported name,
+            // so give the import its own name.
+            let needs_alias = !self.m.reachable(m, key)
+                && !self
+                    .m
+                    .reexport_paths(m, key)
+                    .any(|(r, n)| r != m && n == self.m.item_name(key));
+            let alias = (needs_alias || self.rng.chance(25)).then(|| self.alias_name(key));
             let local = alias
                 .clone()
                 .unwrap_or_else(|| self.m.item_name(key).to_string());
@@ -476,76 +483,6 @@ impl<'c> Builder<'c> {
 
     // -----------------------------------------------------------------------------------
     // The module context
-
-    fn producible(&self, ty: &Ty) -> bool {
-        match ty {
-            Ty::Struct(s) => self.cx.constructible.contains(s),
-            Ty::Array(e, _) => self.producible(e),
-            _ => true,
-        }
-    }
-
-    fn cx_add_struct(&mut self, s: StructId) {
-        let m = self.cx.module;
-        let sd = self.m.strukt(s);
-        if !self.m.nameable(m, ItemKey::Struct(s)) || !self.m.ty_usable(m, &Ty::Struct(s)) {
-            return;
-        }
-        let ok = sd
-            .fields
-            .iter()
-            .all(|f| self.m.field_visible(m, s, f) && self.producible(&self.m.canon(&f.ty)));
-        if ok && !self.cx.constructible.contains(&s) {
-            self.cx.constructible.push(s);
-            self.cx.structs.push(s);
-            for f in &sd.fields {
-                self.cx.fields.push(self.m.canon(&f.ty), (s, f.id));
-            }
-        }
-    }
-
-    fn cx_add_alias(&mut self, a: AliasId) {
-        let m = self.cx.module;
-        let ty = self.m.canon(&self.m.alias(a).target);
-        if self.m.nameable(m, ItemKey::Alias(a)) && self.m.ty_usable(m, &ty) && self.producible(&ty)
-        {
-            self.cx.aliases.push((a, ty));
-        }
-    }
-
-    fn cx_add_const(&mut self, c: ConstId) {
-        let m = self.cx.module;
-        let cd = self.m.konst(c);
-        let ty = self.m.canon(&cd.ty);
-        if !self.m.nameable(m, ItemKey::Const(c)) || !self.m.ty_usable(m, &ty) {
-            return;
-        }
-        if cd.in_types {
-            self.cx.len_consts.push((c, cd.value.as_u64()));
-        }
-        self.cx.consts_by_ty.push(ty, c);
-    }
-
-    fn cx_add_fn(&mut self, f: FnId) {
-        let m = self.cx.module;
-        let fd = self.m.func(f);
-        if fd.kind == FnKind::Printer || fd.kind == FnKind::Main {
-            return;
-        }
-        if !self.m.nameable(m, ItemKey::Fn(f)) || !self.m.fn_sig_usable(m, f) {
-            return;
-        }
-        if !fd
-            .params
-            .iter()
-            .all(|p| self.producible(&self.m.canon(&p.ty)))
-        {
-            return;
-        }
-        let ret = self.m.ret_ty(f);
-        self.cx.fns_by_ret.push(ret, f);
-        self.cx.all_fns.push(f);
-    }
 
     // -----------------------------------------------------------------------------------
     // Items
@@ -622,7 +559,7 @@ impl<'c> Builder<'c> {
         self.names[m.idx()].types.insert(name);
         self.place_item(m, Item::Struct(id));
         self.mod_structs[m.idx()].push(id);
-        self.cx_add_struct(id);
+        self.cx.add_struct(&self.m, id);
     }
 
     fn place_item(&mut self, m: ModId, item: Item) {
@@ -674,7 +611,7 @@ impl<'c> Builder<'c> {
         self.names[m.idx()].types.insert(name);
         self.place_item(m, Item::Alias(id));
         self.mod_aliases[m.idx()].push(id);
-        self.cx_add_alias(id);
+        self.cx.add_alias(&self.m, id);
     }
 
     fn push_const(
@@ -704,7 +641,7 @@ impl<'c> Builder<'c> {
         self.names[m.idx()].values.insert(name);
         self.place_item(m, Item::Const(id));
         self.mod_consts[m.idx()].push(id);
-        self.cx_add_const(id);
+        self.cx.add_const(&self.m, id);
         id
     }
 
@@ -921,7 +858,7 @@ impl<'c> Builder<'c> {
             self.place_item(m, Item::Fn(id));
         }
         self.mod_fns[m.idx()].push(id);
-        self.cx_add_fn(id);
+        self.cx.add_fn(&self.m, id);
         self.add_imports_for(m, refs);
         id
     }
@@ -952,16 +889,16 @@ impl<'c> Builder<'c> {
         mods.push(m);
         for n in mods {
             for s in self.mod_structs[n.idx()].clone() {
-                self.cx_add_struct(s);
+                self.cx.add_struct(&self.m, s);
             }
             for a in self.mod_aliases[n.idx()].clone() {
-                self.cx_add_alias(a);
+                self.cx.add_alias(&self.m, a);
             }
             for c in self.mod_consts[n.idx()].clone() {
-                self.cx_add_const(c);
+                self.cx.add_const(&self.m, c);
             }
             for f in self.mod_fns[n.idx()].clone() {
-                self.cx_add_fn(f);
+                self.cx.add_fn(&self.m, f);
             }
         }
     }
@@ -983,7 +920,7 @@ impl<'c> Builder<'c> {
             if !fd
                 .params
                 .iter()
-                .all(|p| self.producible(&self.m.canon(&p.ty)))
+                .all(|p| self.cx.producible(&self.m.canon(&p.ty)))
             {
                 continue;
             }
@@ -1316,18 +1253,6 @@ pub(crate) fn zero_value(m: &Model, ty: &Ty) -> Expr {
         }
         Ty::Array(e, n) => Expr::Repeat(Box::new(zero_value(m, e)), LenExpr::Lit(*n)),
     }
-}
-
-/// Every item an expression tree refers to (types in annotations excluded).
-pub(crate) fn item_refs(b: &Block) -> Vec<ItemKey> {
-    let mut out = Vec::new();
-    b.walk(&mut |e| match e {
-        Expr::Call(c) => out.push(ItemKey::Fn(c.callee)),
-        Expr::Const(c, _) => out.push(ItemKey::Const(*c)),
-        Expr::StructLit(s) => out.push(ItemKey::Struct(s.st)),
-        _ => {}
-    });
-    out
 }
 
 fn trivia_lines(t: &Trivia) -> usize {

@@ -30,7 +30,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use edits::{apply_edit, edit_history, Edit, EditKind};
-pub use mutations::{mutate_ill_formed, Mutation};
+pub use mutations::{mutate_ill_formed, mutation_kinds, Mutation};
 
 /// What to generate. Build one with struct update syntax from [`GenConfig::default`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,14 +121,30 @@ impl Program {
     }
 
     fn from_model(model: model::Model, keep: bool) -> Program {
-        let files = model
-            .file_modules()
-            .into_iter()
-            .map(|m| SourceFile {
-                path: model.file_path(m),
-                text: render::render_file(&model, m),
+        let mods = model.file_modules();
+        let render = |m: &model::ModId| SourceFile {
+            path: model.file_path(*m),
+            text: render::render_file(&model, *m),
+        };
+        // Files render independently: large programs use a few threads (same text).
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(4);
+        let files: Vec<SourceFile> = if mods.len() >= 64 && threads > 1 {
+            let chunk = mods.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = mods
+                    .chunks(chunk)
+                    .map(|c| s.spawn(move || c.iter().map(render).collect::<Vec<_>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("render thread"))
+                    .collect()
             })
-            .collect();
+        } else {
+            mods.iter().map(render).collect()
+        };
         Program {
             files,
             model: keep.then(|| Arc::new(model)),

@@ -55,6 +55,7 @@ macro_rules! id {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub(crate) struct $name(pub u32);
         impl $name {
+            #[allow(dead_code)]
             pub(crate) fn idx(self) -> usize {
                 self.0 as usize
             }

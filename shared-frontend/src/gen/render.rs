@@ -48,35 +48,25 @@ fn stmt_extra_lines(s: &Stmt) -> usize {
 /// Extra lines (beyond the one it starts on) an expression takes when rendered.
 fn expr_extra_lines(e: &Expr) -> usize {
     match e {
-        Expr::Block(b) | Expr::Loop(_, b) => {
-            if multiline(b) {
-                block_lines(b) + 1
-            } else {
-                0
-            }
-        }
+        Expr::Block(b) | Expr::Loop(_, b) if multiline(b) => block_lines(b) + 1,
         Expr::While(_, _, b) => block_lines(b) + 1,
         Expr::For(f) => block_lines(&f.body) + 1,
-        Expr::If(i) => {
-            if if_multiline(i) {
-                let mut n = block_lines(&i.then) + 1;
-                let mut els = &i.els;
-                while let Some(e) = els {
-                    match e {
-                        Else::Block(b) => {
-                            n += block_lines(b) + 1;
-                            els = &None;
-                        }
-                        Else::If(i2) => {
-                            n += block_lines(&i2.then) + 1;
-                            els = &i2.els;
-                        }
+        Expr::If(i) if if_multiline(i) => {
+            let mut n = block_lines(&i.then) + 1;
+            let mut els = &i.els;
+            while let Some(e) = els {
+                match e {
+                    Else::Block(b) => {
+                        n += block_lines(b) + 1;
+                        els = &None;
+                    }
+                    Else::If(i2) => {
+                        n += block_lines(&i2.then) + 1;
+                        els = &i2.els;
                     }
                 }
-                n
-            } else {
-                0
             }
+            n
         }
         Expr::Binary(_, a, b) | Expr::Index(a, b) => expr_extra_lines(a) + expr_extra_lines(b),
         Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Paren(x) | Expr::Repeat(x, _) => {
@@ -551,7 +541,9 @@ impl<'m> Renderer<'m> {
         }
         // Group key: (is_pub, parent path). A module import may join the group of its own
         // path as `self`.
-        let mut groups: Vec<(bool, Vec<String>, Vec<(String, u8)>)> = Vec::new();
+        // (is_pub, parent path, members with their hints)
+        type Group = (bool, Vec<String>, Vec<(String, u8)>);
+        let mut groups: Vec<Group> = Vec::new();
         let mut pending_mods = Vec::new();
         for e in entries {
             if e.is_mod {
@@ -1119,7 +1111,7 @@ impl<'m> Renderer<'m> {
             LitStyle::Underscored => {
                 let digits = v.to_string();
                 for (i, ch) in digits.chars().enumerate() {
-                    if i > 0 && (digits.len() - i) % 3 == 0 {
+                    if i > 0 && (digits.len() - i).rem_euclid(3) == 0 {
                         self.out.push('_');
                     }
                     self.out.push(ch);
@@ -1130,7 +1122,7 @@ impl<'m> Renderer<'m> {
                 let hex = format!("{v:x}");
                 self.out.push_str("0x");
                 for (i, ch) in hex.chars().enumerate() {
-                    if i > 0 && (hex.len() - i) % 4 == 0 {
+                    if i > 0 && (hex.len() - i).rem_euclid(4) == 0 {
                         self.out.push('_');
                     }
                     self.out.push(ch);

@@ -1,0 +1,59 @@
+//! `mutate_ill_formed` yields programs that rustc rejects, across every mutation kind.
+
+mod gen_support;
+
+use std::collections::BTreeMap;
+
+use gen_support::*;
+use shared_frontend::gen::{generate, mutate_ill_formed, mutation_kinds, GenConfig, Program};
+
+#[test]
+fn mutations_are_rejected_by_rustc() {
+    let kinds = mutation_kinds().len() as u64;
+    // Every kind is tried first by some seed; RILL_GEN_CASES scales the rounds.
+    let rounds = cases(1);
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for seed in 0..kinds * rounds {
+        let p = generate(&GenConfig {
+            seed: 700 + seed,
+            target_lines: 120 + (seed as usize % 4) * 80,
+            ..GenConfig::default()
+        });
+        let m = mutate_ill_formed(&p, seed).expect("some mutation applies");
+        let kind = m
+            .description
+            .split(':')
+            .next()
+            .expect("kind prefix")
+            .to_string();
+        *seen.entry(kind.clone()).or_default() += 1;
+        assert_ne!(m.program, p);
+        if rustc_accepts(&m.program).is_ok() {
+            let kept = keep_failure(&m.program, &format!("mutation-{seed}"));
+            panic!(
+                "rustc accepted mutation {seed} ({}), kept in {}",
+                m.description,
+                kept.display()
+            );
+        }
+    }
+    let missing: Vec<&&str> = mutation_kinds()
+        .iter()
+        .filter(|k| !seen.contains_key(**k))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "kinds never applied: {missing:?} (seen {seen:?})"
+    );
+}
+
+#[test]
+fn programs_without_a_model_are_not_mutated() {
+    let p = generate(&GenConfig {
+        seed: 1,
+        target_lines: 100,
+        ..GenConfig::default()
+    });
+    let bare = Program::from_files(p.files.clone());
+    assert!(mutate_ill_formed(&bare, 0).is_none());
+}

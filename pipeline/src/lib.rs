@@ -1,1 +1,266 @@
-//! The staged pipeline driver.
+//! The staged pipeline: the classic compiler architecture.
+//!
+//! Each stage runs over the whole crate before the next one starts — parse all files,
+//! build the item tree, resolve every module's scope, collect every signature, evaluate
+//! every constant, type-check every body, lower and optimize every function — on flat
+//! whole-crate data, with no caching between runs and no hashing beyond what the frontend
+//! itself needs. It calls exactly the frontend functions the query providers wrap, so the
+//! comparison between the two architectures stays fair.
+//!
+//! Per-item analyses see other items through [`Tables`], this driver's [`SemaEnv`]: lazily
+//! filled whole-crate tables (a signature collected in stage 4 may need a constant's value
+//! for an array length before stage 5 runs), with cycle detection.
+
+mod tables;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use shared_frontend::diag::Diagnostic;
+use shared_frontend::ir::{opt, IrFunction, IrProgram};
+use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res};
+use shared_frontend::sema::items::{ItemAst, ItemTree};
+use shared_frontend::sema::modules::{load_crate_with, FileLoader, FsLoader, LoadedCrate};
+use shared_frontend::sema::resolve;
+use shared_frontend::sema::thir::Thir;
+use shared_frontend::sema::ty::Ty;
+use shared_frontend::sema::{env::SemaEnv, typeck};
+use shared_frontend::span::{FileId, SourceMap, Span};
+use shared_frontend::syntax::ast::SourceFileAst;
+use shared_frontend::syntax::parser;
+
+pub use tables::Tables;
+
+/// How far to go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Until {
+    /// Load and parse every file.
+    Parse,
+    /// Every check: all diagnostics, no code.
+    Check,
+    /// Optimized IR of every function.
+    Ir,
+}
+
+/// The result of one pipeline run.
+#[derive(Debug, Default)]
+pub struct Compiled {
+    pub sources: SourceMap,
+    /// The syntax tree of every parsed file, in load order.
+    pub asts: Vec<(FileId, Arc<SourceFileAst>)>,
+    /// Anchored diagnostics, in the order the stages reported them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The program's IR, when it was asked for and there were no errors.
+    pub ir: Option<IrProgram>,
+    /// Wall time of each stage, in milliseconds, in stage order.
+    pub phases: Vec<(&'static str, f64)>,
+    /// Set when the root file could not be read: the driver's exit code 2.
+    pub fatal: Option<String>,
+}
+
+impl Compiled {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Compiles the program whose root file is `root`, from the file system.
+pub fn compile_path(root: &Path, until: Until) -> Compiled {
+    compile(&FsLoader, root, until)
+}
+
+struct Phases {
+    phases: Vec<(&'static str, f64)>,
+    last: Instant,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        Phases {
+            phases: Vec::new(),
+            last: Instant::now(),
+        }
+    }
+
+    fn done(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.phases
+            .push((name, (now - self.last).as_secs_f64() * 1e3));
+        self.last = now;
+    }
+}
+
+pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
+    let mut phases = Phases::new();
+    let mut out = Compiled::default();
+
+    // Stage 1: load and parse every file.
+    let krate = load_crate_with(loader, root, &parser::parse_file);
+    phases.done("parse");
+    out.sources = krate.sources.clone();
+    out.asts = krate
+        .files
+        .iter()
+        .map(|f| (f.file, f.ast.clone()))
+        .collect();
+    out.diagnostics.extend(krate.diagnostics.iter().cloned());
+    if krate.root_unreadable {
+        out.fatal = krate.diagnostics.first().map(|d| d.message.clone());
+        out.phases = phases.phases;
+        return out;
+    }
+    if until == Until::Parse {
+        out.phases = phases.phases;
+        return out;
+    }
+
+    // Stage 2: the item tree.
+    let tree = ItemTree::build(&krate);
+    phases.done("items");
+    out.diagnostics.extend(tree.diagnostics.iter().cloned());
+
+    // Stage 3: every module's scope.
+    let resolved = resolve::resolve_crate(&tree);
+    phases.done("resolve");
+    out.diagnostics.extend(resolved.diagnostics.iter().cloned());
+
+    let tables = Tables::new(&tree, &resolved);
+
+    // Stage 4: signatures, struct fields, aliases and constant types.
+    for def in tree.defs() {
+        match def.kind {
+            DefKind::Fn => drop(tables.fn_sig(def.id)),
+            DefKind::Struct => {
+                drop(tables.struct_fields(def.id));
+                tables.check_struct(def.id);
+            }
+            DefKind::TypeAlias => drop(tables.alias_ty(def.id)),
+            DefKind::Const => drop(tables.const_ty(def.id)),
+            DefKind::Mod => {}
+        }
+    }
+    check_main(&tree, &tables, root, &krate);
+    phases.done("collect");
+
+    // Stage 5: every constant, used or not.
+    for def in tree.defs() {
+        if def.kind == DefKind::Const {
+            drop(tables.const_value(def.id));
+        }
+    }
+    phases.done("consteval");
+
+    // Stage 6: every function body.
+    let mut bodies: Vec<(DefId, Arc<Thir>)> = Vec::new();
+    for def in tree.defs() {
+        if let ItemAst::Fn(ast) = &def.ast {
+            let module = def.parent.unwrap_or(tree.root);
+            let result = typeck::typeck_fn(&tables, module, ast);
+            tables.report(def.id, result.diagnostics);
+            bodies.push((def.id, result.thir));
+        }
+    }
+    phases.done("typeck");
+
+    out.diagnostics.extend(tables.take_diagnostics());
+    if until == Until::Check || out.has_errors() {
+        out.phases = phases.phases;
+        return out;
+    }
+
+    // Stage 7: lowering.
+    let lowered: Vec<IrFunction> = bodies
+        .iter()
+        .map(|(def, thir)| {
+            let name = tree
+                .def(*def)
+                .map(|d| d.path.to_string())
+                .unwrap_or_default();
+            shared_frontend::ir::lower::lower_fn(&tables, *def, name, thir)
+        })
+        .collect();
+    phases.done("lower");
+
+    // Stage 8: per-function optimizations.
+    let functions: Vec<Arc<IrFunction>> =
+        lowered.iter().map(|f| Arc::new(opt::optimize(f))).collect();
+    phases.done("optimize");
+
+    let main = main_def(&tree, &tables).unwrap_or(tree.root);
+    out.ir = Some(IrProgram { functions, main });
+    out.phases = phases.phases;
+    out
+}
+
+/// The crate root's `main` function, if there is one.
+fn main_def(tree: &ItemTree, tables: &Tables<'_>) -> Option<DefId> {
+    let path = shared_frontend::syntax::ast::Path {
+        segments: vec![shared_frontend::syntax::ast::PathSegment {
+            kind: shared_frontend::syntax::ast::PathSegmentKind::Name(
+                shared_frontend::intern::Symbol::intern("main"),
+            ),
+            span: Default::default(),
+        }],
+        span: Default::default(),
+    };
+    match tables.resolve_path(tree.root, &path, Namespace::Value) {
+        Ok(Res::Def(DefKind::Fn, def)) if tree.parent(def) == Some(tree.root) => Some(def),
+        _ => None,
+    }
+}
+
+/// `main` must exist at the crate root and be `fn main()`.
+fn check_main(tree: &ItemTree, tables: &Tables<'_>, root: &Path, krate: &LoadedCrate) {
+    let Some(main) = main_def(tree, tables) else {
+        // rustc names the crate after the root file.
+        let file_name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let crate_name = file_name.trim_end_matches(".rs").to_string();
+        // rustc points at the end of the root file.
+        let mut diag =
+            Diagnostic::error_no_span(format!("`main` function not found in crate `{crate_name}`"));
+        if let Some(file) = krate.root {
+            let text = &krate.sources.get(file).text;
+            let end = text.trim_end().len() as u32;
+            let last = text[..end as usize]
+                .chars()
+                .next_back()
+                .map_or(0, |c| c.len_utf8() as u32);
+            diag = Diagnostic::error(diag.message, Span::new(end - last, end)).anchor(file, 0);
+        }
+        tables.report_anchored(diag.with_code("E0601").with_note(format!(
+            "note: consider adding a `main` function to `{}`",
+            root.display()
+        )));
+        return;
+    };
+    let Ok(sig) = tables.fn_sig(main) else { return };
+    let def = tree.def(main).expect("main is a def of the tree");
+    if !sig.params.is_empty() {
+        tables.report(
+            main,
+            vec![
+                Diagnostic::error("`main` function has wrong type", def.name_span)
+                    .with_code("E0580")
+                    .with_label_message("incorrect number of function parameters")
+                    .with_note("note: expected signature `fn()`"),
+            ],
+        );
+    } else if !matches!(sig.ret, Ty::Unit | Ty::Error) {
+        tables.report(
+            main,
+            vec![Diagnostic::error(
+                format!(
+                    "`main` has invalid return type `{}`",
+                    tables.ty_to_string(&sig.ret)
+                ),
+                def.name_span,
+            )
+            .with_code("E0277")
+            .with_label_message("`main` can only return types that implement `Termination`")],
+        );
+    }
+}

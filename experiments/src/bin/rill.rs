@@ -1,1 +1,296 @@
-fn main() {}
+//! `rill`: compile and run Rill programs, inspect every stage (DESIGN.md "Command-line
+//! contract"). Exit codes: 0 success, 1 compile errors, 101 the program panicked, 2 usage
+//! or I/O error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use shared_frontend::diag;
+use shared_frontend::ir::interp::{self, InterpLimits};
+use shared_frontend::syntax::{dump, lexer};
+
+#[derive(Parser)]
+#[command(
+    name = "rill",
+    version,
+    about = "The Rill compiler: one frontend, one backend, two architectures"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Arch {
+    Pipeline,
+    Query,
+    Interp,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum What {
+    Tokens,
+    Ast,
+    Ir,
+    Asm,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile the program and run it.
+    Run {
+        path: PathBuf,
+        #[arg(long, value_enum, default_value = "query")]
+        arch: Arch,
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        #[arg(long)]
+        stats_json: Option<PathBuf>,
+        /// Stop the program after this many IR instructions (interpreter only).
+        #[arg(long)]
+        fuel: Option<u64>,
+    },
+    /// Report every compile error without producing code.
+    Check {
+        path: PathBuf,
+        #[arg(long, value_enum, default_value = "query")]
+        arch: Arch,
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        #[arg(long)]
+        stats_json: Option<PathBuf>,
+    },
+    /// Print one stage's view of the program.
+    Emit {
+        path: PathBuf,
+        #[arg(long, value_enum)]
+        what: What,
+        /// Only this item (a def-path such as `crate::geometry::area`).
+        #[arg(long)]
+        item: Option<String>,
+    },
+}
+
+const EXIT_COMPILE_ERROR: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Run {
+            path,
+            arch,
+            cache_dir,
+            stats_json,
+            fuel,
+        } => run(
+            &path,
+            arch,
+            cache_dir.as_deref(),
+            stats_json.as_deref(),
+            fuel,
+        ),
+        Command::Check {
+            path,
+            arch,
+            cache_dir,
+            stats_json,
+        } => check(&path, arch, cache_dir.as_deref(), stats_json.as_deref()),
+        Command::Emit { path, what, item } => emit(&path, what, item.as_deref()),
+    }
+}
+
+fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn color() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+/// Prints the diagnostics; returns whether there were errors.
+fn report(compiled: &pipeline::Compiled) -> bool {
+    if !compiled.diagnostics.is_empty() {
+        let text = diag::render(&compiled.diagnostics, &compiled.sources, color());
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+    let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
+    if errors > 0 {
+        let s = if errors == 1 { "" } else { "s" };
+        eprintln!("error: could not compile due to {errors} previous error{s}");
+    }
+    errors > 0
+}
+
+fn require_pipeline_or_interp(arch: Arch) -> Result<(), ExitCode> {
+    match arch {
+        Arch::Query => Err(usage_error(
+            "the query architecture is not part of this build yet; use --arch pipeline or --arch interp",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn write_stats(
+    file: Option<&Path>,
+    arch: &str,
+    total_ms: f64,
+    compiled: &pipeline::Compiled,
+) -> Result<(), ExitCode> {
+    let Some(file) = file else { return Ok(()) };
+    let phases: serde_json::Map<String, serde_json::Value> = compiled
+        .phases
+        .iter()
+        .map(|(name, ms)| (name.to_string(), serde_json::json!(ms)))
+        .collect();
+    let stats = serde_json::json!({
+        "arch": arch,
+        "total_ms": total_ms,
+        "phases_ms": phases,
+        "totals": { "executed": 0, "green": 0, "loaded": 0 },
+        "queries": {},
+    });
+    std::fs::write(file, serde_json::to_vec_pretty(&stats).unwrap_or_default())
+        .map_err(|e| usage_error(format!("cannot write `{}`: {e}", file.display())))
+}
+
+fn compile(path: &Path, until: pipeline::Until) -> Result<pipeline::Compiled, ExitCode> {
+    let compiled = pipeline::compile_path(path, until);
+    if let Some(fatal) = &compiled.fatal {
+        return Err(usage_error(fatal));
+    }
+    Ok(compiled)
+}
+
+fn run(
+    path: &Path,
+    arch: Arch,
+    _cache_dir: Option<&Path>,
+    stats: Option<&Path>,
+    fuel: Option<u64>,
+) -> ExitCode {
+    if let Err(code) = require_pipeline_or_interp(arch) {
+        return code;
+    }
+    if arch == Arch::Pipeline {
+        return usage_error("`run --arch pipeline` needs the x86-64 backend, which is not part of this build yet; use --arch interp");
+    }
+    let start = Instant::now();
+    let compiled = match compile(path, pipeline::Until::Ir) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let failed = report(&compiled);
+    let total_ms = start.elapsed().as_secs_f64() * 1e3;
+    if let Err(code) = write_stats(stats, "interp", total_ms, &compiled) {
+        return code;
+    }
+    if failed {
+        return ExitCode::from(EXIT_COMPILE_ERROR);
+    }
+    let Some(program) = &compiled.ir else {
+        return ExitCode::from(EXIT_COMPILE_ERROR);
+    };
+    let limits = InterpLimits {
+        fuel,
+        ..InterpLimits::default()
+    };
+    let outcome = interp::run(program, &limits);
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(&outcome.stdout);
+    let _ = stdout.flush();
+    if outcome.status != interp::ExitStatus::Finished {
+        eprintln!("{}", outcome.status);
+    }
+    ExitCode::from(outcome.status.exit_code() as u8)
+}
+
+fn check(path: &Path, arch: Arch, _cache_dir: Option<&Path>, stats: Option<&Path>) -> ExitCode {
+    if let Err(code) = require_pipeline_or_interp(arch) {
+        return code;
+    }
+    if arch == Arch::Interp {
+        return usage_error("`check` takes --arch pipeline or --arch query");
+    }
+    let start = Instant::now();
+    let compiled = match compile(path, pipeline::Until::Check) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let failed = report(&compiled);
+    let total_ms = start.elapsed().as_secs_f64() * 1e3;
+    if let Err(code) = write_stats(stats, "pipeline", total_ms, &compiled) {
+        return code;
+    }
+    ExitCode::from(if failed { EXIT_COMPILE_ERROR } else { 0 })
+}
+
+fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
+    let mut out = String::new();
+    match what {
+        What::Tokens => {
+            let bytes = match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) => return usage_error(format!("cannot read `{}`: {e}", path.display())),
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            out = dump::tokens_to_string(&text, &lexer::tokenize(&text));
+        }
+        What::Ast => {
+            let compiled = match compile(path, pipeline::Until::Parse) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            for (file, ast) in &compiled.asts {
+                out.push_str(&format!(
+                    "// {}\n",
+                    compiled.sources.get(*file).path.display()
+                ));
+                out.push_str(&dump::ast_to_string(ast));
+            }
+            report(&compiled);
+        }
+        What::Ir => {
+            let compiled = match compile(path, pipeline::Until::Ir) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            if report(&compiled) {
+                return ExitCode::from(EXIT_COMPILE_ERROR);
+            }
+            let Some(program) = &compiled.ir else {
+                return ExitCode::from(EXIT_COMPILE_ERROR);
+            };
+            let mut found = false;
+            for f in &program.functions {
+                if item.is_none_or(|i| i == f.name) {
+                    found = true;
+                    out.push_str(&f.to_string());
+                    out.push('\n');
+                }
+            }
+            if let (Some(item), false) = (item, found) {
+                return usage_error(format!("no function `{item}` in the program"));
+            }
+        }
+        What::Asm => {
+            return usage_error(
+                "`--what asm` needs the x86-64 backend, which is not part of this build yet",
+            );
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    ExitCode::SUCCESS
+}

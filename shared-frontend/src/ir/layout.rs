@@ -91,16 +91,16 @@ fn align_to(n: u64, align: u32) -> u64 {
     n.saturating_add(mask) & !mask
 }
 
-/// Peels array layers off `ty`: the innermost element type and the counts, outermost
-/// first. Iterative, because alias chains can nest arrays deeply.
-fn peel_arrays(ty: &Ty) -> (&Ty, Vec<u64>) {
-    let mut counts = Vec::new();
+/// Peels array layers off `ty`: the innermost element type and the product of the
+/// counts (saturating). Iterative, because alias chains can nest arrays deeply.
+fn peel_arrays(ty: &Ty) -> (&Ty, u64) {
+    let mut count = 1u64;
     let mut t = ty;
     while let Ty::Array(elem, n) = t {
-        counts.push(*n);
+        count = count.saturating_mul(*n);
         t = elem;
     }
-    (t, counts)
+    (t, count)
 }
 
 /// Memoized struct layouts, for callers that ask about many types (lowering asks about
@@ -112,19 +112,20 @@ pub struct LayoutCache {
 
 impl LayoutCache {
     pub fn layout_of(&mut self, env: &dyn SemaEnv, ty: &Ty) -> Layout {
-        let (leaf, counts) = peel_arrays(ty);
-        let mut layout = match leaf {
+        // `[[T; n]; m]` takes `m × n × size(T)` bytes: sizes are multiples of alignments.
+        let (leaf, count) = peel_arrays(ty);
+        let leaf = match leaf {
             Ty::Struct(def) => self.struct_layout(env, *def).layout,
-            Ty::Array(..) => Layout::EMPTY, // peeled above
             other => scalar_of(other).map_or(Layout::EMPTY, Layout::scalar),
         };
-        for &n in counts.iter().rev() {
-            layout = Layout {
-                size: layout.size.saturating_mul(n),
-                align: layout.align,
-            };
+        Layout {
+            size: if leaf.size == 0 {
+                0
+            } else {
+                leaf.size.saturating_mul(count)
+            },
+            align: leaf.align,
         }
-        layout
     }
 
     /// The layout of struct `def`, computing (and caching) those of the structs it

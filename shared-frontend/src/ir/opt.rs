@@ -62,10 +62,10 @@ pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
     for _ in 0..MAX_ROUNDS {
         let before = f.clone();
         stats.rounds += 1;
-        fold_constants(&mut f, &mut stats);
-        propagate(&mut f, &mut stats);
-        eliminate_dead_code(&mut f, &mut stats);
-        simplify_cfg(&mut f, &mut stats);
+        fold::fold_constants_unchecked(&mut f, &mut stats);
+        copyprop::propagate_unchecked(&mut f, &mut stats);
+        dce::eliminate_dead_code_unchecked(&mut f, &mut stats);
+        cfg::simplify_cfg_unchecked(&mut f, &mut stats);
         if f == before {
             break;
         }
@@ -107,8 +107,8 @@ pub fn compact_registers(f: &mut IrFunction) {
     for &p in &f.params {
         assign(p.0 as usize, &mut new);
     }
-    for r in 0..n {
-        if used[r] {
+    for (r, &u) in used.iter().enumerate() {
+        if u {
             assign(r, &mut new);
         }
     }
@@ -129,7 +129,8 @@ pub fn compact_registers(f: &mut IrFunction) {
     f.vregs = vregs;
 }
 
-/// Whether every register mentioned exists (the passes index by register).
+/// Whether every register mentioned exists and every jump target too (the passes index
+/// by both).
 pub(crate) fn well_formed_registers(f: &IrFunction) -> bool {
     let n = f.vregs.len();
     let ok = |r: VReg| (r.0 as usize) < n;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
+pub use crate::sema::resolve::PathSource;
 use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use crate::syntax::ast::Path;
 
@@ -23,6 +24,17 @@ pub trait SemaEnv {
     /// segment is visible from `from`. The diagnostic's spans are those of `path` (so
     /// relative to the item that contains it).
     fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic>;
+
+    /// [`SemaEnv::resolve_path`] with rustc's wording for where the path is written: a
+    /// callee reads "cannot find function `f`", a struct literal "cannot find struct …".
+    fn resolve_path_as(
+        &self,
+        from: DefId,
+        path: &Path,
+        source: PathSource,
+    ) -> Result<Res, Diagnostic> {
+        self.resolve_path(from, path, source.ns())
+    }
 
     /// Whether something with visibility `vis` can be seen from module `from`.
     fn is_accessible(&self, vis: Vis, from: DefId) -> bool;

@@ -119,6 +119,7 @@ impl ItemTree {
         let root_file = krate.root.unwrap_or(FileId(0));
         let mut b = Builder {
             krate,
+            primitives: PRIMITIVE_TYPE_NAMES.map(Symbol::intern),
             tree: ItemTree {
                 root,
                 defs: Vec::new(),
@@ -212,6 +213,16 @@ impl ItemTree {
         }
     }
 
+    /// The defs whose def-path is written `text` (`crate::geometry::area`, duplicates as
+    /// `crate::f#1`): one per namespace at most, for `rill emit --item`.
+    pub fn find_by_path(&self, text: &str) -> Vec<DefId> {
+        self.defs
+            .iter()
+            .filter(|d| d.path.to_string() == text)
+            .map(|d| d.id)
+            .collect()
+    }
+
     /// A listing of every def (path, kind, visibility, file and name position), one per
     /// line, and of every module's `use` items, for tests and `rill emit`.
     pub fn dump(&self, krate: &LoadedCrate) -> String {
@@ -303,6 +314,8 @@ pub(crate) fn ns_descr(ns: Namespace) -> &'static str {
 struct Builder<'a> {
     krate: &'a LoadedCrate,
     tree: ItemTree,
+    /// [`PRIMITIVE_TYPE_NAMES`], interned once.
+    primitives: [Symbol; 5],
 }
 
 impl Builder<'_> {
@@ -372,7 +385,7 @@ impl Builder<'_> {
             let name_span = name.span;
             let abs_name = name_span.shift(item.offset);
             let name_str = name.name.as_str();
-            if PRIMITIVE_TYPE_NAMES.contains(&name_str) {
+            if self.primitives.contains(&name.name) {
                 self.tree.diagnostics.push(
                     Diagnostic::unsupported(
                         format!("an item named like the primitive type `{name_str}`"),

@@ -119,6 +119,53 @@ pub fn module_file_candidates(module_dir: &Path, name: &str) -> [PathBuf; 2] {
     ]
 }
 
+/// A `mod name;` item of a file, found by [`file_mod_decls`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModDecl {
+    /// Absolute offset of the `mod` item in its file (its key in
+    /// [`LoadedCrate::mod_files`]).
+    pub offset: u32,
+    /// The whole item, absolute.
+    pub span: Span,
+    pub name: crate::intern::Symbol,
+    /// The directory of the module the item is in: where its file is looked for.
+    pub parent_dir: PathBuf,
+    /// How many inline modules enclose the item within its file (0 at the top).
+    pub inline_depth: u32,
+}
+
+/// Every `mod name;` of one file whose own module directory is `module_dir`, in source
+/// order, inside inline modules too: what a file needs loaded next. Inline modules
+/// nested deeper than `MAX_MODULE_DEPTH` are not entered (the parser reports them).
+pub fn file_mod_decls(items: &[Item], module_dir: &Path) -> Vec<ModDecl> {
+    fn walk(items: &[Item], dir: &Path, depth: u32, out: &mut Vec<ModDecl>) {
+        for item in items {
+            let ItemKind::Mod(m) = &item.kind else {
+                continue;
+            };
+            match &m.items {
+                None => out.push(ModDecl {
+                    offset: item.offset,
+                    span: item.span.shift(item.offset),
+                    name: m.name.name,
+                    parent_dir: dir.to_path_buf(),
+                    inline_depth: depth,
+                }),
+                Some(inner) if depth < MAX_MODULE_DEPTH => walk(
+                    inner,
+                    &child_module_dir(dir, m.name.name.as_str()),
+                    depth + 1,
+                    out,
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(items, module_dir, 0, &mut out);
+    out
+}
+
 /// Why `mod name;` has no file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModFileError {
@@ -230,7 +277,12 @@ impl LoadedCrate {
     }
 }
 
-/// Loads the program whose root file is `root`, parsing each file with `parse`.
+/// Loads and parses the program whose root file is `root`, with the syntax crate's parser.
+pub fn load_crate(loader: &dyn FileLoader, root: &Path) -> LoadedCrate {
+    load_crate_with(loader, root, &crate::syntax::parser::parse_file)
+}
+
+/// [`load_crate`] with the parser given explicitly.
 pub fn load_crate_with(
     loader: &dyn FileLoader,
     root: &Path,

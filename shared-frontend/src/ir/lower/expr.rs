@@ -35,18 +35,12 @@ fn ir_binop(op: BinOp) -> IrBinOp {
     }
 }
 
-/// For each argument, whether some argument after it may assign to a local.
-fn later_assigns(cx: &Lowerer<'_>, args: &[TExprId]) -> Vec<bool> {
-    let mut later = vec![false; args.len()];
-    let mut any = false;
-    for (i, &a) in args.iter().enumerate().rev() {
-        later[i] = any;
-        any |= cx.assigns(a);
-    }
-    later
-}
-
 impl<'a> Lowerer<'a> {
+    /// Whether evaluating any of `es` may assign to a local.
+    fn any_assigns(&mut self, es: &[TExprId]) -> bool {
+        es.iter().any(|&e| self.assigns(e))
+    }
+
     /// Evaluates `e` for its value, wherever it is.
     pub(super) fn operand(&mut self, e: TExprId) -> Value {
         self.expr(e, Dest::Any)
@@ -277,17 +271,24 @@ impl<'a> Lowerer<'a> {
     /// source) are walked with a loop, not recursion.
     fn binary_chain(&mut self, e: TExprId, dest: Dest) -> Value {
         let thir = self.thir;
-        let mut chain = Vec::new();
+        // The chain's nodes go on the shared scratch stack above `base`; nested chains
+        // (in right operands) push above them and truncate back before returning.
+        let base = self.scratch.len();
         let mut cur = e;
-        while let TExprKind::Binary(op, l, r) = &thir[cur].kind {
-            chain.push((cur, *op, *l, *r));
+        while let TExprKind::Binary(_, l, _) = &thir[cur].kind {
+            self.scratch.push(cur);
             cur = *l;
         }
         let mut acc = self.operand(cur);
-        for &(node, op, l, r) in chain.iter().rev() {
+        for k in (base..self.scratch.len()).rev() {
+            let node = self.scratch[k];
+            let TExprKind::Binary(op, l, r) = &thir[node].kind else {
+                continue;
+            };
             let node_dest = if node == e { dest } else { Dest::Any };
-            acc = self.binary(op, l, r, acc, &thir[node].ty, node_dest);
+            acc = self.binary(*op, *l, *r, acc, &thir[node].ty, node_dest);
         }
+        self.scratch.truncate(base);
         acc
     }
 
@@ -475,7 +476,6 @@ impl<'a> Lowerer<'a> {
                 return self.dummy(ty);
             }
         };
-        let later = later_assigns(self, args);
         let mut regs = Vec::with_capacity(args.len() + 1);
         for (i, (&arg, pty)) in args.iter().zip(&sig.params).enumerate() {
             match self.repr(pty) {
@@ -485,7 +485,7 @@ impl<'a> Lowerer<'a> {
                 Repr::Scalar(s) => {
                     let v = self.operand(arg);
                     let mut r = self.expect_reg(v, s);
-                    if v.is_place() && later[i] {
+                    if v.is_place() && self.any_assigns(&args[i + 1..]) {
                         r = self.copy_reg(r);
                     }
                     regs.push(r);
@@ -546,20 +546,17 @@ impl<'a> Lowerer<'a> {
         Self::dest_value(dest)
     }
 
-    fn elem_stride(&mut self, array_ty: &Ty) -> (Ty, u64) {
+    /// The distance between the elements of an array type.
+    fn elem_stride(&mut self, array_ty: &Ty) -> u64 {
         match array_ty {
-            Ty::Array(elem, _) => {
-                let elem = Ty::clone(elem);
-                let stride = self.layouts.layout_of(self.env, &elem).size;
-                (elem, stride)
-            }
-            _ => (Ty::Error, 0),
+            Ty::Array(elem, _) => self.layouts.layout_of(self.env, elem).size,
+            _ => 0,
         }
     }
 
     fn array(&mut self, elems: &'a [TExprId], ty: &Ty, dest: Dest) -> Value {
         let dest = self.concrete_dest(dest, ty);
-        let (_, stride) = self.elem_stride(ty);
+        let stride = self.elem_stride(ty);
         for (k, &el) in elems.iter().enumerate() {
             match dest {
                 Dest::Mem(m) => {
@@ -582,7 +579,7 @@ impl<'a> Lowerer<'a> {
             self.expr(value, Dest::Ignore);
             return Value::None;
         };
-        let (_, stride) = self.elem_stride(ty);
+        let stride = self.elem_stride(ty);
         let v = self.operand(value);
         if count == 0 || stride == 0 || !self.b.live {
             return Value::mem(m);
@@ -643,14 +640,13 @@ impl<'a> Lowerer<'a> {
     /// `println!`: every argument is evaluated first, left to right; then the text and
     /// the values are printed, adjacent text merged into one blob, the newline included.
     fn println(&mut self, pieces: &Arc<[FmtPiece]>, args: &'a [TExprId]) {
-        let later = later_assigns(self, args);
         let mut values = Vec::with_capacity(args.len());
         for (i, &arg) in args.iter().enumerate() {
             let v = self.operand(arg);
             match self.repr(self.ty(arg)) {
                 Repr::Scalar(s) => {
                     let mut r = self.expect_reg(v, s);
-                    if v.is_place() && later[i] {
+                    if v.is_place() && self.any_assigns(&args[i + 1..]) {
                         r = self.copy_reg(r);
                     }
                     values.push(Some(if s == ScalarTy::Bool {
@@ -698,17 +694,19 @@ impl<'a> Lowerer<'a> {
     /// expression that is not a place is evaluated into a temporary.
     pub(super) fn place(&mut self, e: TExprId) -> Value {
         let thir = self.thir;
-        let mut chain = Vec::new();
+        // The projections go on the shared scratch stack (see `binary_chain`).
+        let scratch_base = self.scratch.len();
         let mut root = e;
         while let TExprKind::Field { base, .. } | TExprKind::Index { base, .. } = &thir[root].kind {
-            chain.push(root);
+            self.scratch.push(root);
             root = *base;
         }
         // A value expression (`{a}[i]`, `f()[i]`) is a copy, taken before the index is
         // evaluated; a local is read only after it.
         let root_is_place = matches!(thir[root].kind, TExprKind::Local(_));
         let mut v = self.operand(root);
-        for &node in chain.iter().rev() {
+        for k in (scratch_base..self.scratch.len()).rev() {
+            let node = self.scratch[k];
             match &thir[node].kind {
                 TExprKind::Field { base, index } => {
                     v = self.field(v, self.ty(*base), *index);
@@ -722,6 +720,7 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+        self.scratch.truncate(scratch_base);
         v
     }
 
@@ -747,7 +746,7 @@ impl<'a> Lowerer<'a> {
             return Value::None;
         };
         let len = *len;
-        let (_, stride) = self.elem_stride(base_ty);
+        let stride = self.elem_stride(base_ty);
         if let Some(n) = self.literal(index) {
             if n < len {
                 return match base {

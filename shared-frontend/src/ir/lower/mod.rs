@@ -21,7 +21,7 @@
 //! it is copied ("stabilized") only when code evaluated before its use may assign to a
 //! local (`x + { x = 5; x }` reads the old `x` on the left). Calls cannot change the
 //! caller's locals (Rill has no references), so only `=` and `op=` count, found by one
-//! pass over the body ([`assigns`]).
+//! on-demand walk of the subexpressions concerned ([`AssignInfo`]).
 
 mod builder;
 mod consts;
@@ -49,7 +49,8 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         layouts: LayoutCache::default(),
         locals: vec![Storage::Unassigned; thir.locals.len()],
         loops: Vec::new(),
-        assigns: assigns(thir),
+        assigns: AssignInfo::new(thir.exprs.len()),
+        scratch: Vec::new(),
         sret: None,
         const_data: FxHashMap::default(),
     };
@@ -220,8 +221,11 @@ struct Lowerer<'a> {
     layouts: LayoutCache,
     locals: Vec<Storage>,
     loops: Vec<LoopCtx>,
-    /// `assigns[e]`: evaluating expression `e` may assign to a local.
-    assigns: Vec<bool>,
+    /// Whether evaluating an expression may assign to a local.
+    assigns: AssignInfo,
+    /// Expression chains being lowered (operator chains, place projections), as a stack
+    /// shared by nested chains so that lowering them allocates nothing.
+    scratch: Vec<TExprId>,
     sret: Option<VReg>,
     /// The data blob of each aggregate constant used (looked up, never iterated).
     const_data: FxHashMap<DefId, DataId>,
@@ -248,8 +252,8 @@ impl<'a> Lowerer<'a> {
         &self.thir[e].ty
     }
 
-    fn assigns(&self, e: TExprId) -> bool {
-        self.assigns.get(e.0 as usize).copied().unwrap_or(true)
+    fn assigns(&mut self, e: TExprId) -> bool {
+        self.assigns.get(self.thir, e)
     }
 
     fn local_storage(&mut self, local: crate::sema::thir::LocalId) -> Storage {
@@ -260,11 +264,12 @@ impl<'a> Lowerer<'a> {
         if self.locals[i] != Storage::Unassigned {
             return self.locals[i];
         }
-        let is_param = self.thir.params.contains(&local);
         let storage = match self.repr(&self.thir.locals[i].ty) {
             Repr::None => Storage::None,
             Repr::Scalar(s) => Storage::Reg(self.b.new_vreg(s)),
-            Repr::Mem(_) if is_param => Storage::Addr(self.b.new_vreg(ScalarTy::Ptr)),
+            Repr::Mem(_) if self.thir.params.contains(&local) => {
+                Storage::Addr(self.b.new_vreg(ScalarTy::Ptr))
+            }
             Repr::Mem(l) => Storage::Slot(self.b.new_slot(l.size, l.align)),
         };
         self.locals[i] = storage;
@@ -604,52 +609,65 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// `result[e]`: whether evaluating `e` may assign to a local (it contains `=` or `op=`).
-/// One iterative post-order pass over the body.
-fn assigns(thir: &Thir) -> Vec<bool> {
-    let n = thir.exprs.len();
-    let mut result = vec![false; n];
-    // 0: not visited, 1: children pushed, 2: done.
-    let mut state = vec![0u8; n];
-    let mut stack = vec![thir.body];
-    let mut children = Vec::new();
-    while let Some(&e) = stack.last() {
-        let i = e.0 as usize;
-        if i >= n {
-            stack.pop();
-            continue;
-        }
-        match state[i] {
-            0 => {
-                state[i] = 1;
-                children.clear();
-                expr_children(&thir.exprs[i].kind, &mut children);
-                stack.extend(
-                    children
-                        .iter()
-                        .filter(|c| (c.0 as usize) < n && state[c.0 as usize] == 0),
-                );
-            }
-            1 => {
-                state[i] = 2;
-                stack.pop();
-                let kind = &thir.exprs[i].kind;
-                let mut any = matches!(kind, TExprKind::Assign { .. } | TExprKind::AssignOp { .. });
-                if !any {
-                    children.clear();
-                    expr_children(kind, &mut children);
-                    any = children
-                        .iter()
-                        .any(|c| result.get(c.0 as usize).copied().unwrap_or(false));
-                }
-                result[i] = any;
-            }
-            _ => {
-                stack.pop();
-            }
+/// Whether evaluating an expression may assign to a local (it contains `=` or `op=`),
+/// computed on demand for the subtrees lowering asks about, and memoized. Walks with an
+/// explicit stack.
+struct AssignInfo {
+    /// 0: not computed, 1: no, 2: yes.
+    known: Vec<u8>,
+    stack: Vec<(TExprId, bool)>,
+    children: Vec<TExprId>,
+}
+
+impl AssignInfo {
+    fn new(n: usize) -> AssignInfo {
+        AssignInfo {
+            known: vec![0; n],
+            stack: Vec::new(),
+            children: Vec::new(),
         }
     }
-    result
+
+    fn get(&mut self, thir: &Thir, e: TExprId) -> bool {
+        let n = self.known.len();
+        let Some(&k) = self.known.get(e.0 as usize) else {
+            return true;
+        };
+        if k != 0 {
+            return k == 2;
+        }
+        self.stack.clear();
+        self.stack.push((e, false));
+        while let Some((x, expanded)) = self.stack.pop() {
+            let i = x.0 as usize;
+            if self.known[i] != 0 {
+                continue;
+            }
+            let kind = &thir.exprs[i].kind;
+            if matches!(kind, TExprKind::Assign { .. } | TExprKind::AssignOp { .. }) {
+                self.known[i] = 2;
+                continue;
+            }
+            self.children.clear();
+            expr_children(kind, &mut self.children);
+            if expanded {
+                // Children are done (or, in a malformed cyclic body, counted as "no").
+                let any = self
+                    .children
+                    .iter()
+                    .any(|c| self.known.get(c.0 as usize).is_none_or(|&k| k == 2));
+                self.known[i] = 1 + any as u8;
+            } else {
+                self.stack.push((x, true));
+                for &c in &self.children {
+                    if (c.0 as usize) < n && self.known[c.0 as usize] == 0 {
+                        self.stack.push((c, false));
+                    }
+                }
+            }
+        }
+        self.known[e.0 as usize] == 2
+    }
 }
 
 /// The direct subexpressions of an expression (statements' expressions included).

@@ -436,9 +436,24 @@ fn check(env: &FakeEnv, def: DefId, expect: Expect) {
     expect.assert_eq(&env.listing(def));
 }
 
-/// Runs the program (from `main`) and shows its output and how it ended.
+/// Runs the program (from `main`) and shows its output and how it ended. The optimized
+/// program must behave the same.
 fn check_run(env: &FakeEnv, expect: Expect) {
-    let outcome = interp::run(&env.program(), &InterpLimits::default());
+    let program = env.program();
+    let outcome = interp::run(&program, &InterpLimits::default());
+    let optimized = IrProgram {
+        functions: program
+            .functions
+            .iter()
+            .map(|f| Arc::new(crate::ir::opt::optimize(f)))
+            .collect(),
+        main: program.main,
+    };
+    assert_eq!(
+        interp::run(&optimized, &InterpLimits::default()),
+        outcome,
+        "the optimized program behaves differently"
+    );
     let mut out = String::from_utf8_lossy(&outcome.stdout).into_owned();
     out.push_str(&format!("[exit {}]", outcome.status.exit_code()));
     let status = outcome.status.to_string().replace('\n', " / ");

@@ -8,10 +8,13 @@ use super::OptStats;
 use crate::ir::{BlockId, IrFunction, Terminator};
 
 pub fn simplify_cfg(f: &mut IrFunction, stats: &mut OptStats) {
-    let n = f.blocks.len();
-    if n == 0 || !super::well_formed_blocks(f) {
-        return;
+    if super::well_formed_registers(f) {
+        simplify_cfg_unchecked(f, stats);
     }
+}
+
+/// [`simplify_cfg`] on a function known to be well-formed.
+pub(super) fn simplify_cfg_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
     // Branches with equal arms.
     for b in &mut f.blocks {
         if let Terminator::Branch {

@@ -20,9 +20,13 @@ struct Point {
 }
 
 pub fn propagate(f: &mut IrFunction, stats: &mut OptStats) {
-    if f.blocks.is_empty() || !super::well_formed_registers(f) {
-        return;
+    if super::well_formed_registers(f) {
+        propagate_unchecked(f, stats);
     }
+}
+
+/// [`propagate`] on a function known to be well-formed.
+pub(super) fn propagate_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
     propagate_global(f, stats);
     propagate_local(f, stats);
 }
@@ -54,17 +58,8 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats) {
             }
         }
     }
-    let dom = Dominators::compute(f, &rpo, &rpo_index);
-    let dominates = |a: Point, b: Point, strictly: bool| {
-        if a.block == b.block {
-            a.pos < b.pos || (!strictly && a.pos == b.pos)
-        } else {
-            dom.dominates(a.block, b.block)
-        }
-    };
-    // The source each single-write copy can be replaced with.
-    let mut repl: Vec<u32> = vec![NONE; n];
-    let mut any = false;
+    // Candidates: copies between single-write registers of one type.
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
     for (bi, b) in f.blocks.iter().enumerate() {
         if !reachable(bi as u32) {
             continue;
@@ -78,12 +73,30 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats) {
                     && f.vregs[d] == f.vregs[s]
                     && def_at[s].block != NONE
                     && reachable(def_at[s].block)
-                    && dominates(def_at[s], def_at[d], true)
                 {
-                    repl[d] = s as u32;
-                    any = true;
+                    candidates.push((d, s));
                 }
             }
+        }
+    }
+    if candidates.is_empty() {
+        return;
+    }
+    let dom = Dominators::compute(f, &rpo, &rpo_index);
+    let dominates = |a: Point, b: Point, strictly: bool| {
+        if a.block == b.block {
+            a.pos < b.pos || (!strictly && a.pos == b.pos)
+        } else {
+            dom.dominates(a.block, b.block)
+        }
+    };
+    // The source each single-write copy can be replaced with.
+    let mut repl: Vec<u32> = vec![NONE; n];
+    let mut any = false;
+    for (d, s) in candidates {
+        if dominates(def_at[s], def_at[d], true) {
+            repl[d] = s as u32;
+            any = true;
         }
     }
     if !any {
@@ -144,8 +157,7 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats) {
     let mut copy_of: Vec<Option<Entry>> = vec![None; n];
     let vregs = &f.vregs;
     for b in &mut f.blocks {
-        // Versions are global, so entries from other blocks are invalidated by a bump.
-        clock += 1;
+        // Versions only grow, so entries recorded before this block are older than this.
         let block_start = clock;
         let lookup = |copy_of: &[Option<Entry>], version: &[u32], r: VReg| -> Option<u32> {
             let e = copy_of[r.0 as usize]?;

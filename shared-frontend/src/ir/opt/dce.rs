@@ -40,20 +40,20 @@ fn set(row: &mut [u64], i: usize) {
 }
 
 pub fn eliminate_dead_code(f: &mut IrFunction, stats: &mut OptStats) {
-    if f.blocks.is_empty() || !super::well_formed_registers(f) {
-        return;
-    }
-    // Removing a read can kill a write in another block: repeat until nothing changes.
-    loop {
-        let before = stats.dead_insts;
-        dce_round(f, stats);
-        if stats.dead_insts == before {
-            break;
-        }
+    if super::well_formed_registers(f) {
+        eliminate_dead_code_unchecked(f, stats);
     }
 }
 
-fn dce_round(f: &mut IrFunction, stats: &mut OptStats) {
+/// [`eliminate_dead_code`] on a function known to be well-formed.
+pub(super) fn eliminate_dead_code_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+    // Removing a read of a register live across blocks can kill a write in another
+    // block: repeat while that happens.
+    while dce_round(f, stats) {}
+}
+
+/// One backward pass; whether it removed a read of a global register.
+fn dce_round(f: &mut IrFunction, stats: &mut OptStats) -> bool {
     let classes = RegClasses::compute(f);
     let nb = f.blocks.len();
     let g = classes.globals.len();
@@ -122,10 +122,10 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) {
 
     // Backward scan of each block with a scratch liveness per register (stamped).
     let mut live_stamp = vec![0u32; f.vregs.len()];
-    let mut stamp = 0u32;
+    let mut keep: Vec<bool> = Vec::new();
+    let mut removed_global_read = false;
     for bi in 0..nb {
-        stamp += 1;
-        let st = stamp;
+        let st = bi as u32 + 1;
         for (gi, r) in classes.globals.iter().enumerate() {
             if !precise || get(live_out.row(bi), gi) {
                 live_stamp[r.0 as usize] = st;
@@ -135,12 +135,16 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) {
         if let Some(r) = term_use(&b.term) {
             live_stamp[r.0 as usize] = st;
         }
-        let mut keep = vec![true; b.insts.len()];
+        keep.clear();
+        keep.resize(b.insts.len(), true);
         for (i, inst) in b.insts.iter().enumerate().rev() {
             let def = def_of(inst);
             if let Some(d) = def {
                 if is_pure(inst) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
+                    for_each_use(inst, |r| {
+                        removed_global_read |= classes.global_index[r.0 as usize] != NONE
+                    });
                     continue;
                 }
                 live_stamp[d.0 as usize] = 0;
@@ -154,4 +158,5 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) {
             b.insts.retain(|_| *it.next().unwrap_or(&true));
         }
     }
+    removed_global_read
 }

@@ -36,8 +36,10 @@ struct Analysis<'a> {
     classes: RegClasses,
     /// How many global registers are tracked across blocks (all or none).
     tracked: usize,
-    /// Per block, the values of tracked global registers on entry (`None`: not reached).
-    state: Vec<Option<Box<[Lat]>>>,
+    /// Per block, the values of tracked global registers on entry (`tracked` values per
+    /// block), meaningful once the block is reached.
+    state: Vec<Lat>,
+    reached: Vec<bool>,
     /// Scratch values of all registers while scanning a block.
     vals: Vec<Lat>,
     /// Untracked global registers written during the current scan (reset on next).
@@ -53,22 +55,23 @@ impl<'a> Analysis<'a> {
         } else {
             0
         };
-        let mut state = vec![None; f.blocks.len()];
-        let mut entry: Box<[Lat]> = vec![Lat::Const(0); tracked].into();
+        let mut state = vec![Lat::Const(0); f.blocks.len() * tracked];
+        let mut reached = vec![false; f.blocks.len()];
         for &p in &f.params {
             let gi = classes.global_index[p.0 as usize];
             if (gi as usize) < tracked {
-                entry[gi as usize] = Lat::Varying;
+                state[gi as usize] = Lat::Varying;
             }
         }
-        if !state.is_empty() {
-            state[0] = Some(entry);
+        if let Some(r) = reached.first_mut() {
+            *r = true;
         }
         Analysis {
             f,
             classes,
             tracked,
             state,
+            reached,
             vals: vec![Lat::Varying; f.vregs.len()],
             dirty: Vec::new(),
         }
@@ -79,8 +82,9 @@ impl<'a> Analysis<'a> {
         for r in self.dirty.drain(..) {
             self.vals[r.0 as usize] = Lat::Varying;
         }
-        if let Some(s) = &self.state[b] {
-            for (gi, &v) in s.iter().enumerate() {
+        if self.reached[b] {
+            let t = self.tracked;
+            for (gi, &v) in self.state[b * t..(b + 1) * t].iter().enumerate() {
                 self.vals[self.classes.globals[gi].0 as usize] = v;
             }
         }
@@ -153,27 +157,25 @@ impl<'a> Analysis<'a> {
                     if s >= n {
                         continue;
                     }
-                    let changed = match &mut self.state[s] {
-                        None => {
-                            let out: Box<[Lat]> = self.classes.globals[..self.tracked]
-                                .iter()
-                                .map(|r| self.vals[r.0 as usize])
-                                .collect();
-                            self.state[s] = Some(out);
-                            true
+                    let t = self.tracked;
+                    let globals = &self.classes.globals[..t];
+                    let row = &mut self.state[s * t..(s + 1) * t];
+                    let changed = if !self.reached[s] {
+                        self.reached[s] = true;
+                        for (slot, r) in row.iter_mut().zip(globals) {
+                            *slot = self.vals[r.0 as usize];
                         }
-                        Some(st) => {
-                            let mut changed = false;
-                            for (gi, slot) in st.iter_mut().enumerate() {
-                                let v = self.vals[self.classes.globals[gi].0 as usize];
-                                let m = meet(*slot, v);
-                                if m != *slot {
-                                    *slot = m;
-                                    changed = true;
-                                }
+                        true
+                    } else {
+                        let mut changed = false;
+                        for (slot, r) in row.iter_mut().zip(globals) {
+                            let m = meet(*slot, self.vals[r.0 as usize]);
+                            if m != *slot {
+                                *slot = m;
+                                changed = true;
                             }
-                            changed
                         }
+                        changed
                     };
                     if changed {
                         dirty[s] = true;
@@ -244,19 +246,27 @@ fn simplify_binary(
 
 /// Constant propagation and folding, algebraic simplification and branch folding.
 pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
-    if f.blocks.is_empty() || !super::well_formed_registers(f) {
-        return;
+    if super::well_formed_registers(f) {
+        fold_constants_unchecked(f, stats);
     }
+}
+
+/// [`fold_constants`] on a function known to be well-formed.
+pub(super) fn fold_constants_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
     let (rpo, _) = super::visit::reverse_postorder(f);
     let mut an = Analysis::new(f);
     an.solve(&rpo);
     let state = std::mem::take(&mut an.state);
+    let reached = std::mem::take(&mut an.reached);
     let classes = an.classes;
     let tracked = an.tracked;
     // Rewrite reached blocks with the final entry states.
-    let mut vals = vec![Lat::Varying; f.vregs.len()];
-    for (bi, st) in state.iter().enumerate() {
-        let Some(st) = st else { continue };
+    let mut vals = an.vals;
+    for bi in 0..f.blocks.len() {
+        if !reached[bi] {
+            continue;
+        }
+        let st = &state[bi * tracked..(bi + 1) * tracked];
         // Every global not tracked is unknown on entry; locals are written before read.
         for (gi, r) in classes.globals.iter().enumerate() {
             vals[r.0 as usize] = if gi < tracked { st[gi] } else { Lat::Varying };
@@ -289,12 +299,13 @@ pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
         }
         f.blocks[bi].insts = insts;
         let term = &mut f.blocks[bi].term;
-        match *term {
-            Terminator::Branch {
-                cond,
-                then_block,
-                else_block,
-            } => {
+        if let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = *term
+        {
+            {
                 let target = match vals[cond.0 as usize] {
                     _ if then_block == else_block => Some(then_block),
                     Lat::Const(0) => Some(else_block),
@@ -306,7 +317,6 @@ pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
                     stats.folded_branches += 1;
                 }
             }
-            _ => {}
         }
     }
 }

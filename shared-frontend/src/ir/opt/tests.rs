@@ -1,105 +1,22 @@
 //! Snapshot tests of the passes, each also checking that the optimized function behaves
 //! as the original under the interpreter and that optimizing again changes nothing.
 
-use std::fmt::Write;
-
 use expect_test::{expect, Expect};
 
 use super::*;
 use crate::ir::builder::{fn_def_id, program, FunctionBuilder};
 use crate::ir::interp::{run, InterpLimits};
-use crate::ir::{Inst, IrBinOp, IrUnOp, PanicKind, PrintArg, ScalarTy::*};
+use crate::ir::{Inst, IrBinOp, IrUnOp, ScalarTy::*};
 
-/// A minimal listing (the shared printer lives in `ir/print.rs`).
+/// The listing of a function, callees named `g` for `crate::g`.
 pub(super) fn listing(f: &IrFunction) -> String {
-    let mut s = String::new();
-    let r = |v: VReg| format!("%{}", v.0);
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .map(|&p| format!("%{}: {:?}", p.0, f.ty(p)))
-        .collect();
-    let _ = writeln!(
-        s,
-        "fn {}({}){}{}",
-        f.name,
-        params.join(", "),
-        f.ret.map(|t| format!(" -> {t:?}")).unwrap_or_default(),
-        if f.sret { " sret" } else { "" }
-    );
-    for (i, b) in f.blocks.iter().enumerate() {
-        let _ = writeln!(s, "b{i}:");
-        for inst in &b.insts {
-            let text = match inst {
-                Inst::Const { dst, value } => {
-                    let v = if f.ty(*dst).is_signed() {
-                        (*value as i64).to_string()
-                    } else {
-                        value.to_string()
-                    };
-                    format!("{} = const {v}", r(*dst))
-                }
-                Inst::Copy { dst, src } => format!("{} = {}", r(*dst), r(*src)),
-                Inst::Unary { op, dst, src } => format!("{} = {op:?} {}", r(*dst), r(*src)),
-                Inst::Binary { op, dst, lhs, rhs } => {
-                    format!("{} = {op:?} {}, {}", r(*dst), r(*lhs), r(*rhs))
-                }
-                Inst::Cast { dst, src } => {
-                    format!("{} = {} as {:?}", r(*dst), r(*src), f.ty(*dst))
-                }
-                Inst::SlotAddr { dst, slot } => format!("{} = slot{}", r(*dst), slot.0),
-                Inst::DataAddr { dst, data } => format!("{} = data{}", r(*dst), data.0),
-                Inst::Load { dst, addr, offset } => {
-                    format!(
-                        "{} = load {:?} [{}+{offset}]",
-                        r(*dst),
-                        f.ty(*dst),
-                        r(*addr)
-                    )
-                }
-                Inst::Store { addr, offset, src } => {
-                    format!("store [{}+{offset}] = {}", r(*addr), r(*src))
-                }
-                Inst::ElemAddr {
-                    dst,
-                    base,
-                    index,
-                    scale,
-                } => format!("{} = {} + {} * {scale}", r(*dst), r(*base), r(*index)),
-                Inst::MemCopy { dst, src, size } => {
-                    format!("memcopy {} <- {}, {size}", r(*dst), r(*src))
-                }
-                Inst::Call { dst, callee, args } => {
-                    let args: Vec<String> = args.iter().map(|&a| r(a)).collect();
-                    let d = dst.map(|d| format!("{} = ", r(d))).unwrap_or_default();
-                    format!("{d}call {:.8}({})", callee.to_string(), args.join(", "))
-                }
-                Inst::Print(PrintArg::Str(d)) => {
-                    format!("print {:?}", String::from_utf8_lossy(&f.data[d.0 as usize]))
-                }
-                Inst::Print(PrintArg::Int(v)) => format!("print int {}", r(*v)),
-                Inst::Print(PrintArg::Bool(v)) => format!("print bool {}", r(*v)),
-            };
-            let _ = writeln!(s, "    {text}");
-        }
-        let term = match &b.term {
-            Terminator::Jump(t) => format!("jump b{}", t.0),
-            Terminator::Branch {
-                cond,
-                then_block,
-                else_block,
-            } => format!("branch {}, b{}, b{}", r(*cond), then_block.0, else_block.0),
-            Terminator::Return(Some(v)) => format!("return {}", r(*v)),
-            Terminator::Return(None) => "return".to_string(),
-            Terminator::Panic(PanicKind::IndexOutOfBounds { index, len }) => {
-                format!("panic index {} len {len}", r(*index))
-            }
-            Terminator::Panic(k) => format!("panic {k:?}"),
-            Terminator::Unreachable => "unreachable".to_string(),
-        };
-        let _ = writeln!(s, "    {term}");
-    }
-    s
+    let names = |d: crate::sema::def::DefId| {
+        ["main", "g", "k", "helper"]
+            .into_iter()
+            .find(|n| fn_def_id(n) == d)
+            .map(|n| format!("crate::{n}"))
+    };
+    f.display_with(&names).to_string()
 }
 
 /// Optimizes `main` (with `others` callable), checks same behaviour and idempotence, and
@@ -157,19 +74,20 @@ fn folds_arithmetic_with_wrapping_and_masked_shifts() {
         finish(b),
         vec![],
         expect![[r#"
-            fn crate::main()
-            b0:
-                %0 = const 2
-                %1 = const -1
-                %2 = const -2147483648
-                %3 = const 18446744071562067968
-                %4 = const 1
-                print int %0
-                print int %1
-                print int %2
-                print int %3
-                print bool %4
+            fn crate::main() {
+            bb0:
+                v0 = const.i32 2
+                v1 = const.i32 -1
+                v2 = const.i32 -2147483648
+                v3 = const.u64 18446744071562067968
+                v4 = const.bool true
+                print.i32 v0
+                print.i32 v1
+                print.i32 v2
+                print.u64 v3
+                print.bool v4
                 return
+            }
             -- 2-1-214748364818446744071562067968trueFinished"#]],
     );
 }
@@ -186,10 +104,12 @@ fn division_by_a_constant_zero_folds_to_the_panic() {
         finish(b),
         vec![],
         expect![[r#"
-            fn crate::main()
-            b0:
-                print "start\n"
-                panic DivByZero
+            fn crate::main() {
+                data0: "start\n"
+            bb0:
+                print.str data0 "start\n"
+                panic div_by_zero
+            }
             -- start
             Panicked("attempt to divide by zero")"#]],
     );
@@ -212,13 +132,14 @@ fn division_checks_that_pass_fold_away() {
         finish(b),
         vec![],
         expect![[r#"
-            fn crate::main()
-            b0:
-                %0 = const -4611686018427387904
-                %1 = const 0
-                print int %0
-                print int %1
-                panic DivOverflow
+            fn crate::main() {
+            bb0:
+                v0 = const.i64 -4611686018427387904
+                v1 = const.i64 0
+                print.i64 v0
+                print.i64 v1
+                panic div_overflow
+            }
             -- -46116860184273879040Panicked("attempt to divide with overflow")"#]],
     );
 }
@@ -235,25 +156,26 @@ fn unknown_divisor_keeps_its_checks() {
     let opt = optimize(&f);
     assert_eq!(optimize(&opt), opt);
     expect![[r#"
-        fn crate::div(%0: I32, %1: I32) -> I32
-        b0:
-            %2 = const 0
-            %3 = Eq %1, %2
-            branch %3, b1, b2
-        b1:
-            panic DivByZero
-        b2:
-            %4 = const -2147483648
-            %5 = const -1
-            %6 = Eq %0, %4
-            %7 = Eq %1, %5
-            %8 = And %6, %7
-            branch %8, b3, b4
-        b3:
-            panic DivOverflow
-        b4:
-            %9 = Div %0, %1
-            return %9
+        fn crate::div(v0: i32, v1: i32) -> i32 {
+        bb0:
+            v2 = const.i32 0
+            v3 = eq.i32 v1, v2
+            branch v3, bb1, bb2
+        bb1:
+            panic div_by_zero
+        bb2:
+            v4 = const.i32 -2147483648
+            v5 = const.i32 -1
+            v6 = eq.i32 v0, v4
+            v7 = eq.i32 v1, v5
+            v8 = and.bool v6, v7
+            branch v8, bb3, bb4
+        bb3:
+            panic div_overflow
+        bb4:
+            v9 = div.i32 v0, v1
+            return v9
+        }
     "#]]
     .assert_eq(&listing(&opt));
 }
@@ -302,22 +224,25 @@ fn constants_flow_through_reassigned_registers_and_loops() {
         finish(b),
         vec![],
         expect![[r#"
-            fn crate::main()
-            b0:
-                %0 = const 0
-                %1 = const 4
-                jump b1
-            b1:
-                %2 = Lt %0, %1
-                branch %2, b2, b3
-            b2:
-                %3 = const 1
-                %0 = Add %0, %3
-                jump b1
-            b3:
-                print "yes\n"
-                print int %0
+            fn crate::main() {
+                data0: "yes\n"
+                data1: [6e 6f 0a]
+            bb0:
+                v0 = const.i64 0
+                v1 = const.i64 4
+                jump bb1
+            bb1:
+                v2 = lt.i64 v0, v1
+                branch v2, bb2, bb3
+            bb2:
+                v3 = const.i64 1
+                v0 = add.i64 v0, v3
+                jump bb1
+            bb3:
+                print.str data0 "yes\n"
+                print.i64 v0
                 return
+            }
             -- yes
             4Finished"#]],
     );
@@ -354,17 +279,19 @@ fn copies_propagate_and_dead_code_goes_but_effects_stay() {
         finish(b),
         vec![g],
         expect![[r#"
-            fn crate::main()
-            b0:
-                %0 = slot0
-                %1 = const 5
-                %2 = call 17e3cecb(%1)
-                store [%0+0] = %2
-                %3 = load I32 [%0+0]
-                print int %3
-                print int %2
-                %4 = call 17e3cecb(%2)
+            fn crate::main() {
+                slot0: size 8, align 8
+            bb0:
+                v0 = slot_addr slot0
+                v1 = const.i32 5
+                v2 = call.i32 crate::g(v1)
+                store.i32 [v0], v2
+                v3 = load.i32 [v0]
+                print.i32 v3
+                print.i32 v2
+                v4 = call.i32 crate::g(v2)
                 return
+            }
             -- g
             55g
             Finished"#]],
@@ -408,17 +335,20 @@ fn cfg_threads_jumps_merges_chains_and_renumbers() {
         b.finish(),
         vec![k.finish()],
         expect![[r#"
-            fn crate::main()
-            b0:
-                %0 = const 1
-                %1 = call 1b385d47()
-                branch %1, b1, b2
-            b1:
-                print int %0
-                jump b2
-            b2:
-                print "\n"
+            fn crate::main() {
+                data0: [64 65 61 64 0a]
+                data1: "\n"
+            bb0:
+                v0 = const.i32 1
+                v1 = call.bool crate::k()
+                branch v1, bb1, bb2
+            bb1:
+                print.i32 v0
+                jump bb2
+            bb2:
+                print.str data1 "\n"
                 return
+            }
             -- 1
             Finished"#]],
     );
@@ -441,15 +371,18 @@ fn branch_on_constant_removes_the_other_arm_and_bounds_check() {
         finish(b),
         vec![],
         expect![[r#"
-            fn crate::main()
-            b0:
-                %0 = slot0
-                %1 = const 2
-                %2 = %0 + %1 * 4
-                %3 = const -9
-                store [%2+0] = %3
-                %4 = const 3
-                panic index %4 len 3
+            fn crate::main() {
+                slot0: size 12, align 4
+                data0: [75 6e 72 65 61 63 68 65 64 0a]
+            bb0:
+                v0 = slot_addr slot0
+                v1 = const.u64 2
+                v2 = elem_addr v0 + v1 * 4
+                v3 = const.i32 -9
+                store.i32 [v2], v3
+                v4 = const.u64 3
+                panic index_out_of_bounds v4, len 3
+            }
             -- Panicked("index out of bounds: the len is 3 but the index is 3")"#]],
     );
 }

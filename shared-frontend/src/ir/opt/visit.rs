@@ -214,7 +214,8 @@ pub(super) fn reverse_postorder(f: &IrFunction) -> (Vec<u32>, Vec<u32>) {
         return (post, vec![]);
     }
     // (block, next successor slot to visit)
-    let mut stack: Vec<(u32, u8)> = vec![(0, 0)];
+    let mut stack: Vec<(u32, u8)> = Vec::with_capacity(n);
+    stack.push((0, 0));
     visited[0] = true;
     while let Some(top) = stack.last_mut() {
         let (b, slot) = *top;
@@ -250,14 +251,30 @@ pub(super) struct Dominators {
 impl Dominators {
     pub fn compute(f: &IrFunction, rpo: &[u32], rpo_index: &[u32]) -> Dominators {
         let n = f.blocks.len();
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        // Predecessors of each block, flat: `preds[pred_start[b]..pred_start[b + 1]]`.
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(rpo.len() * 2);
         for &b in rpo {
             for s in successors(&f.blocks[b as usize].term).into_iter().flatten() {
                 if (s.0 as usize) < n && rpo_index[s.0 as usize] != NONE {
-                    preds[s.0 as usize].push(b);
+                    edges.push((b, s.0));
                 }
             }
         }
+        let mut pred_start = vec![0u32; n + 1];
+        for &(_, s) in &edges {
+            pred_start[s as usize + 1] += 1;
+        }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut preds = vec![0u32; pred_start[n] as usize];
+        for &(b, s) in &edges {
+            preds[fill[s as usize] as usize] = b;
+            fill[s as usize] += 1;
+        }
+        let preds_of =
+            |b: u32| &preds[pred_start[b as usize] as usize..pred_start[b as usize + 1] as usize];
         let mut idom = vec![NONE; n];
         if let Some(&entry) = rpo.first() {
             idom[entry as usize] = entry;
@@ -278,7 +295,7 @@ impl Dominators {
             changed = false;
             for &b in rpo.iter().skip(1) {
                 let mut new = NONE;
-                for &p in &preds[b as usize] {
+                for &p in preds_of(b) {
                     if idom[p as usize] == NONE {
                         continue;
                     }
@@ -294,13 +311,28 @@ impl Dominators {
                 }
             }
         }
-        // Number the tree.
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
+        // Number the tree; children flat like the predecessors.
+        let mut child_start = vec![0u32; n + 1];
         for &b in rpo.iter().skip(1) {
             if idom[b as usize] != NONE {
-                children[idom[b as usize] as usize].push(b);
+                child_start[idom[b as usize] as usize + 1] += 1;
             }
         }
+        for i in 0..n {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut children = vec![0u32; child_start[n] as usize];
+        for &b in rpo.iter().skip(1) {
+            let d = idom[b as usize];
+            if d != NONE {
+                children[fill[d as usize] as usize] = b;
+                fill[d as usize] += 1;
+            }
+        }
+        let children_of = |b: u32| {
+            &children[child_start[b as usize] as usize..child_start[b as usize + 1] as usize]
+        };
         let mut pre = vec![NONE; n];
         let mut post = vec![NONE; n];
         let mut clock = 0u32;
@@ -310,7 +342,7 @@ impl Dominators {
             clock += 1;
             while let Some(top) = stack.last_mut() {
                 let (b, i) = *top;
-                if let Some(&c) = children[b as usize].get(i) {
+                if let Some(&c) = children_of(b).get(i) {
                     top.1 += 1;
                     pre[c as usize] = clock;
                     clock += 1;

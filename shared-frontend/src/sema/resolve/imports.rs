@@ -697,7 +697,9 @@ impl<'a> Resolver<'a> {
             let key = (module, t);
             if let Some(n) = self.pending.get_mut(&key) {
                 *n -= 1;
-                if *n == 0 {
+                // At 1, the one left may be a waiter's own directive, which it does not
+                // wait for (`use super::util; use util::util;`): wake them to see.
+                if *n <= 1 {
                     if let Some(ws) = self.waiters.remove(&key) {
                         self.queue.extend(ws);
                     }

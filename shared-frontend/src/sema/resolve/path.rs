@@ -146,13 +146,11 @@ fn resolve(
                         module = m;
                         i = 1;
                     }
-                    Some(res) => {
-                        return type_relative(ctx, from, segs, 1, res, source, alias_depth)
-                    }
+                    Some(res) => return type_relative(ctx, segs, 1, res, source, alias_depth),
                 },
                 None => {
                     if let Some(prim) = primitive(name) {
-                        return type_relative(ctx, from, segs, 1, prim, source, alias_depth);
+                        return type_relative(ctx, segs, 1, prim, source, alias_depth);
                     }
                     return Err(first_segment_not_module(
                         scope.get(Namespace::Value, name),
@@ -201,9 +199,7 @@ fn resolve(
                 match b.res {
                     None => return Err(failed_import(name, seg.span)),
                     Some(Res::Def(DefKind::Mod, m)) => module = m,
-                    Some(res) => {
-                        return type_relative(ctx, from, segs, i + 1, res, source, alias_depth)
-                    }
+                    Some(res) => return type_relative(ctx, segs, i + 1, res, source, alias_depth),
                 }
             }
             None => {
@@ -447,14 +443,12 @@ fn first_segment_not_module(value: Option<&Binding>, name: Symbol, span: Span) -
 /// `T::name…` where `segs[..next]` resolved to the type `base`.
 fn type_relative(
     ctx: &dyn ScopeLookup,
-    from: DefId,
     segs: &[PathSegment],
     next: usize,
     base: Res,
     source: PathSource,
     alias_depth: u32,
 ) -> Result<Res, Diagnostic> {
-    let _ = from;
     let assoc = &segs[next];
     if source.ns() == Namespace::Type || next + 1 < segs.len() {
         // `T::X` as a type, or `T::X::y`: rustc wants `<T as Trait>::X`.

@@ -195,8 +195,9 @@ pub(super) struct Checker<'a> {
     pub casts: Vec<PendingCast>,
     /// `for` loops in a constant: E0015, reported with the range's final type.
     pub const_fors: Vec<(TExprId, Span, bool)>,
-    /// The callee path span of each call, for "type `S` is private".
-    pub callee_spans: FxHashMap<TExprId, Span>,
+    /// Calls whose callee's signature mentions a struct, with the callee path's span:
+    /// candidates for "type `S` is private".
+    pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
 }
 
 impl<'a> Checker<'a> {
@@ -233,7 +234,7 @@ impl<'a> Checker<'a> {
             negs: Vec::new(),
             casts: Vec::new(),
             const_fors: Vec::new(),
-            callee_spans: FxHashMap::default(),
+            struct_calls: Vec::new(),
         }
     }
 
@@ -367,8 +368,7 @@ impl<'a> Checker<'a> {
         self.depth += 1;
         let old_diverges = std::mem::replace(&mut self.diverges, false);
         let id = self.check_expr_kind(e, expect);
-        let ty = self.ty_of(id);
-        if self.infer.is_never(&ty) {
+        if self.infer.is_never(&self.tys[id.0 as usize]) {
             self.diverges = true;
         }
         self.diverges |= old_diverges;
@@ -453,6 +453,8 @@ impl<'a> Checker<'a> {
             }
             None => match expect.to_option(&mut self.infer) {
                 Some(ITy::Int(t)) => ITy::Int(t),
+                // Whatever was expected is broken: stay silent about the literal.
+                Some(ITy::Error) => ITy::Error,
                 _ => self.infer.new_var(VarKind::Int, span),
             },
         };
@@ -1058,7 +1060,8 @@ impl<'a> Checker<'a> {
             if let Some(v) = value {
                 self.check_expr(v, &Expect::None);
             }
-            return self.error_node(span);
+            // Still diverges, so that no mismatch follows.
+            return self.alloc(TExprKind::Error, ITy::Never, span);
         }
         let ret = self.ret.clone();
         let value = match value {
@@ -1191,7 +1194,16 @@ impl<'a> Checker<'a> {
                     ty,
                     span,
                 );
-                self.callee_spans.insert(id, callee_span);
+                let mentions_struct = sig.params.iter().chain([&sig.ret]).any(|t| {
+                    let mut t = t;
+                    while let Ty::Array(elem, _) = t {
+                        t = elem;
+                    }
+                    matches!(t, Ty::Struct(_))
+                });
+                if mentions_struct {
+                    self.struct_calls.push((id, sig, callee_span));
+                }
                 id
             }
             Callee::NotFn(found) => {
@@ -1511,6 +1523,8 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `println!`: each argument an integer or `bool`. (The parser matched the arguments
+    /// with the holes.)
     fn check_println(&mut self, pieces: &[FmtPiece], args: &[ExprId], span: Span) -> TExprId {
         if self.in_const {
             self.report(
@@ -1521,19 +1535,12 @@ impl<'a> Checker<'a> {
                 .with_code("E0015"),
             );
         }
-        let holes = pieces
-            .iter()
-            .filter(|p| matches!(p, FmtPiece::Hole))
-            .count();
         let mut targs = Vec::with_capacity(args.len());
         for &a in args {
             let arg_span = self.arena[a].span;
             if matches!(self.arena[a].kind, ExprKind::Assign(..)) {
-                // rustc reads `name = value` there as a named argument.
-                self.report(Diagnostic::unsupported(
-                    "assignment in `println!` arguments",
-                    arg_span,
-                ));
+                // rustc reads `name = value` there as a named argument; the parser
+                // reports it as unsupported.
                 targs.push(self.error_node(arg_span));
                 continue;
             }
@@ -1563,26 +1570,6 @@ impl<'a> Checker<'a> {
                 }
             };
             targs.push(id);
-        }
-        if holes > args.len() {
-            let given = match args.len() {
-                0 => "no arguments were given".to_string(),
-                1 => "there is 1 argument".to_string(),
-                n => format!("there are {n} arguments"),
-            };
-            let plural = if holes == 1 { "" } else { "s" };
-            self.report(Diagnostic::error(
-                format!("{holes} positional argument{plural} in format string, but {given}"),
-                span,
-            ));
-        } else if args.len() > holes {
-            let message = if args.len() - holes == 1 {
-                "argument never used"
-            } else {
-                "multiple unused formatting arguments"
-            };
-            let first_unused = self.arena[args[holes]].span;
-            self.report(Diagnostic::error(message, first_unused));
         }
         self.alloc(
             TExprKind::Println {

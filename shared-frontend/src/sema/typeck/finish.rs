@@ -20,6 +20,7 @@ use crate::ir::layout::LayoutCache;
 use crate::sema::def::DefId;
 use crate::sema::thir::{LocalId, TExprId, TExprKind, TStmt, Thir};
 use crate::sema::ty::{FnSig, Ty};
+use crate::span::Span;
 
 /// Calls `f` on every direct child of a node.
 pub(super) fn for_each_child(kind: &TExprKind, mut f: impl FnMut(TExprId)) {
@@ -294,15 +295,11 @@ impl Checker<'_> {
                 .or_insert_with(|| !env.is_accessible(env.visibility(d), module));
             p.then_some(d)
         };
-        let mut private_callees: FxHashMap<TExprId, DefId> = FxHashMap::default();
-        for (i, e) in self.exprs.iter().enumerate() {
-            if let TExprKind::Call { callee, .. } = e.kind {
-                if let Ok(sig) = env.fn_sig(callee) {
-                    let FnSig { params, ret } = &*sig;
-                    if let Some(d) = params.iter().chain([ret]).find_map(&mut is_private) {
-                        private_callees.insert(TExprId(i as u32), d);
-                    }
-                }
+        let mut private_callees: FxHashMap<TExprId, (DefId, Span)> = FxHashMap::default();
+        for (call, sig, span) in std::mem::take(&mut self.struct_calls) {
+            let FnSig { params, ret } = &*sig;
+            if let Some(d) = params.iter().chain([ret]).find_map(&mut is_private) {
+                private_callees.insert(call, (d, span));
             }
         }
         if private_callees.is_empty() && !self.exprs.iter().any(|e| is_private(&e.ty).is_some()) {
@@ -316,12 +313,7 @@ impl Checker<'_> {
             } else if let Some(d) = is_private(&e.ty) {
                 Some((d, e.span))
             } else {
-                if let Some(&d) = private_callees.get(&TExprId(i as u32)) {
-                    let span = self
-                        .callee_spans
-                        .get(&TExprId(i as u32))
-                        .copied()
-                        .unwrap_or(e.span);
+                if let Some(&(d, span)) = private_callees.get(&TExprId(i as u32)) {
                     self.diags.push(private_type(env, d, span));
                 }
                 continue;

@@ -64,7 +64,8 @@ struct VarData {
     kind: VarKind,
     /// Meaningful at roots only: a `!` was coerced to this variable.
     diverging: bool,
-    /// Meaningful at roots only. Never a bare `Var` or `Never`.
+    /// Meaningful at roots only. Never a bare `Var` or `Never`; for an integer variable,
+    /// an integer type or `Error`.
     value: Option<ITy>,
     /// Where the variable was created (for "type annotations needed").
     origin: Span,
@@ -142,8 +143,10 @@ impl InferCtxt {
         }
     }
 
-    pub(super) fn is_never(&mut self, ty: &ITy) -> bool {
-        matches!(self.shallow(ty), ITy::Never)
+    /// Whether `ty` is `!`. Variables are never bound to `!` (see [`InferCtxt::bind`]), so
+    /// this needs no resolution.
+    pub(super) fn is_never(&self, ty: &ITy) -> bool {
+        matches!(ty, ITy::Never)
     }
 
     /// An integer type or an integer variable.
@@ -161,6 +164,12 @@ impl InferCtxt {
         let a = self.shallow(a);
         let b = self.shallow(b);
         match (&a, &b) {
+            // A variable that meets an error becomes one, so that nothing more is
+            // reported about it (no default, no literal range check).
+            (ITy::Var(v), ITy::Error) | (ITy::Error, ITy::Var(v)) => {
+                self.vars[v.0 as usize].value = Some(ITy::Error);
+                true
+            }
             (ITy::Error, _) | (_, ITy::Error) => true,
             (ITy::Var(x), ITy::Var(y)) => {
                 if x != y {
@@ -187,7 +196,8 @@ impl InferCtxt {
         }
     }
 
-    /// Binds a root variable to a non-variable type.
+    /// Binds a root variable to a non-variable type (never to `!`: a `!` value is coerced,
+    /// not unified).
     fn bind(&mut self, v: VarId, t: &ITy) -> bool {
         let data = &self.vars[v.0 as usize];
         let ok = match data.kind {

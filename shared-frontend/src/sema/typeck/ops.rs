@@ -208,6 +208,8 @@ impl Checker<'_> {
             ITy::Error
         };
         if lt == ITy::Error || rt == ITy::Error {
+            // Silences a literal on the other side.
+            self.infer.unify(&lt, &rt);
             return match cat {
                 Category::Comparison => ITy::Bool,
                 _ if lt == ITy::Error => ITy::Error,

@@ -112,10 +112,8 @@ pub(super) fn lower_ty(cx: &LowerCx<'_>, id: TypeId, diags: &mut Vec<Diagnostic>
             }
         }
         TypeKind::Unit => Ty::Unit,
-        TypeKind::Never => {
-            diags.push(Diagnostic::unsupported("the never type `!`", ty.span));
-            Ty::Error
-        }
+        // The parser reports `!` as unsupported.
+        TypeKind::Never => Ty::Error,
         TypeKind::Error => Ty::Error,
     }
 }

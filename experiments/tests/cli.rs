@@ -1,0 +1,171 @@
+//! The `rill` command's contract (DESIGN.md): subcommands, exit codes, stats JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn rill(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rill"))
+        .args(args)
+        .output()
+        .expect("rill runs")
+}
+
+fn program(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("rill exits normally")
+}
+
+#[test]
+fn run_interp_prints_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn main() { let x: u64 = 7; println!(\"{} {}\", x * 6, x > 3); }\n",
+    );
+    let out = rill(&["run", main.to_str().unwrap(), "--arch", "interp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42 true\n");
+    assert_eq!(
+        code(&out),
+        0,
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_panic_exits_101_after_printing() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn div(a: i32, b: i32) -> i32 { a / b }\nfn main() { println!(\"before\"); println!(\"{}\", div(1, 0)); }\n",
+    );
+    let out = rill(&["run", main.to_str().unwrap(), "--arch", "interp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+    assert_eq!(code(&out), 101);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("attempt to divide by zero"));
+}
+
+#[test]
+fn compile_errors_exit_1_with_rustc_like_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn main() {\n    let x: i32 = 5i64;\n    let y = z;\n}\n",
+    );
+    for args in [
+        vec!["check", "--arch", "pipeline"],
+        vec!["run", "--arch", "interp"],
+    ] {
+        let mut full = vec![args[0], main.to_str().unwrap()];
+        full.extend(&args[1..]);
+        let out = rill(&full);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), 1, "{stderr}");
+        assert!(
+            stderr.contains("error[E0308]: mismatched types"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("main.rs:2:18"), "{stderr}");
+        assert!(
+            stderr.contains("cannot find value `z` in this scope"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    assert_eq!(code(&rill(&["run"])), 2);
+    assert_eq!(code(&rill(&["frobnicate", "x.rs"])), 2);
+    assert_eq!(
+        code(&rill(&[
+            "check",
+            "/nonexistent/dir/main.rs",
+            "--arch",
+            "pipeline"
+        ])),
+        2
+    );
+    assert_eq!(
+        code(&rill(&["emit", "/nonexistent/main.rs", "--what", "tokens"])),
+        2
+    );
+}
+
+#[test]
+fn stats_json_follows_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(dir.path(), "main.rs", "fn main() { println!(\"hi\"); }\n");
+    let stats = dir.path().join("stats.json");
+    let out = rill(&[
+        "check",
+        main.to_str().unwrap(),
+        "--arch",
+        "pipeline",
+        "--stats-json",
+        stats.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    assert_eq!(json["arch"], "pipeline");
+    assert!(json["total_ms"].as_f64().unwrap() >= 0.0);
+    let phases = json["phases_ms"].as_object().unwrap();
+    for stage in [
+        "parse",
+        "items",
+        "resolve",
+        "collect",
+        "consteval",
+        "typeck",
+    ] {
+        assert!(phases.contains_key(stage), "no phase {stage} in {phases:?}");
+    }
+    assert!(json["queries"].as_object().unwrap().is_empty());
+    for key in ["executed", "green", "loaded"] {
+        assert!(json["totals"][key].is_u64());
+    }
+}
+
+#[test]
+fn emit_shows_every_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn add(a: i64, b: i64) -> i64 { a + b }\nfn main() { println!(\"{}\", add(1, 2)); }\n",
+    );
+    let path = main.to_str().unwrap();
+    let tokens = rill(&["emit", path, "--what", "tokens"]);
+    assert_eq!(code(&tokens), 0);
+    assert!(String::from_utf8_lossy(&tokens.stdout).contains("add"));
+    let ast = rill(&["emit", path, "--what", "ast"]);
+    assert_eq!(code(&ast), 0);
+    assert!(String::from_utf8_lossy(&ast.stdout).contains("add"));
+    let ir = rill(&["emit", path, "--what", "ir", "--item", "crate::add"]);
+    let text = String::from_utf8_lossy(&ir.stdout);
+    assert_eq!(code(&ir), 0, "{}", String::from_utf8_lossy(&ir.stderr));
+    assert!(
+        text.contains("crate::add") && !text.contains("crate::main"),
+        "{text}"
+    );
+    assert_eq!(
+        code(&rill(&[
+            "emit",
+            path,
+            "--what",
+            "ir",
+            "--item",
+            "crate::nope"
+        ])),
+        2
+    );
+}

@@ -1,0 +1,583 @@
+//! The parser: source text to a syntax tree ([`crate::syntax::ast`]) and a list of errors.
+//!
+//! Hand-written recursive descent with precedence climbing for binary operators. It never
+//! fails: where something cannot be parsed it reports an error, inserts a placeholder
+//! (`ExprKind::Missing`, `TypeKind::Error`) and resynchronizes at a named recovery set
+//! ([`items::ITEM_RECOVERY`], [`stmts::STMT_RECOVERY`]). Every loop that consumes tokens has
+//! a no-progress guard, and every recursion that input nesting drives is bounded by
+//! [`MAX_NESTING`] / [`MAX_MODULE_DEPTH`], so no input can overflow the stack.
+//!
+//! The parser works on a slice of significant tokens (whitespace and plain comments
+//! dropped, doc comments kept) with precomputed absolute offsets. Inside an item, every
+//! span is stored relative to the item's first token ([`Parser::base`]); diagnostics carry
+//! absolute file offsets.
+//!
+//! Submodules: [`items`] (items, attributes, `use` trees), [`stmts`] (blocks and
+//! statements), [`exprs`] (expressions), [`types`] (types and paths), [`literals`]
+//! (integer literals, string escapes, `println!` format strings).
+
+mod exprs;
+mod items;
+mod literals;
+mod stmts;
+mod types;
+
+use rustc_hash::FxHashMap;
+
+use crate::diag::Diagnostic;
+use crate::intern::Symbol;
+use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
+use crate::span::Span;
+use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, Ident, SourceFileAst};
+use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
+
+/// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
+pub fn parse_file(text: &str) -> (SourceFileAst, Vec<Diagnostic>) {
+    if text.len() > MAX_FILE_SIZE {
+        let d = Diagnostic::error_no_span(format!(
+            "source file is larger than the implementation limit of {MAX_FILE_SIZE} bytes \
+             (MAX_FILE_SIZE)"
+        ));
+        return (SourceFileAst { items: Vec::new() }, vec![d]);
+    }
+    let mut p = Parser::new(text);
+    let items = p.parse_file_items();
+    (SourceFileAst { items }, p.diags)
+}
+
+/// A significant token with its absolute byte range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tok {
+    pub kind: TokenKind,
+    pub lo: u32,
+    pub hi: u32,
+}
+
+pub(crate) struct Parser<'a> {
+    text: &'a str,
+    toks: Vec<Tok>,
+    /// Index of the current token in `toks`; `toks` ends with an `Eof` token.
+    pos: usize,
+    pub diags: Vec<Diagnostic>,
+    /// The arena of the item being parsed.
+    arena: Arena,
+    /// Absolute offset of the item being parsed: spans in the tree are relative to it.
+    base: u32,
+    /// Current nesting depth of expressions, blocks and types in this item.
+    depth: u32,
+    /// Current nesting depth of modules.
+    module_depth: u32,
+    /// The nesting limit was reported for the current item (reported once per item).
+    nesting_reported: bool,
+    /// The token index of the last error, to report at most one error per token.
+    last_error_at: usize,
+    /// A `Missing` expression that stands for a block-like construct (`match`, `unsafe {}`,
+    /// a labeled block): it ends an expression statement like a block does.
+    block_like_missing: Option<ExprId>,
+    /// How many items inside function bodies enclose the current position.
+    body_item_depth: u32,
+    /// Per-parse cache in front of the global interner: most identifiers repeat, and the
+    /// global table takes a lock.
+    symbols: FxHashMap<&'a str, Symbol>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Parser<'a> {
+        let mut diags = Vec::new();
+        let toks = significant_tokens(text, &mut diags);
+        Parser {
+            text,
+            toks,
+            pos: 0,
+            diags,
+            arena: Arena::default(),
+            base: 0,
+            depth: 0,
+            module_depth: 0,
+            nesting_reported: false,
+            last_error_at: usize::MAX,
+            block_like_missing: None,
+            body_item_depth: 0,
+            symbols: FxHashMap::default(),
+        }
+    }
+
+    // --- Tokens ------------------------------------------------------------------------
+
+    #[inline]
+    fn tok(&self) -> Tok {
+        self.toks[self.pos]
+    }
+
+    #[inline]
+    fn peek(&self) -> TokenKind {
+        self.toks[self.pos].kind
+    }
+
+    #[inline]
+    fn nth(&self, n: usize) -> TokenKind {
+        match self.toks.get(self.pos + n) {
+            Some(t) => t.kind,
+            None => TokenKind::Eof,
+        }
+    }
+
+    #[inline]
+    fn at(&self, kind: TokenKind) -> bool {
+        self.peek() == kind
+    }
+
+    #[inline]
+    fn at_kw(&self, kw: Keyword) -> bool {
+        self.peek() == TokenKind::Keyword(kw)
+    }
+
+    #[inline]
+    fn bump(&mut self) {
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+    }
+
+    #[inline]
+    fn eat(&mut self, kind: TokenKind) -> bool {
+        if self.at(kind) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    #[inline]
+    fn eat_kw(&mut self, kw: Keyword) -> bool {
+        self.eat(TokenKind::Keyword(kw))
+    }
+
+    /// Absolute start of the current token.
+    #[inline]
+    fn lo(&self) -> u32 {
+        self.toks[self.pos].lo
+    }
+
+    /// Absolute end of the previous token (the current start at the beginning).
+    #[inline]
+    fn prev_hi(&self) -> u32 {
+        if self.pos == 0 {
+            self.toks[0].lo
+        } else {
+            self.toks[self.pos - 1].hi
+        }
+    }
+
+    fn tok_text(&self, t: Tok) -> &'a str {
+        &self.text[t.lo as usize..t.hi as usize]
+    }
+
+    /// A span relative to the current item from absolute offsets.
+    #[inline]
+    fn rel(&self, lo: u32, hi: u32) -> Span {
+        Span::new(lo.saturating_sub(self.base), hi.saturating_sub(self.base))
+    }
+
+    /// The relative span from absolute `lo` to the end of the previous token.
+    #[inline]
+    fn rel_from(&self, lo: u32) -> Span {
+        let hi = self.prev_hi().max(lo);
+        self.rel(lo, hi)
+    }
+
+    fn intern(&mut self, s: &'a str) -> Symbol {
+        if let Some(&sym) = self.symbols.get(s) {
+            return sym;
+        }
+        let sym = Symbol::intern(s);
+        self.symbols.insert(s, sym);
+        sym
+    }
+
+    /// How rustc names the current token in "expected …, found …".
+    fn found(&self) -> String {
+        describe(self.tok(), self.text)
+    }
+
+    // --- Diagnostics -------------------------------------------------------------------
+
+    /// Reports an error at absolute offsets, at most one per token position.
+    fn error_at(&mut self, d: Diagnostic) {
+        if self.last_error_at == self.pos {
+            return;
+        }
+        self.last_error_at = self.pos;
+        self.diags.push(d);
+    }
+
+    /// Reports an error that is not tied to the current token (never suppressed).
+    fn report(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn error_here(&mut self, message: impl Into<String>) {
+        let t = self.tok();
+        self.error_at(Diagnostic::error(message, Span::new(t.lo, t.hi)));
+    }
+
+    fn unsupported(&mut self, what: impl std::fmt::Display, lo: u32, hi: u32) {
+        self.report(Diagnostic::unsupported(what, Span::new(lo, hi)));
+    }
+
+    /// Reports "expected `x`, found …" unless the token is there; consumes it if it is.
+    fn expect(&mut self, kind: TokenKind) -> bool {
+        if self.eat(kind) {
+            return true;
+        }
+        let what = kind.punct_str().unwrap_or("?");
+        let msg = format!("expected `{what}`, found {}", self.found());
+        self.error_here(msg);
+        false
+    }
+
+    /// Reports "expected identifier, found …"; keywords are named as rustc names them.
+    fn expected_ident_error(&mut self) {
+        let msg = format!("expected identifier, found {}", self.found());
+        self.error_here(msg);
+    }
+
+    /// Consumes the current `Ident` token.
+    fn bump_ident(&mut self) -> Ident {
+        let t = self.tok();
+        let mut text = self.tok_text(t);
+        if let Some(raw) = text.strip_prefix("r#") {
+            text = raw;
+        }
+        if text.len() > MAX_IDENT_LEN {
+            self.report(Diagnostic::error(
+                format!(
+                    "identifier is longer than the implementation limit of {MAX_IDENT_LEN} \
+                     bytes (MAX_IDENT_LEN)"
+                ),
+                Span::new(t.lo, t.hi),
+            ));
+        }
+        let name = self.intern(text);
+        self.bump();
+        Ident {
+            name,
+            span: self.rel(t.lo, t.hi),
+        }
+    }
+
+    /// An identifier standing in for one that could not be parsed.
+    fn missing_ident(&mut self) -> Ident {
+        let lo = self.lo();
+        Ident {
+            name: self.intern("{missing}"),
+            span: self.rel(lo, lo),
+        }
+    }
+
+    // --- Nesting -----------------------------------------------------------------------
+
+    /// Enters one level of nesting; `false` (after reporting once per item) when the
+    /// limit is reached, in which case the caller must not recurse.
+    fn enter(&mut self) -> bool {
+        if self.depth >= MAX_NESTING {
+            self.nesting_limit_error();
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn nesting_limit_error(&mut self) {
+        if !self.nesting_reported {
+            self.nesting_reported = true;
+            let t = self.tok();
+            self.report(Diagnostic::error(
+                format!(
+                    "expression nesting is deeper than the implementation limit of \
+                     {MAX_NESTING} (MAX_NESTING)"
+                ),
+                Span::new(t.lo, t.hi),
+            ));
+        }
+    }
+
+    fn module_limit_error(&mut self, lo: u32, hi: u32) {
+        self.report(Diagnostic::error(
+            format!(
+                "module nesting is deeper than the implementation limit of {MAX_MODULE_DEPTH} \
+                 (MAX_MODULE_DEPTH)"
+            ),
+            Span::new(lo, hi),
+        ));
+    }
+
+    /// After the nesting limit: skips the rest of the current expression (balanced
+    /// delimiters, up to a `;`, `,` or an unmatched closing delimiter) and returns a
+    /// `Missing` expression covering it. Iterative, so any depth is fine.
+    fn skip_nested_expr(&mut self) -> ExprId {
+        let lo = self.lo();
+        self.skip_balanced_until(&[TokenKind::Semi, TokenKind::Comma]);
+        let span = self.rel_from(lo);
+        self.alloc_expr(ExprKind::Missing, span)
+    }
+
+    /// Skips tokens, keeping delimiters balanced, until one of `stop` at depth zero, an
+    /// unmatched closing delimiter, or the end of the file. Never recurses.
+    fn skip_balanced_until(&mut self, stop: &[TokenKind]) {
+        let mut depth = 0usize;
+        loop {
+            let k = self.peek();
+            if depth == 0 && stop.contains(&k) {
+                return;
+            }
+            match k {
+                TokenKind::Eof => return,
+                TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+                TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// At an opening delimiter: skips to just after its matching closing delimiter (or to
+    /// the end of the file). Never recurses.
+    fn skip_token_tree(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                TokenKind::Eof => return,
+                TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+                TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                    if depth <= 1 {
+                        self.bump();
+                        return;
+                    }
+                    depth -= 1;
+                }
+                _ if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
+        self.arena.alloc_expr(Expr { kind, span })
+    }
+
+    fn missing_expr_here(&mut self) -> ExprId {
+        let lo = self.lo();
+        let span = self.rel(lo, lo);
+        self.alloc_expr(ExprKind::Missing, span)
+    }
+
+    /// Skips doc comments where they are allowed and ignored (before items, fields and
+    /// statements). An inner doc comment there is an error (E0753) unless `inner_ok`.
+    /// Returns the absolute start of the first doc comment skipped, if any.
+    fn skip_doc_comments(&mut self, inner_ok: bool) -> Option<u32> {
+        let mut first = None;
+        while let Some(style) = self.peek().doc_style() {
+            let t = self.tok();
+            if style == DocStyle::Inner && !inner_ok {
+                self.report(
+                    Diagnostic::error("expected outer doc comment", Span::new(t.lo, t.hi))
+                        .with_code("E0753")
+                        .with_note(
+                            "inner doc comments like this (starting with `//!` or `/*!`) \
+                             can only appear before items",
+                        ),
+                );
+            }
+            first.get_or_insert(t.lo);
+            self.bump();
+        }
+        first
+    }
+
+    /// Reports a doc comment that documents nothing (before `}` or the end of a list).
+    fn dangling_doc_comment(&mut self, lo: u32, hi: u32) {
+        self.report(
+            Diagnostic::error(
+                "found a documentation comment that doesn't document anything",
+                Span::new(lo, hi),
+            )
+            .with_code("E0585"),
+        );
+    }
+}
+
+/// How rustc names a token in "expected …, found …".
+fn describe(t: Tok, text: &str) -> String {
+    let s = &text[t.lo as usize..t.hi as usize];
+    match t.kind {
+        TokenKind::Eof => "`<eof>`".to_string(),
+        TokenKind::Keyword(k) if is_reserved_keyword(k) => format!("reserved keyword `{s}`"),
+        TokenKind::Keyword(_) => format!("keyword `{s}`"),
+        TokenKind::LineComment { .. } | TokenKind::BlockComment { .. } => "doc comment".to_string(),
+        _ => {
+            // Long literals are shortened: the message must stay readable.
+            if s.len() > 40 {
+                let mut end = 40;
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!("`{}…`", &s[..end])
+            } else {
+                format!("`{s}`")
+            }
+        }
+    }
+}
+
+fn is_reserved_keyword(k: Keyword) -> bool {
+    use Keyword::*;
+    matches!(
+        k,
+        Abstract
+            | Become
+            | Box
+            | Do
+            | Final
+            | Macro
+            | Override
+            | Priv
+            | Typeof
+            | Unsized
+            | Virtual
+            | Yield
+            | Try
+    )
+}
+
+/// Lexes `text` into the parser's token list: whitespace and plain comments dropped,
+/// lexical errors reported (and the offending token dropped or repaired), `Eof` appended.
+fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
+    let mut cursor = Cursor::new(text);
+    // Significant tokens average well over 4 bytes of source in real code.
+    let mut toks = Vec::with_capacity(text.len() / 4 + 1);
+    let mut lo = 0u32;
+    while let Some(t) = cursor.next_token() {
+        let hi = lo + t.len;
+        let mut kind = t.kind;
+        let span = Span::new(lo, hi);
+        match kind {
+            TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {
+                lo = hi;
+                continue;
+            }
+            TokenKind::BlockComment {
+                doc_style,
+                terminated,
+            } => {
+                if !terminated {
+                    diags.push(
+                        Diagnostic::error("unterminated block comment", span).with_code("E0758"),
+                    );
+                }
+                if doc_style.is_none() {
+                    lo = hi;
+                    continue;
+                }
+            }
+            TokenKind::Unknown => {
+                let c = text[lo as usize..].chars().next().unwrap_or('\0');
+                let shown = if c.is_ascii_graphic() {
+                    c.to_string()
+                } else {
+                    format!("\\u{{{:x}}}", c as u32)
+                };
+                diags.push(Diagnostic::error(
+                    format!("unknown start of token: {shown}"),
+                    span,
+                ));
+                lo = hi;
+                continue;
+            }
+            TokenKind::UnknownPrefix => {
+                let prefix = &text[lo as usize..hi as usize];
+                diags.push(
+                    Diagnostic::error(format!("prefix `{prefix}` is unknown"), span)
+                        .with_label_message("unknown prefix")
+                        .with_note(
+                            "prefixed identifiers and literals are reserved since Rust 2021",
+                        ),
+                );
+                kind = Keyword::from_bytes(prefix.as_bytes())
+                    .map_or(TokenKind::Ident, TokenKind::Keyword);
+            }
+            TokenKind::RawIdent => {
+                diags.push(Diagnostic::unsupported("raw identifiers", span));
+                kind = TokenKind::Ident;
+            }
+            TokenKind::RawLifetime => {
+                diags.push(Diagnostic::unsupported("raw lifetimes", span));
+                kind = TokenKind::Lifetime {
+                    starts_with_number: false,
+                };
+            }
+            TokenKind::Lifetime {
+                starts_with_number: true,
+            } => {
+                diags.push(Diagnostic::error(
+                    "lifetimes cannot start with a number",
+                    span,
+                ));
+            }
+            TokenKind::Literal { kind: lit, .. } => {
+                let unterminated = match lit {
+                    LiteralKind::Str { terminated: false } => {
+                        Some(("unterminated double quote string", "E0765"))
+                    }
+                    LiteralKind::Char { terminated: false } => {
+                        Some(("unterminated character literal", "E0762"))
+                    }
+                    LiteralKind::Byte { terminated: false } => {
+                        Some(("unterminated byte constant", "E0763"))
+                    }
+                    LiteralKind::ByteStr { terminated: false } => {
+                        Some(("unterminated double quote byte string", "E0766"))
+                    }
+                    LiteralKind::CStr { terminated: false } => {
+                        Some(("unterminated C string", "E0767"))
+                    }
+                    LiteralKind::RawStr { terminated: false }
+                    | LiteralKind::RawByteStr { terminated: false }
+                    | LiteralKind::RawCStr { terminated: false } => {
+                        Some(("unterminated raw string", "E0748"))
+                    }
+                    _ => None,
+                };
+                if let Some((msg, code)) = unterminated {
+                    diags.push(Diagnostic::error(msg, span).with_code(code));
+                }
+            }
+            _ => {}
+        }
+        toks.push(Tok { kind, lo, hi });
+        lo = hi;
+    }
+    toks.push(Tok {
+        kind: TokenKind::Eof,
+        lo,
+        hi: lo,
+    });
+    toks
+}
+
+#[cfg(test)]
+mod tests;

@@ -59,6 +59,9 @@ pub(crate) struct Analysis {
     pub emit_order: Vec<u32>,
     /// Per block, its index in `emit_order` (or [`NONE`]).
     pub emit_index: Vec<u32>,
+    /// Per block, which successors (bit 0: the first, bit 1: the second) are reached by
+    /// a back edge, where the stack-limit (interrupt) check goes.
+    pub back_edges: Vec<u8>,
     pub loc: Vec<Loc>,
     pub spill_slots: u32,
     /// Callee-saved registers used, as a mask.
@@ -175,19 +178,35 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
     let n = f.vregs.len();
     let nb = f.blocks.len();
 
-    // Reachability, iteratively.
-    let mut reachable = vec![false; nb];
-    let mut stack = vec![0u32];
-    reachable[0] = true;
-    while let Some(b) = stack.pop() {
+    // Reachability and back edges (edges to a block on the DFS stack: every cycle has
+    // one), by an iterative depth-first search.
+    let mut state = vec![0u8; nb]; // 0 unvisited, 1 on the stack, 2 finished
+    let mut back_edges = vec![0u8; nb];
+    let mut stack: Vec<(u32, u8)> = vec![(0, 0)];
+    state[0] = 1;
+    while let Some(top) = stack.last_mut() {
+        let (b, next) = (top.0, top.1);
+        if next >= 2 {
+            state[b as usize] = 2;
+            stack.pop();
+            continue;
+        }
+        top.1 += 1;
         let (s1, s2) = successors(&f.blocks[b as usize].term);
-        for s in [s1, s2] {
-            if s != NONE && !reachable[s as usize] {
-                reachable[s as usize] = true;
-                stack.push(s);
+        let s = if next == 0 { s1 } else { s2 };
+        if s == NONE {
+            continue;
+        }
+        match state[s as usize] {
+            0 => {
+                state[s as usize] = 1;
+                stack.push((s, 0));
             }
+            1 => back_edges[b as usize] |= 1 << next,
+            _ => {}
         }
     }
+    let reachable: Vec<bool> = state.iter().map(|&s| s != 0).collect();
 
     // Definition and use counts (over all blocks: conservative).
     let mut defs = vec![0u32; n];
@@ -307,7 +326,9 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
         });
     }
 
-    // Emission order.
+    // Emission order: greedy fall-through chains (a block's first hot unplaced
+    // successor comes next), starting from the entry and then from the next unplaced
+    // block in IR order; cold blocks (panics, `Unreachable`) last.
     let cold = |b: usize| {
         matches!(
             f.blocks[b].term,
@@ -315,15 +336,32 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
         )
     };
     let mut emit_order: Vec<u32> = Vec::with_capacity(nb);
-    emit_order.push(0);
+    let mut placed = vec![false; nb];
+    let mut seed = 0usize;
+    let mut cur = Some(0u32);
+    loop {
+        let b = match cur {
+            Some(b) => b,
+            None => {
+                while seed < nb && (placed[seed] || !reachable[seed] || cold(seed)) {
+                    seed += 1;
+                }
+                if seed == nb {
+                    break;
+                }
+                seed as u32
+            }
+        };
+        placed[b as usize] = true;
+        emit_order.push(b);
+        let (s1, s2) = successors(&f.blocks[b as usize].term);
+        cur = [s1, s2]
+            .into_iter()
+            .find(|&s| s != NONE && !placed[s as usize] && !cold(s as usize));
+    }
     emit_order.extend(
-        (1..nb)
-            .filter(|&b| reachable[b] && !cold(b))
-            .map(|b| b as u32),
-    );
-    emit_order.extend(
-        (1..nb)
-            .filter(|&b| reachable[b] && cold(b))
+        (0..nb)
+            .filter(|&b| reachable[b] && !placed[b])
             .map(|b| b as u32),
     );
     let mut emit_index = vec![NONE; nb];
@@ -591,6 +629,7 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
         block_term,
         emit_order,
         emit_index,
+        back_edges,
         loc,
         spill_slots,
         callee_used,

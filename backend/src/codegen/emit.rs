@@ -954,12 +954,13 @@ impl Emitter<'_> {
         self.a.emit_index[target as usize] == self.a.emit_index[bi as usize] + 1
     }
 
-    fn is_back(&self, bi: u32, target: u32) -> bool {
-        self.a.emit_index[target as usize] <= self.a.emit_index[bi as usize]
+    /// Whether successor `which` (0 or 1) of `bi` is reached by a back edge.
+    fn is_back(&self, bi: u32, which: u32) -> bool {
+        self.a.back_edges[bi as usize] & (1 << which) != 0
     }
 
-    fn jump(&mut self, bi: u32, target: u32) {
-        if self.is_back(bi, target) {
+    fn jump(&mut self, bi: u32, target: u32, back: bool) {
+        if back {
             self.limit_check();
         }
         if !self.is_next(bi, target) {
@@ -972,7 +973,7 @@ impl Emitter<'_> {
         let f = self.f;
         let b = &f.blocks[bi as usize];
         match b.term {
-            Terminator::Jump(t) => self.jump(bi, t.0),
+            Terminator::Jump(t) => self.jump(bi, t.0, self.is_back(bi, 0)),
             Terminator::Branch {
                 cond,
                 then_block,
@@ -980,12 +981,13 @@ impl Emitter<'_> {
             } => {
                 let (t, e) = (then_block.0, else_block.0);
                 if let (NONE, Loc::Const(c)) = (fused_cmp, self.loc(cond)) {
-                    return self.jump(bi, if c & 1 != 0 { t } else { e });
+                    let which = (c & 1 == 0) as u32;
+                    return self.jump(bi, if which == 0 { t } else { e }, self.is_back(bi, which));
                 }
                 if t == e {
-                    return self.jump(bi, t);
+                    return self.jump(bi, t, self.is_back(bi, 0) || self.is_back(bi, 1));
                 }
-                if self.is_back(bi, t) || self.is_back(bi, e) {
+                if self.is_back(bi, 0) || self.is_back(bi, 1) {
                     self.limit_check();
                 }
                 let cc = if fused_cmp != NONE {

@@ -271,6 +271,8 @@ pub(crate) struct BodyGen<'a> {
     pub in_const: bool,
     pub allow_calls: bool,
     pub allow_print: bool,
+    /// Generating `println!` arguments, where assignments are outside the subset.
+    in_print: bool,
     /// The function being generated (for self-recursion), and its return type.
     pub this_fn: Option<FnId>,
     pub ret: Option<Ty>,
@@ -299,6 +301,7 @@ impl<'a> BodyGen<'a> {
             in_const: false,
             allow_calls: true,
             allow_print: false,
+            in_print: false,
             this_fn: None,
             ret: None,
             cost: 0,
@@ -841,7 +844,9 @@ impl<'a> BodyGen<'a> {
             } else {
                 Ty::Int(*self.rng.pick(&IntTy::ALL))
             };
+            let outer = std::mem::replace(&mut self.in_print, true);
             args.push(self.expr(&ty, 2, false));
+            self.in_print = outer;
             pieces.push(if i + 1 < n {
                 format!(" {} ", self.rng.pick(WORDS))
             } else {
@@ -1175,6 +1180,9 @@ impl<'a> BodyGen<'a> {
 
     /// An assignment (plain or compound) to a place rooted at an assignable variable.
     fn assign(&mut self, out: &mut Vec<Stmt>) {
+        if self.in_print {
+            return;
+        }
         let Some(v) = pick_nth(self.rng, self.vars.visible().filter(|v| v.assignable)) else {
             return;
         };

@@ -18,6 +18,18 @@ use std::sync::Arc;
 pub trait StableHash {
     /// Feeds `self` to the hasher.
     fn stable_hash(&self, hasher: &mut StableHasher);
+
+    /// Feeds a slice of values (not its length). Overridden for bytes, which are fed in
+    /// one write rather than one call per byte (as `std::hash::Hash::hash_slice`).
+    #[inline]
+    fn stable_hash_slice(items: &[Self], hasher: &mut StableHasher)
+    where
+        Self: Sized,
+    {
+        for x in items {
+            x.stable_hash(hasher);
+        }
+    }
 }
 
 macro_rules! int_impls {
@@ -31,8 +43,20 @@ macro_rules! int_impls {
     )*};
 }
 
+impl StableHash for u8 {
+    #[inline]
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_u8(*self);
+    }
+
+    #[inline]
+    fn stable_hash_slice(items: &[u8], h: &mut StableHasher) {
+        h.write_bytes(items);
+    }
+}
+
 int_impls! {
-    u8 => write_u8 as u8, i8 => write_u8 as u8,
+    i8 => write_u8 as u8,
     u16 => write_u16 as u16, i16 => write_u16 as u16,
     u32 => write_u32 as u32, i32 => write_u32 as u32,
     u64 => write_u64 as u64, i64 => write_u64 as u64,
@@ -99,18 +123,14 @@ impl StableHash for Fingerprint {
 impl<T: StableHash> StableHash for [T] {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_usize(self.len());
-        for x in self {
-            x.stable_hash(h);
-        }
+        T::stable_hash_slice(self, h);
     }
 }
 
 impl<T: StableHash, const N: usize> StableHash for [T; N] {
     fn stable_hash(&self, h: &mut StableHasher) {
         // The length is part of the type: not fed.
-        for x in self {
-            x.stable_hash(h);
-        }
+        T::stable_hash_slice(self, h);
     }
 }
 
@@ -270,5 +290,12 @@ mod tests {
             fingerprint_of(k, &Point { x: 2, y: 1 })
         );
         assert_eq!(fingerprint_of(k, &1usize), fingerprint_of(k, &1u64));
+        // Bytes in one write hash like bytes one by one.
+        let mut h = crate::StableHasher::new(k);
+        h.write_usize(3);
+        for b in [1u8, 2, 3] {
+            h.write_u8(b);
+        }
+        assert_eq!(fingerprint_of(k, &vec![1u8, 2, 3]), h.finish());
     }
 }

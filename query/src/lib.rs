@@ -50,7 +50,7 @@ pub use query::{
     codec_decode, codec_encode, Codec, Database, Flags, KindVTable, Query, QueryStorage,
 };
 pub use revision::Revision;
-pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime};
+pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};
 pub use stable_hash::StableHash;
 pub use stats::{EngineStats, QueryStats, StatsSnapshot, Totals};
 pub use verify::{Verify, VerifyMismatch};

@@ -51,6 +51,11 @@ pub struct Codec<V> {
     pub decode: fn(&[u8]) -> Result<V, String>,
 }
 
+/// A provider: `fn(&Db, Key) -> Value`.
+pub type ProviderFn<Db, K, V> = fn(&Db, K) -> V;
+/// A cycle fallback: `fn(&Db, &Cycle, &Key) -> Value`.
+pub type FallbackFn<Db, K, V> = fn(&Db, &Cycle, &K) -> V;
+
 /// One query of a table. Implemented by [`crate::define_queries!`] on a marker type per
 /// query; the engine's functions are generic over it.
 pub trait Query: 'static {
@@ -82,9 +87,9 @@ pub trait Query: 'static {
     /// How to persist the value (`Some` for `cache_on_disk` queries).
     const CODEC: Option<Codec<Self::Value>>;
     /// The value of a query on a cycle (`cycle_fallback(f)`); see [`crate::cycle`].
-    const FALLBACK: Option<fn(&Self::Db, &Cycle, &Self::Key) -> Self::Value>;
+    const FALLBACK: Option<FallbackFn<Self::Db, Self::Key, Self::Value>>;
     /// The provider (`None` for inputs).
-    const PROVIDER: Option<fn(&Self::Db, Self::Key) -> Self::Value>;
+    const PROVIDER: Option<ProviderFn<Self::Db, Self::Key, Self::Value>>;
 
     /// The query's storage in the database.
     fn storage(db: &Self::Db) -> &QueryStorage<Self>;

@@ -66,6 +66,9 @@ impl CacheOptions {
     }
 }
 
+/// Receives warnings as they happen.
+pub type WarningSink = Box<dyn Fn(&str)>;
+
 /// Options of a database.
 #[derive(Default)]
 pub struct Options {
@@ -80,7 +83,7 @@ pub struct Options {
     /// Persist to and load from a cache directory; `None` keeps everything in memory.
     pub cache: Option<CacheOptions>,
     /// Called with every warning (a damaged cache, a verify mismatch) besides collecting it.
-    pub on_warning: Option<Box<dyn Fn(&str)>>,
+    pub on_warning: Option<WarningSink>,
 }
 
 impl Options {

@@ -67,6 +67,7 @@ pub(crate) fn after_green<Db: Database>(db: &Db, node: NodeId) {
         Verify::Sample(n) => {
             let c = rt.verify_counter.get() + 1;
             rt.verify_counter.set(c);
+            #[allow(clippy::manual_is_multiple_of)]
             if c % u64::from(n) != 0 {
                 return;
             }

@@ -51,8 +51,12 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
         stack.len() - 1
     };
 
+    // Providers recurse through queries as deep as the input's dependency chains (a chain
+    // of constants): the stack grows on the heap instead of overflowing (rustc's
+    // `ensure_sufficient_stack`).
+    let run = || ensure_sufficient_stack(|| provider(db, key.clone()));
     let computed = if Q::FALLBACK.is_some() {
-        match catch_unwind(AssertUnwindSafe(|| provider(db, key.clone()))) {
+        match catch_unwind(AssertUnwindSafe(run)) {
             Ok(v) => Some(v),
             Err(payload) => {
                 let ours = payload.is::<CycleUnwind>()
@@ -73,7 +77,7 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
             }
         }
     } else {
-        Some(provider(db, key.clone()))
+        Some(run())
     };
 
     let frame = rt
@@ -218,4 +222,12 @@ pub(crate) fn is_input(rt: &Runtime, kind: u16) -> bool {
     rt.kind_flags
         .get(kind as usize)
         .is_some_and(|f| f.contains(Flags::INPUT))
+}
+
+/// Runs `f`, first moving to a new stack segment if less than 128 KiB of stack is left.
+#[inline]
+pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
+    const RED_ZONE: usize = 128 * 1024;
+    const NEW_SEGMENT: usize = 4 * 1024 * 1024;
+    stacker::maybe_grow(RED_ZONE, NEW_SEGMENT, f)
 }

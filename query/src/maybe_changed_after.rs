@@ -97,7 +97,7 @@ fn changed_after<Db: Database>(db: &Db, dep: NodeId, after: Revision) -> bool {
     if verified_at == rev && nflags & flags::MEMO != 0 {
         return changed_at > after;
     }
-    if try_mark_green(db, dep) {
+    if crate::execute::ensure_sufficient_stack(|| try_mark_green(db, dep)) {
         return rt.graph.borrow().node(dep).changed_at > after;
     }
     if !(Db::KINDS[kind as usize].force)(db, dep) {

@@ -420,3 +420,24 @@ fn statistics_count_executions_and_green_marks() {
     assert!(json["queries"]["double"]["hashed_bytes"].as_u64().unwrap() > 0);
     assert!(json["queries"]["sum"]["provider_ms"].as_f64().is_some());
 }
+
+#[test]
+fn deep_dependency_chains_do_not_overflow_the_stack() {
+    let mut db = db();
+    db.runtime_mut().set_event_log(false);
+    let n = 50_000;
+    for i in 0..n {
+        db.set_next(
+            format!("k{i}"),
+            (i + 1 < n).then(|| format!("k{}", i + 1)),
+            Durability::Low,
+        );
+    }
+    assert_eq!(db.chain(s("k0")), Ok(n as i64 - 1));
+    // Re-validation walks the same depth.
+    db.set_next(s("unrelated"), None, Durability::Low);
+    assert_eq!(db.chain(s("k0")), Ok(n as i64 - 1));
+    db.set_next(format!("k{}", n - 1), Some(s("end")), Durability::Low);
+    db.set_next(s("end"), None, Durability::Low);
+    assert_eq!(db.chain(s("k0")), Ok(n as i64));
+}

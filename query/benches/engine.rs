@@ -117,40 +117,50 @@ fn hashers(c: &mut Criterion) {
     g.finish();
 }
 
+fn cache_options(dir: &std::path::Path) -> Options {
+    let mut c = CacheOptions::new(dir, "bench");
+    c.fsync = false;
+    Options {
+        cache: Some(c),
+        ..Options::default()
+    }
+}
+
+/// A cache directory holding the graph of a computed tree with `mids` middle nodes.
+fn prepared(mids: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = new_db(cache_options(dir.path()));
+    assert_eq!(db.top(mids), expected(mids));
+    assert!(db.save().saved);
+    dir
+}
+
 fn cache(c: &mut Criterion) {
     let mut g = c.benchmark_group("cache_100k_nodes");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
     let mids = 9_000; // 90k leaves + 9k mids + root + inputs ≈ 100k nodes
     let want = expected(mids);
-    let dir = tempfile::tempdir().unwrap();
-    let options = || {
-        let mut c = CacheOptions::new(dir.path(), "bench");
-        c.fsync = false;
-        Options {
-            cache: Some(c),
-            ..Options::default()
-        }
-    };
     g.throughput(Throughput::Elements(nodes(mids)));
-    {
-        let mut db = new_db(options());
+    g.bench_function("save", |b| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = new_db(cache_options(dir.path()));
         assert_eq!(db.top(mids), want);
-        g.bench_function("save", |b| {
-            b.iter(|| {
-                let r = db.save();
-                assert!(r.saved && r.nodes as u64 == nodes(mids), "{r:?}");
-            })
-        });
-    }
-    g.bench_function("load", |b| {
         b.iter(|| {
-            let db = Db::new(options());
+            let r = db.save();
+            assert!(r.saved && r.nodes as u64 == nodes(mids), "{r:?}");
+        })
+    });
+    g.bench_function("load", |b| {
+        let dir = prepared(mids);
+        b.iter(|| {
+            let db = Db::new(cache_options(dir.path()));
             assert_eq!(db.runtime_node_count(), nodes(mids) as usize);
         })
     });
     g.bench_function("load_and_revalidate_all", |b| {
+        let dir = prepared(mids);
         b.iter(|| {
-            let db = new_db(options());
+            let db = new_db(cache_options(dir.path()));
             assert_eq!(db.top(mids), want);
         })
     });

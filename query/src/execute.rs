@@ -85,7 +85,14 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
         .borrow_mut()
         .pop()
         .expect("the executing frame is on the stack");
-    rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+    let hash_now = Q::HASH.is_some() && rt.hash_on_execute(Q::FLAGS);
+    if hash_now {
+        rt.profiler
+            .borrow_mut()
+            .switch(Region::Hash(Q::KIND), &mut rt.stats.borrow_mut());
+    } else {
+        rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+    }
     let value = match (&frame.cycle, Q::FALLBACK, computed) {
         (Some(cycle), Some(fallback), _) => fallback(db, cycle, &key),
         (_, _, Some(v)) => v,
@@ -97,17 +104,24 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
             resume_unwind(Box::new("query frame lost its value"))
         }
     };
-    finish::<Q>(db, node, frame, value)
-}
-
-fn finish<Q: Query>(db: &Q::Db, node: NodeId, frame: Frame, value: Q::Value) -> Q::Value {
-    let rt = db.runtime();
-    let hash_now = Q::HASH.is_some() && rt.hash_on_execute(Q::FLAGS);
-    let mut new_fp: Option<Fingerprint> = if hash_now {
-        Some(hash_value::<Q>(rt, &value))
+    let new_fp = if hash_now {
+        let fp = hash_raw::<Q>(rt, &value);
+        rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+        Some(fp)
     } else {
         None
     };
+    finish::<Q>(db, node, frame, value, new_fp)
+}
+
+fn finish<Q: Query>(
+    db: &Q::Db,
+    node: NodeId,
+    frame: Frame,
+    value: Q::Value,
+    mut new_fp: Option<Fingerprint>,
+) -> Q::Value {
+    let rt = db.runtime();
     let (old_flags, old_fp, old_durability, slot) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
@@ -174,18 +188,21 @@ fn finish<Q: Query>(db: &Q::Db, node: NodeId, frame: Frame, value: Q::Value) -> 
 
 /// The fingerprint of a value of `Q`, charged to `Q`'s hashing statistics.
 pub(crate) fn hash_value<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
+    rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
+    let fp = hash_raw::<Q>(rt, value);
+    rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+    fp
+}
+
+/// The fingerprint of a value of `Q`, counting the bytes but not the time.
+fn hash_raw<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
     let Some(hash) = Q::HASH else {
         return Fingerprint::ZERO;
     };
-    rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
     let mut h = StableHasher::new(rt.options.hasher);
     hash(value, &mut h);
-    let bytes = h.bytes_hashed();
-    let fp = h.finish();
-    let mut stats = rt.stats.borrow_mut();
-    stats.kinds[Q::KIND as usize].hashed_bytes += bytes;
-    rt.profiler.borrow_mut().exit(&mut stats);
-    fp
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].hashed_bytes += h.bytes_hashed();
+    h.finish()
 }
 
 /// The fingerprint of the value of `node` in memory (for verify mode and saving).

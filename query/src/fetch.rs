@@ -175,15 +175,10 @@ fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
 
 fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
     let rt = db.runtime();
-    rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
     let mut h = StableHasher::new(rt.options.hasher);
     crate::StableHash::stable_hash(key, &mut h);
-    let bytes = h.bytes_hashed();
-    let fp = h.finish();
-    let mut stats = rt.stats.borrow_mut();
-    stats.kinds[Q::KIND as usize].hashed_bytes += bytes;
-    rt.profiler.borrow_mut().exit(&mut stats);
-    fp
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].hashed_bytes += h.bytes_hashed();
+    h.finish()
 }
 
 /// The key of `node` (of query `Q`): from the storage, or decoded from the previous

@@ -13,6 +13,37 @@
 //! load, save with promotion); `stable_hash`/`hasher`/`fingerprint` for fingerprints;
 //! `stats` and `event` for measurement and tests.
 //!
+//! # Model
+//!
+//! * **Revisions and sessions.** A database starts at revision 1; setting an input to a
+//!   different value (by fingerprint, or `==` under equality cutoff) starts a new
+//!   revision. Memos loaded from the cache directory count as verified at revision 0 (the
+//!   previous session): each is re-validated (or re-executed) on first use. An input of
+//!   the previous session that is not set again counts as changed; reading an input that
+//!   was never set panics (an embedder bug).
+//! * **Red-green.** A memo is valid if its dependencies, walked in the order they were
+//!   read and brought up to date recursively, did not change after it was verified; a
+//!   dependency that cannot be marked green is re-executed (forced). A node loaded from
+//!   disk can be forced by index because keys are persisted (serde), never interned.
+//! * **Early cutoff.** A re-executed query whose result has the old fingerprint keeps its
+//!   old `changed_at`, so its dependents stay green. [`Cutoff::Equality`] compares values
+//!   with `==` instead (salsa's backdating; values are then hashed only to be persisted or
+//!   verified), `backdate_eq` does so for one query, and [`Cutoff::Off`] disables cutoff.
+//! * **Durability** applies within a session: after a change of low-durability inputs
+//!   only, a memo that read only higher-durability inputs is valid without an edge walk.
+//!   In a new session every loaded memo is walked once (the embedder may have changed any
+//!   input between processes).
+//! * **Persistence** ([`DatabaseExt::save`]): the memos valid at the current revision, in
+//!   dependency order, with key and result fingerprints, edges, persisted keys and the
+//!   values of `cache_on_disk` queries; memos not reached in the session are dropped
+//!   (they would be stale). Loading never fails: a missing, damaged or incompatible file
+//!   is a warning and an empty graph (see `cache_dir` for the lock and promotion).
+//! * **Cycles** become values through `cycle_fallback` (see [`Cycle`]).
+//! * **Verify mode** ([`Verify`], `RILL_VERIFY`) re-executes green queries and reports
+//!   fingerprint mismatches ([`Runtime::verify_mismatches`]).
+//! * **Deep chains**: providers and re-validation grow the stack on the heap when it runs
+//!   low (`stacker`), so a 50k-deep chain of queries does not overflow.
+//!
 //! Single-threaded by design (`RefCell` inside): the drivers are single-threaded.
 
 mod backdate;

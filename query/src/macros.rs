@@ -1,6 +1,6 @@
 //! `define_queries!`: the query table, declared in one place (rustc's `rustc_queries!`).
 //!
-//! ```ignore
+//! ```text
 //! query::define_queries! {
 //!     /// The compiler's database.
 //!     pub struct Db;

@@ -39,6 +39,21 @@ macro_rules! int_impls {
             fn stable_hash(&self, h: &mut StableHasher) {
                 h.$w(*self as $as);
             }
+
+            /// Fed as little-endian bytes, a block at a time: the same bytes as one
+            /// write per element, in far fewer calls.
+            fn stable_hash_slice(items: &[Self], h: &mut StableHasher) {
+                const N: usize = std::mem::size_of::<$as>();
+                let mut buf = [0u8; 256];
+                for chunk in items.chunks(256 / N) {
+                    let mut n = 0;
+                    for x in chunk {
+                        buf[n..n + N].copy_from_slice(&(*x as $as).to_le_bytes());
+                        n += N;
+                    }
+                    h.write_bytes(&buf[..n]);
+                }
+            }
         }
     )*};
 }
@@ -297,5 +312,24 @@ mod tests {
             h.write_u8(b);
         }
         assert_eq!(fingerprint_of(k, &vec![1u8, 2, 3]), h.finish());
+        // Integer slices, fed in blocks, hash like one write per element, for every hasher.
+        for kind in crate::HasherKind::ALL {
+            let words: Vec<u64> = (0..100u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let mut h = crate::StableHasher::new(kind);
+            h.write_usize(words.len());
+            for &w in &words {
+                h.write_u64(w);
+            }
+            assert_eq!(fingerprint_of(kind, &words), h.finish(), "{kind:?}");
+            let small: Vec<i16> = (0..300).map(|i| i as i16 - 150).collect();
+            let mut h = crate::StableHasher::new(kind);
+            h.write_usize(small.len());
+            for &w in &small {
+                h.write_u16(w as u16);
+            }
+            assert_eq!(fingerprint_of(kind, &small), h.finish(), "{kind:?}");
+        }
     }
 }

@@ -4,7 +4,9 @@
 //!
 //! Times are exclusive: a provider's time excludes the queries it executed, their hashing
 //! and their validation. A small profiler keeps a stack of timed regions; only cold paths
-//! (executions, validations, loads) open regions, so a cached read costs no clock read.
+//! (executions, validations, loads) open regions, so a cached read costs no clock read;
+//! an execution costs three (provider, then hashing, then done). Key hashing (once per
+//! key and session) is counted in `hashed_bytes` but its time stays with the caller.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -78,8 +80,12 @@ impl Profiler {
 
     /// Closes the innermost region and charges its exclusive time.
     pub(crate) fn exit(&mut self, stats: &mut Stats) {
+        self.close(Instant::now(), stats);
+    }
+
+    fn close(&mut self, now: Instant, stats: &mut Stats) {
         let Some(o) = self.open.pop() else { return };
-        let total = o.start.elapsed();
+        let total = now.saturating_duration_since(o.start);
         let own = total.saturating_sub(o.children);
         if let Some(parent) = self.open.last_mut() {
             parent.children += total;
@@ -90,6 +96,17 @@ impl Profiler {
             Region::Load(k) => stats.kinds[k as usize].load += own,
             Region::Bookkeeping => stats.bookkeeping += own,
         }
+    }
+
+    /// Closes the innermost region and opens `region`, with one clock read for both.
+    pub(crate) fn switch(&mut self, region: Region, stats: &mut Stats) {
+        let now = Instant::now();
+        self.close(now, stats);
+        self.open.push(Open {
+            region,
+            start: now,
+            children: Duration::ZERO,
+        });
     }
 
     /// Closes every region above depth `depth` (after an unwind).

@@ -329,3 +329,44 @@ fn a_cycle_survives_persistence() {
     db.set_next(s("B"), None, Durability::Low);
     assert_eq!(db.chain_user(s("A")), Ok(2));
 }
+
+#[test]
+fn every_hasher_and_cutoff_mode_round_trips() {
+    for hasher in query::HasherKind::ALL {
+        for cutoff in [
+            query::Cutoff::Fingerprint,
+            query::Cutoff::Equality,
+            query::Cutoff::Off,
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let options = || {
+                let mut cache = CacheOptions::new(dir.path(), "test-build-1");
+                cache.fsync = false;
+                Options {
+                    hasher,
+                    cutoff,
+                    event_log: true,
+                    cache: Some(cache),
+                    ..Options::default()
+                }
+            };
+            {
+                let mut db = Db::new(options());
+                set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+                assert_eq!(db.sum(()), 6);
+                assert!(db.save().saved);
+            }
+            let mut db = Db::new(options());
+            assert!(
+                db.runtime().warnings().is_empty(),
+                "{hasher:?} {cutoff:?}: {:?}",
+                db.runtime().warnings()
+            );
+            set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 3)]);
+            assert_eq!(db.sum(()), 8);
+            let executed = db.stats().totals.executed;
+            // double(b), stored_double(b), sum
+            assert_eq!(executed, 3, "{hasher:?} {cutoff:?}");
+        }
+    }
+}

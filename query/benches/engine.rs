@@ -83,6 +83,19 @@ fn per_query(c: &mut Criterion) {
         )
     });
 
+    g.bench_function("fresh_execution_no_timing", |b| {
+        b.iter_batched(
+            || {
+                new_db(Options {
+                    no_timing: true,
+                    ..Options::default()
+                })
+            },
+            |db| assert_eq!(db.top(mids), want),
+            BatchSize::LargeInput,
+        )
+    });
+
     let mut db = new_db(Options::default());
     assert_eq!(db.top(mids), want);
     let mut v = 0;

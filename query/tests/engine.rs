@@ -441,3 +441,17 @@ fn deep_dependency_chains_do_not_overflow_the_stack() {
     db.set_next(s("end"), None, Durability::Low);
     assert_eq!(db.chain(s("k0")), Ok(n as i64));
 }
+
+#[test]
+fn no_timing_reads_no_clock_but_counts() {
+    let mut db = common::Db::new(query::Options {
+        no_timing: true,
+        ..query::Options::default()
+    });
+    db.set_num(s("a"), 5, Durability::Low);
+    assert_eq!(db.plus_one(s("a")), 11);
+    let stats = db.stats();
+    assert_eq!(stats.totals.executed, 2);
+    assert_eq!(stats.queries["plus_one"].provider_ms, 0.0);
+    assert!(stats.queries["plus_one"].hashed_bytes > 0);
+}

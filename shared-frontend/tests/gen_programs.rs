@@ -49,3 +49,61 @@ fn small_programs_compile_and_run() {
         check_runs(&p, &format!("small-{seed}"), 0);
     }
 }
+
+#[test]
+fn generation_is_deterministic() {
+    for seed in [0, 1, 99, 12345] {
+        let cfg = GenConfig {
+            seed,
+            target_lines: 2_000,
+            ..GenConfig::default()
+        };
+        let a = generate(&cfg);
+        let b = generate(&cfg);
+        assert_eq!(a, b, "seed {seed}");
+    }
+    // Different seeds give different programs.
+    let a = generate(&GenConfig {
+        seed: 1,
+        ..GenConfig::default()
+    });
+    let b = generate(&GenConfig {
+        seed: 2,
+        ..GenConfig::default()
+    });
+    assert_ne!(a, b);
+}
+
+#[test]
+fn larger_programs_compile_and_run() {
+    let n = cases(3);
+    for seed in 0..n {
+        let cfg = GenConfig {
+            seed: 1000 + seed,
+            target_lines: [2_000, 5_000, 12_000][seed as usize % 3],
+            ..GenConfig::default()
+        };
+        let p = generate(&cfg);
+        assert!(p.files.len() > 1);
+        check_runs(&p, &format!("large-{seed}"), 0);
+    }
+}
+
+#[test]
+fn panicking_programs_print_then_panic() {
+    let n = cases(9);
+    for seed in 0..n {
+        let cfg = GenConfig {
+            seed: 500 + seed,
+            target_lines: 150,
+            panicking: true,
+            ..GenConfig::default()
+        };
+        let p = generate(&cfg);
+        let out = check_runs(&p, &format!("panic-{seed}"), 101);
+        assert!(
+            out.contains("about to fail"),
+            "seed {seed}: nothing printed before the panic"
+        );
+    }
+}

@@ -12,23 +12,61 @@
 //! In a const initializer the evaluator (consteval.rs) has the last word: the builder
 //! retries until the initializer evaluates without overflow.
 
-use std::collections::HashMap;
-
 use super::model::*;
 use super::rng::Rng;
+
+/// A map from types to items that iterates in insertion order (never in hash order, which
+/// would make generation depend on the process).
+pub(crate) struct TyMap<T> {
+    index: FastMap<Ty, usize>,
+    entries: Vec<(Ty, Vec<T>)>,
+}
+
+impl<T> Default for TyMap<T> {
+    fn default() -> Self {
+        TyMap {
+            index: FastMap::default(),
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<T> TyMap<T> {
+    pub(crate) fn get(&self, ty: &Ty) -> Option<&Vec<T>> {
+        self.index.get(ty).map(|&i| &self.entries[i].1)
+    }
+
+    pub(crate) fn push(&mut self, ty: Ty, x: T) {
+        match self.index.get(&ty) {
+            Some(&i) => self.entries[i].1.push(x),
+            None => {
+                self.index.insert(ty.clone(), self.entries.len());
+                self.entries.push((ty, vec![x]));
+            }
+        }
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &Ty> {
+        self.entries.iter().map(|(t, _)| t)
+    }
+}
 
 /// What a module's code can name, by type: filled by the builder as items are created.
 #[derive(Default)]
 pub(crate) struct ModCtx {
     pub module: ModId,
-    pub fns_by_ret: HashMap<Ty, Vec<FnId>>,
-    pub consts_by_ty: HashMap<Ty, Vec<ConstId>>,
+    pub fns_by_ret: TyMap<FnId>,
+    /// Every function of `fns_by_ret`, in insertion order.
+    pub all_fns: Vec<FnId>,
+    pub consts_by_ty: TyMap<ConstId>,
     /// Structs that can be named and used here.
     pub structs: Vec<StructId>,
     /// Structs that can also be built with a literal here (all fields visible).
     pub constructible: Vec<StructId>,
     /// Aliases that can be named here, with their canonical types.
     pub aliases: Vec<(AliasId, Ty)>,
+    /// Fields readable here (visible, of a struct in `structs`), by type.
+    pub fields: TyMap<(StructId, FieldId)>,
     /// `usize` constants with small values, usable as array lengths.
     pub len_consts: Vec<(ConstId, u64)>,
 }
@@ -51,6 +89,52 @@ struct Var {
     /// A later `let` may reuse the name (not for counters the loop header reads, the
     /// recursion parameter or main's checksum).
     shadowable: bool,
+}
+
+/// The variables in scope, with O(1) answers to "is this binding shadowed?".
+#[derive(Default)]
+struct Scope {
+    vars: Vec<Var>,
+    /// For each local name, the index of its latest binding (`u32::MAX` if none); each
+    /// entry of `prev` is what that slot held before the binding at the same index.
+    latest: Vec<u32>,
+    prev: Vec<u32>,
+}
+
+impl Scope {
+    fn len(&self) -> usize {
+        self.vars.len()
+    }
+
+    fn push(&mut self, v: Var) {
+        let n = v.name.idx();
+        if self.latest.len() <= n {
+            self.latest.resize(n + 1, u32::MAX);
+        }
+        self.prev.push(self.latest[n]);
+        self.latest[n] = self.vars.len() as u32;
+        self.vars.push(v);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        while self.vars.len() > len {
+            let v = self.vars.pop().expect("non-empty");
+            self.latest[v.name.idx()] = self.prev.pop().expect("parallel to vars");
+        }
+    }
+
+    fn has_name(&self, l: Local) -> bool {
+        self.latest.get(l.idx()).is_some_and(|&i| i != u32::MAX)
+    }
+
+    /// Variables not hidden by a later binding of the same name.
+    fn visible(&self) -> impl Iterator<Item = &Var> + Clone {
+        self.vars
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| self.latest[v.name.idx()] == *i as u32)
+            .map(|(_, v)| v)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -82,7 +166,9 @@ pub(crate) struct BodyGen<'a> {
     /// Statements still to generate in the whole body.
     pub budget: i64,
     pub max_expr_depth: u32,
-    vars: Vec<Var>,
+    /// Items referred to by the generated code (calls, constants, struct literals).
+    pub refs: Vec<ItemKey>,
+    vars: Scope,
     loops: Vec<LoopCx>,
     mult: u64,
     next_label: u32,
@@ -106,7 +192,8 @@ impl<'a> BodyGen<'a> {
             depth: 0,
             budget: 0,
             max_expr_depth: 3,
-            vars: Vec::new(),
+            refs: Vec::new(),
+            vars: Scope::default(),
             loops: Vec::new(),
             mult: 1,
             next_label: 0,
@@ -130,7 +217,7 @@ impl<'a> BodyGen<'a> {
     pub(crate) fn fresh_local(&mut self) -> Local {
         for _ in 0..4 {
             let l = Local(self.rng.below(local_count_fixed() as u64) as u32);
-            if !self.vars.iter().any(|v| v.name == l) {
+            if !self.vars.has_name(l) {
                 return l;
             }
         }
@@ -145,24 +232,11 @@ impl<'a> BodyGen<'a> {
 
     /// Variables not hidden by a later binding of the same name.
     fn visible_vars(&self) -> impl Iterator<Item = &Var> {
-        self.vars
-            .iter()
-            .enumerate()
-            .filter(move |(i, v)| !self.vars[i + 1..].iter().any(|w| w.name == v.name))
-            .map(|(_, v)| v)
+        self.vars.visible()
     }
 
     fn var_of_type(&mut self, ty: &Ty) -> Option<Local> {
-        let cands: Vec<Local> = self
-            .visible_vars()
-            .filter(|v| v.ty == *ty)
-            .map(|v| v.name)
-            .collect();
-        if cands.is_empty() {
-            None
-        } else {
-            Some(*self.rng.pick(&cands))
-        }
+        pick_nth(self.rng, self.vars.visible().filter(|v| v.ty == *ty)).map(|v| v.name)
     }
 
     // -----------------------------------------------------------------------------------
@@ -222,15 +296,9 @@ impl<'a> BodyGen<'a> {
     /// A written form of `ty`: sometimes through an alias.
     pub(crate) fn spell(&mut self, ty: &Ty) -> TyExpr {
         if self.rng.chance(30) {
-            let cands: Vec<AliasId> = self
-                .cx
-                .aliases
-                .iter()
-                .filter(|(_, t)| t == ty)
-                .map(|(a, _)| *a)
-                .collect();
-            if !cands.is_empty() {
-                return TyExpr::Alias(*self.rng.pick(&cands), self.hint());
+            let cx: &'a ModCtx = self.cx;
+            if let Some(a) = pick_nth(self.rng, cx.aliases.iter().filter(|(_, t)| t == ty)) {
+                return TyExpr::Alias(a.0, self.hint());
             }
         }
         match ty {
@@ -251,18 +319,18 @@ impl<'a> BodyGen<'a> {
 
     fn cast_ty(&mut self, t: IntTy) -> CastTy {
         if self.rng.chance(20) {
-            let cands: Vec<AliasId> = self
-                .cx
-                .aliases
-                .iter()
-                .filter(|(_, ty)| *ty == Ty::Int(t))
-                .map(|(a, _)| *a)
-                .collect();
-            if !cands.is_empty() {
-                return CastTy::Alias(*self.rng.pick(&cands), self.hint());
+            let cx: &'a ModCtx = self.cx;
+            let want = Ty::Int(t);
+            if let Some(a) = pick_nth(self.rng, cx.aliases.iter().filter(|(_, ty)| *ty == want)) {
+                return CastTy::Alias(a.0, self.hint());
             }
         }
         CastTy::Int(t)
+    }
+
+    fn const_ref(&mut self, c: ConstId) -> Expr {
+        self.refs.push(ItemKey::Const(c));
+        Expr::Const(c, self.hint())
     }
 
     fn hint(&mut self) -> PathHint {
@@ -274,6 +342,12 @@ impl<'a> BodyGen<'a> {
 
     /// A block whose value has type `ty` (`Ty::Unit` for no tail).
     pub(crate) fn block(&mut self, ty: &Ty, max_stmts: usize) -> Block {
+        self.block_with_tail(ty, max_stmts, self.max_expr_depth, true)
+    }
+
+    /// A block of up to `max_stmts` statements and a tail of type `ty` (none for unit),
+    /// generated inside the block's scope.
+    fn block_with_tail(&mut self, ty: &Ty, max_stmts: usize, depth: u32, anchored: bool) -> Block {
         let mark = self.vars.len();
         self.stmt_depth += 1;
         let mut stmts = Vec::new();
@@ -291,7 +365,7 @@ impl<'a> BodyGen<'a> {
         let tail = if *ty == Ty::Unit {
             None
         } else {
-            Some(self.expr(ty, self.max_expr_depth, true))
+            Some(self.expr(ty, depth, anchored))
         };
         self.stmt_depth -= 1;
         self.vars.truncate(mark);
@@ -465,8 +539,8 @@ impl<'a> BodyGen<'a> {
                 out.push(Stmt::LetWild(e));
             }
             8 => {
-                let cands: Vec<FnId> = self.cx.fns_by_ret.values().flatten().copied().collect();
-                if let Some(call) = self.pick_call_from(&cands, 1) {
+                let cands: &'a [FnId] = &self.cx.all_fns;
+                if let Some(call) = self.pick_call_from(cands, 1) {
                     out.push(Stmt::Expr(call));
                 }
             }
@@ -488,15 +562,11 @@ impl<'a> BodyGen<'a> {
             }
             11 => {
                 // Shadow a visible variable, possibly with another type.
-                let cands: Vec<Var> = self
-                    .visible_vars()
-                    .filter(|v| v.shadowable)
-                    .cloned()
-                    .collect();
-                if cands.is_empty() {
+                let Some(old) = pick_nth(self.rng, self.vars.visible().filter(|v| v.shadowable))
+                else {
                     return;
-                }
-                let old = self.rng.pick(&cands).clone();
+                };
+                let old = old.clone();
                 let annotate = self.rng.chance(30);
                 let (ty, te, init) = match old.ty.int() {
                     Some(_) if self.rng.chance(50) => {
@@ -1002,15 +1072,10 @@ impl<'a> BodyGen<'a> {
 
     /// An assignment (plain or compound) to a place rooted at an assignable variable.
     fn assign(&mut self, out: &mut Vec<Stmt>) {
-        let cands: Vec<Var> = self
-            .visible_vars()
-            .filter(|v| v.assignable)
-            .cloned()
-            .collect();
-        if cands.is_empty() {
+        let Some(v) = pick_nth(self.rng, self.vars.visible().filter(|v| v.assignable)) else {
             return;
-        }
-        let v = self.rng.pick(&cands).clone();
+        };
+        let v = v.clone();
         let mut place = Place::Local(v.name);
         let mut ty = v.ty.clone();
         // Descend into fields and elements.
@@ -1101,7 +1166,7 @@ impl<'a> BodyGen<'a> {
         if k < 60 {
             if let Some(cs) = self.cx.consts_by_ty.get(ty) {
                 let c = *self.rng.pick(cs);
-                return Expr::Const(c, self.hint());
+                return self.const_ref(c);
             }
         }
         match ty {
@@ -1411,7 +1476,7 @@ impl<'a> BodyGen<'a> {
             3 => match self.cx.consts_by_ty.get(&ty) {
                 Some(cs) => {
                     let c = *self.rng.pick(cs);
-                    Expr::Const(c, self.hint())
+                    self.const_ref(c)
                 }
                 None => self.struct_fallback(s, d),
             },
@@ -1431,7 +1496,7 @@ impl<'a> BodyGen<'a> {
             return Expr::Local(l);
         }
         if let Some(cs) = self.cx.consts_by_ty.get(&ty) {
-            return Expr::Const(cs[0], self.hint());
+            return self.const_ref(cs[0]);
         }
         if let Some(c) = self.call(&ty) {
             return c;
@@ -1472,17 +1537,21 @@ impl<'a> BodyGen<'a> {
             });
         }
         let alias = {
-            let cands: Vec<AliasId> = self
-                .cx
-                .aliases
-                .iter()
-                .filter(|(a, t)| {
-                    *t == Ty::Struct(s) && matches!(self.m.alias(*a).target, TyExpr::Struct(..))
-                })
+            let (m, cx): (&'a Model, &'a ModCtx) = (self.m, self.cx);
+            let want = Ty::Struct(s);
+            if self.rng.chance(25) {
+                pick_nth(
+                    self.rng,
+                    cx.aliases.iter().filter(|(a, t)| {
+                        *t == want && matches!(m.alias(*a).target, TyExpr::Struct(..))
+                    }),
+                )
                 .map(|(a, _)| *a)
-                .collect();
-            (!cands.is_empty() && self.rng.chance(25)).then(|| *self.rng.pick(&cands))
+            } else {
+                None
+            }
         };
+        self.refs.push(ItemKey::Struct(s));
         Expr::StructLit(Box::new(StructLit {
             st: s,
             hint: self.hint(),
@@ -1503,7 +1572,7 @@ impl<'a> BodyGen<'a> {
         if k < 35 {
             if let Some(cs) = self.cx.consts_by_ty.get(&ty) {
                 let c = *self.rng.pick(cs);
-                return Expr::Const(c, self.hint());
+                return self.const_ref(c);
             }
         }
         if k < 45 && self.allow_calls && !self.in_const {
@@ -1532,9 +1601,7 @@ impl<'a> BodyGen<'a> {
         let small = self.stmt_depth < 3 && self.budget > 0 && self.rng.chance(20);
         let then = if small {
             self.budget -= 1;
-            let mut b = self.block(&Ty::Unit, 1);
-            b.tail = Some(self.expr(ty, d, anchored));
-            b
+            self.block_with_tail(ty, 1, d, anchored)
         } else {
             Block {
                 stmts: vec![],
@@ -1599,14 +1666,8 @@ impl<'a> BodyGen<'a> {
 
     /// A read of a visible field of type `ty` from a struct-typed expression.
     fn field_read(&mut self, ty: &Ty, d: u32) -> Option<Expr> {
-        let mut cands = Vec::new();
-        for &s in &self.cx.structs {
-            for f in &self.m.strukt(s).fields {
-                if self.m.field_visible(self.cx.module, s, f) && self.m.canon(&f.ty) == *ty {
-                    cands.push((s, f.id));
-                }
-            }
-        }
+        let cx: &'a ModCtx = self.cx;
+        let cands = cx.fields.get(ty)?;
         if cands.is_empty() {
             return None;
         }
@@ -1661,8 +1722,9 @@ impl<'a> BodyGen<'a> {
         if !self.allow_calls || self.in_const {
             return None;
         }
-        let cands = self.cx.fns_by_ret.get(ty)?.clone();
-        self.pick_call_from(&cands, 3)
+        let cx: &'a ModCtx = self.cx;
+        let cands = cx.fns_by_ret.get(ty)?;
+        self.pick_call_from(cands, 3)
     }
 
     fn pick_call_from(&mut self, cands: &[FnId], tries: usize) -> Option<Expr> {
@@ -1697,6 +1759,7 @@ impl<'a> BodyGen<'a> {
                 args.push(self.expr(pt, 2, true));
             }
         }
+        self.refs.push(ItemKey::Fn(f));
         Expr::Call(Box::new(Call {
             callee: f,
             hint: self.hint(),
@@ -1768,6 +1831,16 @@ pub(crate) fn suffix_spine(e: &mut Expr) {
         }
         _ => {}
     }
+}
+
+/// A uniformly chosen item of `it`, without collecting it.
+fn pick_nth<I: Iterator + Clone>(rng: &mut Rng, it: I) -> Option<I::Item> {
+    let n = it.clone().count();
+    if n == 0 {
+        return None;
+    }
+    let k = rng.index(n);
+    it.into_iter().nth(k)
 }
 
 /// `if cond { stmts }`

@@ -159,6 +159,7 @@ impl<'c> Builder<'c> {
                 main: FnId(0),
                 pending_error: None,
                 fresh: 0,
+                reexports: Default::default(),
             },
             lines: 0,
             names: vec![Namespaces::default()],
@@ -388,10 +389,15 @@ impl<'c> Builder<'c> {
             let hint = self.rng.next_u64() as u8;
             self.module_mut(target).imports.push(Import {
                 target: key,
-                alias,
+                alias: alias.clone(),
                 is_pub: true,
                 hint,
             });
+            let exported = alias.unwrap_or_else(|| self.m.item_name(key).to_string());
+            Arc::make_mut(&mut self.m.reexports)
+                .entry(key)
+                .or_default()
+                .push((target, exported));
             self.lines += 1;
         }
     }
@@ -492,6 +498,9 @@ impl<'c> Builder<'c> {
         if ok && !self.cx.constructible.contains(&s) {
             self.cx.constructible.push(s);
             self.cx.structs.push(s);
+            for f in &sd.fields {
+                self.cx.fields.push(self.m.canon(&f.ty), (s, f.id));
+            }
         }
     }
 
@@ -514,7 +523,7 @@ impl<'c> Builder<'c> {
         if cd.in_types {
             self.cx.len_consts.push((c, cd.value.as_u64()));
         }
-        self.cx.consts_by_ty.entry(ty).or_default().push(c);
+        self.cx.consts_by_ty.push(ty, c);
     }
 
     fn cx_add_fn(&mut self, f: FnId) {
@@ -534,7 +543,8 @@ impl<'c> Builder<'c> {
             return;
         }
         let ret = self.m.ret_ty(f);
-        self.cx.fns_by_ret.entry(ret).or_default().push(f);
+        self.cx.fns_by_ret.push(ret, f);
+        self.cx.all_fns.push(f);
     }
 
     // -----------------------------------------------------------------------------------
@@ -891,8 +901,8 @@ impl<'c> Builder<'c> {
         } else {
             (bg.cost.max(1), bg.depth + 1)
         };
+        let refs = std::mem::take(&mut bg.refs);
         drop(bg);
-        let refs = item_refs(&body);
         for r in &refs {
             if let ItemKey::Fn(f) = r {
                 self.called[f.idx()] = true;
@@ -1007,7 +1017,8 @@ impl<'c> Builder<'c> {
         let mut bg = BodyGen::new(&self.m, &self.cx, &mut rng);
         bg.allow_print = true;
         bg.this_fn = Some(id);
-        bg.ret = Some(Ty::Unit);
+        // No early `return` in main: it would skip the final output (and the panic).
+        bg.ret = None;
         bg.cost_cap = MAIN_COST_CAP;
         let mut stmts = Vec::new();
         let checksum = bg.fresh_local();

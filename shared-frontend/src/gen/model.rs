@@ -8,7 +8,46 @@
 //! Items live behind `Arc` so that an edited copy of a model shares everything it did not
 //! touch with the original.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+
+/// A fast, deterministic hasher for the generator's internal maps (FxHash's mixing step).
+/// Map iteration order is never observable: maps are only used for lookups.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 macro_rules! id {
     ($(#[$doc:meta])* $name:ident) => {
@@ -573,6 +612,9 @@ pub(crate) struct Model {
     pub pending_error: Option<PendingError>,
     /// Counter for names created by edits, so they never collide.
     pub fresh: u32,
+    /// Index of the `pub use` declarations: item → (re-exporting module, exported name).
+    /// Derived from `mods`; see [`Model::rebuild_reexports`].
+    pub reexports: Arc<FastMap<ItemKey, Vec<(ModId, String)>>>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -728,16 +770,28 @@ impl Model {
         &'a self,
         key: ItemKey,
     ) -> impl Iterator<Item = (ModId, &'a str)> + 'a {
-        let (home, _) = self.item_home(key);
-        // Re-exports are only ever placed in ancestors of the item's module, so walking up
-        // from there finds all of them.
-        std::iter::successors(Some(home), move |m| self.module(*m).parent).flat_map(move |m| {
-            self.module(m)
-                .imports
-                .iter()
-                .filter(move |i| i.is_pub && i.target == key)
-                .map(move |i| (m, i.alias.as_deref().unwrap_or_else(|| self.item_name(key))))
-        })
+        self.reexports
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .map(|(m, name)| (*m, name.as_str()))
+    }
+
+    /// Recomputes the index of `pub use` declarations (after edits that change imports).
+    pub(crate) fn rebuild_reexports(&mut self) {
+        let mut idx: FastMap<ItemKey, Vec<(ModId, String)>> = FastMap::default();
+        for (i, md) in self.mods.iter().enumerate() {
+            for imp in md.imports.iter().filter(|i| i.is_pub) {
+                let name = imp
+                    .alias
+                    .clone()
+                    .unwrap_or_else(|| self.item_name(imp.target).to_string());
+                idx.entry(imp.target)
+                    .or_default()
+                    .push((ModId(i as u32), name));
+            }
+        }
+        self.reexports = Arc::new(idx);
     }
 
     /// Can values of this type appear in expressions in `from` (rustc's type privacy)?

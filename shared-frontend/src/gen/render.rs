@@ -3,7 +3,6 @@
 //! reference's hint picks one of the valid forms, so the same model always renders the
 //! same text.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::model::*;
@@ -115,7 +114,11 @@ fn if_multiline(i: &If) -> bool {
 #[derive(Default)]
 struct Scope {
     /// Imported items (including `pub use` re-exports) by target, with their local name.
-    items: HashMap<ItemKey, String>,
+    items: FastMap<ItemKey, String>,
+    /// The modules imported by `use`.
+    mods: Vec<ModId>,
+    /// Path options computed so far for expressions in this module.
+    memo: FastMap<ItemKey, Opts>,
 }
 
 struct Renderer<'m> {
@@ -160,6 +163,9 @@ impl<'m> Renderer<'m> {
                 .clone()
                 .unwrap_or_else(|| self.m.item_name(imp.target).to_string());
             scope.items.insert(imp.target, name);
+            if let ItemKey::Mod(im) = imp.target {
+                scope.mods.push(im);
+            }
         }
         self.from = m;
         std::mem::replace(&mut self.scope, scope)
@@ -256,7 +262,8 @@ impl<'m> Renderer<'m> {
                     }
                     self.nl(indent + 1);
                     self.vis(f.is_pub);
-                    let _ = write!(self.out, "{}: ", f.name);
+                    self.out.push_str(&f.name);
+                    self.out.push_str(": ");
                     self.ty(&f.ty);
                     if i + 1 < sd.fields.len() || sd.trailing_comma {
                         self.out.push(',');
@@ -303,7 +310,9 @@ impl<'m> Renderer<'m> {
         self.trivia(&fd.trivia, indent);
         self.line_start(indent);
         self.vis(fd.is_pub);
-        let _ = write!(self.out, "fn {}(", fd.name);
+        self.out.push_str("fn ");
+        self.out.push_str(&fd.name);
+        self.out.push('(');
         for (i, p) in fd.params.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
@@ -349,19 +358,28 @@ impl<'m> Renderer<'m> {
 
     /// Writes a path naming `key` from the current module.
     fn path(&mut self, key: ItemKey, hint: PathHint) {
-        let mut opts: Vec<PathOpt> = Vec::with_capacity(6);
-        self.path_options(key, PathMode::Expr, &mut opts);
+        // The options depend only on the module and the item: memoized per module.
+        let opts = match self.scope.memo.get(&key) {
+            Some(o) => o.clone(),
+            None => {
+                let mut o = Opts::default();
+                self.path_options(key, PathMode::Expr, &mut o);
+                self.scope.memo.insert(key, o.clone());
+                o
+            }
+        };
+        let mut opts = opts;
         if opts.is_empty() {
             // The generator only creates nameable references; reaching this is a bug.
             debug_assert!(false, "no valid path to {key:?} from {:?}", self.from);
             opts.push(PathOpt::Crate);
         }
-        let opt = opts[hint as usize % opts.len()];
+        let opt = opts.get(hint as usize % opts.len());
         self.write_path(key, opt);
     }
 
     /// The valid ways to name `key` from the current module.
-    fn path_options(&self, key: ItemKey, mode: PathMode, opts: &mut Vec<PathOpt>) {
+    fn path_options(&self, key: ItemKey, mode: PathMode, opts: &mut Opts) {
         let m = self.m;
         let from = self.from;
         let (home, is_pub) = m.item_home(key);
@@ -374,11 +392,9 @@ impl<'m> Renderer<'m> {
                 opts.push(PathOpt::Imported);
             }
             // Through an imported module.
-            for imp in &m.module(from).imports {
-                if let ItemKey::Mod(im) = imp.target {
-                    if m.path_ok(from, im, home, is_pub) {
-                        opts.push(PathOpt::ViaModImport(im));
-                    }
+            for &im in &self.scope.mods {
+                if m.path_ok(from, im, home, is_pub) {
+                    opts.push(PathOpt::ViaModImport(im));
                 }
             }
         }
@@ -462,16 +478,13 @@ impl<'m> Renderer<'m> {
 
     /// Writes `a::b::` for the modules strictly below `top` down to and including `bottom`.
     fn mod_segments(&mut self, top: ModId, bottom: ModId) {
-        let mut chain = Vec::new();
-        let mut cur = bottom;
-        while cur != top {
-            chain.push(cur);
-            cur = self.m.module(cur).parent.expect("below top");
+        if bottom == top {
+            return;
         }
-        for c in chain.iter().rev() {
-            self.out.push_str(&self.m.module(*c).name);
-            self.out.push_str("::");
-        }
+        let md = self.m.module(bottom);
+        self.mod_segments(top, md.parent.expect("below top"));
+        self.out.push_str(&md.name);
+        self.out.push_str("::");
     }
 
     fn lca(&self, a: ModId, b: ModId) -> ModId {
@@ -500,7 +513,7 @@ impl<'m> Renderer<'m> {
         }
         let mut entries = Vec::new();
         for imp in &md.imports {
-            let mut opts = Vec::new();
+            let mut opts = Opts::default();
             let mode = if imp.is_pub {
                 PathMode::PubUse
             } else {
@@ -523,7 +536,7 @@ impl<'m> Renderer<'m> {
                 debug_assert!(false, "no valid use path to {:?} from {m:?}", imp.target);
                 PathOpt::Crate
             } else {
-                opts[imp.hint as usize % opts.len()]
+                opts.get(imp.hint as usize % opts.len())
             };
             let start = self.out.len();
             self.write_path(imp.target, opt);
@@ -635,7 +648,7 @@ impl<'m> Renderer<'m> {
     fn len(&mut self, l: &LenExpr) {
         match l {
             LenExpr::Lit(n) => {
-                let _ = write!(self.out, "{n}");
+                push_u64(&mut self.out, *n);
             }
             LenExpr::Const(c, h) => self.path(ItemKey::Const(*c), *h),
             LenExpr::ConstMul(c, h, k) => {
@@ -737,7 +750,9 @@ impl<'m> Renderer<'m> {
                 self.place(place, indent);
                 match op {
                     Some(op) => {
-                        let _ = write!(self.out, " {}= ", op.token());
+                        self.out.push(' ');
+                        self.out.push_str(op.token());
+                        self.out.push_str("= ");
                     }
                     None => self.out.push_str(" = "),
                 }
@@ -875,7 +890,9 @@ impl<'m> Renderer<'m> {
                 // Comparisons do not chain: both operands must bind tighter.
                 let lp = if op.is_comparison() { p + 1 } else { p };
                 self.expr(a, lp, indent, left);
-                let _ = write!(self.out, " {} ", op.token());
+                self.out.push(' ');
+                self.out.push_str(op.token());
+                self.out.push(' ');
                 self.expr(b, p + 1, indent, right);
             }
             Expr::Cast(inner, t) => {
@@ -1047,7 +1064,9 @@ impl<'m> Renderer<'m> {
 
     fn label(&mut self, l: Option<Label>) {
         if let Some(l) = l {
-            let _ = write!(self.out, "'{}: ", label_name(l));
+            self.out.push('\'');
+            self.out.push_str(&label_name(l));
+            self.out.push_str(": ");
         }
     }
 
@@ -1094,7 +1113,7 @@ impl<'m> Renderer<'m> {
         let v = l.value;
         let sep_suffix = match l.style {
             LitStyle::Dec => {
-                let _ = write!(self.out, "{v}");
+                push_u64(&mut self.out, v);
                 false
             }
             LitStyle::Underscored => {
@@ -1127,7 +1146,8 @@ impl<'m> Renderer<'m> {
                 false
             }
             LitStyle::Zeros => {
-                let _ = write!(self.out, "00{v}");
+                self.out.push_str("00");
+                push_u64(&mut self.out, v);
                 false
             }
         };
@@ -1149,6 +1169,61 @@ struct Ctx {
     no_struct: bool,
     /// Immediately followed by `<` or `<<`: a trailing `as T` needs parentheses.
     before_lt: bool,
+}
+
+/// A short list of path options, without allocating.
+#[derive(Default, Clone)]
+struct Opts {
+    buf: [Option<PathOpt>; 16],
+    len: usize,
+}
+
+impl Opts {
+    fn push(&mut self, o: PathOpt) {
+        if self.len < self.buf.len() {
+            self.buf[self.len] = Some(o);
+            self.len += 1;
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, i: usize) -> PathOpt {
+        self.buf[i].expect("within len")
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&PathOpt) -> bool) {
+        let mut n = 0;
+        for i in 0..self.len {
+            let o = self.get(i);
+            if keep(&o) {
+                self.buf[n] = Some(o);
+                n += 1;
+            }
+        }
+        self.len = n;
+    }
+}
+
+/// Appends the decimal digits of `v`.
+fn push_u64(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[i..]).expect("ascii digits"));
 }
 
 /// Where a path is written: `use` paths never start with a bare name or go through an

@@ -285,31 +285,35 @@ impl Builder {
     ) -> IrFunction {
         self.thread_jumps();
         let n = self.blocks.len();
-        let succs = |b: usize| -> Vec<BlockId> {
+        // The `k`-th successor of a block, counting from the last one, so that the first
+        // successor is visited last and comes first in reverse post-order.
+        let succ_from_last = |b: usize, k: usize| -> Option<usize> {
             match &self.blocks[b].term {
-                Some(Terminator::Jump(t)) => vec![*t],
+                Some(Terminator::Jump(t)) if k == 0 => Some(t.0 as usize),
                 Some(Terminator::Branch {
                     then_block,
                     else_block,
                     ..
-                }) => vec![*then_block, *else_block],
-                _ => Vec::new(),
+                }) => match k {
+                    0 => Some(else_block.0 as usize),
+                    1 => Some(then_block.0 as usize),
+                    _ => None,
+                },
+                _ => None,
             }
         };
-        // Iterative depth-first search; successors are visited last-first so that the
-        // first successor comes first in reverse post-order.
+        // Iterative depth-first search: (block, successors visited so far).
         let mut visited = vec![false; n];
         let mut post = Vec::with_capacity(n);
-        let mut stack: Vec<(usize, Vec<BlockId>)> = vec![(0, succs(0))];
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
         visited[0] = true;
-        while let Some((b, pending)) = stack.last_mut() {
-            match pending.pop() {
+        while let Some((b, k)) = stack.last_mut() {
+            match succ_from_last(*b, *k) {
                 Some(s) => {
-                    let s = s.0 as usize;
+                    *k += 1;
                     if !visited[s] {
                         visited[s] = true;
-                        let next = succs(s);
-                        stack.push((s, next));
+                        stack.push((s, 0));
                     }
                 }
                 None => {

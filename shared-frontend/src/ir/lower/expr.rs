@@ -271,17 +271,24 @@ impl<'a> Lowerer<'a> {
     /// source) are walked with a loop, not recursion.
     fn binary_chain(&mut self, e: TExprId, dest: Dest) -> Value {
         let thir = self.thir;
-        let mut chain = Vec::new();
+        // The chain's nodes go on the shared scratch stack above `base`; nested chains
+        // (in right operands) push above them and truncate back before returning.
+        let base = self.scratch.len();
         let mut cur = e;
-        while let TExprKind::Binary(op, l, r) = &thir[cur].kind {
-            chain.push((cur, *op, *l, *r));
+        while let TExprKind::Binary(_, l, _) = &thir[cur].kind {
+            self.scratch.push(cur);
             cur = *l;
         }
         let mut acc = self.operand(cur);
-        for &(node, op, l, r) in chain.iter().rev() {
+        for k in (base..self.scratch.len()).rev() {
+            let node = self.scratch[k];
+            let TExprKind::Binary(op, l, r) = &thir[node].kind else {
+                continue;
+            };
             let node_dest = if node == e { dest } else { Dest::Any };
-            acc = self.binary(op, l, r, acc, &thir[node].ty, node_dest);
+            acc = self.binary(*op, *l, *r, acc, &thir[node].ty, node_dest);
         }
+        self.scratch.truncate(base);
         acc
     }
 
@@ -687,17 +694,19 @@ impl<'a> Lowerer<'a> {
     /// expression that is not a place is evaluated into a temporary.
     pub(super) fn place(&mut self, e: TExprId) -> Value {
         let thir = self.thir;
-        let mut chain = Vec::new();
+        // The projections go on the shared scratch stack (see `binary_chain`).
+        let scratch_base = self.scratch.len();
         let mut root = e;
         while let TExprKind::Field { base, .. } | TExprKind::Index { base, .. } = &thir[root].kind {
-            chain.push(root);
+            self.scratch.push(root);
             root = *base;
         }
         // A value expression (`{a}[i]`, `f()[i]`) is a copy, taken before the index is
         // evaluated; a local is read only after it.
         let root_is_place = matches!(thir[root].kind, TExprKind::Local(_));
         let mut v = self.operand(root);
-        for &node in chain.iter().rev() {
+        for k in (scratch_base..self.scratch.len()).rev() {
+            let node = self.scratch[k];
             match &thir[node].kind {
                 TExprKind::Field { base, index } => {
                     v = self.field(v, self.ty(*base), *index);
@@ -711,6 +720,7 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+        self.scratch.truncate(scratch_base);
         v
     }
 

@@ -50,6 +50,7 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         locals: vec![Storage::Unassigned; thir.locals.len()],
         loops: Vec::new(),
         assigns: AssignInfo::new(thir.exprs.len()),
+        scratch: Vec::new(),
         sret: None,
         const_data: FxHashMap::default(),
     };
@@ -222,6 +223,9 @@ struct Lowerer<'a> {
     loops: Vec<LoopCtx>,
     /// Whether evaluating an expression may assign to a local.
     assigns: AssignInfo,
+    /// Expression chains being lowered (operator chains, place projections), as a stack
+    /// shared by nested chains so that lowering them allocates nothing.
+    scratch: Vec<TExprId>,
     sret: Option<VReg>,
     /// The data blob of each aggregate constant used (looked up, never iterated).
     const_data: FxHashMap<DefId, DataId>,

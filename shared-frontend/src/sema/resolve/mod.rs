@@ -85,6 +85,21 @@ impl ModuleScope {
         }
     }
 
+    /// Every binding, types first, each namespace sorted by name text: an order that
+    /// does not depend on interning or hashing (for stable fingerprints and listings).
+    pub fn sorted(&self) -> Vec<(Namespace, Symbol, Binding)> {
+        let mut out = Vec::with_capacity(self.types.len() + self.values.len());
+        for (ns, map) in [
+            (Namespace::Type, &self.types),
+            (Namespace::Value, &self.values),
+        ] {
+            let start = out.len();
+            out.extend(map.iter().map(|(&name, &b)| (ns, name, b)));
+            out[start..].sort_by(|a, b| a.1.as_str().cmp(b.1.as_str()));
+        }
+        out
+    }
+
     fn map_mut(&mut self, ns: Namespace) -> &mut FxHashMap<Symbol, Binding> {
         match ns {
             Namespace::Type => &mut self.types,
@@ -222,33 +237,25 @@ pub fn dump_scopes(tree: &ItemTree, resolved: &ResolvedCrate) -> String {
             .map(|d| d.path.to_string())
             .unwrap_or_default();
         let _ = writeln!(out, "{path}");
-        for (ns, map) in [
-            (Namespace::Type, &scope.types),
-            (Namespace::Value, &scope.values),
-        ] {
-            let mut names: Vec<(&str, &Binding)> =
-                map.iter().map(|(n, b)| (n.as_str(), b)).collect();
-            names.sort_by(|a, b| a.0.cmp(b.0));
-            for (name, b) in names {
-                let what = match b.res {
-                    Some(Res::Def(kind, id)) => match tree.def(id) {
-                        Some(d) => format!("{} {}", kind.descr(), d.path),
-                        None => format!("{} {id}", kind.descr()),
-                    },
-                    Some(other) => format!("{other:?}"),
-                    None => String::from("<unresolved import>"),
-                };
-                let _ = writeln!(
-                    out,
-                    "  {} {name} -> {what} ({}{})",
-                    match ns {
-                        Namespace::Type => "type ",
-                        Namespace::Value => "value",
-                    },
-                    VisDisplay(tree, b.vis),
-                    if b.import { ", import" } else { "" }
-                );
-            }
+        for (ns, name, b) in scope.sorted() {
+            let what = match b.res {
+                Some(Res::Def(kind, id)) => match tree.def(id) {
+                    Some(d) => format!("{} {}", kind.descr(), d.path),
+                    None => format!("{} {id}", kind.descr()),
+                },
+                Some(other) => format!("{other:?}"),
+                None => String::from("<unresolved import>"),
+            };
+            let _ = writeln!(
+                out,
+                "  {} {name} -> {what} ({}{})",
+                match ns {
+                    Namespace::Type => "type ",
+                    Namespace::Value => "value",
+                },
+                VisDisplay(tree, b.vis),
+                if b.import { ", import" } else { "" }
+            );
         }
     }
     out

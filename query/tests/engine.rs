@@ -455,3 +455,40 @@ fn no_timing_reads_no_clock_but_counts() {
     assert_eq!(stats.queries["plus_one"].provider_ms, 0.0);
     assert!(stats.queries["plus_one"].hashed_bytes > 0);
 }
+
+#[test]
+fn a_panicking_provider_leaves_the_database_usable() {
+    let mut db = db();
+    db.set_num(s("a"), 13, Durability::Low);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.fragile(s("a"))));
+    assert!(r.is_err());
+    check(
+        &db,
+        expect![[r#"
+        executed double("a")
+        executed plus_one("a")
+    "#]],
+    );
+    db.set_num(s("a"), 1, Durability::Low);
+    assert_eq!(db.fragile(s("a")), 3);
+    check(
+        &db,
+        expect![[r#"
+        executed double("a")
+        executed plus_one("a")
+        executed fragile("a")
+    "#]],
+    );
+}
+
+#[test]
+fn reading_an_unset_input_is_an_embedder_bug_that_panics() {
+    let db = db();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.num(s("nope"))));
+    let msg = r
+        .unwrap_err()
+        .downcast::<String>()
+        .map(|b| *b)
+        .unwrap_or_default();
+    assert_eq!(msg, "the input `num(\"nope\")` was read before it was set");
+}

@@ -64,6 +64,8 @@ define_queries! {
     query [cycle_fallback(chain_cycle)] fn chain(String) -> Result<i64, String>, "following a chain", chain;
     /// Like `chain`, without a fallback.
     query [] fn chain_nofb(String) -> i64, "following a raw chain", chain_nofb;
+    /// `plus_one(k)`, but panics when `num(k)` is 13 (a provider bug).
+    query [] fn fragile(String) -> i64, "doing something fragile", fragile;
     /// `chain(k)` plus one, or the error.
     query [] fn chain_user(String) -> Result<i64, String>, "using a chain", chain_user;
 }
@@ -137,6 +139,11 @@ fn chain_nofb(db: &Db, k: String) -> i64 {
         Some(n) => db.chain_nofb(n) + 1,
         None => 0,
     }
+}
+fn fragile(db: &Db, k: String) -> i64 {
+    let v = db.plus_one(k.clone());
+    assert!(db.num(k) != 13, "fragile: 13");
+    v
 }
 fn chain_user(db: &Db, k: String) -> Result<i64, String> {
     db.chain(k).map(|v| v + 1)

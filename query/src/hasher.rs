@@ -52,28 +52,92 @@ impl HasherKind {
     }
 }
 
-/// Bytes gathered before they are handed to a streaming hasher whose per-call cost is high
-/// (xxh3 and blake3 are fast on long inputs and slow on 8-byte writes).
+/// Bytes gathered inline before they are handed to a streaming hasher whose per-call
+/// cost is high (xxh3 and blake3 are fast on long inputs and slow on 8-byte writes).
 const BUF: usize = 256;
+
+/// A streaming hash function fed through [`Buffered`].
+trait Sink {
+    /// How many bytes to gather (on the heap, past the inline buffer) per update: blake3
+    /// needs several 1 KiB chunks at once to use SIMD.
+    const CHUNK: usize;
+    fn update(&mut self, bytes: &[u8]);
+}
+
+impl Sink for xxhash_rust::xxh3::Xxh3Default {
+    const CHUNK: usize = 4096;
+    fn update(&mut self, bytes: &[u8]) {
+        xxhash_rust::xxh3::Xxh3Default::update(self, bytes);
+    }
+}
+
+impl Sink for blake3::Hasher {
+    const CHUNK: usize = 16 * 1024;
+    fn update(&mut self, bytes: &[u8]) {
+        blake3::Hasher::update(self, bytes);
+    }
+}
+
+/// Small writes go to an inline buffer (no allocation for small values); past it, bytes
+/// are gathered in a heap buffer and handed over `CHUNK` at a time, in order.
+struct Buffered<H> {
+    hasher: H,
+    bytes: [u8; BUF],
+    len: usize,
+    spill: Vec<u8>,
+}
+
+impl<H: Sink> Buffered<H> {
+    fn new(hasher: H) -> Box<Self> {
+        Box::new(Buffered {
+            hasher,
+            bytes: [0; BUF],
+            len: 0,
+            spill: Vec::new(),
+        })
+    }
+
+    #[inline]
+    fn write(&mut self, b: &[u8]) {
+        if self.len + b.len() <= BUF {
+            self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+            self.len += b.len();
+        } else {
+            self.write_cold(b);
+        }
+    }
+
+    #[inline(never)]
+    fn write_cold(&mut self, b: &[u8]) {
+        self.spill.extend_from_slice(&self.bytes[..self.len]);
+        self.len = 0;
+        if b.len() >= H::CHUNK {
+            self.hasher.update(&self.spill);
+            self.spill.clear();
+            self.hasher.update(b);
+        } else {
+            self.spill.extend_from_slice(b);
+            if self.spill.len() >= H::CHUNK {
+                self.hasher.update(&self.spill);
+                self.spill.clear();
+            }
+        }
+    }
+
+    fn finish(mut self: Box<Self>) -> H {
+        let spill = std::mem::take(&mut self.spill);
+        self.hasher.update(&spill);
+        let len = self.len;
+        let bytes = self.bytes;
+        self.hasher.update(&bytes[..len]);
+        self.hasher
+    }
+}
 
 enum State {
     Sip(StableSipHasher128),
-    Xxh3(Box<xxhash_rust::xxh3::Xxh3Default>, Buf),
-    Blake3(Box<blake3::Hasher>, Buf),
-}
-
-struct Buf {
-    bytes: [u8; BUF],
-    len: usize,
-}
-
-impl Buf {
-    fn new() -> Buf {
-        Buf {
-            bytes: [0; BUF],
-            len: 0,
-        }
-    }
+    Xxh3(Box<Buffered<xxhash_rust::xxh3::Xxh3Default>>),
+    Blake3(Box<Buffered<blake3::Hasher>>),
 }
 
 /// The stable hasher. Create one with [`StableHasher::new`], feed it through
@@ -88,10 +152,8 @@ impl StableHasher {
     pub fn new(kind: HasherKind) -> StableHasher {
         let state = match kind {
             HasherKind::Sip128 => State::Sip(StableSipHasher128::new()),
-            HasherKind::Xxh3 => {
-                State::Xxh3(Box::new(xxhash_rust::xxh3::Xxh3Default::new()), Buf::new())
-            }
-            HasherKind::Blake3 => State::Blake3(Box::new(blake3::Hasher::new()), Buf::new()),
+            HasherKind::Xxh3 => State::Xxh3(Buffered::new(xxhash_rust::xxh3::Xxh3Default::new())),
+            HasherKind::Blake3 => State::Blake3(Buffered::new(blake3::Hasher::new())),
         };
         StableHasher {
             state,
@@ -110,36 +172,8 @@ impl StableHasher {
         self.bytes_hashed += bytes.len() as u64;
         match &mut self.state {
             State::Sip(h) => h.write(bytes),
-            State::Xxh3(h, buf) => {
-                if buf.len + bytes.len() <= BUF {
-                    buf.bytes[buf.len..buf.len + bytes.len()].copy_from_slice(bytes);
-                    buf.len += bytes.len();
-                } else {
-                    h.update(&buf.bytes[..buf.len]);
-                    buf.len = 0;
-                    if bytes.len() >= BUF {
-                        h.update(bytes);
-                    } else {
-                        buf.bytes[..bytes.len()].copy_from_slice(bytes);
-                        buf.len = bytes.len();
-                    }
-                }
-            }
-            State::Blake3(h, buf) => {
-                if buf.len + bytes.len() <= BUF {
-                    buf.bytes[buf.len..buf.len + bytes.len()].copy_from_slice(bytes);
-                    buf.len += bytes.len();
-                } else {
-                    h.update(&buf.bytes[..buf.len]);
-                    buf.len = 0;
-                    if bytes.len() >= BUF {
-                        h.update(bytes);
-                    } else {
-                        buf.bytes[..bytes.len()].copy_from_slice(bytes);
-                        buf.len = bytes.len();
-                    }
-                }
-            }
+            State::Xxh3(h) => h.write(bytes),
+            State::Blake3(h) => h.write(bytes),
         }
     }
 
@@ -215,13 +249,9 @@ impl StableHasher {
     pub fn finish(self) -> Fingerprint {
         match self.state {
             State::Sip(h) => h.finish::<Fingerprint>(),
-            State::Xxh3(mut h, buf) => {
-                h.update(&buf.bytes[..buf.len]);
-                Fingerprint::from_u128(h.digest128())
-            }
-            State::Blake3(mut h, buf) => {
-                h.update(&buf.bytes[..buf.len]);
-                let out = h.finalize();
+            State::Xxh3(h) => Fingerprint::from_u128(h.finish().digest128()),
+            State::Blake3(h) => {
+                let out = h.finish().finalize();
                 let mut b = [0u8; 16];
                 b.copy_from_slice(&out.as_bytes()[..16]);
                 Fingerprint::from_le_bytes(b)
@@ -244,15 +274,26 @@ mod tests {
     #[test]
     fn buffering_does_not_change_the_result() {
         // The same bytes fed in many small writes or in one write give the same fingerprint.
-        let data: Vec<u8> = (0..2000u32).map(|i| (i * 7 + 3) as u8).collect();
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + 3) as u8).collect();
         for kind in HasherKind::ALL {
             let mut a = StableHasher::new(kind);
-            for chunk in data.chunks(13) {
-                a.write_bytes(chunk);
+            // Small writes, then writes around the inline buffer and chunk sizes.
+            let mut rest = &data[..];
+            for (i, n) in [13, 7, 300, 255, 4096, 5000, 16384, 20000, 1]
+                .into_iter()
+                .cycle()
+                .enumerate()
+            {
+                if rest.is_empty() {
+                    break;
+                }
+                let n = if i < 400 { 13 } else { n }.min(rest.len());
+                a.write_bytes(&rest[..n]);
+                rest = &rest[n..];
             }
             let mut b = StableHasher::new(kind);
             b.write_bytes(&data);
-            assert_eq!(a.bytes_hashed(), 2000);
+            assert_eq!(a.bytes_hashed(), 100_000);
             assert_eq!(a.finish(), b.finish(), "{kind:?}");
         }
     }

@@ -124,7 +124,7 @@ impl<H: Sink> Buffered<H> {
         }
     }
 
-    fn finish(mut self: Box<Self>) -> H {
+    fn finish(mut self) -> H {
         let spill = std::mem::take(&mut self.spill);
         self.hasher.update(&spill);
         let len = self.len;
@@ -249,9 +249,9 @@ impl StableHasher {
     pub fn finish(self) -> Fingerprint {
         match self.state {
             State::Sip(h) => h.finish::<Fingerprint>(),
-            State::Xxh3(h) => Fingerprint::from_u128(h.finish().digest128()),
+            State::Xxh3(h) => Fingerprint::from_u128((*h).finish().digest128()),
             State::Blake3(h) => {
-                let out = h.finish().finalize();
+                let out = (*h).finish().finalize();
                 let mut b = [0u8; 16];
                 b.copy_from_slice(&out.as_bytes()[..16]);
                 Fingerprint::from_le_bytes(b)

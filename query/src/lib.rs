@@ -1,2 +1,115 @@
 //! The query engine (memoized, dependency-tracked, fingerprinted, persisted, re-validated
 //! red-green) and the query-based driver.
+//!
+//! The engine is generic: it knows nothing of Rill. A database is declared with
+//! [`define_queries!`] (one table: each query's key, value, modifiers and provider); a
+//! provider is a plain function `fn(&Db, Key) -> Value` that reads other queries through
+//! the database, which records each read as a dependency edge in invocation order.
+//!
+//! One file per step, as in salsa: [`fetch`](fetch()) (cached read, then cold path),
+//! `maybe_changed_after` (red-green `try_mark_green`), `execute` (run a provider),
+//! `backdate` (early cutoff), `cycle`, `verify`, `durability`, `revision`, `dep_graph`;
+//! persistence in `on_disk` (the file format) and `cache_dir` (lock, atomic replace,
+//! load, save with promotion); `stable_hash`/`hasher`/`fingerprint` for fingerprints;
+//! `stats` and `event` for measurement and tests.
+//!
+//! # Model
+//!
+//! * **Revisions and sessions.** A database starts at revision 1; setting an input to a
+//!   different value (by fingerprint, or `==` under equality cutoff) starts a new
+//!   revision. Memos loaded from the cache directory count as verified at revision 0 (the
+//!   previous session): each is re-validated (or re-executed) on first use. An input of
+//!   the previous session that is not set again counts as changed; reading an input that
+//!   was never set panics (an embedder bug).
+//! * **Red-green.** A memo is valid if its dependencies, walked in the order they were
+//!   read and brought up to date recursively, did not change after it was verified; a
+//!   dependency that cannot be marked green is re-executed (forced). A node loaded from
+//!   disk can be forced by index because keys are persisted (serde), never interned.
+//! * **Early cutoff.** A re-executed query whose result has the old fingerprint keeps its
+//!   old `changed_at`, so its dependents stay green. [`Cutoff::Equality`] compares values
+//!   with `==` instead (salsa's backdating; values are then hashed only to be persisted or
+//!   verified), `backdate_eq` does so for one query, and [`Cutoff::Off`] disables cutoff.
+//! * **Durability** applies within a session: after a change of low-durability inputs
+//!   only, a memo that read only higher-durability inputs is valid without an edge walk.
+//!   In a new session every loaded memo is walked once (the embedder may have changed any
+//!   input between processes).
+//! * **Persistence** ([`DatabaseExt::save`]): the memos valid at the current revision, in
+//!   dependency order, with key and result fingerprints, edges, persisted keys and the
+//!   values of `cache_on_disk` queries; memos not reached in the session are dropped
+//!   (they would be stale). Loading never fails: a missing, damaged or incompatible file
+//!   is a warning and an empty graph (see `cache_dir` for the lock and promotion).
+//! * **Cycles** become values through `cycle_fallback` (see [`Cycle`]).
+//! * **Verify mode** ([`Verify`], `RILL_VERIFY`) re-executes green queries and reports
+//!   fingerprint mismatches ([`Runtime::verify_mismatches`]).
+//! * **Deep chains**: providers and re-validation grow the stack on the heap when it runs
+//!   low (`stacker`), so a 50k-deep chain of queries does not overflow.
+//!
+//! Single-threaded by design (`RefCell` inside): the drivers are single-threaded.
+
+mod backdate;
+mod cache_dir;
+mod cycle;
+mod dep_graph;
+mod durability;
+mod event;
+mod execute;
+mod fetch;
+mod fingerprint;
+mod hasher;
+mod macros;
+mod maybe_changed_after;
+mod on_disk;
+mod query;
+mod revision;
+mod runtime;
+mod stable_hash;
+mod stats;
+mod verify;
+
+pub use cache_dir::SaveReport;
+pub use cycle::{Cycle, CycleFrame};
+pub use dep_graph::NodeId;
+pub use durability::Durability;
+pub use event::{format_events, Event, EventKind};
+pub use fetch::{fetch, set_input, try_query};
+pub use fingerprint::Fingerprint;
+pub use hasher::{fingerprint_of, HasherKind, StableHasher};
+#[doc(hidden)]
+pub use macros::__hash_value;
+pub use on_disk::FORMAT_VERSION;
+pub use query::{
+    codec_decode, codec_encode, Codec, Database, Flags, KindVTable, Query, QueryStorage,
+};
+pub use revision::Revision;
+pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};
+pub use stable_hash::StableHash;
+pub use stats::{EngineStats, QueryStats, StatsSnapshot, Totals};
+pub use verify::{Verify, VerifyMismatch};
+
+/// Operations every database has (implemented for every [`Database`]).
+pub trait DatabaseExt: Database {
+    /// The statistics so far.
+    fn stats(&self) -> StatsSnapshot {
+        let rt = self.runtime();
+        let names: Vec<&'static str> = Self::KINDS.iter().map(|k| k.name).collect();
+        rt.stats.borrow().snapshot(&names, rt.node_count())
+    }
+
+    /// Writes the dependency graph, fingerprints and `cache_on_disk` values to the cache
+    /// directory (atomically). Never panics: problems become warnings in the report.
+    fn save(&mut self) -> SaveReport {
+        cache_dir::save(self)
+    }
+
+    /// The value of query `Q` for `key` (same as the generated method).
+    fn query<Q: Query<Db = Self>>(&self, key: Q::Key) -> Q::Value {
+        fetch::<Q>(self, key)
+    }
+
+    /// Like [`DatabaseExt::query`], but a cycle without a fallback is an error.
+    fn try_query<Q: Query<Db = Self>>(&self, key: Q::Key) -> Result<Q::Value, Cycle> {
+        try_query::<Q>(self, key)
+    }
+}
+
+impl<Db: Database> DatabaseExt for Db {}

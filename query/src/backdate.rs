@@ -1,0 +1,46 @@
+//! Early cutoff: deciding whether a re-executed query's result changed. If it did not,
+//! its `changed_at` keeps its old revision ("backdating", salsa) so that dependents
+//! stay green.
+
+use crate::fingerprint::Fingerprint;
+use crate::query::{Flags, Query};
+use crate::runtime::{Cutoff, Runtime};
+use crate::Durability;
+
+/// The old memo, as it was before the re-execution.
+pub(crate) struct OldMemo<'a, V> {
+    pub fingerprint: Option<Fingerprint>,
+    pub durability: Durability,
+    pub value: Option<&'a V>,
+}
+
+/// Whether the new result counts as changed. `new_fp` computes the new fingerprint on
+/// demand (it may already be known).
+pub(crate) fn result_changed<Q: Query>(
+    rt: &Runtime,
+    old: Option<OldMemo<'_, Q::Value>>,
+    new_value: &Q::Value,
+    new_durability: Durability,
+    new_fp: &mut dyn FnMut() -> Option<Fingerprint>,
+) -> bool {
+    let Some(old) = old else { return true };
+    if Q::FLAGS.contains(Flags::NO_HASH) || rt.options.cutoff == Cutoff::Off {
+        return true;
+    }
+    // A memo that became less durable must not look unchanged: dependents that skip their
+    // edge walk on the old durability would miss later changes (salsa's rule).
+    if new_durability < old.durability {
+        return true;
+    }
+    let by_equality =
+        rt.options.cutoff == Cutoff::Equality || Q::FLAGS.contains(Flags::BACKDATE_EQ);
+    if by_equality {
+        if let Some(old_value) = old.value {
+            return old_value != new_value;
+        }
+    }
+    match (old.fingerprint, new_fp()) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
+    }
+}

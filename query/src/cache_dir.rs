@@ -1,0 +1,415 @@
+//! The cache directory: the lock that makes concurrent builds safe, loading the previous
+//! session's graph, and saving this session's (atomically, with promotion).
+//!
+//! Files: `query-cache.bin` (see [`crate::on_disk`] for its format), `query-cache.lock`
+//! (an advisory lock held from opening until the database is dropped) and, while saving,
+//! `query-cache.bin.tmp.<pid>` (renamed over `query-cache.bin` once complete, so a reader
+//! sees the old file or the new one, never half of one).
+//!
+//! Concurrency: the first build to open the directory takes the lock. A second build
+//! either waits for it (`OnLocked::Wait`) or, by default (`OnLocked::ReadOnly`), proceeds
+//! at once: it loads the cache as it is (always a whole file, thanks to the rename) and
+//! does not save, with a warning. Temporary files left by a crashed build are removed by
+//! the next build that holds the lock.
+//!
+//! Promotion: a `cache_on_disk` value that was green in this session but never decoded is
+//! copied byte for byte into the new file, so the cache does not shrink.
+
+use crate::dep_graph::{flags, Node, NodeId, NO_PREV, NO_SLOT, UNKNOWN_KIND};
+use crate::durability::Durability;
+use crate::fingerprint::Fingerprint;
+use crate::on_disk::{decode_file, disk_flags, encode_file, DiskGraph, DiskNode};
+use crate::query::{Database, Flags};
+use crate::revision::Revision;
+use crate::runtime::{CacheOptions, OnLocked, Runtime};
+use rustc_hash::FxHashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub(crate) const CACHE_FILE: &str = "query-cache.bin";
+const LOCK_FILE: &str = "query-cache.lock";
+const TMP_PREFIX: &str = "query-cache.bin.tmp";
+
+/// An open cache directory.
+pub(crate) struct CacheDir {
+    dir: PathBuf,
+    /// The lock file, if this database holds its lock (dropping it releases the lock).
+    lock: Option<File>,
+    build_id: String,
+    fsync: bool,
+}
+
+impl CacheDir {
+    pub(crate) fn owns_lock(&self) -> bool {
+        self.lock.is_some()
+    }
+}
+
+/// What [`crate::DatabaseExt::save`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SaveReport {
+    /// Whether a new cache file was written.
+    pub saved: bool,
+    /// Nodes written.
+    pub nodes: usize,
+    /// `cache_on_disk` values written (encoded or promoted).
+    pub values: usize,
+    /// Values carried over from the previous file without being decoded.
+    pub promoted: usize,
+    /// Size of the file written.
+    pub bytes: u64,
+    /// Why nothing (or less) was saved.
+    pub warnings: Vec<String>,
+}
+
+/// Opens the cache directory and loads the previous session's graph into `rt`.
+pub(crate) fn open<Db: Database>(rt: &mut Runtime, opts: &CacheOptions) {
+    if let Err(e) = fs::create_dir_all(&opts.dir) {
+        rt.warn(format!(
+            "query cache: cannot create `{}`: {e}; nothing will be saved",
+            opts.dir.display()
+        ));
+        return;
+    }
+    let lock = match OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(opts.dir.join(LOCK_FILE))
+    {
+        Ok(f) => {
+            let locked = match opts.on_locked {
+                OnLocked::Wait => f.lock().map_err(|e| e.to_string()),
+                OnLocked::ReadOnly => f.try_lock().map_err(|e| match e {
+                    fs::TryLockError::WouldBlock => "another build holds it".to_string(),
+                    fs::TryLockError::Error(e) => e.to_string(),
+                }),
+            };
+            match locked {
+                Ok(()) => Some(f),
+                Err(e) => {
+                    rt.warn(format!(
+                        "query cache: cannot lock `{}` ({e}); this build reads the cache but will not save it",
+                        opts.dir.display()
+                    ));
+                    None
+                }
+            }
+        }
+        Err(e) => {
+            rt.warn(format!(
+                "query cache: cannot open the lock file in `{}`: {e}; nothing will be saved",
+                opts.dir.display()
+            ));
+            None
+        }
+    };
+    if lock.is_some() {
+        remove_stale_temp_files(&opts.dir);
+    }
+    rt.cache_dir = Some(CacheDir {
+        dir: opts.dir.clone(),
+        lock,
+        build_id: opts.build_id.clone(),
+        fsync: opts.fsync,
+    });
+    load::<Db>(rt, &opts.dir.join(CACHE_FILE), &opts.build_id);
+}
+
+fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
+    let start = Instant::now();
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            rt.warn(format!(
+                "query cache: no cache at `{}`; building from scratch",
+                path.display()
+            ));
+            return;
+        }
+        Err(e) => {
+            rt.warn(format!(
+                "query cache: cannot read `{}`: {e}; building from scratch",
+                path.display()
+            ));
+            return;
+        }
+    };
+    let len = bytes.len() as u64;
+    let (graph, prev) = match decode_file(bytes, build_id, rt.options.hasher) {
+        Ok(x) => x,
+        Err(e) => {
+            rt.warn(format!(
+                "query cache: `{}` ignored: {e}; building from scratch",
+                path.display()
+            ));
+            return;
+        }
+    };
+    let kind_map: Vec<u16> = graph
+        .kinds
+        .iter()
+        .map(|name| {
+            Db::KINDS
+                .iter()
+                .position(|k| k.name == name)
+                .map_or(UNKNOWN_KIND, |i| i as u16)
+        })
+        .collect();
+    {
+        let g = rt.graph.get_mut();
+        g.nodes.reserve(graph.nodes.len());
+        g.edges.reserve(graph.edges.len());
+        g.prev_index.reserve(graph.nodes.len());
+        let mut edge = 0usize;
+        for (i, dn) in graph.nodes.iter().enumerate() {
+            let kind = kind_map[dn.kind as usize];
+            let mut n = Node::new(kind, Fingerprint(dn.key_fp.0, dn.key_fp.1));
+            n.flags = flags::MEMO;
+            if dn.flags & disk_flags::HAS_FP != 0 {
+                n.flags |= flags::HAS_FP;
+                n.fingerprint = Fingerprint(dn.fp.0, dn.fp.1);
+            }
+            if dn.flags & disk_flags::CYCLIC != 0 {
+                n.flags |= flags::CYCLIC;
+            }
+            n.durability = Durability::from_u8(dn.durability).unwrap_or(Durability::Low);
+            n.verified_at = Revision::PREVIOUS_SESSION;
+            n.changed_at = Revision::PREVIOUS_SESSION;
+            n.deps_start = g.edges.len() as u32;
+            n.deps_len = dn.deps_len;
+            n.prev = i as u32;
+            for &d in &graph.edges[edge..edge + dn.deps_len as usize] {
+                g.edges.push(NodeId(d));
+            }
+            edge += dn.deps_len as usize;
+            let id = g.push(n);
+            if kind != UNKNOWN_KIND {
+                g.prev_index
+                    .insert((kind, Fingerprint(dn.key_fp.0, dn.key_fp.1)), id);
+            }
+        }
+    }
+    rt.prev = Some(prev);
+    let stats = rt.stats.get_mut();
+    stats.cache_load += start.elapsed();
+    stats.cache_bytes_read += len;
+}
+
+/// Saves the session's graph (see the module documentation).
+pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
+    let db = &*db;
+    let rt = db.runtime();
+    let mut report = SaveReport::default();
+    let Some(cache) = rt.cache_dir.as_ref() else {
+        report
+            .warnings
+            .push("no cache directory: nothing to save".to_string());
+        return report;
+    };
+    if !cache.owns_lock() {
+        report
+            .warnings
+            .push("the cache directory is locked by another build: not saved".to_string());
+        return report;
+    }
+    let start = Instant::now();
+    let (graph, keys, values) = collect::<Db>(db, &mut report);
+    let file = match encode_file(&graph, &keys, &values, &cache.build_id, rt.options.hasher) {
+        Ok(f) => f,
+        Err(e) => {
+            let w = format!("query cache: cannot encode the cache: {e}; not saved");
+            rt.warn(w.clone());
+            report.warnings.push(w);
+            return report;
+        }
+    };
+    match write_atomically(&cache.dir, &file, cache.fsync) {
+        Ok(()) => {
+            report.saved = true;
+            report.bytes = file.len() as u64;
+        }
+        Err(e) => {
+            let w = format!(
+                "query cache: cannot write `{}`: {e}; not saved",
+                cache.dir.display()
+            );
+            rt.warn(w.clone());
+            report.warnings.push(w);
+        }
+    }
+    let mut stats = rt.stats.borrow_mut();
+    stats.cache_save += start.elapsed();
+    stats.cache_bytes_written += report.bytes;
+    report
+}
+
+fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()> {
+    let tmp = dir.join(format!("{TMP_PREFIX}.{}", std::process::id()));
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        if fsync {
+            f.sync_all()?;
+        }
+        drop(f);
+        fs::rename(&tmp, dir.join(CACHE_FILE))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Whether a node's memo is valid at the current revision (and so may be persisted).
+fn is_current(rt: &Runtime, n: &Node) -> bool {
+    if n.kind == UNKNOWN_KIND || n.flags & flags::IN_PROGRESS != 0 {
+        return false;
+    }
+    if rt.kind_flags[n.kind as usize].contains(Flags::INPUT) {
+        return n.flags & flags::INPUT_SET != 0;
+    }
+    let rev = rt.revision.get();
+    n.flags & flags::MEMO != 0
+        && (n.verified_at == rev
+            || n.verified_at >= Revision::START
+                && rt
+                    .last_changed
+                    .get()
+                    .unchanged_since(n.durability, n.verified_at))
+}
+
+/// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
+/// dependency order, and encodes them with their keys and values.
+fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8>, Vec<u8>) {
+    let rt = db.runtime();
+    let order = dependency_order(rt);
+    let mut out = DiskGraph {
+        kinds: Db::KINDS.iter().map(|k| k.name.to_string()).collect(),
+        ..DiskGraph::default()
+    };
+    let mut keys = Vec::new();
+    let mut values = Vec::new();
+    let mut new_index: FxHashMap<NodeId, u32> = FxHashMap::default();
+    let mut deps_buf = Vec::new();
+    for id in order {
+        let n = {
+            let g = rt.graph.borrow();
+            deps_buf.clear();
+            deps_buf.extend(g.deps(id).iter().map(|d| new_index.get(d).copied()));
+            g.node(id).clone()
+        };
+        if deps_buf.iter().any(|d| d.is_none()) {
+            continue;
+        }
+        let vt = &Db::KINDS[n.kind as usize];
+        let prev = rt.prev.as_ref();
+        let key = if n.slot != NO_SLOT {
+            (vt.encode_key)(db, id)
+        } else {
+            prev.and_then(|p| p.key_bytes(n.prev)).map(<[u8]>::to_vec)
+        };
+        let Some(key) = key else { continue };
+        let fp = match n.fp() {
+            Some(fp) => Some(fp),
+            None if vt.has_hash => (vt.hash_value)(db, id),
+            None => None,
+        };
+        let mut dflags = 0u8;
+        if fp.is_some() {
+            dflags |= disk_flags::HAS_FP;
+        }
+        if n.flags & flags::CYCLIC != 0 {
+            dflags |= disk_flags::CYCLIC;
+        }
+        let mut value_len = 0u32;
+        if vt.has_codec {
+            let value = match (vt.encode_value)(db, id) {
+                Some(v) => Some(v),
+                None if n.prev != NO_PREV && n.changed_at == Revision::PREVIOUS_SESSION => {
+                    let bytes = prev.and_then(|p| p.value_bytes(n.prev)).map(<[u8]>::to_vec);
+                    if bytes.is_some() {
+                        report.promoted += 1;
+                        rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
+                    }
+                    bytes
+                }
+                None => None,
+            };
+            if let Some(v) = value {
+                if v.len() < u32::MAX as usize {
+                    value_len = v.len() as u32;
+                    values.extend_from_slice(&v);
+                    dflags |= disk_flags::HAS_VALUE;
+                    report.values += 1;
+                }
+            }
+        }
+        let fp = fp.unwrap_or(Fingerprint::ZERO);
+        out.edges.extend(deps_buf.iter().flatten());
+        new_index.insert(id, out.nodes.len() as u32);
+        out.nodes.push(DiskNode {
+            kind: n.kind,
+            flags: dflags,
+            durability: n.durability as u8,
+            key_fp: (n.key_fp.0, n.key_fp.1),
+            fp: (fp.0, fp.1),
+            deps_len: deps_buf.len() as u32,
+            key_len: key.len() as u32,
+            value_len,
+        });
+        keys.extend_from_slice(&key);
+    }
+    report.nodes = out.nodes.len();
+    (out, keys, values)
+}
+
+/// The current nodes in post-order (dependencies first), by an iterative depth-first
+/// search; nodes reachable only through non-current ones are left out by `collect`.
+fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
+    let g = rt.graph.borrow();
+    let n = g.nodes.len();
+    // 0: not visited, 1: on the stack, 2: done.
+    let mut state = vec![0u8; n];
+    let mut order = Vec::new();
+    let mut stack: Vec<(NodeId, u32)> = Vec::new();
+    for root in 0..n {
+        let root = NodeId(root as u32);
+        if state[root.index()] != 0 || !is_current(rt, g.node(root)) {
+            continue;
+        }
+        state[root.index()] = 1;
+        stack.push((root, 0));
+        while let Some(&mut (id, ref mut next)) = stack.last_mut() {
+            match g.dep(id, *next) {
+                Some(dep) => {
+                    *next += 1;
+                    if state[dep.index()] == 0 && is_current(rt, g.node(dep)) {
+                        state[dep.index()] = 1;
+                        stack.push((dep, 0));
+                    }
+                }
+                None => {
+                    state[id.index()] = 2;
+                    order.push(id);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    order
+}

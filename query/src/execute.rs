@@ -1,0 +1,250 @@
+//! Executing a query's provider: a new frame on the stack collects the reads in order;
+//! afterwards the result is fingerprinted, compared with the old one (early cutoff) and
+//! memoized with its dependency edges.
+
+use crate::backdate::{result_changed, OldMemo};
+use crate::cycle::{abandon_frames, CycleUnwind};
+use crate::dep_graph::{flags, NodeId, NO_SLOT};
+use crate::event::EventKind;
+use crate::fingerprint::Fingerprint;
+use crate::hasher::StableHasher;
+use crate::query::{Database, Flags, Query};
+use crate::runtime::{Frame, Runtime};
+use crate::stats::Region;
+use crate::Durability;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// Executes `Q(key)` for `node` and memoizes the result.
+pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Value {
+    let rt = db.runtime();
+    let Some(provider) = Q::PROVIDER else {
+        panic!(
+            "the input `{}({key:?})` was read before it was set",
+            Q::NAME
+        )
+    };
+    let saved_flags = {
+        let mut g = rt.graph.borrow_mut();
+        let n = g.node_mut(node);
+        let s = n.flags;
+        n.flags |= flags::IN_PROGRESS;
+        s
+    };
+    let deps = rt.take_dep_vec();
+    // An `eval_always` query reads the outside world, which may change in any revision.
+    let durability = if Q::FLAGS.contains(Flags::EVAL_ALWAYS) {
+        Durability::Low
+    } else {
+        Durability::MAX
+    };
+    rt.profiler.borrow_mut().enter(Region::Provider(Q::KIND));
+    let profiler_depth = rt.profiler.borrow().depth();
+    let depth = {
+        let mut stack = rt.stack.borrow_mut();
+        stack.push(Frame {
+            node,
+            deps,
+            durability,
+            cycle: None,
+            saved_flags,
+        });
+        stack.len() - 1
+    };
+
+    // Providers recurse through queries as deep as the input's dependency chains (a chain
+    // of constants): the stack grows on the heap instead of overflowing (rustc's
+    // `ensure_sufficient_stack`).
+    let run = || ensure_sufficient_stack(|| provider(db, key.clone()));
+    let computed = if Q::FALLBACK.is_some() {
+        match catch_unwind(AssertUnwindSafe(run)) {
+            Ok(v) => Some(v),
+            Err(payload) => {
+                let ours = payload.is::<CycleUnwind>()
+                    && rt
+                        .stack
+                        .borrow()
+                        .get(depth)
+                        .is_some_and(|f| f.cycle.is_some());
+                if !ours {
+                    resume_unwind(payload);
+                }
+                // A participant of this frame's cycle had no fallback: recover here.
+                abandon_frames(rt, depth + 1);
+                rt.profiler
+                    .borrow_mut()
+                    .unwind_to(profiler_depth, &mut rt.stats.borrow_mut());
+                None
+            }
+        }
+    } else {
+        Some(run())
+    };
+
+    let frame = rt
+        .stack
+        .borrow_mut()
+        .pop()
+        .expect("the executing frame is on the stack");
+    let hash_now = Q::HASH.is_some() && rt.hash_on_execute(Q::FLAGS);
+    if hash_now {
+        rt.profiler
+            .borrow_mut()
+            .switch(Region::Hash(Q::KIND), &mut rt.stats.borrow_mut());
+    } else {
+        rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+    }
+    let value = match (&frame.cycle, Q::FALLBACK, computed) {
+        (Some(cycle), Some(fallback), _) => fallback(db, cycle, &key),
+        (_, _, Some(v)) => v,
+        (None, Some(fallback), None) => {
+            // Unreachable in practice (we only recover for our own cycle); stay total.
+            fallback(db, &crate::Cycle { frames: Vec::new() }, &key)
+        }
+        (Some(_), None, None) | (None, None, None) => {
+            resume_unwind(Box::new("query frame lost its value"))
+        }
+    };
+    let new_fp = if hash_now {
+        let fp = hash_raw::<Q>(rt, &value);
+        rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+        Some(fp)
+    } else {
+        None
+    };
+    finish::<Q>(db, node, frame, value, new_fp)
+}
+
+fn finish<Q: Query>(
+    db: &Q::Db,
+    node: NodeId,
+    frame: Frame,
+    value: Q::Value,
+    mut new_fp: Option<Fingerprint>,
+) -> Q::Value {
+    let rt = db.runtime();
+    let (old_flags, old_fp, old_durability, slot) = {
+        let g = rt.graph.borrow();
+        let n = g.node(node);
+        (frame.saved_flags, n.fp(), n.durability, n.slot)
+    };
+    let had_memo = old_flags & flags::MEMO != 0;
+    let changed = {
+        let st = Q::storage(db).inner.borrow();
+        let old_value = if slot == NO_SLOT {
+            None
+        } else {
+            st.slots[slot as usize].value.as_ref()
+        };
+        let old = had_memo.then_some(OldMemo {
+            fingerprint: old_fp,
+            durability: old_durability,
+            value: old_value,
+        });
+        let mut fp_on_demand = || {
+            if new_fp.is_none() && Q::HASH.is_some() {
+                new_fp = Some(hash_value::<Q>(rt, &value));
+            }
+            new_fp
+        };
+        result_changed::<Q>(rt, old, &value, frame.durability, &mut fp_on_demand)
+    };
+    let rev = rt.revision.get();
+    let cyclic = frame.cycle.is_some();
+    {
+        let mut g = rt.graph.borrow_mut();
+        g.set_deps(node, &frame.deps);
+        let n = g.node_mut(node);
+        let mut f = (frame.saved_flags & !(flags::IN_PROGRESS | flags::CYCLIC | flags::HAS_FP))
+            | flags::MEMO;
+        if cyclic {
+            f |= flags::CYCLIC;
+        }
+        match new_fp {
+            Some(fp) => {
+                f |= flags::HAS_FP;
+                n.fingerprint = fp;
+            }
+            None => n.fingerprint = Fingerprint::ZERO,
+        }
+        n.flags = f;
+        n.durability = frame.durability;
+        n.verified_at = rev;
+        if changed {
+            n.changed_at = rev;
+        }
+    }
+    rt.return_dep_vec(frame.deps);
+    Q::storage(db).inner.borrow_mut().slots[slot as usize].value = Some(value.clone());
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].executed += 1;
+    if rt.events_on() {
+        rt.event(
+            EventKind::Executed,
+            Q::NAME,
+            crate::fetch::key_debug::<Q>(db, node),
+        );
+    }
+    value
+}
+
+/// The fingerprint of a value of `Q`, charged to `Q`'s hashing statistics.
+pub(crate) fn hash_value<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
+    rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
+    let fp = hash_raw::<Q>(rt, value);
+    rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+    fp
+}
+
+/// The fingerprint of a value of `Q`, counting the bytes but not the time.
+fn hash_raw<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
+    let Some(hash) = Q::HASH else {
+        return Fingerprint::ZERO;
+    };
+    let mut h = StableHasher::new(rt.options.hasher);
+    hash(value, &mut h);
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].hashed_bytes += h.bytes_hashed();
+    h.finish()
+}
+
+/// The fingerprint of the value of `node` in memory (for verify mode and saving).
+pub(crate) fn hash_value_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Fingerprint> {
+    Q::HASH?;
+    let rt = db.runtime();
+    let slot = rt.graph.borrow().node(node).slot;
+    if slot == NO_SLOT {
+        return None;
+    }
+    let value = Q::storage(db).inner.borrow().slots[slot as usize]
+        .value
+        .clone()?;
+    Some(hash_value::<Q>(rt, &value))
+}
+
+/// Re-executes `node` (rustc's "force"), for a dependency that could not be marked green.
+/// `false` if its key cannot be recovered (then the dependent must re-execute).
+pub(crate) fn force<Q: Query>(db: &Q::Db, node: NodeId) -> bool {
+    if Q::FLAGS.contains(Flags::INPUT) {
+        return false;
+    }
+    match crate::fetch::key_of::<Q>(db, node) {
+        Some(key) => {
+            execute::<Q>(db, node, key);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether query kind `kind` is an input.
+pub(crate) fn is_input(rt: &Runtime, kind: u16) -> bool {
+    rt.kind_flags
+        .get(kind as usize)
+        .is_some_and(|f| f.contains(Flags::INPUT))
+}
+
+/// Runs `f`, first moving to a new stack segment if less than 128 KiB of stack is left.
+#[inline]
+pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
+    const RED_ZONE: usize = 128 * 1024;
+    const NEW_SEGMENT: usize = 4 * 1024 * 1024;
+    stacker::maybe_grow(RED_ZONE, NEW_SEGMENT, f)
+}

@@ -1,0 +1,327 @@
+//! Fetching a query's value: the cached fast path, then (cold) red-green re-validation,
+//! a lazy load from the on-disk cache, or execution.
+
+use crate::cycle::{abandon_frames, cycle_detected, Cycle, CycleUnwind};
+use crate::dep_graph::{flags, Node, NodeId, NO_SLOT};
+use crate::event::EventKind;
+use crate::hasher::StableHasher;
+use crate::query::{Database, Query, Slot};
+use crate::stats::Region;
+use crate::Durability;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// The value of query `Q` for `key`, recording the read as a dependency of the executing
+/// query. Panics only if a cycle has no fallback (see [`crate::cycle`]) or an input is
+/// read before it is set: both are bugs of the embedder, not of its input.
+#[inline]
+pub fn fetch<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
+    if let Some(v) = try_cached::<Q>(db, &key) {
+        return v;
+    }
+    fetch_slow::<Q>(db, key)
+}
+
+/// Like [`fetch`], but a cycle that no participant recovers from is returned as an error
+/// (at the top level; inside a provider it unwinds to the caller's recovery).
+pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
+    if let Some(v) = try_cached::<Q>(db, &key) {
+        return Ok(v);
+    }
+    let rt = db.runtime();
+    if !rt.stack.borrow().is_empty() {
+        return Ok(fetch_cold::<Q>(db, key));
+    }
+    top_level(db, || fetch_cold::<Q>(db, key))
+}
+
+/// The hot path: the key is in memory with a value verified in this revision.
+#[inline]
+fn try_cached<Q: Query>(db: &Q::Db, key: &Q::Key) -> Option<Q::Value> {
+    let rt = db.runtime();
+    let st = Q::storage(db).inner.borrow();
+    let &slot = st.map.get(key)?;
+    let s = &st.slots[slot as usize];
+    let v = s.value.as_ref()?;
+    let g = rt.graph.borrow();
+    let n = g.node(s.node);
+    if n.verified_at != rt.revision.get() || n.flags & flags::IN_PROGRESS != 0 {
+        return None;
+    }
+    let (node, durability) = (s.node, n.durability);
+    let v = v.clone();
+    drop(g);
+    drop(st);
+    rt.record_read(node, durability);
+    Some(v)
+}
+
+#[inline(never)]
+fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
+    let rt = db.runtime();
+    if !rt.stack.borrow().is_empty() {
+        return fetch_cold::<Q>(db, key);
+    }
+    match top_level(db, || fetch_cold::<Q>(db, key)) {
+        Ok(v) => v,
+        Err(cycle) => panic!("{cycle}\n(no query on the cycle has a `cycle_fallback`)"),
+    }
+}
+
+/// Runs a top-level read, cleaning up after an unwind (a cycle without recovery or a panic
+/// in a provider) so that the database stays usable.
+fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => Ok(v),
+        Err(payload) => {
+            let rt = db.runtime();
+            abandon_frames(rt, 0);
+            rt.profiler
+                .borrow_mut()
+                .unwind_to(0, &mut rt.stats.borrow_mut());
+            match payload.downcast::<CycleUnwind>() {
+                Ok(c) => Err((*c.0).clone()),
+                Err(payload) => resume_unwind(payload),
+            }
+        }
+    }
+}
+
+pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
+    let rt = db.runtime();
+    let node = node_for_key::<Q>(db, &key);
+    let (nflags, verified_at, durability) = {
+        let g = rt.graph.borrow();
+        let n = g.node(node);
+        (n.flags, n.verified_at, n.durability)
+    };
+    if nflags & flags::IN_PROGRESS != 0 {
+        return cycle_detected::<Q>(db, node, &key);
+    }
+    let rev = rt.revision.get();
+    if Q::FLAGS.contains(crate::Flags::INPUT) {
+        let value = value_in_slot::<Q>(db, node);
+        match value {
+            Some(v) if nflags & flags::INPUT_SET != 0 => {
+                rt.graph.borrow_mut().node_mut(node).verified_at = rev;
+                rt.record_read(node, durability);
+                return v;
+            }
+            _ => panic!(
+                "the input `{}({key:?})` was read before it was set",
+                Q::NAME
+            ),
+        }
+    }
+    let valid = nflags & flags::MEMO != 0
+        && (verified_at == rev || crate::maybe_changed_after::try_mark_green::<Q::Db>(db, node));
+    if valid {
+        if let Some(v) = value_in_slot::<Q>(db, node) {
+            let d = rt.graph.borrow().node(node).durability;
+            rt.record_read(node, d);
+            return v;
+        }
+        if let Some(v) = load_from_disk::<Q>(db, node) {
+            let d = rt.graph.borrow().node(node).durability;
+            rt.record_read(node, d);
+            return v;
+        }
+    }
+    let v = crate::execute::execute::<Q>(db, node, key);
+    let d = rt.graph.borrow().node(node).durability;
+    rt.record_read(node, d);
+    v
+}
+
+fn value_in_slot<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
+    let slot = db.runtime().graph.borrow().node(node).slot;
+    if slot == NO_SLOT {
+        return None;
+    }
+    Q::storage(db).inner.borrow().slots[slot as usize]
+        .value
+        .clone()
+}
+
+/// The node of `Q(key)`, creating the slot (and the node, unless the previous session had
+/// one with the same stable key hash) on first use.
+pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
+    let storage = Q::storage(db);
+    if let Some(&slot) = storage.inner.borrow().map.get(key) {
+        return storage.inner.borrow().slots[slot as usize].node;
+    }
+    new_slot::<Q>(db, key)
+}
+
+#[inline(never)]
+fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
+    let rt = db.runtime();
+    let key_fp = hash_key::<Q>(db, key);
+    let mut g = rt.graph.borrow_mut();
+    let node = match g.prev_index.remove(&(Q::KIND, key_fp)) {
+        Some(id) => id,
+        None => g.push(Node::new(Q::KIND, key_fp)),
+    };
+    let mut st = Q::storage(db).inner.borrow_mut();
+    let slot = st.slots.len() as u32;
+    st.slots.push(Slot {
+        key: key.clone(),
+        node,
+        value: None,
+    });
+    st.map.insert(key.clone(), slot);
+    g.node_mut(node).slot = slot;
+    node
+}
+
+fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
+    let rt = db.runtime();
+    let mut h = StableHasher::new(rt.options.hasher);
+    crate::StableHash::stable_hash(key, &mut h);
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].hashed_bytes += h.bytes_hashed();
+    h.finish()
+}
+
+/// The key of `node` (of query `Q`): from the storage, or decoded from the previous
+/// session's cache (then put in the storage). `None` if it cannot be recovered.
+pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
+    let rt = db.runtime();
+    let (slot, prev, key_fp) = {
+        let g = rt.graph.borrow();
+        let n = g.node(node);
+        (n.slot, n.prev, n.key_fp)
+    };
+    if slot != NO_SLOT {
+        return Some(
+            Q::storage(db).inner.borrow().slots[slot as usize]
+                .key
+                .clone(),
+        );
+    }
+    let bytes = rt.prev.as_ref()?.key_bytes(prev)?;
+    let key: Q::Key = crate::query::codec_decode(bytes).ok()?;
+    let mut st = Q::storage(db).inner.borrow_mut();
+    if st.map.contains_key(&key) {
+        // Another node already stands for this key: this one is a stale duplicate.
+        return None;
+    }
+    let mut g = rt.graph.borrow_mut();
+    g.prev_index.remove(&(Q::KIND, key_fp));
+    let slot = st.slots.len() as u32;
+    st.slots.push(Slot {
+        key: key.clone(),
+        node,
+        value: None,
+    });
+    st.map.insert(key.clone(), slot);
+    g.node_mut(node).slot = slot;
+    Some(key)
+}
+
+/// `Debug` of the key of `node`, for events and cycle errors.
+pub(crate) fn key_debug<Q: Query>(db: &Q::Db, node: NodeId) -> String {
+    match key_of::<Q>(db, node) {
+        Some(k) => format!("{k:?}"),
+        None => "<unknown key>".to_string(),
+    }
+}
+
+/// Decodes the value of a green `cache_on_disk` node from the previous session's cache.
+fn load_from_disk<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
+    let codec = Q::CODEC.as_ref()?;
+    let rt = db.runtime();
+    let (prev, slot, changed_at) = {
+        let g = rt.graph.borrow();
+        let n = g.node(node);
+        (n.prev, n.slot, n.changed_at)
+    };
+    // Only a value never re-executed in this session is the one on disk.
+    if changed_at != crate::Revision::PREVIOUS_SESSION {
+        return None;
+    }
+    let bytes = rt.prev.as_ref()?.value_bytes(prev)?;
+    rt.profiler.borrow_mut().enter(Region::Load(Q::KIND));
+    let decoded = (codec.decode)(bytes);
+    rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+    match decoded {
+        Ok(v) => {
+            Q::storage(db).inner.borrow_mut().slots[slot as usize].value = Some(v.clone());
+            rt.stats.borrow_mut().kinds[Q::KIND as usize].loaded += 1;
+            if rt.events_on() {
+                rt.event(EventKind::Loaded, Q::NAME, key_debug::<Q>(db, node));
+            }
+            Some(v)
+        }
+        Err(e) => {
+            rt.warn(format!(
+                "query cache: cannot decode the value of `{}`: {e}; recomputing it",
+                Q::NAME
+            ));
+            None
+        }
+    }
+}
+
+/// Sets input `Q(key)` to `value`. If the value is the same as before (by fingerprint, or
+/// `==` under equality cutoff), nothing changes; otherwise a new revision starts.
+pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durability: Durability) {
+    let db = &*db;
+    let rt = db.runtime();
+    let node = node_for_key::<Q>(db, &key);
+    let new_fp = Q::HASH.map(|hash| {
+        rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
+        let mut h = StableHasher::new(rt.options.hasher);
+        hash(&value, &mut h);
+        let bytes = h.bytes_hashed();
+        let fp = h.finish();
+        let mut stats = rt.stats.borrow_mut();
+        stats.kinds[Q::KIND as usize].hashed_bytes += bytes;
+        rt.profiler.borrow_mut().exit(&mut stats);
+        fp
+    });
+    let old_value = value_in_slot::<Q>(db, node);
+    let mut g = rt.graph.borrow_mut();
+    let n = g.node_mut(node);
+    let had_memo = n.flags & flags::MEMO != 0;
+    // Dependents were validated against the old durability: a change is announced at the
+    // higher of the two levels.
+    let announce = if had_memo {
+        n.durability.max(durability)
+    } else {
+        durability
+    };
+    let unchanged = if n.flags & flags::MEMO == 0 || n.durability != durability {
+        false
+    } else if let Some(old) = &old_value {
+        let eq_mode = rt.options.cutoff == crate::Cutoff::Equality
+            || Q::FLAGS.contains(crate::Flags::BACKDATE_EQ);
+        if eq_mode || new_fp.is_none() {
+            *old == value
+        } else {
+            n.fp() == new_fp
+        }
+    } else {
+        new_fp.is_some() && n.fp() == new_fp
+    };
+    let mut rev = rt.revision.get();
+    if !unchanged {
+        rev = rev.next();
+        rt.revision.set(rev);
+        let mut lc = rt.last_changed.get();
+        lc.record(announce, rev);
+        rt.last_changed.set(lc);
+        n.changed_at = rev;
+    }
+    n.verified_at = rev;
+    n.durability = durability;
+    n.flags |= flags::MEMO | flags::INPUT_SET;
+    match new_fp {
+        Some(fp) => {
+            n.fingerprint = fp;
+            n.flags |= flags::HAS_FP;
+        }
+        None => n.flags &= !flags::HAS_FP,
+    }
+    let slot = n.slot;
+    drop(g);
+    Q::storage(db).inner.borrow_mut().slots[slot as usize].value = Some(value);
+}

@@ -1,0 +1,327 @@
+//! `StableHasher`: the hasher behind every fingerprint, swappable at run time
+//! (SipHasher128 by default, xxh3-128 or blake3 for experiment E2).
+//!
+//! Everything is fed in a fixed, platform-independent form (little-endian, `usize` as
+//! `u64`), so a fingerprint is the same in every process and on every machine. The hasher
+//! counts the bytes it is fed, for the statistics.
+
+use crate::fingerprint::Fingerprint;
+use rustc_stable_hash::StableSipHasher128;
+use std::hash::Hasher as _;
+
+/// Which hash function computes fingerprints. Part of the on-disk cache header: a cache
+/// written with one hasher is not used with another.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub enum HasherKind {
+    /// rustc's SipHasher128 through `rustc-stable-hash` (the default, as in rustc).
+    #[default]
+    Sip128,
+    /// xxh3 with a 128-bit output (`xxhash-rust`).
+    Xxh3,
+    /// blake3, truncated to 128 bits.
+    Blake3,
+}
+
+impl HasherKind {
+    /// Every hasher, in a fixed order (benchmarks iterate over it).
+    pub const ALL: [HasherKind; 3] = [HasherKind::Sip128, HasherKind::Xxh3, HasherKind::Blake3];
+
+    /// The name used in options, logs and result files.
+    pub fn name(self) -> &'static str {
+        match self {
+            HasherKind::Sip128 => "sip128",
+            HasherKind::Xxh3 => "xxh3",
+            HasherKind::Blake3 => "blake3",
+        }
+    }
+
+    /// Parses [`HasherKind::name`] (for `RILL_HASHER` and command-line options).
+    pub fn from_name(name: &str) -> Option<HasherKind> {
+        HasherKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The byte stored in the cache header.
+    pub(crate) fn tag(self) -> u8 {
+        match self {
+            HasherKind::Sip128 => 1,
+            HasherKind::Xxh3 => 2,
+            HasherKind::Blake3 => 3,
+        }
+    }
+}
+
+/// Bytes gathered inline before they are handed to a streaming hasher whose per-call
+/// cost is high (xxh3 and blake3 are fast on long inputs and slow on 8-byte writes).
+const BUF: usize = 256;
+
+/// A streaming hash function fed through [`Buffered`].
+trait Sink {
+    /// How many bytes to gather (on the heap, past the inline buffer) per update: blake3
+    /// needs several 1 KiB chunks at once to use SIMD.
+    const CHUNK: usize;
+    fn update(&mut self, bytes: &[u8]);
+}
+
+impl Sink for xxhash_rust::xxh3::Xxh3Default {
+    const CHUNK: usize = 4096;
+    fn update(&mut self, bytes: &[u8]) {
+        xxhash_rust::xxh3::Xxh3Default::update(self, bytes);
+    }
+}
+
+impl Sink for blake3::Hasher {
+    const CHUNK: usize = 16 * 1024;
+    fn update(&mut self, bytes: &[u8]) {
+        blake3::Hasher::update(self, bytes);
+    }
+}
+
+/// Small writes go to an inline buffer (no allocation for small values); past it, bytes
+/// are gathered in a heap buffer and handed over `CHUNK` at a time, in order.
+struct Buffered<H> {
+    hasher: H,
+    bytes: [u8; BUF],
+    len: usize,
+    spill: Vec<u8>,
+}
+
+impl<H: Sink> Buffered<H> {
+    fn new(hasher: H) -> Box<Self> {
+        Box::new(Buffered {
+            hasher,
+            bytes: [0; BUF],
+            len: 0,
+            spill: Vec::new(),
+        })
+    }
+
+    #[inline]
+    fn write(&mut self, b: &[u8]) {
+        if self.len + b.len() <= BUF {
+            self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+            self.len += b.len();
+        } else {
+            self.write_cold(b);
+        }
+    }
+
+    #[inline(never)]
+    fn write_cold(&mut self, b: &[u8]) {
+        self.spill.extend_from_slice(&self.bytes[..self.len]);
+        self.len = 0;
+        if b.len() >= H::CHUNK {
+            self.hasher.update(&self.spill);
+            self.spill.clear();
+            self.hasher.update(b);
+        } else {
+            self.spill.extend_from_slice(b);
+            if self.spill.len() >= H::CHUNK {
+                self.hasher.update(&self.spill);
+                self.spill.clear();
+            }
+        }
+    }
+
+    fn finish(mut self) -> H {
+        let spill = std::mem::take(&mut self.spill);
+        self.hasher.update(&spill);
+        let len = self.len;
+        let bytes = self.bytes;
+        self.hasher.update(&bytes[..len]);
+        self.hasher
+    }
+}
+
+enum State {
+    Sip(StableSipHasher128),
+    Xxh3(Box<Buffered<xxhash_rust::xxh3::Xxh3Default>>),
+    Blake3(Box<Buffered<blake3::Hasher>>),
+}
+
+/// The stable hasher. Create one with [`StableHasher::new`], feed it through
+/// [`crate::StableHash`], and [`StableHasher::finish`] it into a [`Fingerprint`].
+pub struct StableHasher {
+    state: State,
+    bytes_hashed: u64,
+}
+
+impl StableHasher {
+    /// A fresh hasher of the given kind.
+    pub fn new(kind: HasherKind) -> StableHasher {
+        let state = match kind {
+            HasherKind::Sip128 => State::Sip(StableSipHasher128::new()),
+            HasherKind::Xxh3 => State::Xxh3(Buffered::new(xxhash_rust::xxh3::Xxh3Default::new())),
+            HasherKind::Blake3 => State::Blake3(Buffered::new(blake3::Hasher::new())),
+        };
+        StableHasher {
+            state,
+            bytes_hashed: 0,
+        }
+    }
+
+    /// How many bytes were fed so far.
+    pub fn bytes_hashed(&self) -> u64 {
+        self.bytes_hashed
+    }
+
+    /// Feeds raw bytes (no length prefix: see [`StableHasher::write_str`] for that).
+    #[inline]
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        self.bytes_hashed += bytes.len() as u64;
+        match &mut self.state {
+            State::Sip(h) => h.write(bytes),
+            State::Xxh3(h) => h.write(bytes),
+            State::Blake3(h) => h.write(bytes),
+        }
+    }
+
+    /// Feeds one byte.
+    #[inline]
+    pub fn write_u8(&mut self, x: u8) {
+        match &mut self.state {
+            State::Sip(h) => {
+                self.bytes_hashed += 1;
+                h.write_u8(x)
+            }
+            _ => self.write_bytes(&[x]),
+        }
+    }
+
+    /// Feeds a `u16`, little-endian.
+    #[inline]
+    pub fn write_u16(&mut self, x: u16) {
+        match &mut self.state {
+            State::Sip(h) => {
+                self.bytes_hashed += 2;
+                h.write_u16(x)
+            }
+            _ => self.write_bytes(&x.to_le_bytes()),
+        }
+    }
+
+    /// Feeds a `u32`, little-endian.
+    #[inline]
+    pub fn write_u32(&mut self, x: u32) {
+        match &mut self.state {
+            State::Sip(h) => {
+                self.bytes_hashed += 4;
+                h.write_u32(x)
+            }
+            _ => self.write_bytes(&x.to_le_bytes()),
+        }
+    }
+
+    /// Feeds a `u64`, little-endian.
+    #[inline]
+    pub fn write_u64(&mut self, x: u64) {
+        match &mut self.state {
+            State::Sip(h) => {
+                self.bytes_hashed += 8;
+                h.write_u64(x)
+            }
+            _ => self.write_bytes(&x.to_le_bytes()),
+        }
+    }
+
+    /// Feeds a `u128`, little-endian.
+    #[inline]
+    pub fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+    }
+
+    /// Feeds a length or index: always 8 bytes, whatever the platform's `usize`.
+    #[inline]
+    pub fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    /// Feeds a string with its length first, so that `("ab", "c")` and `("a", "bc")` differ.
+    #[inline]
+    pub fn write_str(&mut self, s: &str) {
+        self.write_usize(s.len());
+        self.write_bytes(s.as_bytes());
+    }
+
+    /// The fingerprint of everything fed.
+    pub fn finish(self) -> Fingerprint {
+        match self.state {
+            State::Sip(h) => h.finish::<Fingerprint>(),
+            State::Xxh3(h) => Fingerprint::from_u128((*h).finish().digest128()),
+            State::Blake3(h) => {
+                let out = (*h).finish().finalize();
+                let mut b = [0u8; 16];
+                b.copy_from_slice(&out.as_bytes()[..16]);
+                Fingerprint::from_le_bytes(b)
+            }
+        }
+    }
+}
+
+/// The fingerprint of one value, with the given hasher.
+pub fn fingerprint_of<T: crate::StableHash + ?Sized>(kind: HasherKind, value: &T) -> Fingerprint {
+    let mut h = StableHasher::new(kind);
+    value.stable_hash(&mut h);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffering_does_not_change_the_result() {
+        // The same bytes fed in many small writes or in one write give the same fingerprint.
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for kind in HasherKind::ALL {
+            let mut a = StableHasher::new(kind);
+            // Small writes, then writes around the inline buffer and chunk sizes.
+            let mut rest = &data[..];
+            for (i, n) in [13, 7, 300, 255, 4096, 5000, 16384, 20000, 1]
+                .into_iter()
+                .cycle()
+                .enumerate()
+            {
+                if rest.is_empty() {
+                    break;
+                }
+                let n = if i < 400 { 13 } else { n }.min(rest.len());
+                a.write_bytes(&rest[..n]);
+                rest = &rest[n..];
+            }
+            let mut b = StableHasher::new(kind);
+            b.write_bytes(&data);
+            assert_eq!(a.bytes_hashed(), 100_000);
+            assert_eq!(a.finish(), b.finish(), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn kinds_differ_and_are_stable() {
+        let fps: Vec<_> = HasherKind::ALL
+            .iter()
+            .map(|&k| fingerprint_of(k, "rill"))
+            .collect();
+        assert_ne!(fps[0], fps[1]);
+        assert_ne!(fps[1], fps[2]);
+        // Stable across processes and machines: these constants must never change.
+        expect_test::expect![[r#"
+            [
+                "ebbf25f53d1fd047a83bc043b8620655",
+                "a80b49b54900f682da72cb64dc4f3015",
+                "1fb4c7fd48370f09b71443e857c54080",
+            ]
+        "#]]
+        .assert_debug_eq(&fps.iter().map(|f| f.to_hex()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for k in HasherKind::ALL {
+            assert_eq!(HasherKind::from_name(k.name()), Some(k));
+        }
+        assert_eq!(HasherKind::from_name("md5"), None);
+    }
+}

@@ -1,0 +1,225 @@
+//! `define_queries!`: the query table, declared in one place (rustc's `rustc_queries!`).
+//!
+//! ```text
+//! query::define_queries! {
+//!     /// The compiler's database.
+//!     pub struct Db;
+//!     /// One marker type per query (`queries::type_of` implements `query::Query`).
+//!     pub mod queries;
+//!
+//!     /// The text of a source file, set by the driver.
+//!     input [] fn source_text(FileKey) -> Arc<str>, "reading a source file", set_source_text;
+//!     /// The syntax tree of a file.
+//!     query [cache_on_disk] fn parse_file(FileKey) -> Arc<Ast>, "parsing a file", parse_file;
+//!     /// The value of a constant (a cycle `const A = B; const B = A;` becomes an error).
+//!     query [cycle_fallback(const_cycle)] fn const_value(DefId) -> ConstResult,
+//!         "evaluating a constant", eval_const;
+//! }
+//! ```
+//!
+//! Each line: doc comments, `input` or `query`, the modifiers in brackets, the name, the
+//! key and value types, the description used in cycle errors, and then the setter's name
+//! (inputs: `db.set_source_text(key, value, durability)`) or the provider, a function in
+//! scope `fn(&Db, Key) -> Value`. It generates the database struct with
+//! `Db::new(options)`, one method per query (`db.parse_file(key)`), and the module of
+//! marker types (the module sees the caller's items through `use super::*`).
+//!
+//! Modifiers:
+//! - `eval_always` — the provider reads something untracked (the file system): it
+//!   re-executes whenever validated in a new revision or session; dependents are spared by
+//!   early cutoff;
+//! - `no_hash` — the value is never hashed nor compared: a re-execution counts as a change
+//!   (dependents re-execute), and it cannot be verified;
+//! - `cache_on_disk` — the value is persisted (bincode through serde; `Value:
+//!   Serialize + DeserializeOwned`) and decoded lazily, not only its fingerprint;
+//! - `backdate_eq` — early cutoff compares values with `==` instead of fingerprints;
+//! - `cycle_fallback(f)` — the value on a cycle, `f: fn(&Db, &Cycle, &Key) -> Value`
+//!   (see [`crate::cycle`]).
+//!
+//! Values must be `Clone + PartialEq` and, unless `no_hash`, [`crate::StableHash`]. Keys
+//! must be `Clone + Eq + Hash + Debug + StableHash + Serialize + DeserializeOwned`: they
+//! are persisted so that a node loaded from disk can be re-executed by index.
+
+/// Declares a database and its query table. See the [module documentation](self).
+#[macro_export]
+macro_rules! define_queries {
+    (
+        $(#[$dattr:meta])*
+        $vis:vis struct $Db:ident;
+        $(#[$mattr:meta])*
+        $mvis:vis mod $queries:ident;
+        $(
+            $(#[$attr:meta])*
+            $how:ident [$($m:ident $(($($marg:tt)*))?),* $(,)?]
+            fn $name:ident($K:ty) -> $V:ty, $desc:literal, $target:ident;
+        )*
+    ) => {
+        $(#[$dattr])*
+        $vis struct $Db {
+            runtime: $crate::Runtime,
+            storage: $queries::Storage,
+        }
+
+        $(#[$mattr])*
+        #[allow(non_camel_case_types)]
+        $mvis mod $queries {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// The storage of every query of the table.
+            #[derive(Default)]
+            pub struct Storage {
+                $(pub $name: $crate::QueryStorage<$name>,)*
+            }
+
+            #[repr(u16)]
+            #[allow(dead_code, clippy::enum_variant_names)]
+            enum Kind { $($name,)* }
+
+            $(
+                $(#[$attr])*
+                pub struct $name {}
+
+                impl $crate::Query for $name {
+                    type Db = super::$Db;
+                    type Key = $K;
+                    type Value = $V;
+                    const NAME: &'static str = stringify!($name);
+                    const DESCRIPTION: &'static str = $desc;
+                    const KIND: u16 = Kind::$name as u16;
+                    const FLAGS: $crate::Flags = $crate::__query_flags!(@$how $($m)*);
+                    const HASH: Option<fn(&$V, &mut $crate::StableHasher)> = $crate::__query_hash!(($V) $($m)*);
+                    const CODEC: Option<$crate::Codec<$V>> = $crate::__query_codec!(($V) $($m)*);
+                    const FALLBACK: Option<fn(&super::$Db, &$crate::Cycle, &$K) -> $V> =
+                        $crate::__query_fallback!((super::$Db) ($K) ($V) $([$m $(($($marg)*))?])*);
+                    const PROVIDER: Option<fn(&super::$Db, $K) -> $V> =
+                        $crate::__query_provider!($how $target (super::$Db) ($K) ($V));
+                    #[inline]
+                    fn storage(db: &super::$Db) -> &$crate::QueryStorage<Self> {
+                        &db.storage.$name
+                    }
+                }
+            )*
+        }
+
+        impl $crate::Database for $Db {
+            const KINDS: &'static [$crate::KindVTable<Self>] = &[$($crate::KindVTable::of::<$queries::$name>(),)*];
+            #[inline]
+            fn runtime(&self) -> &$crate::Runtime {
+                &self.runtime
+            }
+            fn runtime_mut(&mut self) -> &mut $crate::Runtime {
+                &mut self.runtime
+            }
+        }
+
+        #[allow(dead_code)]
+        impl $Db {
+            /// Creates the database; with a cache directory in the options, loads the
+            /// previous session's graph (a damaged cache is a warning, never an error).
+            pub fn new(options: $crate::Options) -> Self {
+                $Db { runtime: $crate::Runtime::new::<$Db>(options), storage: ::std::default::Default::default() }
+            }
+
+            $( $crate::__query_method!{ [$(#[$attr])*] $how $name $target ($K) ($V) $queries } )*
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_flags {
+    (@input $($m:ident)*) => { $crate::Flags::INPUT $(.with($crate::__query_flag!($m)))* };
+    (@query $($m:ident)*) => { $crate::Flags::NONE $(.with($crate::__query_flag!($m)))* };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_flag {
+    (eval_always) => {
+        $crate::Flags::EVAL_ALWAYS
+    };
+    (no_hash) => {
+        $crate::Flags::NO_HASH
+    };
+    (cache_on_disk) => {
+        $crate::Flags::CACHE_ON_DISK
+    };
+    (backdate_eq) => {
+        $crate::Flags::BACKDATE_EQ
+    };
+    (cycle_fallback) => {
+        $crate::Flags::NONE
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_hash {
+    (($V:ty)) => { Some($crate::__hash_value::<$V> as fn(&$V, &mut $crate::StableHasher)) };
+    (($V:ty) no_hash $($rest:ident)*) => { None };
+    (($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_hash!(($V) $($rest)*) };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_codec {
+    (($V:ty)) => { None };
+    (($V:ty) cache_on_disk $($rest:ident)*) => {
+        Some($crate::Codec { encode: $crate::codec_encode::<$V>, decode: $crate::codec_decode::<$V> })
+    };
+    (($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_codec!(($V) $($rest)*) };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_fallback {
+    (($Db:ty) ($K:ty) ($V:ty)) => { None };
+    (($Db:ty) ($K:ty) ($V:ty) [cycle_fallback($f:path)] $($rest:tt)*) => {
+        Some($f as fn(&$Db, &$crate::Cycle, &$K) -> $V)
+    };
+    (($Db:ty) ($K:ty) ($V:ty) [$other:ident $($x:tt)*] $($rest:tt)*) => {
+        $crate::__query_fallback!(($Db) ($K) ($V) $($rest)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_provider {
+    (input $t:ident ($Db:ty) ($K:ty) ($V:ty)) => {
+        None
+    };
+    (query $t:ident ($Db:ty) ($K:ty) ($V:ty)) => {
+        Some($t as fn(&$Db, $K) -> $V)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_method {
+    ([$($attr:tt)*] query $name:ident $target:ident ($K:ty) ($V:ty) $queries:ident) => {
+        $($attr)*
+        #[inline]
+        pub fn $name(&self, key: $K) -> $V {
+            $crate::fetch::<$queries::$name>(self, key)
+        }
+    };
+    ([$($attr:tt)*] input $name:ident $target:ident ($K:ty) ($V:ty) $queries:ident) => {
+        $($attr)*
+        #[inline]
+        pub fn $name(&self, key: $K) -> $V {
+            $crate::fetch::<$queries::$name>(self, key)
+        }
+
+        #[doc = concat!("Sets the input `", stringify!($name), "`; a different value starts a new revision.")]
+        pub fn $target(&mut self, key: $K, value: $V, durability: $crate::Durability) {
+            $crate::set_input::<$queries::$name>(self, key, value, durability)
+        }
+    };
+}
+
+/// Hashes a value (the `HASH` of a query table line).
+#[doc(hidden)]
+pub fn __hash_value<V: crate::StableHash>(v: &V, h: &mut crate::StableHasher) {
+    v.stable_hash(h)
+}

@@ -1,0 +1,107 @@
+//! Red-green re-validation (rustc's `try_mark_green`, salsa's `maybe_changed_after` and
+//! `deep_verify_memo`).
+//!
+//! A memo verified at revision `v` is still valid at the current revision if every
+//! dependency, brought up to date in the order it was read, did not change after `v`.
+//! A dependency is brought up to date by marking it green the same way (recursively) or,
+//! if that fails, by re-executing it, whose early cutoff may still find it unchanged.
+//! The walk stops at the first changed dependency: the dependent must then re-execute,
+//! and the dependencies after that one are not touched — they were read under a
+//! condition that may no longer hold (`if q1() { q2() } else { q3() }`: when `q1`
+//! changed, `q3` is not forced).
+//!
+//! Durability shortcut: if no input of the memo's durability or higher changed since it
+//! was verified, the walk is skipped.
+
+use crate::dep_graph::{flags, NodeId, UNKNOWN_KIND};
+use crate::event::EventKind;
+use crate::execute::is_input;
+use crate::query::{Database, Flags};
+use crate::revision::Revision;
+use crate::stats::Region;
+
+/// Tries to re-validate the memo of `node` (which has one, verified before the current
+/// revision) without executing it. On success the node is green at the current revision.
+pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
+    let rt = db.runtime();
+    let rev = rt.revision.get();
+    let (kind, nflags, verified_at, durability) = {
+        let g = rt.graph.borrow();
+        let n = g.node(node);
+        (n.kind, n.flags, n.verified_at, n.durability)
+    };
+    if verified_at == rev {
+        return nflags & flags::MEMO != 0;
+    }
+    if kind == UNKNOWN_KIND
+        || nflags & (flags::CYCLIC | flags::IN_PROGRESS) != 0
+        || nflags & flags::MEMO == 0
+    {
+        return false;
+    }
+    if rt.kind_flags[kind as usize].contains(Flags::EVAL_ALWAYS) {
+        return false;
+    }
+    if !rt
+        .last_changed
+        .get()
+        .unchanged_since(durability, verified_at)
+    {
+        let timed = rt.profiler.borrow().top() != Some(Region::Bookkeeping);
+        if timed {
+            rt.profiler.borrow_mut().enter(Region::Bookkeeping);
+        }
+        let mut i = 0;
+        let all_unchanged = loop {
+            let dep = rt.graph.borrow().dep(node, i);
+            let Some(dep) = dep else { break true };
+            if changed_after(db, dep, verified_at) {
+                break false;
+            }
+            i += 1;
+        };
+        if timed {
+            rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+        }
+        if !all_unchanged {
+            return false;
+        }
+    }
+    rt.graph.borrow_mut().node_mut(node).verified_at = rev;
+    rt.stats.borrow_mut().kinds[kind as usize].green += 1;
+    if rt.events_on() {
+        let k = &Db::KINDS[kind as usize];
+        rt.event(EventKind::Green, k.name, (k.key_debug)(db, node));
+    }
+    crate::verify::after_green(db, node);
+    true
+}
+
+/// Whether dependency `dep` changed after revision `after`, bringing it up to date first
+/// (green, or re-executed: rustc's "force").
+fn changed_after<Db: Database>(db: &Db, dep: NodeId, after: Revision) -> bool {
+    let rt = db.runtime();
+    let rev = rt.revision.get();
+    let (kind, nflags, verified_at, changed_at) = {
+        let g = rt.graph.borrow();
+        let n = g.node(dep);
+        (n.kind, n.flags, n.verified_at, n.changed_at)
+    };
+    if kind == UNKNOWN_KIND || nflags & flags::IN_PROGRESS != 0 {
+        return true;
+    }
+    if is_input(rt, kind) {
+        // An input of the previous session that was not set in this one counts as changed.
+        return nflags & flags::INPUT_SET == 0 || changed_at > after;
+    }
+    if verified_at == rev && nflags & flags::MEMO != 0 {
+        return changed_at > after;
+    }
+    if crate::execute::ensure_sufficient_stack(|| try_mark_green(db, dep)) {
+        return rt.graph.borrow().node(dep).changed_at > after;
+    }
+    if !(Db::KINDS[kind as usize].force)(db, dep) {
+        return true;
+    }
+    rt.graph.borrow().node(dep).changed_at > after
+}

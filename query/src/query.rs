@@ -1,0 +1,209 @@
+//! The `Query` trait (one implementation per line of a query table, written by
+//! [`crate::define_queries!`]), per-query storage, and the type-erased per-kind table the
+//! engine uses to reach a query from a bare node index.
+
+use crate::cycle::Cycle;
+use crate::dep_graph::NodeId;
+use crate::hasher::StableHasher;
+use crate::runtime::Runtime;
+use crate::stable_hash::StableHash;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// Per-query modifiers (see the query table's documentation in [`crate::define_queries!`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// No modifier.
+    pub const NONE: Flags = Flags(0);
+    /// The value is set from outside (`db.set_x(key, value, durability)`).
+    pub const INPUT: Flags = Flags(1 << 0);
+    /// The provider reads something untracked (the file system): it re-executes whenever it
+    /// is validated in a new revision or session; dependents are spared by cutoff.
+    pub const EVAL_ALWAYS: Flags = Flags(1 << 1);
+    /// The value is never hashed nor compared: when it re-executes it counts as changed.
+    pub const NO_HASH: Flags = Flags(1 << 2);
+    /// The value itself is persisted (not only its fingerprint) and loaded lazily.
+    pub const CACHE_ON_DISK: Flags = Flags(1 << 3);
+    /// Early cutoff compares the old and new values with `==` (salsa's backdating) instead
+    /// of their fingerprints.
+    pub const BACKDATE_EQ: Flags = Flags(1 << 4);
+
+    /// `self` with the flags of `other` added.
+    pub const fn with(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+
+    /// Whether every flag of `other` is set.
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// Encoding of a `cache_on_disk` value (bincode 2 through serde).
+pub struct Codec<V> {
+    /// Value → bytes.
+    pub encode: fn(&V) -> Result<Vec<u8>, String>,
+    /// Bytes → value; errors on malformed input, never panics.
+    pub decode: fn(&[u8]) -> Result<V, String>,
+}
+
+/// A provider: `fn(&Db, Key) -> Value`.
+pub type ProviderFn<Db, K, V> = fn(&Db, K) -> V;
+/// A cycle fallback: `fn(&Db, &Cycle, &Key) -> Value`.
+pub type FallbackFn<Db, K, V> = fn(&Db, &Cycle, &K) -> V;
+
+/// One query of a table. Implemented by [`crate::define_queries!`] on a marker type per
+/// query; the engine's functions are generic over it.
+pub trait Query: 'static {
+    /// The database the query belongs to.
+    type Db: Database;
+    /// The key. It is persisted to disk (serde) and fingerprinted (its stable hash is the
+    /// node's identity across sessions), so it must not contain interned indices.
+    type Key: Clone
+        + Eq
+        + Hash
+        + Debug
+        + StableHash
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + 'static;
+    /// The value. Cheap to clone (wrap big values in `Arc`).
+    type Value: Clone + PartialEq + 'static;
+
+    /// The query's name (its kind in the statistics and on disk).
+    const NAME: &'static str;
+    /// A human description, used in cycle errors ("evaluating a constant").
+    const DESCRIPTION: &'static str;
+    /// The query's index in the table.
+    const KIND: u16;
+    /// The modifiers.
+    const FLAGS: Flags;
+    /// How to hash the value (`None` for `no_hash` queries).
+    const HASH: Option<fn(&Self::Value, &mut StableHasher)>;
+    /// How to persist the value (`Some` for `cache_on_disk` queries).
+    const CODEC: Option<Codec<Self::Value>>;
+    /// The value of a query on a cycle (`cycle_fallback(f)`); see [`crate::cycle`].
+    const FALLBACK: Option<FallbackFn<Self::Db, Self::Key, Self::Value>>;
+    /// The provider (`None` for inputs).
+    const PROVIDER: Option<ProviderFn<Self::Db, Self::Key, Self::Value>>;
+
+    /// The query's storage in the database.
+    fn storage(db: &Self::Db) -> &QueryStorage<Self>;
+}
+
+/// A database: a runtime plus one storage per query, written by [`crate::define_queries!`].
+pub trait Database: Sized + 'static {
+    /// The table of queries, indexed by `Query::KIND`.
+    const KINDS: &'static [KindVTable<Self>];
+    /// The engine's state.
+    fn runtime(&self) -> &Runtime;
+    /// The engine's state, mutably (to set inputs and save).
+    fn runtime_mut(&mut self) -> &mut Runtime;
+}
+
+pub(crate) struct Slot<Q: Query + ?Sized> {
+    pub key: Q::Key,
+    pub node: NodeId,
+    pub value: Option<Q::Value>,
+}
+
+pub(crate) struct StorageInner<Q: Query + ?Sized> {
+    pub map: FxHashMap<Q::Key, u32>,
+    pub slots: Vec<Slot<Q>>,
+}
+
+/// The memoized keys and values of one query.
+pub struct QueryStorage<Q: Query + ?Sized> {
+    pub(crate) inner: RefCell<StorageInner<Q>>,
+}
+
+impl<Q: Query + ?Sized> Default for QueryStorage<Q> {
+    fn default() -> Self {
+        QueryStorage {
+            inner: RefCell::new(StorageInner {
+                map: FxHashMap::default(),
+                slots: Vec::new(),
+            }),
+        }
+    }
+}
+
+impl<Q: Query + ?Sized> QueryStorage<Q> {
+    /// How many keys the query has in memory.
+    pub fn len(&self) -> usize {
+        self.inner.borrow().slots.len()
+    }
+
+    /// Whether no key is in memory.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What the engine needs to reach a query from a bare node index: its name and modifiers,
+/// and monomorphized functions to re-execute it, verify it and persist it.
+pub struct KindVTable<Db> {
+    /// `Query::NAME`.
+    pub name: &'static str,
+    /// `Query::DESCRIPTION`.
+    pub description: &'static str,
+    /// `Query::FLAGS`.
+    pub flags: Flags,
+    pub(crate) has_hash: bool,
+    pub(crate) has_codec: bool,
+    /// Re-executes the node's query for its key; `false` if the key cannot be recovered.
+    pub(crate) force: fn(&Db, NodeId) -> bool,
+    /// Re-executes a green node and compares fingerprints; `None` if not checkable.
+    pub(crate) verify: fn(&Db, NodeId) -> Option<bool>,
+    /// The node's key, formatted with `Debug`.
+    pub(crate) key_debug: fn(&Db, NodeId) -> String,
+    /// The node's key, encoded for the cache (`None` if not in memory).
+    pub(crate) encode_key: fn(&Db, NodeId) -> Option<Vec<u8>>,
+    /// The node's value, encoded for the cache (`None` if not in memory or not persisted).
+    pub(crate) encode_value: fn(&Db, NodeId) -> Option<Vec<u8>>,
+    /// The fingerprint of the node's value in memory (`None` if absent or `no_hash`).
+    pub(crate) hash_value: fn(&Db, NodeId) -> Option<crate::Fingerprint>,
+}
+
+impl<Db: Database> KindVTable<Db> {
+    /// The table entry of query `Q`.
+    pub const fn of<Q: Query<Db = Db>>() -> KindVTable<Db> {
+        KindVTable {
+            name: Q::NAME,
+            description: Q::DESCRIPTION,
+            flags: Q::FLAGS,
+            has_hash: Q::HASH.is_some(),
+            has_codec: Q::CODEC.is_some(),
+            force: crate::execute::force::<Q>,
+            verify: crate::verify::verify_node::<Q>,
+            key_debug: crate::fetch::key_debug::<Q>,
+            encode_key: crate::on_disk::encode_key::<Q>,
+            encode_value: crate::on_disk::encode_value::<Q>,
+            hash_value: crate::execute::hash_value_of::<Q>,
+        }
+    }
+}
+
+/// bincode 2 configuration for everything in the cache, with a limit on what one decode
+/// may allocate, so that a corrupted length cannot exhaust memory.
+pub(crate) fn bincode_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<{ 1 << 30 }>()
+}
+
+/// Encodes a `cache_on_disk` value (used by the query table).
+pub fn codec_encode<V: serde::Serialize>(v: &V) -> Result<Vec<u8>, String> {
+    bincode::serde::encode_to_vec(v, bincode_config()).map_err(|e| e.to_string())
+}
+
+/// Decodes a `cache_on_disk` value (used by the query table). Trailing bytes are an error.
+pub fn codec_decode<V: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<V, String> {
+    match bincode::serde::decode_from_slice::<V, _>(bytes, bincode_config()) {
+        Ok((v, n)) if n == bytes.len() => Ok(v),
+        Ok((_, n)) => Err(format!("{} trailing bytes", bytes.len() - n)),
+        Err(e) => Err(e.to_string()),
+    }
+}

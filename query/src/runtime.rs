@@ -1,0 +1,280 @@
+//! The engine's state shared by all queries of a database: options, the dependency graph,
+//! the stack of executing queries, the revision clock, statistics, the event log,
+//! warnings and the on-disk cache this session was loaded from.
+
+use crate::cache_dir::CacheDir;
+use crate::cycle::Cycle;
+use crate::dep_graph::{Graph, NodeId};
+use crate::durability::{Durability, LastChanged};
+use crate::event::{Event, EventKind};
+use crate::hasher::HasherKind;
+use crate::on_disk::PrevCache;
+use crate::query::{Database, Flags};
+use crate::revision::Revision;
+use crate::stats::{Profiler, Stats};
+use crate::verify::{Verify, VerifyMismatch};
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How a re-executed query decides whether its result changed (experiments E2 and E4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Cutoff {
+    /// Compare fingerprints (rustc). Queries marked `backdate_eq` compare with `==`.
+    #[default]
+    Fingerprint,
+    /// Compare values with `==` (salsa's backdating) for every query. Values are hashed
+    /// only when the cache is persisted or verified.
+    Equality,
+    /// No early cutoff: a re-executed query always counts as changed.
+    Off,
+}
+
+/// What to do when another build holds the cache directory's lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OnLocked {
+    /// Load the cache as it is (writers replace it atomically, so it is always whole) but do
+    /// not save: the other build's result wins. Never blocks. The default.
+    #[default]
+    ReadOnly,
+    /// Block until the other build is done, then proceed normally.
+    Wait,
+}
+
+/// Where and how to persist the cache.
+#[derive(Clone, Debug)]
+pub struct CacheOptions {
+    /// The cache directory (created if missing).
+    pub dir: PathBuf,
+    /// Identifies the compiler build: a cache written by another build is ignored.
+    pub build_id: String,
+    /// Behaviour when the directory is locked by another build.
+    pub on_locked: OnLocked,
+    /// `fsync` the new cache file before renaming it into place.
+    pub fsync: bool,
+}
+
+impl CacheOptions {
+    /// A cache in `dir` for the compiler build `build_id`, with the default policies.
+    pub fn new(dir: impl Into<PathBuf>, build_id: impl Into<String>) -> CacheOptions {
+        CacheOptions {
+            dir: dir.into(),
+            build_id: build_id.into(),
+            on_locked: OnLocked::default(),
+            fsync: true,
+        }
+    }
+}
+
+/// Receives warnings as they happen.
+pub type WarningSink = Box<dyn Fn(&str)>;
+
+/// Options of a database.
+#[derive(Default)]
+pub struct Options {
+    /// The fingerprint hasher.
+    pub hasher: HasherKind,
+    /// The early-cutoff rule.
+    pub cutoff: Cutoff,
+    /// Re-execute green queries to check their fingerprints.
+    pub verify: Verify,
+    /// Record an [`Event`] for every execution, green marking and load.
+    pub event_log: bool,
+    /// Persist to and load from a cache directory; `None` keeps everything in memory.
+    pub cache: Option<CacheOptions>,
+    /// Read no clock: provider, hashing, load and bookkeeping times stay zero. (Timing
+    /// costs about three clock reads per execution, a quarter of the engine's own cost on
+    /// trivial providers.)
+    pub no_timing: bool,
+    /// Called with every warning (a damaged cache, a verify mismatch) besides collecting it.
+    pub on_warning: Option<WarningSink>,
+}
+
+impl Options {
+    /// Default options, with `verify` from `RILL_VERIFY` and the hasher from `RILL_HASHER`
+    /// (`sip128`, `xxh3`, `blake3`).
+    pub fn from_env() -> Options {
+        let hasher = std::env::var("RILL_HASHER")
+            .ok()
+            .and_then(|s| HasherKind::from_name(&s))
+            .unwrap_or_default();
+        Options {
+            hasher,
+            verify: Verify::from_env(),
+            ..Options::default()
+        }
+    }
+}
+
+/// An executing query.
+pub(crate) struct Frame {
+    pub node: NodeId,
+    /// What it read so far, in order.
+    pub deps: Vec<NodeId>,
+    /// The lowest durability of what it read.
+    pub durability: Durability,
+    /// Set when a cycle through this frame was detected.
+    pub cycle: Option<Arc<Cycle>>,
+    /// The node's flags before it started, restored if the execution is unwound.
+    pub saved_flags: u8,
+}
+
+/// The engine's state. Reached through [`Database::runtime`].
+pub struct Runtime {
+    pub(crate) options: Options,
+    pub(crate) graph: RefCell<Graph>,
+    pub(crate) stack: RefCell<Vec<Frame>>,
+    pub(crate) revision: Cell<Revision>,
+    pub(crate) last_changed: Cell<LastChanged>,
+    pub(crate) stats: RefCell<Stats>,
+    pub(crate) profiler: RefCell<Profiler>,
+    pub(crate) events: RefCell<Vec<Event>>,
+    pub(crate) warnings: RefCell<Vec<String>>,
+    pub(crate) mismatches: RefCell<Vec<VerifyMismatch>>,
+    pub(crate) verify_counter: Cell<u64>,
+    pub(crate) prev: Option<PrevCache>,
+    pub(crate) cache_dir: Option<CacheDir>,
+    /// Reusable dependency vectors for frames (no allocation per execution).
+    pub(crate) dep_pool: RefCell<Vec<Vec<NodeId>>>,
+    pub(crate) kind_flags: Vec<Flags>,
+}
+
+impl Runtime {
+    /// A runtime for database `Db`: opens and loads the cache directory if configured.
+    /// A missing, damaged or incompatible cache gives a warning and an empty graph.
+    pub fn new<Db: Database>(options: Options) -> Runtime {
+        let kinds = Db::KINDS.len();
+        let mut rt = Runtime {
+            graph: RefCell::new(Graph::default()),
+            stack: RefCell::new(Vec::new()),
+            revision: Cell::new(Revision::START),
+            last_changed: Cell::new(LastChanged::new()),
+            stats: RefCell::new(Stats::new(kinds)),
+            profiler: RefCell::new(Profiler::new(options.no_timing)),
+            events: RefCell::new(Vec::new()),
+            warnings: RefCell::new(Vec::new()),
+            mismatches: RefCell::new(Vec::new()),
+            verify_counter: Cell::new(0),
+            prev: None,
+            cache_dir: None,
+            dep_pool: RefCell::new(Vec::new()),
+            kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
+            options,
+        };
+        if let Some(cache) = rt.options.cache.clone() {
+            crate::cache_dir::open::<Db>(&mut rt, &cache);
+        }
+        rt
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Changes the early-cutoff rule (for experiments; takes effect for later executions).
+    pub fn set_cutoff(&mut self, cutoff: Cutoff) {
+        self.options.cutoff = cutoff;
+    }
+
+    /// Changes the verify mode.
+    pub fn set_verify(&mut self, verify: Verify) {
+        self.options.verify = verify;
+    }
+
+    /// Turns the event log on or off.
+    pub fn set_event_log(&mut self, on: bool) {
+        self.options.event_log = on;
+    }
+
+    /// The current revision.
+    pub fn revision(&self) -> Revision {
+        self.revision.get()
+    }
+
+    /// Starts a new revision in which `eval_always` queries re-execute when validated
+    /// (something untracked, like the file system, may have changed).
+    pub fn new_revision(&mut self) {
+        let r = self.revision.get().next();
+        self.revision.set(r);
+        let mut lc = self.last_changed.get();
+        lc.record(Durability::Low, r);
+        self.last_changed.set(lc);
+    }
+
+    /// The recorded events, oldest first, emptying the log.
+    pub fn take_events(&self) -> Vec<Event> {
+        std::mem::take(&mut self.events.borrow_mut())
+    }
+
+    /// The warnings so far (damaged cache, lock contention, verify mismatches).
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.borrow().clone()
+    }
+
+    /// The fingerprint mismatches found by verify mode.
+    pub fn verify_mismatches(&self) -> Vec<VerifyMismatch> {
+        self.mismatches.borrow().clone()
+    }
+
+    /// Whether the cache will be saved by `save` (a cache directory is set and its lock is
+    /// held by this database).
+    pub fn persists(&self) -> bool {
+        self.cache_dir.as_ref().is_some_and(|c| c.owns_lock())
+    }
+
+    /// Number of nodes in the dependency graph (loaded and created).
+    pub fn node_count(&self) -> usize {
+        self.graph.borrow().nodes.len()
+    }
+
+    pub(crate) fn warn(&self, message: String) {
+        if let Some(f) = &self.options.on_warning {
+            f(&message);
+        }
+        self.warnings.borrow_mut().push(message);
+    }
+
+    #[inline]
+    pub(crate) fn events_on(&self) -> bool {
+        self.options.event_log
+    }
+
+    pub(crate) fn event(&self, kind: EventKind, query: &'static str, key: String) {
+        self.events.borrow_mut().push(Event { kind, query, key });
+    }
+
+    /// Records that the executing query (if any) read `node`. Consecutive duplicate reads
+    /// are recorded once.
+    #[inline]
+    pub(crate) fn record_read(&self, node: NodeId, durability: Durability) {
+        let mut stack = self.stack.borrow_mut();
+        if let Some(top) = stack.last_mut() {
+            if top.deps.last() != Some(&node) {
+                top.deps.push(node);
+            }
+            if durability < top.durability {
+                top.durability = durability;
+            }
+        }
+    }
+
+    pub(crate) fn take_dep_vec(&self) -> Vec<NodeId> {
+        self.dep_pool.borrow_mut().pop().unwrap_or_default()
+    }
+
+    pub(crate) fn return_dep_vec(&self, mut v: Vec<NodeId>) {
+        v.clear();
+        if v.capacity() <= 4096 {
+            self.dep_pool.borrow_mut().push(v);
+        }
+    }
+
+    /// Whether values are hashed when executed (otherwise only on demand).
+    #[inline]
+    pub(crate) fn hash_on_execute(&self, flags: Flags) -> bool {
+        self.options.cutoff == Cutoff::Fingerprint && !flags.contains(Flags::BACKDATE_EQ)
+            || self.options.cache.is_some()
+            || self.options.verify != Verify::Off
+    }
+}

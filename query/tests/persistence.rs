@@ -1,0 +1,372 @@
+//! The on-disk cache: persistence across "processes" (drop the database, open a new one
+//! on the same directory), lazy loading, promotion, concurrent builds, and damaged caches
+//! (every damage gives a warning and a correct from-scratch result).
+
+mod common;
+
+use common::{db_in, log, Db};
+use expect_test::{expect, Expect};
+use query::{CacheOptions, Database, DatabaseExt, Durability, OnLocked, Options};
+use std::path::Path;
+use std::sync::Arc;
+
+fn check(db: &Db, expect: Expect) {
+    expect.assert_eq(&log(db));
+}
+
+fn s(x: &str) -> String {
+    x.to_string()
+}
+
+/// Sets the inputs of the "program": names and their numbers.
+fn set_inputs(db: &mut Db, names: &[&str], nums: &[(&str, i64)]) {
+    db.set_names(
+        (),
+        Arc::new(names.iter().map(|n| s(n)).collect()),
+        Durability::Low,
+    );
+    for &(k, v) in nums {
+        db.set_num(s(k), v, Durability::Low);
+    }
+}
+
+fn session1(dir: &Path) {
+    let mut db = db_in(dir);
+    set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+    assert_eq!(db.sum(()), 6);
+    let report = db.save();
+    assert!(report.saved, "{report:?}");
+    assert_eq!(report.values, 3); // sum, stored_double(a), stored_double(b)
+}
+
+#[test]
+fn persistence_across_processes_with_lazy_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let mut db = db_in(dir.path());
+    assert!(
+        db.runtime().warnings().is_empty(),
+        "{:?}",
+        db.runtime().warnings()
+    );
+    set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+    assert_eq!(db.sum(()), 6);
+    // Everything is green; only the value asked for is decoded.
+    check(
+        &db,
+        expect![[r#"
+        green double("a")
+        green stored_double("a")
+        green double("b")
+        green stored_double("b")
+        green sum(())
+        loaded sum(())
+    "#]],
+    );
+    assert_eq!(db.stats().totals.executed, 0);
+}
+
+#[test]
+fn an_edit_in_a_later_process_reexecutes_only_what_depends_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let mut db = db_in(dir.path());
+    set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 5)]);
+    assert_eq!(db.sum(()), 12);
+    check(
+        &db,
+        expect![[r#"
+        green double("a")
+        green stored_double("a")
+        executed double("b")
+        executed stored_double("b")
+        loaded stored_double("a")
+        executed sum(())
+    "#]],
+    );
+}
+
+#[test]
+fn promotion_keeps_values_that_were_never_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    // Session 2: only `sum` is loaded; the stored_double values are promoted.
+    {
+        let mut db = db_in(dir.path());
+        set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+        assert_eq!(db.sum(()), 6);
+        let report = db.save();
+        assert_eq!((report.saved, report.values, report.promoted), (true, 3, 2));
+    }
+    // Session 3: `sum` re-executes (names changed) and loads stored_double("a") from disk.
+    let mut db = db_in(dir.path());
+    set_inputs(&mut db, &["a"], &[("a", 1), ("b", 2)]);
+    assert_eq!(db.sum(()), 2);
+    check(
+        &db,
+        expect![[r#"
+        green double("a")
+        green stored_double("a")
+        loaded stored_double("a")
+        executed sum(())
+    "#]],
+    );
+}
+
+#[test]
+fn unreached_nodes_are_dropped_and_reached_ones_survive_several_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    for _ in 0..3 {
+        let mut db = db_in(dir.path());
+        set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+        assert_eq!(db.sum(()), 6);
+        assert_eq!(db.stats().totals.executed, 0);
+        assert!(db.save().saved);
+    }
+}
+
+#[test]
+fn an_input_of_the_previous_session_that_is_not_set_counts_as_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let mut db = db_in(dir.path());
+    // `b` is no longer a name and its number is never set.
+    set_inputs(&mut db, &["a"], &[("a", 1)]);
+    assert_eq!(db.sum(()), 2);
+    check(
+        &db,
+        expect![[r#"
+        green double("a")
+        green stored_double("a")
+        loaded stored_double("a")
+        executed sum(())
+    "#]],
+    );
+}
+
+fn from_scratch_sum(db: &mut Db) -> i64 {
+    set_inputs(db, &["a", "b"], &[("a", 1), ("b", 2)]);
+    db.sum(())
+}
+
+/// Opens a database on a directory whose cache file has the given bytes and checks that
+/// it warns and computes the right result.
+fn assert_rejected(bytes: &[u8], what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("query-cache.bin"), bytes).unwrap();
+    let mut db = db_in(dir.path());
+    let warnings = db.runtime().warnings();
+    assert!(
+        warnings.iter().any(|w| w.contains("ignored")),
+        "{what}: {warnings:?}"
+    );
+    assert_eq!(from_scratch_sum(&mut db), 6, "{what}");
+    assert_eq!(db.stats().totals.loaded, 0, "{what}");
+    // The damaged file is replaced by a good one.
+    assert!(db.save().saved, "{what}");
+}
+
+fn good_cache() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    std::fs::read(dir.path().join("query-cache.bin")).unwrap()
+}
+
+#[test]
+fn truncated_caches_are_rejected() {
+    let good = good_cache();
+    for k in 0..16 {
+        let len = good.len() * k / 16;
+        if len == 0 {
+            continue; // an empty file: covered by `garbage`
+        }
+        assert_rejected(&good[..len], &format!("truncated to {k}/16"));
+    }
+}
+
+#[test]
+fn bit_flips_anywhere_are_rejected() {
+    let good = good_cache();
+    for i in 0..good.len() {
+        let mut bad = good.clone();
+        bad[i] ^= 1 << (i % 8);
+        assert_rejected(&bad, &format!("bit flip at byte {i}"));
+    }
+}
+
+#[test]
+fn garbage_is_rejected() {
+    assert_rejected(b"", "empty file");
+    assert_rejected(b"hello", "short garbage");
+    let mut x = 0x1234_5678u32;
+    let garbage: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    assert_rejected(&garbage, "random bytes");
+    let mut with_magic = garbage.clone();
+    with_magic[..8].copy_from_slice(b"RILLQRY\x01");
+    assert_rejected(&with_magic, "magic then random bytes");
+}
+
+#[test]
+fn wrong_version_is_rejected() {
+    let mut bad = good_cache();
+    bad[8..12].copy_from_slice(&(query::FORMAT_VERSION + 1).to_le_bytes());
+    assert_rejected(&bad, "version");
+}
+
+#[test]
+fn another_build_id_or_hasher_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let mut cache = CacheOptions::new(dir.path(), "test-build-2");
+    cache.fsync = false;
+    let mut db = Db::new(Options {
+        cache: Some(cache.clone()),
+        ..Options::default()
+    });
+    assert!(
+        db.runtime().warnings()[0].contains("another compiler build"),
+        "{:?}",
+        db.runtime().warnings()
+    );
+    assert_eq!(from_scratch_sum(&mut db), 6);
+    drop(db);
+    let mut db = Db::new(Options {
+        cache: Some(cache),
+        hasher: query::HasherKind::Blake3,
+        ..Options::default()
+    });
+    assert!(
+        db.runtime().warnings()[0].contains("another"),
+        "{:?}",
+        db.runtime().warnings()
+    );
+    assert_eq!(from_scratch_sum(&mut db), 6);
+}
+
+#[test]
+fn half_written_temporary_file_is_ignored_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let good = std::fs::read(dir.path().join("query-cache.bin")).unwrap();
+    let tmp = dir.path().join("query-cache.bin.tmp.99999");
+    std::fs::write(&tmp, &good[..good.len() / 2]).unwrap();
+    let mut db = db_in(dir.path());
+    assert!(
+        db.runtime().warnings().is_empty(),
+        "{:?}",
+        db.runtime().warnings()
+    );
+    assert!(!tmp.exists());
+    assert_eq!(from_scratch_sum(&mut db), 6);
+    assert_eq!(db.stats().totals.executed, 0);
+
+    // Only a temporary file, no cache: a warning and a full build.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("query-cache.bin.tmp.4242"), &good[..10]).unwrap();
+    let mut db = db_in(dir.path());
+    assert!(
+        db.runtime().warnings()[0].contains("no cache"),
+        "{:?}",
+        db.runtime().warnings()
+    );
+    assert_eq!(from_scratch_sum(&mut db), 6);
+}
+
+#[test]
+fn a_second_concurrent_build_reads_but_does_not_save() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let mut first = db_in(dir.path());
+    let mut second = db_in(dir.path());
+    assert!(first.runtime().persists());
+    assert!(!second.runtime().persists());
+    assert!(second
+        .runtime()
+        .warnings()
+        .iter()
+        .any(|w| w.contains("cannot lock")));
+    // The second build still uses the (whole) cache file.
+    assert_eq!(from_scratch_sum(&mut second), 6);
+    assert_eq!(second.stats().totals.executed, 0);
+    assert!(!second.save().saved);
+    assert_eq!(from_scratch_sum(&mut first), 6);
+    assert!(first.save().saved);
+    drop(first);
+    // Once the first is gone, the lock is free again.
+    drop(second);
+    let third = db_in(dir.path());
+    assert!(third.runtime().persists());
+    let mut cache = CacheOptions::new(dir.path(), "test-build-1");
+    cache.on_locked = OnLocked::Wait;
+    drop(third);
+    let waited = Db::new(Options {
+        cache: Some(cache),
+        ..Options::default()
+    });
+    assert!(waited.runtime().persists());
+}
+
+#[test]
+fn a_cycle_survives_persistence() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut db = db_in(dir.path());
+        db.set_next(s("A"), Some(s("B")), Durability::Low);
+        db.set_next(s("B"), Some(s("A")), Durability::Low);
+        assert!(db.chain_user(s("A")).is_err());
+        assert!(db.save().saved);
+    }
+    let mut db = db_in(dir.path());
+    db.set_next(s("A"), Some(s("B")), Durability::Low);
+    db.set_next(s("B"), None, Durability::Low);
+    assert_eq!(db.chain_user(s("A")), Ok(2));
+}
+
+#[test]
+fn every_hasher_and_cutoff_mode_round_trips() {
+    for hasher in query::HasherKind::ALL {
+        for cutoff in [
+            query::Cutoff::Fingerprint,
+            query::Cutoff::Equality,
+            query::Cutoff::Off,
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let options = || {
+                let mut cache = CacheOptions::new(dir.path(), "test-build-1");
+                cache.fsync = false;
+                Options {
+                    hasher,
+                    cutoff,
+                    event_log: true,
+                    cache: Some(cache),
+                    ..Options::default()
+                }
+            };
+            {
+                let mut db = Db::new(options());
+                set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+                assert_eq!(db.sum(()), 6);
+                assert!(db.save().saved);
+            }
+            let mut db = Db::new(options());
+            assert!(
+                db.runtime().warnings().is_empty(),
+                "{hasher:?} {cutoff:?}: {:?}",
+                db.runtime().warnings()
+            );
+            set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 3)]);
+            assert_eq!(db.sum(()), 8);
+            let executed = db.stats().totals.executed;
+            // double(b), stored_double(b), sum
+            assert_eq!(executed, 3, "{hasher:?} {cutoff:?}");
+        }
+    }
+}

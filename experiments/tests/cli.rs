@@ -46,10 +46,12 @@ fn a_panic_exits_101_after_printing() {
         "main.rs",
         "fn div(a: i32, b: i32) -> i32 { a / b }\nfn main() { println!(\"before\"); println!(\"{}\", div(1, 0)); }\n",
     );
-    let out = rill(&["run", main.to_str().unwrap(), "--arch", "interp"]);
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
-    assert_eq!(code(&out), 101);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("attempt to divide by zero"));
+    for arch in ["interp", "pipeline"] {
+        let out = rill(&["run", main.to_str().unwrap(), "--arch", arch]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+        assert_eq!(code(&out), 101);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("attempt to divide by zero"));
+    }
 }
 
 #[test]
@@ -167,5 +169,73 @@ fn emit_shows_every_stage() {
             "crate::nope"
         ])),
         2
+    );
+}
+
+#[test]
+fn run_pipeline_uses_the_jit_and_emit_asm_disassembles() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn add(a: i64, b: i64) -> i64 { a + b }\nfn div(a: i32, b: i32) -> i32 { a / b }\nfn main() { println!(\"{}\", add(40, 2)); println!(\"{}\", div(1, 0)); }\n",
+    );
+    let path = main.to_str().unwrap();
+    let out = rill(&["run", path, "--arch", "pipeline"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
+    assert_eq!(code(&out), 101);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("attempt to divide by zero"));
+    let asm = rill(&["emit", path, "--what", "asm", "--item", "crate::main"]);
+    let text = String::from_utf8_lossy(&asm.stdout);
+    assert_eq!(code(&asm), 0, "{}", String::from_utf8_lossy(&asm.stderr));
+    assert!(
+        text.contains("crate::main") && text.contains("call crate::add"),
+        "{text}"
+    );
+    assert_eq!(
+        code(&rill(&[
+            "emit",
+            path,
+            "--what",
+            "asm",
+            "--item",
+            "crate::nope"
+        ])),
+        2
+    );
+}
+
+#[test]
+fn pipeline_stats_carry_a_stable_image_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn sq(x: i64) -> i64 { x * x }\nfn main() { println!(\"{}\", sq(9)); }\n",
+    );
+    let hash = |name: &str| {
+        let stats = dir.path().join(name);
+        let out = rill(&[
+            "run",
+            main.to_str().unwrap(),
+            "--arch",
+            "pipeline",
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&out), 0);
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+        for stage in ["codegen", "link"] {
+            assert!(json["phases_ms"].get(stage).is_some(), "no phase {stage}");
+        }
+        json["image_hash"].as_str().expect("image_hash").to_string()
+    };
+    let first = hash("a.json");
+    assert_eq!(first.len(), 32);
+    assert_eq!(
+        first,
+        hash("b.json"),
+        "the same program links to the same bytes in another process"
     );
 }

@@ -85,7 +85,7 @@ fn run_programs_behave_as_under_rustc() {
         let expected = program
             .expectation()
             .expect("every run/ program has .stdout and .exit");
-        let compiled = pipeline::compile_path(&program.root, pipeline::Until::Ir);
+        let compiled = pipeline::compile_path(&program.root, pipeline::Until::Image);
         let Some(ir) = &compiled.ir else {
             let rendered =
                 shared_frontend::diag::render_short(&compiled.diagnostics, &compiled.sources);
@@ -93,6 +93,21 @@ fn run_programs_behave_as_under_rustc() {
             continue;
         };
         let outcome = interp::run(ir, &InterpLimits::default());
+        // The JIT (staged pipeline + backend) must behave exactly like the interpreter.
+        match &compiled.image {
+            Some(image) => {
+                let jit = image.run(&backend::RunLimits::default());
+                if jit.stdout != outcome.stdout
+                    || jit.status.exit_code() != outcome.status.exit_code()
+                {
+                    failures.push((
+                        program.name.clone(),
+                        format!("JIT differs from the interpreter: {:?}", jit.status),
+                    ));
+                }
+            }
+            None => failures.push((program.name.clone(), "not linked".to_string())),
+        }
         if outcome.stdout != expected.stdout {
             failures.push((
                 program.name.clone(),

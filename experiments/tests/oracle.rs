@@ -90,7 +90,7 @@ fn rustc(program: &Program, dir: &Path) -> RustcRun {
 
 /// Compiles the program that [`rustc`] wrote to `dir`.
 fn rill(dir: &Path) -> pipeline::Compiled {
-    pipeline::compile_path(&dir.join("main.rs"), pipeline::Until::Ir)
+    pipeline::compile_path(&dir.join("main.rs"), pipeline::Until::Image)
 }
 
 fn for_each_case(f: impl Fn(u64) -> Result<(), String> + Sync) {
@@ -150,6 +150,16 @@ fn generated_programs_behave_as_under_rustc() {
         let outcome = interp::run(ir, &InterpLimits::default());
         if outcome.stdout != expected.stdout {
             return Err(format!("seed {seed:#x}: stdout differs from rustc's"));
+        }
+        let Some(image) = &compiled.image else {
+            return Err(format!("seed {seed:#x}: not linked"));
+        };
+        let jit = image.run(&backend::RunLimits::default());
+        if jit.stdout != outcome.stdout || jit.status.exit_code() != outcome.status.exit_code() {
+            return Err(format!(
+                "seed {seed:#x}: JIT {:?} differs from the interpreter {:?}",
+                jit.status, outcome.status
+            ));
         }
         let panicked = outcome.status.exit_code() == 101;
         if panicked != (expected.exit_code == Some(101)) {

@@ -41,10 +41,12 @@ pub enum Until {
     Check,
     /// Optimized IR of every function.
     Ir,
+    /// Machine code of every function, linked into an executable image.
+    Image,
 }
 
 /// The result of one pipeline run.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Compiled {
     pub sources: SourceMap,
     /// The syntax tree of every parsed file, in load order.
@@ -53,6 +55,10 @@ pub struct Compiled {
     pub diagnostics: Vec<Diagnostic>,
     /// The program's IR, when it was asked for and there were no errors.
     pub ir: Option<IrProgram>,
+    /// Every function's machine code with its def-path, in IR order (with `Until::Image`).
+    pub blobs: Vec<(DefId, String, Arc<backend::CodeBlob>)>,
+    /// The linked program (with `Until::Image`, when there were no errors).
+    pub image: Option<backend::Image>,
     /// Wall time of each stage, in milliseconds, in stage order.
     pub phases: Vec<(&'static str, f64)>,
     /// Set when the root file could not be read: the driver's exit code 2.
@@ -188,7 +194,26 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     phases.done("optimize");
 
     let main = main_def(&tree, &tables).unwrap_or(tree.root);
-    out.ir = Some(IrProgram { functions, main });
+    let program = IrProgram { functions, main };
+    if until == Until::Image {
+        // Stage 9: machine code, one function at a time.
+        out.blobs = program
+            .functions
+            .iter()
+            .map(|f| (f.def, f.name.clone(), Arc::new(backend::codegen(f))))
+            .collect();
+        phases.done("codegen");
+        // Stage 10: link.
+        let blobs: Vec<_> = out.blobs.iter().map(|(d, _, b)| (*d, b.clone())).collect();
+        match backend::link(&blobs, program.main) {
+            Ok(image) => out.image = Some(image),
+            Err(e) => out
+                .diagnostics
+                .push(Diagnostic::error_no_span(format!("linking failed: {e}"))),
+        }
+        phases.done("link");
+    }
+    out.ir = Some(program);
     out.phases = phases.phases;
     out
 }

@@ -49,9 +49,12 @@ enum Command {
         cache_dir: Option<PathBuf>,
         #[arg(long)]
         stats_json: Option<PathBuf>,
-        /// Stop the program after this many IR instructions (interpreter only).
+        /// Stop the program after this many IR instructions (`--arch interp`).
         #[arg(long)]
         fuel: Option<u64>,
+        /// Stop the program after this many seconds of wall time (`--arch pipeline`).
+        #[arg(long)]
+        time_limit: Option<f64>,
     },
     /// Report every compile error without producing code.
     Check {
@@ -92,12 +95,14 @@ fn main() -> ExitCode {
             cache_dir,
             stats_json,
             fuel,
+            time_limit,
         } => run(
             &path,
             arch,
             cache_dir.as_deref(),
             stats_json.as_deref(),
             fuel,
+            time_limit,
         ),
         Command::Check {
             path,
@@ -154,13 +159,17 @@ fn write_stats(
         .iter()
         .map(|(name, ms)| (name.to_string(), serde_json::json!(ms)))
         .collect();
-    let stats = serde_json::json!({
+    let mut stats = serde_json::json!({
         "arch": arch,
         "total_ms": total_ms,
         "phases_ms": phases,
         "totals": { "executed": 0, "green": 0, "loaded": 0 },
         "queries": {},
     });
+    // Absent when nothing was linked (DESIGN.md).
+    if let Some(image) = &compiled.image {
+        stats["image_hash"] = serde_json::json!(format!("{:032x}", image.hash()));
+    }
     std::fs::write(file, serde_json::to_vec_pretty(&stats).unwrap_or_default())
         .map_err(|e| usage_error(format!("cannot write `{}`: {e}", file.display())))
 }
@@ -179,34 +188,60 @@ fn run(
     _cache_dir: Option<&Path>,
     stats: Option<&Path>,
     fuel: Option<u64>,
+    time_limit: Option<f64>,
 ) -> ExitCode {
     if let Err(code) = require_pipeline_or_interp(arch) {
         return code;
     }
-    if arch == Arch::Pipeline {
-        return usage_error("`run --arch pipeline` needs the x86-64 backend, which is not part of this build yet; use --arch interp");
-    }
     let start = Instant::now();
-    let compiled = match compile(path, pipeline::Until::Ir) {
+    let until = if arch == Arch::Pipeline {
+        pipeline::Until::Image
+    } else {
+        pipeline::Until::Ir
+    };
+    let compiled = match compile(path, until) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let failed = report(&compiled);
     let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    if let Err(code) = write_stats(stats, "interp", total_ms, &compiled) {
+    let arch_name = if arch == Arch::Pipeline {
+        "pipeline"
+    } else {
+        "interp"
+    };
+    if let Err(code) = write_stats(stats, arch_name, total_ms, &compiled) {
         return code;
     }
     if failed {
         return ExitCode::from(EXIT_COMPILE_ERROR);
     }
-    let Some(program) = &compiled.ir else {
-        return ExitCode::from(EXIT_COMPILE_ERROR);
+    let outcome = if arch == Arch::Pipeline {
+        let Some(image) = &compiled.image else {
+            return ExitCode::from(EXIT_COMPILE_ERROR);
+        };
+        let mut limits = backend::RunLimits::default();
+        if let Some(secs) = time_limit {
+            match std::time::Duration::try_from_secs_f64(secs) {
+                Ok(d) => limits.timeout = Some(d),
+                Err(_) => return usage_error(format!("invalid --time-limit `{secs}`")),
+            }
+        }
+        let run = image.run(&limits);
+        interp::InterpOutcome {
+            stdout: run.stdout,
+            status: run.status,
+        }
+    } else {
+        let Some(program) = &compiled.ir else {
+            return ExitCode::from(EXIT_COMPILE_ERROR);
+        };
+        let limits = InterpLimits {
+            fuel,
+            ..InterpLimits::default()
+        };
+        interp::run(program, &limits)
     };
-    let limits = InterpLimits {
-        fuel,
-        ..InterpLimits::default()
-    };
-    let outcome = interp::run(program, &limits);
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(&outcome.stdout);
     let _ = stdout.flush();
@@ -285,9 +320,31 @@ fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
             }
         }
         What::Asm => {
-            return usage_error(
-                "`--what asm` needs the x86-64 backend, which is not part of this build yet",
-            );
+            let compiled = match compile(path, pipeline::Until::Image) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            if report(&compiled) {
+                return ExitCode::from(EXIT_COMPILE_ERROR);
+            }
+            let names: std::collections::HashMap<_, _> = compiled
+                .blobs
+                .iter()
+                .map(|(d, name, _)| (*d, name.clone()))
+                .collect();
+            let mut found = false;
+            for (_, name, blob) in &compiled.blobs {
+                if item.is_none_or(|i| i == name) {
+                    found = true;
+                    out.push_str(&backend::disassemble_with(name, blob, &|d| {
+                        names.get(&d).cloned()
+                    }));
+                    out.push('\n');
+                }
+            }
+            if let (Some(item), false) = (item, found) {
+                return usage_error(format!("no function `{item}` in the program"));
+            }
         }
     }
     let mut stdout = std::io::stdout().lock();

@@ -1,6 +1,5 @@
 //! The staged pipeline, source text to checked program, to optimized IR and to a linked
-//! image, on
-//! generated programs of 10k and 100k lines; throughput in lines per second.
+//! image, on generated programs of 10k and 100k lines; throughput in lines per second.
 //! Goals: at least 2M lines/s to optimized IR, 1M lines/s to a linked image, on one core.
 
 use std::path::Path;

@@ -197,26 +197,33 @@ pub fn build_id() -> String {
 /// texts are re-read at every build).
 pub struct Session {
     pub db: RillDb,
-    root: PathBuf,
     builds: u32,
 }
 
 impl Session {
     /// Opens a session on the crate whose root file is `root`; with a cache directory,
     /// loads the previous session's graph (a damaged cache is a warning).
-    pub fn new(loader: Arc<dyn FileLoader>, root: &Path, mut options: BuildOptions) -> Session {
+    ///
+    /// The cache directory holds one cache per goal (`check/`, `image/`): a `check`
+    /// computes no code, and saving its graph would drop the code of the last full build.
+    pub fn new(
+        loader: Arc<dyn FileLoader>,
+        root: &Path,
+        goal: Goal,
+        mut options: BuildOptions,
+    ) -> Session {
         if let Some(dir) = &options.cache_dir {
-            options.engine.cache = Some(CacheOptions::new(dir, build_id()));
+            let sub = match goal {
+                Goal::Check => "check",
+                Goal::Image => "image",
+            };
+            options.engine.cache = Some(CacheOptions::new(dir.join(sub), build_id()));
         }
         let mut db = RillDb::new(options.engine);
         db.host.loader = Some(loader);
         db.set_crate_root((), root.to_path_buf(), Durability::High);
         db.set_granularity((), options.granularity, Durability::High);
-        Session {
-            db,
-            root: root.to_path_buf(),
-            builds: 0,
-        }
+        Session { db, builds: 0 }
     }
 
     /// Replaces the loader (a test's in-memory files after an edit).
@@ -264,15 +271,16 @@ impl Session {
             }
             phase(&mut out, "link");
         }
-        let _ = &self.root;
         out
     }
 
     /// Saves the cache (when there is a cache directory) and returns the statistics and
-    /// warnings of the session so far.
+    /// warnings of the session so far. A build with errors keeps the previous cache, as
+    /// rustc keeps its previous session directory: its graph stops before code, and the
+    /// next build (the error fixed) finds the code of the last good build.
     pub fn finish(&mut self, out: &mut Build) {
         let start = Instant::now();
-        if self.db.runtime().persists() {
+        if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() {
             let report = self.db.save();
             out.warnings.extend(report.warnings);
         }
@@ -287,7 +295,7 @@ impl Session {
 /// One build in a fresh session (a `rill` process): load the cache, build, save.
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
     let start = Instant::now();
-    let mut session = Session::new(loader, root, options);
+    let mut session = Session::new(loader, root, goal, options);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));

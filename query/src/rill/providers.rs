@@ -384,7 +384,7 @@ fn cycle_out<T>(db: &RillDb, cycle: &Cycle, query: &str, def: &DefId) -> SemaOut
     let name = |key: &str| {
         frame_def(key)
             .and_then(|d| db.def_info(d))
-            .map(|d| d.name.to_string())
+            .map(|d| shared_frontend::sema::items::def_name(&d.path))
             .unwrap_or_default()
     };
     let span = db.def_info(*def).map(|d| d.name_span).unwrap_or_default();

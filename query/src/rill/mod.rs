@@ -37,7 +37,6 @@ use std::time::Instant;
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::ir::IrFunction;
 use shared_frontend::sema::def::{DefId, DefKind};
-use shared_frontend::sema::items::ItemAst;
 use shared_frontend::sema::modules::{FileLoader, FsLoader};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
@@ -47,8 +46,8 @@ use crate::{
 };
 use providers::*;
 pub use values::{
-    CrateStructure, DefInfo, DefMap, DefSource, FileText, Granularity, PDiag, Parsed, ProgramCode,
-    ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
+    CrateStructure, DefInfo, DefMap, DefSource, FileText, Granularity, ItemSyntax, PDiag, Parsed,
+    ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
 };
 
 /// What the providers may read besides queries: the file loader, read only by the
@@ -96,7 +95,7 @@ define_queries! {
     /// The absolute offset of each item of a file, by ordinal (for diagnostics only).
     query [] fn file_offsets(PathBuf) -> Arc<Vec<u32>>, "measuring a file", p_file_offsets;
     /// An item's syntax (spans relative to the item).
-    query [] fn item_ast(DefId) -> Option<ItemAst>, "finding an item's syntax", p_item_ast;
+    query [] fn item_ast(DefId) -> Option<ItemSyntax>, "finding an item's syntax", p_item_ast;
 
     /// A function's signature.
     query [cache_on_disk, cycle_fallback(cycle_fn_sig)] fn fn_sig(DefId) -> Arc<SemaOut<Arc<FnSig>>>, "computing function signature of", p_fn_sig;
@@ -110,8 +109,10 @@ define_queries! {
     query [cache_on_disk, cycle_fallback(cycle_const_value)] fn const_value(DefId) -> Arc<SemaOut<Arc<ConstValue>>>, "simplifying constant for the type system", p_const_value;
     /// A struct's structural checks (recursive types, size).
     query [cache_on_disk] fn check_struct(DefId) -> Arc<Vec<Diagnostic>>, "checking a struct", p_check_struct;
-    /// A function body, type-checked.
-    query [] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
+    /// A function body, type-checked (never hashed: `optimize` is where body edits that
+    /// keep the code stop; hashing the typed tree and the raw IR too would cost more than
+    /// the lowering it could save).
+    query [no_hash] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
     /// A function body's diagnostics.
     query [cache_on_disk] fn typeck_diagnostics(DefId) -> Arc<Vec<Diagnostic>>, "collecting a function's diagnostics", p_typeck_diagnostics;
     /// The crate root's `fn main`.
@@ -121,8 +122,8 @@ define_queries! {
     /// Every diagnostic of the crate, in the canonical order.
     query [cache_on_disk] fn crate_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate", p_crate_diagnostics;
 
-    /// A function's IR.
-    query [] fn lower(DefId) -> Option<Arc<IrFunction>>, "lowering a function", p_lower;
+    /// A function's IR (never hashed, see `typeck`).
+    query [no_hash] fn lower(DefId) -> Option<Arc<IrFunction>>, "lowering a function", p_lower;
     /// A function's optimized IR.
     query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
     /// A function's machine code (bytes and relocations).

@@ -6,13 +6,15 @@
 
 use crate::span::{FileId, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum Level {
     Error,
     Warning,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// `None` while the span is relative to the item being processed.
     pub file: Option<FileId>,
@@ -21,10 +23,11 @@ pub struct Label {
     pub message: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub level: Level,
     /// rustc's error code where rustc has one (`"E0308"`), for reference only.
+    #[serde(with = "error_code")]
     pub code: Option<&'static str>,
     /// The main message, worded as rustc words it (`mismatched types`); Rill-only
     /// restrictions start with `unsupported: `, implementation limits name the limit.
@@ -272,5 +275,36 @@ mod tests {
             let d = Diagnostic::error("x", Span { lo, hi }).anchor(file, 0);
             let _ = render(&[d], &sources, false);
         }
+    }
+}
+
+/// (De)serializes an error code: a code read back is interned in a table of codes, so a
+/// decoded diagnostic keeps `&'static str` without leaking memory per decode.
+mod error_code {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Mutex;
+
+    pub fn serialize<S: Serializer>(code: &Option<&'static str>, s: S) -> Result<S::Ok, S::Error> {
+        code.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
+        let code: Option<String> = Option::deserialize(d)?;
+        Ok(code.map(|c| intern_code(&c)))
+    }
+
+    fn intern_code(code: &str) -> &'static str {
+        static CODES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+        let mut codes = CODES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = codes.iter().find(|c| **c == code) {
+            return c;
+        }
+        // Codes are short (`E0308`); a damaged cache cannot grow the table without bound.
+        if code.len() > 8 || codes.len() >= 4096 {
+            return "E????";
+        }
+        let leaked: &'static str = Box::leak(code.to_owned().into_boxed_str());
+        codes.push(leaked);
+        leaked
     }
 }

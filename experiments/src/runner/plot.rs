@@ -147,7 +147,29 @@ pub fn lines(
         .border_style(BLACK)
         .draw()
         .map_err(err)?;
+    let missing: Vec<&str> = series
+        .iter()
+        .filter(|s| s.1.is_empty())
+        .map(|s| s.0.as_str())
+        .collect();
+    not_measured(&root, &missing)?;
     root.present().map_err(err)
+}
+
+/// A line under the chart naming the series that have no measurement.
+fn not_measured(root: &DrawingArea<SVGBackend, Shift>, names: &[&str]) -> Result<(), String> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    root.draw(&Text::new(
+        format!(
+            "not measured (see the status column of the CSV): {}",
+            names.join("; ")
+        ),
+        (20, SIZE.1 as i32 - 18),
+        ("sans-serif", 13).into_font().color(&RGBColor(150, 0, 0)),
+    ))
+    .map_err(err)
 }
 
 /// A grouped bar chart (log scale): one group per category, one bar per series, a
@@ -165,6 +187,8 @@ pub fn bars(
     let Some(yr) = range(vals.flat_map(|v| [v.0, v.1, v.2])) else {
         return message(&root, title, empty_reason);
     };
+    // Room above the tallest bar for the legend.
+    let yr = (yr.0, yr.1 * 4.0);
     root.fill(&WHITE).map_err(err)?;
     let n = categories.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
@@ -225,6 +249,12 @@ pub fn bars(
         ))
         .map_err(err)?;
     }
+    let missing: Vec<&str> = series
+        .iter()
+        .filter(|s| s.1.iter().all(Option::is_none))
+        .map(|s| s.0.as_str())
+        .collect();
+    not_measured(&root, &missing)?;
     root.present().map_err(err)
 }
 

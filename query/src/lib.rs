@@ -61,6 +61,7 @@ mod maybe_changed_after;
 mod on_disk;
 mod query;
 mod revision;
+pub mod rill;
 mod runtime;
 mod serde_hash;
 mod stable_hash;

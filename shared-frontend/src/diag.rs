@@ -23,11 +23,10 @@ pub struct Label {
     pub message: String,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub level: Level,
     /// rustc's error code where rustc has one (`"E0308"`), for reference only.
-    #[serde(with = "error_code")]
     pub code: Option<&'static str>,
     /// The main message, worded as rustc words it (`mismatched types`); Rill-only
     /// restrictions start with `unsupported: `, implementation limits name the limit.
@@ -278,19 +277,37 @@ mod tests {
     }
 }
 
-/// (De)serializes an error code: a code read back is interned in a table of codes, so a
-/// decoded diagnostic keeps `&'static str` without leaking memory per decode.
+/// Deserializing a diagnostic: its error code is read as a string and interned in a table
+/// of codes, so a decoded diagnostic keeps `&'static str` without leaking memory per decode.
 mod error_code {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use super::{Diagnostic, Label, Level};
     use std::sync::Mutex;
 
-    pub fn serialize<S: Serializer>(code: &Option<&'static str>, s: S) -> Result<S::Ok, S::Error> {
-        code.serialize(s)
+    #[derive(serde::Deserialize)]
+    pub struct DiagnosticData {
+        level: Level,
+        code: Option<String>,
+        message: String,
+        labels: Vec<Label>,
+        notes: Vec<String>,
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
-        let code: Option<String> = Option::deserialize(d)?;
-        Ok(code.map(|c| intern_code(&c)))
+    impl<'de> serde::Deserialize<'de> for Diagnostic {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Diagnostic, D::Error> {
+            DiagnosticData::deserialize(d).map(Diagnostic::from)
+        }
+    }
+
+    impl From<DiagnosticData> for Diagnostic {
+        fn from(d: DiagnosticData) -> Diagnostic {
+            Diagnostic {
+                level: d.level,
+                code: d.code.map(|c| intern_code(&c)),
+                message: d.message,
+                labels: d.labels,
+                notes: d.notes,
+            }
+        }
     }
 
     fn intern_code(code: &str) -> &'static str {

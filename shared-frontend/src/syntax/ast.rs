@@ -16,7 +16,7 @@ use crate::intern::Symbol;
 use crate::span::Span;
 
 /// The result of parsing one file.
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SourceFileAst {
     pub items: Vec<Item>,
 }

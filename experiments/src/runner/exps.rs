@@ -176,14 +176,14 @@ pub fn scratch(
     arch: &str,
     root: &Path,
     cache: Option<&Path>,
-    env: &[(&str, &str)],
+    args: &[&str],
 ) -> Result<Vec<BuildRun>, NoMeasurement> {
     let b = Build {
         mode,
         arch,
         root,
         cache_dir: cache,
-        env,
+        args,
         timeout: ctx.timeout(),
     };
     repeat(
@@ -210,7 +210,7 @@ pub fn incremental(
     before: &Program,
     after: &Program,
     mode: Mode,
-    env: &[(&str, &str)],
+    args: &[&str],
     expect_before: &[i32],
     expect_after: &[i32],
 ) -> Result<Vec<BuildRun>, NoMeasurement> {
@@ -225,7 +225,7 @@ pub fn incremental(
         arch: "query",
         root: &root,
         cache_dir: Some(&cache),
-        env,
+        args,
         timeout: ctx.timeout(),
     };
     ctx.build(&base, expect_before)?;
@@ -239,41 +239,6 @@ pub fn incremental(
         out.push(r?);
     }
     Ok(out)
-}
-
-/// Was `value` of option `name` confirmed by the build's stats (`options.NAME` or `NAME`)?
-pub fn option_confirmed(
-    runs: &Result<Vec<BuildRun>, NoMeasurement>,
-    name: &str,
-    value: &str,
-) -> bool {
-    let Ok(runs) = runs else { return false };
-    runs.iter().filter_map(|r| r.stats.as_ref()).any(|s| {
-        let v = s
-            .raw
-            .get("options")
-            .and_then(|o| o.get(name))
-            .or_else(|| s.raw.get(name));
-        v.and_then(|v| v.as_str()) == Some(value)
-    })
-}
-
-/// Builds under an option (environment variable) that `rill` must confirm in its stats;
-/// without the confirmation the measurement is reported unavailable, since it would
-/// silently measure the default.
-pub fn confirmed(
-    runs: Result<Vec<BuildRun>, NoMeasurement>,
-    name: &str,
-    value: &str,
-    var: &str,
-) -> Result<Vec<BuildRun>, NoMeasurement> {
-    match &runs {
-        Ok(_) if option_confirmed(&runs, name, value) => runs,
-        Ok(_) => Err(NoMeasurement::Unavailable(format!(
-            "rill's stats do not confirm {var}={value} (expected `options.{name}` in the stats JSON)"
-        ))),
-        Err(_) => runs,
-    }
 }
 
 fn median(rows: &[Row], scenario: &str, arch: &str, size: usize) -> Option<f64> {
@@ -427,12 +392,9 @@ pub fn e2(ctx: &Ctx) -> Result<Outcome, String> {
     ctx.step();
     for hasher in ["sip128", "xxh3", "blake3"] {
         ctx.set_message(hasher);
-        let env = [("RILL_HASHER", hasher)];
+        let args = ["--hasher", hasher];
         let cache = dir.join(format!("cache-{hasher}"));
-        let mut runs = scratch(ctx, Mode::Run, "query", &root, Some(&cache), &env);
-        if hasher != "sip128" {
-            runs = confirmed(runs, "hasher", hasher, "RILL_HASHER");
-        }
+        let runs = scratch(ctx, Mode::Run, "query", &root, Some(&cache), &args);
         let arch = format!("query-{hasher}");
         o.rows.push(row_from("scratch", &arch, size, &runs));
         match &runs {
@@ -483,20 +445,17 @@ pub fn e2(ctx: &Ctx) -> Result<Outcome, String> {
         ("fingerprint", "query-fingerprint"),
         ("equality", "query-equality"),
     ] {
-        let env = [("RILL_CUTOFF", cutoff)];
-        let mut runs = incremental(
+        let args = ["--cutoff", cutoff];
+        let runs = incremental(
             ctx,
             &dir.join(format!("cut-{cutoff}")),
             &program,
             &edit.program,
             Mode::Run,
-            &env,
+            &args,
             &[0],
             &[0],
         );
-        if cutoff == "equality" {
-            runs = confirmed(runs, "cutoff", cutoff, "RILL_CUTOFF");
-        }
         o.rows.push(row_from("leaf-body", arch, size, &runs));
     }
     ctx.step();
@@ -572,7 +531,7 @@ fn edit_cases(program: &Program) -> Vec<(EditKind, Program, Program, [i32; 1], [
 fn edits_experiment(
     ctx: &Ctx,
     label: &str,
-    env: &[(&str, &str)],
+    args: &[&str],
     arch: &str,
     with_pipeline: bool,
 ) -> Result<Outcome, String> {
@@ -593,7 +552,7 @@ fn edits_experiment(
         &program,
         &program,
         Mode::Run,
-        env,
+        args,
         &[0],
         &[0],
     );
@@ -601,23 +560,16 @@ fn edits_experiment(
     ctx.step();
     for (kind, before, after, eb, ea, description) in &cases {
         ctx.set_message(kind.name());
-        let mut runs = incremental(
+        let runs = incremental(
             ctx,
             &dir.join(kind.name()),
             before,
             after,
             Mode::Run,
-            env,
+            args,
             eb,
             ea,
         );
-        if let Some((name, value)) = env
-            .first()
-            .filter(|(k, _)| *k == "RILL_CUTOFF")
-            .map(|(_, v)| ("cutoff", *v))
-        {
-            runs = confirmed(runs, name, value, "RILL_CUTOFF");
-        }
         let mut row = row_from(kind.name(), arch, size, &runs);
         row.note = description.clone();
         o.rows.push(row);
@@ -631,7 +583,7 @@ fn edits_experiment(
                 arch: "pipeline",
                 root: &pd.root(),
                 cache_dir: None,
-                env: &[],
+                args: &[],
                 timeout: ctx.timeout(),
             };
             let pr = repeat(ctx, ctx.profile.reps, || Ok(()), &b, ea);
@@ -691,13 +643,7 @@ pub fn e3(ctx: &Ctx) -> Result<Outcome, String> {
 
 pub fn e4(ctx: &Ctx) -> Result<Outcome, String> {
     let mut on = edits_experiment(ctx, "E4", &[], "query-cutoff", false)?;
-    let off = edits_experiment(
-        ctx,
-        "E4off",
-        &[("RILL_CUTOFF", "off")],
-        "query-no-cutoff",
-        false,
-    )?;
+    let off = edits_experiment(ctx, "E4off", &["--cutoff", "off"], "query-no-cutoff", false)?;
     on.rows.extend(off.rows);
     let size = ctx.profile.main_size;
     on.value("e4.size", Some(size as f64));
@@ -762,11 +708,10 @@ pub fn e5(ctx: &Ctx) -> Result<Outcome, String> {
         &program,
         &moved,
         Mode::Run,
-        &[("RILL_SPANS", "absolute")],
+        &["--spans", "absolute"],
         &[0],
         &[0],
     );
-    let abs = confirmed(abs, "spans", "absolute", "RILL_SPANS");
     let mut row = row_from("top-of-file", "query-absolute", size, &abs);
     row.note = format!("3 lines inserted at the top of {path}");
     o.rows.push(row);
@@ -899,14 +844,11 @@ pub fn e7(ctx: &Ctx) -> Result<Outcome, String> {
         let program = ctx.program(size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
         for gran in ["item", "file"] {
-            let env_file = [("RILL_GRANULARITY", "file")];
-            let env: &[(&str, &str)] = if gran == "file" { &env_file } else { &[] };
+            let file_args = ["--granularity", "file"];
+            let gargs: &[&str] = if gran == "file" { &file_args } else { &[] };
             let arch = format!("query-{gran}");
             let cache = dir.join(format!("cache-{gran}-{size}"));
-            let mut runs = scratch(ctx, Mode::Run, "query", &disk.root(), Some(&cache), env);
-            if gran == "file" {
-                runs = confirmed(runs, "granularity", "file", "RILL_GRANULARITY");
-            }
+            let runs = scratch(ctx, Mode::Run, "query", &disk.root(), Some(&cache), gargs);
             match &runs {
                 Ok(r) => {
                     let bytes = dir_size(&cache) as f64;
@@ -941,15 +883,10 @@ pub fn e7(ctx: &Ctx) -> Result<Outcome, String> {
                 &program,
                 &program,
                 Mode::Run,
-                env,
+                gargs,
                 &[0],
                 &[0],
             );
-            let noop = if gran == "file" {
-                confirmed(noop, "granularity", "file", "RILL_GRANULARITY")
-            } else {
-                noop
-            };
             o.rows.push(row_from("no-change", &arch, size, &noop));
             match &noop {
                 Ok(r) => {
@@ -1287,7 +1224,7 @@ pub fn e9(ctx: &Ctx) -> Result<Outcome, String> {
                 arch: rill_arch,
                 root: path,
                 cache_dir: None,
-                env: &[],
+                args: &[],
                 timeout: Some(timeout),
             };
             let runs = repeat(ctx, reps, || Ok(()), &b, &[0]);
@@ -1383,7 +1320,7 @@ pub fn e10(ctx: &Ctx) -> Result<Outcome, String> {
             arch: "pipeline",
             root: &bad_disk.root(),
             cache_dir: None,
-            env: &[],
+            args: &[],
             timeout: ctx.timeout(),
         };
         let runs = repeat(ctx, ctx.profile.reps, || Ok(()), &b, &[1]);
@@ -1418,7 +1355,7 @@ pub fn e10(ctx: &Ctx) -> Result<Outcome, String> {
         arch: "pipeline",
         root: &fixed_disk.root(),
         cache_dir: None,
-        env: &[],
+        args: &[],
         timeout: ctx.timeout(),
     };
     let runs = repeat(ctx, ctx.profile.reps, || Ok(()), &b, &[0]);

@@ -237,7 +237,11 @@ impl Ctx {
             }
         }
         let r = self.rill.build(b, expect_exit);
-        if let (Err(NoMeasurement::Unavailable(why)), "query") = (&r, b.arch) {
+        // Only a build without extra options proves the architecture itself unavailable
+        // (an unknown option is unavailable on its own).
+        if let (Err(NoMeasurement::Unavailable(why)), "query", true) =
+            (&r, b.arch, b.args.is_empty())
+        {
             *self.query_unavailable.borrow_mut() = Some(why.clone());
         }
         r

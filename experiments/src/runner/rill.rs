@@ -96,7 +96,12 @@ impl BuildStats {
 
     /// Total hashing time over all query kinds.
     pub fn hash_ms(&self) -> f64 {
-        self.queries.values().map(|q| q.hash_ms).sum()
+        // The engine's own total when it reports one, else the sum over kinds.
+        self.raw
+            .get("engine")
+            .and_then(|e| e.get("hash_ms"))
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(|| self.queries.values().map(|q| q.hash_ms).sum())
     }
 
     pub fn hashed_bytes(&self) -> u64 {
@@ -134,8 +139,8 @@ pub struct Build<'a> {
     pub arch: &'a str,
     pub root: &'a Path,
     pub cache_dir: Option<&'a Path>,
-    /// Extra environment (`RILL_HASHER`, ...).
-    pub env: &'a [(&'a str, &'a str)],
+    /// Extra options of the query architecture (`--hasher xxh3`, `--cutoff off`, ...).
+    pub args: &'a [&'a str],
     pub timeout: Option<Duration>,
 }
 
@@ -193,9 +198,7 @@ impl Rill {
         if let Some(dir) = b.cache_dir {
             cmd.arg("--cache-dir").arg(dir);
         }
-        for (k, v) in b.env {
-            cmd.env(k, v);
-        }
+        cmd.args(b.args);
         let proc = process::run(&mut cmd, b.timeout).map_err(NoMeasurement::Failed)?;
         if proc.timed_out {
             return Err(NoMeasurement::Failed("timeout".to_string()));

@@ -203,7 +203,7 @@ fn a_const_value_edit_re_executes_only_its_users() {
     assert_eq!(executed(&b, "const_value"), 1);
     // `clamp` and `main` read LIMIT: their bodies are lowered again (values are folded
     // into the code); nobody else's.
-    assert_eq!(executed(&b, "lower"), 2);
+    assert_eq!(executed(&b, "optimize"), 2);
     assert_eq!(image(&b), image(&p.scratch()));
 }
 

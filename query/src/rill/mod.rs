@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! crate_root ─► def_map ◄─ file_skeleton(file) ◄─ parse_file(file) ◄─ file_text(file) [eval_always]
+//!                  ▲ ◄──── file_status(file) ◄──────────────────────────┘
 //!                  │                                     ▲
 //!           crate_structure (positionless firewall)      │
 //!        ┌────────┼──────────┬──────────┐                │
@@ -11,16 +12,17 @@
 //!        ▼                   │
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
 //!        ▼
-//!   typeck(fn) ─► lower(fn) ─► optimize(fn) ─► codegen(fn) ─► program_code ─► link
+//!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► program_code ─► link
 //!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
 //! ```
 //!
-//! Invariant 5 (positions don't cascade) is kept by two firewalls: the def map holds
-//! absolute positions and changes with nearly every edit, but everything reads it through
-//! `crate_structure`, which has none (an edit inside a body stops there); and an item's
+//! Invariant 5 (positions don't cascade) holds at every level. The def map is built from
+//! positionless skeletons (item offsets replaced by ordinals) and file statuses, never
+//! from file texts, so an edit that adds or removes no item leaves it green; an item's
 //! syntax is found by its ordinal in its file, with spans relative to the item, so moving
 //! an item changes no fingerprint below `item_ast`. Positions come back only when
-//! diagnostics are reported (`file_offsets`).
+//! diagnostics are reported (`file_offsets`, and `positioned_def_map`, built only when
+//! the crate's structure has errors).
 //!
 //! Diagnostics are part of the values of the queries that find them and are collected in
 //! the canonical order shared with the pipeline (see `pipeline::Tables::take_diagnostics`).
@@ -46,8 +48,8 @@ use crate::{
 };
 use providers::*;
 pub use values::{
-    CrateStructure, DefInfo, DefMap, DefSource, FileText, Granularity, ItemSyntax, PDiag, Parsed,
-    ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
+    CrateStructure, DefInfo, DefMap, DefSource, FileStatus, FileText, Granularity, ItemSyntax,
+    PDiag, Parsed, ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
 };
 
 /// What the providers may read besides queries: the file loader, read only by the
@@ -72,10 +74,14 @@ define_queries! {
     query [eval_always] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
     /// A file's syntax tree (never hashed: its dependents compare their own results).
     query [no_hash] fn parse_file(PathBuf) -> Shared<Parsed>, "parsing a file", p_parse_file;
-    /// A file's items without bodies: what the def map is built from, persisted.
+    /// A file's items without bodies or positions: what the def map is built from.
     query [cache_on_disk] fn file_skeleton(PathBuf) -> Arc<Skeleton>, "collecting the items of a file", p_file_skeleton;
-    /// The module tree, item tree and module scopes (absolute positions, never hashed).
+    /// Whether a file can be read, is within the size limit and is UTF-8.
+    query [cache_on_disk] fn file_status(PathBuf) -> FileStatus, "checking a source file", p_file_status;
+    /// The module tree, item tree and module scopes, without positions (never hashed).
     query [no_hash] fn def_map(()) -> Shared<DefMap>, "building the def map", p_def_map;
+    /// The same with positions and texts, for the structure's diagnostics only.
+    query [no_hash] fn positioned_def_map(()) -> Shared<DefMap>, "locating the crate's structure errors", p_positioned_def_map;
     /// The def map without positions: the firewall below which body edits stop.
     query [] fn crate_structure(()) -> Arc<CrateStructure>, "summarizing the crate", p_crate_structure;
     /// Loading, item-tree and import diagnostics.
@@ -110,8 +116,8 @@ define_queries! {
     /// A struct's structural checks (recursive types, size).
     query [cache_on_disk] fn check_struct(DefId) -> Arc<Vec<Diagnostic>>, "checking a struct", p_check_struct;
     /// A function body, type-checked (never hashed: `optimize` is where body edits that
-    /// keep the code stop; hashing the typed tree and the raw IR too would cost more than
-    /// the lowering it could save).
+    /// keep the code stop; hashing the typed tree too would cost more than the lowering it
+    /// could save).
     query [no_hash] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
     /// A function body's diagnostics.
     query [cache_on_disk] fn typeck_diagnostics(DefId) -> Arc<Vec<Diagnostic>>, "collecting a function's diagnostics", p_typeck_diagnostics;
@@ -122,9 +128,7 @@ define_queries! {
     /// Every diagnostic of the crate, in the canonical order.
     query [cache_on_disk] fn crate_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate", p_crate_diagnostics;
 
-    /// A function's IR (never hashed, see `typeck`).
-    query [no_hash] fn lower(DefId) -> Option<Arc<IrFunction>>, "lowering a function", p_lower;
-    /// A function's optimized IR.
+    /// A function's IR, lowered and optimized.
     query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
     /// A function's machine code (bytes and relocations).
     query [cache_on_disk] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
@@ -218,7 +222,12 @@ impl Session {
                 Goal::Check => "check",
                 Goal::Image => "image",
             };
-            options.engine.cache = Some(CacheOptions::new(dir.join(sub), build_id()));
+            let mut cache = CacheOptions::new(dir.join(sub), build_id());
+            // The cache is replaced atomically (temporary file, then rename) and checked
+            // on load; without `fsync` a crash at the wrong moment can leave a damaged
+            // file, which the next build detects and rebuilds from. `RILL_FSYNC=1` syncs.
+            cache.fsync = std::env::var_os("RILL_FSYNC").is_some_and(|v| v == "1");
+            options.engine.cache = Some(cache);
         }
         let mut db = RillDb::new(options.engine);
         db.host.loader = Some(loader);
@@ -279,9 +288,18 @@ impl Session {
     /// warnings of the session so far. A build with errors keeps the previous cache, as
     /// rustc keeps its previous session directory: its graph stops before code, and the
     /// next build (the error fixed) finds the code of the last good build.
+    ///
+    /// A build that found everything green writes nothing: the cache on disk already
+    /// holds this session's graph.
     pub fn finish(&mut self, out: &mut Build) {
         let start = Instant::now();
-        if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() {
+        let stats = self.db.stats();
+        let unchanged = stats.engine.cache_bytes_read > 0
+            && self.db.runtime().verify_mismatches().is_empty()
+            && stats.queries.iter().all(|(kind, q)| {
+                q.executed == 0 || matches!(kind.as_str(), "file_text" | "program_code")
+            });
+        if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() && !unchanged {
             let report = self.db.save();
             out.warnings.extend(report.warnings);
         }

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
 use shared_frontend::diag::{Diagnostic, Label};
 use shared_frontend::ir::{lower::lower_fn, opt, IrFunction};
 use shared_frontend::limits::MAX_FILE_SIZE;
@@ -60,9 +59,22 @@ pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {
 pub(super) fn p_file_skeleton(db: &RillDb, path: PathBuf) -> Arc<Skeleton> {
     let parsed = db.parse_file(path);
     Arc::new(Skeleton {
-        ast: skeleton::strip(&parsed.ast),
-        diagnostics: parsed.diagnostics.clone(),
+        ast: skeleton::strip_positionless(&parsed.ast),
+        parse_errors: parsed.diagnostics.iter().any(Diagnostic::is_error),
     })
+}
+
+pub(super) fn p_file_status(db: &RillDb, path: PathBuf) -> FileStatus {
+    match &*db.file_text(path) {
+        FileText::Bytes(b) if b.len() <= MAX_FILE_SIZE && std::str::from_utf8(b).is_ok() => {
+            FileStatus::Ok
+        }
+        FileText::Bytes(_) => FileStatus::Rejected,
+        FileText::Error { os, message } => FileStatus::Unreadable {
+            os: *os,
+            message: message.clone(),
+        },
+    }
 }
 
 /// The module loader's view of the files: every read is a `file_text` query.
@@ -78,11 +90,62 @@ impl FileLoader for QueryLoader<'_> {
     }
 }
 
+/// The positionless loader: reads only each file's status, so that editing a file's text
+/// does not re-run the module loader. A readable file loads as empty text (its skeleton
+/// comes from `file_skeleton`); a rejected one as one invalid byte, which the loader
+/// rejects in the same way (with a wrong position, so the positioned def map reports it).
+struct StatusLoader<'a>(&'a RillDb);
+
+impl FileLoader for StatusLoader<'_> {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        match self.0.file_status(path.to_path_buf()) {
+            FileStatus::Ok => Ok(Vec::new()),
+            FileStatus::Rejected => Ok(vec![0xff]),
+            FileStatus::Unreadable { os, message } => FileText::Error { os, message }.to_io(),
+        }
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        !matches!(
+            self.0.file_status(path.to_path_buf()),
+            FileStatus::Unreadable { .. }
+        )
+    }
+}
+
+/// Stands for a file's parse errors in the positionless def map (their positions are not
+/// known there); the positioned def map reports the real ones.
+fn parse_error_marker() -> Diagnostic {
+    Diagnostic::error_no_span("the file has syntax errors")
+}
+
 pub(super) fn p_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
     let root = db.crate_root(());
-    let krate = load_crate_parsed(&QueryLoader(db), &root, &|path, _text| {
+    let krate = load_crate_parsed(&StatusLoader(db), &root, &|path, _text| {
         let skeleton = db.file_skeleton(path.to_path_buf());
-        (skeleton.ast.clone(), skeleton.diagnostics.clone())
+        let diags = if skeleton.parse_errors {
+            vec![parse_error_marker()]
+        } else {
+            Vec::new()
+        };
+        (skeleton.ast.clone(), diags)
+    });
+    let tree = ItemTree::build(&krate);
+    let resolved = resolve::resolve_crate(&tree);
+    Shared(Arc::new(DefMap {
+        krate,
+        tree,
+        resolved,
+    }))
+}
+
+/// The def map with real positions and texts, built only to report the structure's
+/// diagnostics (exactly when the positionless def map has some).
+pub(super) fn p_positioned_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
+    let root = db.crate_root(());
+    let krate = load_crate_parsed(&QueryLoader(db), &root, &|path, _text| {
+        let parsed = db.parse_file(path.to_path_buf());
+        (skeleton::strip(&parsed.ast), parsed.diagnostics.clone())
     });
     let tree = ItemTree::build(&krate);
     let resolved = resolve::resolve_crate(&tree);
@@ -96,19 +159,6 @@ pub(super) fn p_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
 pub(super) fn p_crate_structure(db: &RillDb, (): ()) -> Arc<CrateStructure> {
     let map = db.def_map(());
     let krate = &map.krate;
-    // Offset → ordinal, per file.
-    let mut ordinals: FxHashMap<u32, FxHashMap<u32, u32>> = FxHashMap::default();
-    for f in &krate.files {
-        let offsets = skeleton::item_offsets(&f.ast);
-        ordinals.insert(
-            f.file.0,
-            offsets
-                .into_iter()
-                .enumerate()
-                .map(|(i, o)| (o, i as u32))
-                .collect(),
-        );
-    }
     let defs = map
         .tree
         .defs()
@@ -122,13 +172,10 @@ pub(super) fn p_crate_structure(db: &RillDb, (): ()) -> Arc<CrateStructure> {
                 vis: d.vis,
                 name_span: d.name_span,
             };
+            // In the positionless def map, an item's offset is its ordinal.
             let ordinal = match d.ast {
                 ItemAst::Root => u32::MAX,
-                _ => ordinals
-                    .get(&d.file.0)
-                    .and_then(|m| m.get(&d.offset))
-                    .copied()
-                    .unwrap_or(u32::MAX),
+                _ => d.offset,
             };
             let source = DefSource {
                 file: krate.sources.get(d.file).path.clone(),
@@ -151,7 +198,16 @@ pub(super) fn p_crate_structure(db: &RillDb, (): ()) -> Arc<CrateStructure> {
 }
 
 pub(super) fn p_structure_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
-    let map = db.def_map(());
+    let quiet = {
+        let map = db.def_map(());
+        map.krate.diagnostics.is_empty()
+            && map.tree.diagnostics.is_empty()
+            && map.resolved.diagnostics.is_empty()
+    };
+    if quiet {
+        return Arc::new(Vec::new());
+    }
+    let map = db.positioned_def_map(());
     let sources = &map.krate.sources;
     Arc::new(
         map.krate
@@ -557,14 +613,12 @@ pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
 // ---------------------------------------------------------------------------------------
 // Code.
 
-pub(super) fn p_lower(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
+/// Lowering and optimizing in one query: the raw IR would never be hashed (cutoff happens
+/// on the optimized IR), and keeping it would double the IR held in memory.
+pub(super) fn p_optimize(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
     let body = db.typeck(def)?;
     let name = db.def_info(def)?.path.to_string();
-    Some(Arc::new(lower_fn(&QEnv(db), def, name, &body.thir)))
-}
-
-pub(super) fn p_optimize(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
-    let ir = db.lower(def)?;
+    let ir = lower_fn(&QEnv(db), def, name, &body.thir);
     Some(Arc::new(opt::optimize(&ir)))
 }
 

@@ -13,18 +13,37 @@ use shared_frontend::syntax::ast::{
     Arena, ConstDef, ExprId, FnDef, Item, ItemKind, ModDef, SourceFileAst, StructDef, TypeId,
 };
 
-/// The skeleton of a file's syntax tree.
+/// The skeleton of a file's syntax tree, positions kept.
 pub fn strip(ast: &SourceFileAst) -> SourceFileAst {
     SourceFileAst {
-        items: strip_items(&ast.items),
+        items: strip_items(&ast.items, &mut None),
     }
 }
 
-fn strip_items(items: &[Item]) -> Vec<Item> {
-    items.iter().map(strip_item).collect()
+/// The skeleton without positions: every item's offset is replaced by its ordinal (see
+/// [`item_offsets`]), so an edit that moves items without adding or removing any leaves
+/// it unchanged. (Spans inside an item are relative to it already.)
+pub fn strip_positionless(ast: &SourceFileAst) -> SourceFileAst {
+    SourceFileAst {
+        items: strip_items(&ast.items, &mut Some(0)),
+    }
 }
 
-fn strip_item(item: &Item) -> Item {
+/// `ordinal`: `Some(next)` to number the items instead of keeping their offsets. The
+/// recursion follows inline-module nesting, which the parser bounds.
+fn strip_items(items: &[Item], ordinal: &mut Option<u32>) -> Vec<Item> {
+    items.iter().map(|i| strip_item(i, ordinal)).collect()
+}
+
+fn strip_item(item: &Item, ordinal: &mut Option<u32>) -> Item {
+    // Positionless: the ordinal for the offset, and no extent (only diagnostics read it).
+    let (offset, span) = match ordinal {
+        Some(n) => {
+            *n += 1;
+            (*n - 1, shared_frontend::span::Span::default())
+        }
+        None => (item.offset, item.span),
+    };
     let kind = match &item.kind {
         ItemKind::Fn(f) => ItemKind::Fn(Arc::new(FnDef {
             name: f.name,
@@ -46,25 +65,20 @@ fn strip_item(item: &Item) -> Item {
         })),
         ItemKind::Mod(m) => ItemKind::Mod(Arc::new(ModDef {
             name: m.name,
-            items: m.items.as_deref().map(strip_items),
+            items: m.items.as_deref().map(|items| strip_items(items, ordinal)),
         })),
         ItemKind::TypeAlias(_) | ItemKind::Use(_) => item.kind.clone(),
     };
     Item {
-        offset: item.offset,
-        span: item.span,
+        offset,
+        span,
         vis: item.vis,
         kind,
     }
 }
 
-/// Every item's absolute offset in pre-order (an inline module, then its items): the
-/// index of an item in this list is its ordinal.
-pub fn item_offsets(ast: &SourceFileAst) -> Vec<u32> {
-    item_extents(ast).into_iter().map(|(o, _)| o).collect()
-}
-
-/// Every item's absolute offset and length, in pre-order (see [`item_offsets`]).
+/// Every item's absolute offset and length in pre-order (an inline module, then its
+/// items): the index of an item in this list is its *ordinal*.
 pub fn item_extents(ast: &SourceFileAst) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     let mut stack: Vec<std::slice::Iter<'_, Item>> = vec![ast.items.iter()];
@@ -86,7 +100,7 @@ pub fn item_extents(ast: &SourceFileAst) -> Vec<(u32, u32)> {
     out
 }
 
-/// The syntax of the item with `ordinal` (see [`item_offsets`]).
+/// The syntax of the item with `ordinal` (see [`item_extents`]).
 pub fn item_by_ordinal(ast: &SourceFileAst, ordinal: u32) -> Option<ItemAst> {
     let mut n = 0u32;
     let mut stack: Vec<std::slice::Iter<'_, Item>> = vec![ast.items.iter()];

@@ -48,6 +48,7 @@ serde_stable_hash!(
     backend::CodeBlob,
     DefKind,
     Skeleton,
+    FileStatus,
     DefInfo,
     DefSource,
     PDiag,
@@ -138,12 +139,26 @@ impl StableHash for ItemSyntax {
 }
 
 /// The skeleton of a file: its items with function bodies, constant values and struct
-/// fields removed (all that building the item tree and resolving imports reads), and the
-/// parser's diagnostics. Small enough to persist for every file.
+/// fields removed (all that building the item tree and resolving imports reads), item
+/// offsets replaced by ordinals, and whether the parser reported errors (their positions
+/// are not here). Small enough to persist for every file; a body edit leaves it as it was.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Skeleton {
     pub ast: SourceFileAst,
-    pub diagnostics: Vec<Diagnostic>,
+    pub parse_errors: bool,
+}
+
+/// What the module loader learns from reading a file, without its text: whether it could
+/// be read, is within the size limit and is UTF-8.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FileStatus {
+    Ok,
+    Unreadable {
+        os: Option<i32>,
+        message: String,
+    },
+    /// Too large or not UTF-8: the loader reports it and does not parse the file.
+    Rejected,
 }
 
 /// A shared value compared by identity: for `no_hash` queries, whose values are neither
@@ -170,9 +185,9 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
-/// The crate's def map: its files (skeletons), item tree and module scopes. Positions in
-/// it are absolute, so nearly every edit changes it; nothing but the projections below
-/// reads it.
+/// The crate's def map: its files (skeletons), item tree and module scopes. In the
+/// positionless def map, item offsets are ordinals and file texts are empty; its
+/// diagnostics exist exactly when the positioned one's do, which reports them.
 #[derive(Debug)]
 pub struct DefMap {
     pub krate: LoadedCrate,

@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use query::rill::{self, BuildOptions, Goal, Granularity};
+use query::rill::{self, BuildOptions, Goal, Granularity, SpanMode};
 use shared_frontend::diag;
 use shared_frontend::gen::{self, GenConfig, Program};
 use shared_frontend::sema::modules::MemLoader;
@@ -74,6 +74,11 @@ fn options(variant: u64, cache_dir: Option<&Path>) -> BuildOptions {
             Granularity::Item
         } else {
             Granularity::File
+        },
+        spans: if (variant / 18) % 2 == 0 {
+            SpanMode::Relative
+        } else {
+            SpanMode::Absolute
         },
     }
 }

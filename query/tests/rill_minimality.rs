@@ -233,3 +233,24 @@ fn an_error_introduced_then_fixed_comes_back_to_the_same_image() {
         "the old code is still in the cache"
     );
 }
+
+#[test]
+fn with_absolute_spans_a_comment_at_the_top_re_checks_the_file_but_keeps_the_code() {
+    let mut p = Project::new();
+    let options = || BuildOptions {
+        cache_dir: Some(p.cache.path().to_path_buf()),
+        spans: rill::SpanMode::Absolute,
+        ..BuildOptions::default()
+    };
+    let build = |p: &Project, o: BuildOptions| {
+        rill::build(p.loader(), Path::new("main.rs"), Goal::Image, o)
+    };
+    let first = build(&p, options());
+    let opts = options();
+    p.edit("geometry.rs", |t| format!("// Points and shapes.\n\n{t}"));
+    let b = build(&p, opts);
+    // Both functions of geometry.rs moved: checked and lowered again, same code.
+    assert_eq!(executed(&b, "typeck"), 2);
+    assert_eq!(executed(&b, "codegen"), 0);
+    assert_eq!(image(&b), image(&first));
+}

@@ -221,6 +221,9 @@ struct QueryArgs {
     /// Dependency granularity of the query architecture: item or file.
     #[arg(long)]
     granularity: Option<String>,
+    /// Spans of the query architecture: relative (to their item, the default) or absolute.
+    #[arg(long)]
+    spans: Option<String>,
 }
 
 fn query_options(
@@ -249,10 +252,16 @@ fn query_options(
         Some(g) => query::rill::Granularity::from_name(g)
             .ok_or_else(|| usage_error(format!("unknown --granularity `{g}` (item, file)")))?,
     };
+    let spans = match &args.spans {
+        None => query::rill::SpanMode::Relative,
+        Some(m) => query::rill::SpanMode::from_name(m)
+            .ok_or_else(|| usage_error(format!("unknown --spans `{m}` (relative, absolute)")))?,
+    };
     Ok(query::rill::BuildOptions {
         cache_dir: cache_dir.map(Path::to_path_buf),
         engine,
         granularity,
+        spans,
     })
 }
 

@@ -49,7 +49,7 @@ use crate::{
 use providers::*;
 pub use values::{
     CrateStructure, DefInfo, DefMap, DefSource, FileStatus, FileText, Granularity, ItemSyntax,
-    PDiag, Parsed, ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
+    PDiag, Parsed, ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
 };
 
 /// What the providers may read besides queries: the file loader, read only by the
@@ -69,6 +69,8 @@ define_queries! {
     input [] fn crate_root(()) -> PathBuf, "naming the crate root", set_crate_root;
     /// Per item or per file dependencies (experiment E7).
     input [] fn granularity(()) -> Granularity, "choosing the granularity", set_granularity;
+    /// Relative or absolute spans (experiment E5).
+    input [] fn span_mode(()) -> SpanMode, "choosing the span mode", set_span_mode;
 
     /// A source file's bytes, read through the host's loader every session.
     query [eval_always] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
@@ -153,6 +155,7 @@ pub struct BuildOptions {
     /// Engine options (hasher, cutoff, verify, event log); `cache` is set from `cache_dir`.
     pub engine: Options,
     pub granularity: Granularity,
+    pub spans: SpanMode,
 }
 
 /// The result of a build.
@@ -233,6 +236,7 @@ impl Session {
         db.host.loader = Some(loader);
         db.set_crate_root((), root.to_path_buf(), Durability::High);
         db.set_granularity((), options.granularity, Durability::High);
+        db.set_span_mode((), options.spans, Durability::High);
         Session { db, builds: 0 }
     }
 

@@ -289,7 +289,15 @@ pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemSyntax> {
         FileText::Bytes(b) => Arc::from(b.get(start..start + len)?),
         FileText::Error { .. } => return None,
     };
-    Some(ItemSyntax { ast, text })
+    let position = match db.span_mode(()) {
+        SpanMode::Relative => None,
+        SpanMode::Absolute => Some(start as u32),
+    };
+    Some(ItemSyntax {
+        ast,
+        text,
+        position,
+    })
 }
 
 /// An item's syntax as the analyses of that item see it. Under file granularity they

@@ -54,6 +54,7 @@ serde_stable_hash!(
     PDiag,
     TypeckOut,
     Granularity,
+    SpanMode,
 );
 
 /// How a source file was read: its bytes, or the I/O error (as the OS reported it).
@@ -123,11 +124,13 @@ pub struct Parsed {
 pub struct ItemSyntax {
     pub ast: ItemAst,
     pub text: Arc<[u8]>,
+    /// The item's absolute offset, under [`SpanMode::Absolute`] only.
+    pub position: Option<u32>,
 }
 
 impl PartialEq for ItemSyntax {
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text
+        self.text == other.text && self.position == other.position
     }
 }
 
@@ -135,6 +138,28 @@ impl StableHash for ItemSyntax {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_usize(self.text.len());
         h.write_bytes(&self.text);
+        hash_serde(&self.position, h);
+    }
+}
+
+/// Where an item's positions are measured from (experiment E5). Rill's frontend keeps
+/// spans relative to their item; `Absolute` makes an item's syntax carry its position in
+/// the file, as a frontend with absolute spans would, so that moving an item invalidates
+/// everything computed from it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SpanMode {
+    #[default]
+    Relative,
+    Absolute,
+}
+
+impl SpanMode {
+    pub fn from_name(name: &str) -> Option<SpanMode> {
+        match name {
+            "relative" => Some(SpanMode::Relative),
+            "absolute" => Some(SpanMode::Absolute),
+            _ => None,
+        }
     }
 }
 

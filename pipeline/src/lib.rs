@@ -24,13 +24,12 @@ use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::modules::{load_crate_with, FileLoader, FsLoader, LoadedCrate};
 use shared_frontend::sema::resolve;
 use shared_frontend::sema::thir::Thir;
-use shared_frontend::sema::ty::Ty;
-use shared_frontend::sema::{env::SemaEnv, typeck};
-use shared_frontend::span::{FileId, SourceMap, Span};
+use shared_frontend::sema::{entry, env::SemaEnv, typeck};
+use shared_frontend::span::{FileId, SourceMap};
 use shared_frontend::syntax::ast::SourceFileAst;
 use shared_frontend::syntax::parser;
 
-pub use tables::Tables;
+pub use tables::{Slot, Tables};
 
 /// How far to go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -163,7 +162,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
         if let ItemAst::Fn(ast) = &def.ast {
             let module = def.parent.unwrap_or(tree.root);
             let result = typeck::typeck_fn(&tables, module, ast);
-            tables.report(def.id, result.diagnostics);
+            tables.report(Slot::Typeck, def.id, result.diagnostics);
             bodies.push((def.id, result.thir));
         }
     }
@@ -220,16 +219,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
 
 /// The crate root's `main` function, if there is one.
 fn main_def(tree: &ItemTree, tables: &Tables<'_>) -> Option<DefId> {
-    let path = shared_frontend::syntax::ast::Path {
-        segments: vec![shared_frontend::syntax::ast::PathSegment {
-            kind: shared_frontend::syntax::ast::PathSegmentKind::Name(
-                shared_frontend::intern::Symbol::intern("main"),
-            ),
-            span: Default::default(),
-        }],
-        span: Default::default(),
-    };
-    match tables.resolve_path(tree.root, &path, Namespace::Value) {
+    match tables.resolve_path(tree.root, &entry::main_path(), Namespace::Value) {
         Ok(Res::Def(DefKind::Fn, def)) if tree.parent(def) == Some(tree.root) => Some(def),
         _ => None,
     }
@@ -238,54 +228,23 @@ fn main_def(tree: &ItemTree, tables: &Tables<'_>) -> Option<DefId> {
 /// `main` must exist at the crate root and be `fn main()`.
 fn check_main(tree: &ItemTree, tables: &Tables<'_>, root: &Path, krate: &LoadedCrate) {
     let Some(main) = main_def(tree, tables) else {
-        // rustc names the crate after the root file.
-        let file_name = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let crate_name = file_name.trim_end_matches(".rs").to_string();
-        // rustc points at the end of the root file.
-        let mut diag =
-            Diagnostic::error_no_span(format!("`main` function not found in crate `{crate_name}`"));
-        if let Some(file) = krate.root {
-            let text = &krate.sources.get(file).text;
-            let end = text.trim_end().len() as u32;
-            let last = text[..end as usize]
-                .chars()
-                .next_back()
-                .map_or(0, |c| c.len_utf8() as u32);
-            diag = Diagnostic::error(diag.message, Span::new(end - last, end)).anchor(file, 0);
+        let root_text = krate.root.map(|f| krate.sources.get(f).text.clone());
+        let (mut diag, span) = entry::missing_main(root, root_text.as_deref());
+        if let (Some(file), Some(span)) = (krate.root, span) {
+            diag.labels.push(shared_frontend::diag::Label {
+                file: Some(file),
+                span,
+                message: String::new(),
+            });
         }
-        tables.report_anchored(diag.with_code("E0601").with_note(format!(
-            "note: consider adding a `main` function to `{}`",
-            root.display()
-        )));
+        tables.report_main(diag);
         return;
     };
     let Ok(sig) = tables.fn_sig(main) else { return };
     let def = tree.def(main).expect("main is a def of the tree");
-    if !sig.params.is_empty() {
-        tables.report(
-            main,
-            vec![
-                Diagnostic::error("`main` function has wrong type", def.name_span)
-                    .with_code("E0580")
-                    .with_label_message("incorrect number of function parameters")
-                    .with_note("note: expected signature `fn()`"),
-            ],
-        );
-    } else if !matches!(sig.ret, Ty::Unit | Ty::Error) {
-        tables.report(
-            main,
-            vec![Diagnostic::error(
-                format!(
-                    "`main` has invalid return type `{}`",
-                    tables.ty_to_string(&sig.ret)
-                ),
-                def.name_span,
-            )
-            .with_code("E0277")
-            .with_label_message("`main` can only return types that implement `Termination`")],
-        );
+    if let Some(diag) =
+        entry::check_main_signature(&sig, def.name_span, &|t| tables.ty_to_string(t))
+    {
+        tables.report_main(diag.anchor(def.file, def.offset));
     }
 }

@@ -19,13 +19,24 @@ use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
 use shared_frontend::syntax::ast::Path;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Table {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Table {
     FnSig,
     StructFields,
     AliasTy,
     ConstTy,
     ConstValue,
+}
+
+/// Where a diagnostic was found: a table entry, a struct's structural check or a body.
+/// Diagnostics are kept per slot and emitted in the canonical order of
+/// [`Tables::take_diagnostics`], which does not depend on the order entries were filled
+/// in (the query driver emits the same order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Table(Table),
+    CheckStruct,
+    Typeck,
 }
 
 impl Table {
@@ -41,12 +52,12 @@ impl Table {
     }
 }
 
-enum Slot<T> {
+enum Entry<T> {
     InProgress,
     Done(Result<T, ErrorReported>),
 }
 
-type Memo<T> = RefCell<FxHashMap<DefId, Slot<T>>>;
+type Memo<T> = RefCell<FxHashMap<DefId, Entry<T>>>;
 
 pub struct Tables<'a> {
     tree: &'a ItemTree,
@@ -58,7 +69,9 @@ pub struct Tables<'a> {
     const_values: Memo<Arc<ConstValue>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
     active: RefCell<Vec<(Table, DefId)>>,
-    diagnostics: RefCell<Vec<Diagnostic>>,
+    diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
+    /// The entry point's diagnostics (anchored).
+    main_diagnostics: RefCell<Vec<Diagnostic>>,
 }
 
 impl<'a> Tables<'a> {
@@ -73,11 +86,12 @@ impl<'a> Tables<'a> {
             const_values: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
+            main_diagnostics: Default::default(),
         }
     }
 
-    /// Records diagnostics whose spans are relative to item `def`.
-    pub fn report(&self, def: DefId, diags: Vec<Diagnostic>) {
+    /// Records diagnostics of `slot` whose spans are relative to item `def`.
+    pub fn report(&self, slot: Slot, def: DefId, diags: Vec<Diagnostic>) {
         if diags.is_empty() {
             return;
         }
@@ -87,16 +101,52 @@ impl<'a> Tables<'a> {
         };
         self.diagnostics
             .borrow_mut()
+            .entry((slot, def))
+            .or_default()
             .extend(diags.into_iter().map(|d| d.anchor(file, offset)));
     }
 
-    /// Records a diagnostic that is already anchored (or has no position).
-    pub fn report_anchored(&self, diag: Diagnostic) {
-        self.diagnostics.borrow_mut().push(diag);
+    /// Records a diagnostic about the entry point (anchored, or without position).
+    pub fn report_main(&self, diag: Diagnostic) {
+        self.main_diagnostics.borrow_mut().push(diag);
     }
 
+    /// Every diagnostic so far, in the canonical order: per item in source order, the
+    /// signature-level checks (a fn's signature; a struct's fields, then its structural
+    /// check; an alias's type; a constant's type); then the entry point; then every
+    /// constant's value; then every body.
     pub fn take_diagnostics(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut self.diagnostics.borrow_mut())
+        let mut slots = std::mem::take(&mut *self.diagnostics.borrow_mut());
+        let mut out = Vec::new();
+        let mut take = |out: &mut Vec<Diagnostic>, slot: Slot, def: DefId| {
+            if let Some(d) = slots.remove(&(slot, def)) {
+                out.extend(d);
+            }
+        };
+        for def in self.tree.defs() {
+            match def.kind {
+                DefKind::Fn => take(&mut out, Slot::Table(Table::FnSig), def.id),
+                DefKind::Struct => {
+                    take(&mut out, Slot::Table(Table::StructFields), def.id);
+                    take(&mut out, Slot::CheckStruct, def.id);
+                }
+                DefKind::TypeAlias => take(&mut out, Slot::Table(Table::AliasTy), def.id),
+                DefKind::Const => take(&mut out, Slot::Table(Table::ConstTy), def.id),
+                DefKind::Mod => {}
+            }
+        }
+        out.append(&mut self.main_diagnostics.borrow_mut());
+        for def in self.tree.defs() {
+            if def.kind == DefKind::Const {
+                take(&mut out, Slot::Table(Table::ConstValue), def.id);
+            }
+        }
+        for def in self.tree.defs() {
+            if def.kind == DefKind::Fn {
+                take(&mut out, Slot::Typeck, def.id);
+            }
+        }
+        out
     }
 
     pub fn ty_to_string(&self, ty: &Ty) -> String {
@@ -115,24 +165,24 @@ impl<'a> Tables<'a> {
         compute: impl FnOnce() -> Result<T, ErrorReported>,
     ) -> Result<T, ErrorReported> {
         match memo.borrow().get(&def) {
-            Some(Slot::Done(v)) => return v.clone(),
-            Some(Slot::InProgress) => {
+            Some(Entry::Done(v)) => return v.clone(),
+            Some(Entry::InProgress) => {
                 self.report_cycle(table, def);
                 return Err(ErrorReported);
             }
             None => {}
         }
-        memo.borrow_mut().insert(def, Slot::InProgress);
+        memo.borrow_mut().insert(def, Entry::InProgress);
         self.active.borrow_mut().push((table, def));
         let value = compute();
         self.active.borrow_mut().pop();
         // A cycle through this entry was reported while computing it; its value must
         // not depend on the partial result that broke the cycle.
         let value = match memo.borrow().get(&def) {
-            Some(Slot::Done(Err(e))) => Err(*e),
+            Some(Entry::Done(Err(e))) => Err(*e),
             _ => value,
         };
-        memo.borrow_mut().insert(def, Slot::Done(value.clone()));
+        memo.borrow_mut().insert(def, Entry::Done(value.clone()));
         value
     }
 
@@ -161,7 +211,7 @@ impl<'a> Tables<'a> {
             table.describe(&name(def))
         ));
         drop(active);
-        self.report(def, vec![diag]);
+        self.report(Slot::Table(table), def, vec![diag]);
     }
 
     fn module_of(&self, def: DefId) -> DefId {
@@ -172,7 +222,7 @@ impl<'a> Tables<'a> {
     pub fn check_struct(&self, def: DefId) {
         if let Some(ItemAst::Struct(ast)) = self.tree.def(def).map(|d| &d.ast) {
             let diags = typeck::check_struct(self, def, ast);
-            self.report(def, diags);
+            self.report(Slot::CheckStruct, def, diags);
         }
     }
 }
@@ -234,7 +284,7 @@ impl SemaEnv for Tables<'_> {
                 return Err(ErrorReported);
             };
             let (sig, diags) = typeck::fn_sig(self, self.module_of(def), ast);
-            self.report(def, diags);
+            self.report(Slot::Table(Table::FnSig), def, diags);
             Ok(Arc::new(sig))
         })
     }
@@ -245,7 +295,7 @@ impl SemaEnv for Tables<'_> {
                 return Err(ErrorReported);
             };
             let (fields, diags) = typeck::struct_fields(self, self.module_of(def), ast);
-            self.report(def, diags);
+            self.report(Slot::Table(Table::StructFields), def, diags);
             Ok(Arc::new(fields))
         })
     }
@@ -256,7 +306,7 @@ impl SemaEnv for Tables<'_> {
                 return Err(ErrorReported);
             };
             let (ty, diags) = typeck::alias_ty(self, self.module_of(def), ast);
-            self.report(def, diags);
+            self.report(Slot::Table(Table::AliasTy), def, diags);
             Ok(ty)
         })
     }
@@ -267,7 +317,7 @@ impl SemaEnv for Tables<'_> {
                 return Err(ErrorReported);
             };
             let (ty, diags) = typeck::const_ty(self, self.module_of(def), ast);
-            self.report(def, diags);
+            self.report(Slot::Table(Table::ConstTy), def, diags);
             Ok(ty)
         })
     }
@@ -279,7 +329,7 @@ impl SemaEnv for Tables<'_> {
             };
             let result = typeck::typeck_const(self, self.module_of(def), ast);
             let failed = result.diagnostics.iter().any(Diagnostic::is_error);
-            self.report(def, result.diagnostics);
+            self.report(Slot::Table(Table::ConstValue), def, result.diagnostics);
             if failed {
                 return Err(ErrorReported);
             }
@@ -287,7 +337,7 @@ impl SemaEnv for Tables<'_> {
                 Ok(v) => Ok(Arc::new(v)),
                 Err(consteval::ConstEvalError::Reported) => Err(ErrorReported),
                 Err(consteval::ConstEvalError::Error(d)) => {
-                    self.report(def, vec![d]);
+                    self.report(Slot::Table(Table::ConstValue), def, vec![d]);
                     Err(ErrorReported)
                 }
             }

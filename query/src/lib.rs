@@ -61,7 +61,9 @@ mod maybe_changed_after;
 mod on_disk;
 mod query;
 mod revision;
+pub mod rill;
 mod runtime;
+mod serde_hash;
 mod stable_hash;
 mod stats;
 mod verify;
@@ -82,6 +84,7 @@ pub use query::{
 };
 pub use revision::Revision;
 pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};
+pub use serde_hash::hash_serde;
 pub use stable_hash::StableHash;
 pub use stats::{EngineStats, QueryStats, StatsSnapshot, Totals};
 pub use verify::{Verify, VerifyMismatch};

@@ -17,6 +17,10 @@
 //! }
 //! ```
 //!
+//! The database may carry fields of its own (`pub struct Db { pub host: Host };`): state
+//! of the embedder that providers may read only where the table says so (an `eval_always`
+//! query reading the file system through a loader). They start as `Default::default()`.
+//!
 //! Each line: doc comments, `input` or `query`, the modifiers in brackets, the name, the
 //! key and value types, the description used in cycle errors, and then the setter's name
 //! (inputs: `db.set_source_text(key, value, durability)`) or the provider, a function in
@@ -45,7 +49,7 @@
 macro_rules! define_queries {
     (
         $(#[$dattr:meta])*
-        $vis:vis struct $Db:ident;
+        $vis:vis struct $Db:ident $({ $($(#[$fattr:meta])* $fvis:vis $field:ident : $fty:ty),* $(,)? })?;
         $(#[$mattr:meta])*
         $mvis:vis mod $queries:ident;
         $(
@@ -58,6 +62,7 @@ macro_rules! define_queries {
         $vis struct $Db {
             runtime: $crate::Runtime,
             storage: $queries::Storage,
+            $($($(#[$fattr])* $fvis $field: $fty,)*)?
         }
 
         $(#[$mattr])*
@@ -118,7 +123,11 @@ macro_rules! define_queries {
             /// Creates the database; with a cache directory in the options, loads the
             /// previous session's graph (a damaged cache is a warning, never an error).
             pub fn new(options: $crate::Options) -> Self {
-                $Db { runtime: $crate::Runtime::new::<$Db>(options), storage: ::std::default::Default::default() }
+                $Db {
+                    runtime: $crate::Runtime::new::<$Db>(options),
+                    storage: ::std::default::Default::default(),
+                    $($($field: ::std::default::Default::default(),)*)?
+                }
             }
 
             $( $crate::__query_method!{ [$(#[$attr])*] $how $name $target ($K) ($V) $queries } )*

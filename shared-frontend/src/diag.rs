@@ -6,13 +6,15 @@
 
 use crate::span::{FileId, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum Level {
     Error,
     Warning,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// `None` while the span is relative to the item being processed.
     pub file: Option<FileId>,
@@ -21,7 +23,7 @@ pub struct Label {
     pub message: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub level: Level,
     /// rustc's error code where rustc has one (`"E0308"`), for reference only.
@@ -272,5 +274,54 @@ mod tests {
             let d = Diagnostic::error("x", Span { lo, hi }).anchor(file, 0);
             let _ = render(&[d], &sources, false);
         }
+    }
+}
+
+/// Deserializing a diagnostic: its error code is read as a string and interned in a table
+/// of codes, so a decoded diagnostic keeps `&'static str` without leaking memory per decode.
+mod error_code {
+    use super::{Diagnostic, Label, Level};
+    use std::sync::Mutex;
+
+    #[derive(serde::Deserialize)]
+    pub struct DiagnosticData {
+        level: Level,
+        code: Option<String>,
+        message: String,
+        labels: Vec<Label>,
+        notes: Vec<String>,
+    }
+
+    impl<'de> serde::Deserialize<'de> for Diagnostic {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Diagnostic, D::Error> {
+            DiagnosticData::deserialize(d).map(Diagnostic::from)
+        }
+    }
+
+    impl From<DiagnosticData> for Diagnostic {
+        fn from(d: DiagnosticData) -> Diagnostic {
+            Diagnostic {
+                level: d.level,
+                code: d.code.map(|c| intern_code(&c)),
+                message: d.message,
+                labels: d.labels,
+                notes: d.notes,
+            }
+        }
+    }
+
+    fn intern_code(code: &str) -> &'static str {
+        static CODES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+        let mut codes = CODES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = codes.iter().find(|c| **c == code) {
+            return c;
+        }
+        // Codes are short (`E0308`); a damaged cache cannot grow the table without bound.
+        if code.len() > 8 || codes.len() >= 4096 {
+            return "E????";
+        }
+        let leaked: &'static str = Box::leak(code.to_owned().into_boxed_str());
+        codes.push(leaked);
+        leaked
     }
 }

@@ -56,6 +56,30 @@ impl fmt::Debug for Symbol {
     }
 }
 
+/// Serialized as its text (never the process-local index), so that cached values and
+/// fingerprints are the same in every process.
+impl serde::Serialize for Symbol {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Symbol {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Symbol, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Symbol;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a symbol's text")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Symbol, E> {
+                Ok(Symbol::intern(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 impl fmt::Display for Symbol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A half-open byte range `lo..hi`, relative to an anchor (an item, or a file).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
 pub struct Span {
     pub lo: u32,
     pub hi: u32,
@@ -48,7 +50,9 @@ impl Span {
 
 /// Index of a file in a [`SourceMap`]. Valid within one run only: on disk, files are
 /// named by path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct FileId(pub u32);
 
 /// One source file of a program.

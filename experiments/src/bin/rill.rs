@@ -52,9 +52,11 @@ enum Command {
         /// Stop the program after this many IR instructions (`--arch interp`).
         #[arg(long)]
         fuel: Option<u64>,
-        /// Stop the program after this many seconds of wall time (`--arch pipeline`).
+        /// Stop the program after this many seconds of wall time (`--arch pipeline|query`).
         #[arg(long)]
         time_limit: Option<f64>,
+        #[command(flatten)]
+        query: QueryArgs,
     },
     /// Report every compile error without producing code.
     Check {
@@ -65,6 +67,8 @@ enum Command {
         cache_dir: Option<PathBuf>,
         #[arg(long)]
         stats_json: Option<PathBuf>,
+        #[command(flatten)]
+        query: QueryArgs,
     },
     /// Print one stage's view of the program.
     Emit {
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
             stats_json,
             fuel,
             time_limit,
+            query,
         } => run(
             &path,
             arch,
@@ -103,13 +108,21 @@ fn main() -> ExitCode {
             stats_json.as_deref(),
             fuel,
             time_limit,
+            &query,
         ),
         Command::Check {
             path,
             arch,
             cache_dir,
             stats_json,
-        } => check(&path, arch, cache_dir.as_deref(), stats_json.as_deref()),
+            query,
+        } => check(
+            &path,
+            arch,
+            cache_dir.as_deref(),
+            stats_json.as_deref(),
+            &query,
+        ),
         Command::Emit { path, what, item } => emit(&path, what, item.as_deref()),
     }
 }
@@ -124,13 +137,38 @@ fn color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
+/// What either driver produced, as `run` and `check` need it.
+struct Outcome {
+    sources: shared_frontend::span::SourceMap,
+    diagnostics: Vec<diag::Diagnostic>,
+    image: Option<backend::Image>,
+    ir: Option<shared_frontend::ir::IrProgram>,
+    phases: Vec<(&'static str, f64)>,
+    stats: Option<query::StatsSnapshot>,
+}
+
 /// Prints the diagnostics; returns whether there were errors.
-fn report(compiled: &pipeline::Compiled) -> bool {
-    if !compiled.diagnostics.is_empty() {
-        let text = diag::render(&compiled.diagnostics, &compiled.sources, color());
+fn report(out: &Outcome) -> bool {
+    report_diagnostics(&out.diagnostics, &out.sources)
+}
+
+fn report_compiled(c: &pipeline::Compiled) -> bool {
+    report_diagnostics(&c.diagnostics, &c.sources)
+}
+
+fn report_diagnostics(
+    diagnostics: &[diag::Diagnostic],
+    sources: &shared_frontend::span::SourceMap,
+) -> bool {
+    struct Out<'a> {
+        diagnostics: &'a [diag::Diagnostic],
+    }
+    let out = Out { diagnostics };
+    if !out.diagnostics.is_empty() {
+        let text = diag::render(out.diagnostics, sources, color());
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
-    let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
+    let errors = out.diagnostics.iter().filter(|d| d.is_error()).count();
     if errors > 0 {
         let s = if errors == 1 { "" } else { "s" };
         eprintln!("error: could not compile due to {errors} previous error{s}");
@@ -138,23 +176,14 @@ fn report(compiled: &pipeline::Compiled) -> bool {
     errors > 0
 }
 
-fn require_pipeline_or_interp(arch: Arch) -> Result<(), ExitCode> {
-    match arch {
-        Arch::Query => Err(usage_error(
-            "the query architecture is not part of this build yet; use --arch pipeline or --arch interp",
-        )),
-        _ => Ok(()),
-    }
-}
-
 fn write_stats(
     file: Option<&Path>,
     arch: &str,
     total_ms: f64,
-    compiled: &pipeline::Compiled,
+    out: &Outcome,
 ) -> Result<(), ExitCode> {
     let Some(file) = file else { return Ok(()) };
-    let phases: serde_json::Map<String, serde_json::Value> = compiled
+    let phases: serde_json::Map<String, serde_json::Value> = out
         .phases
         .iter()
         .map(|(name, ms)| (name.to_string(), serde_json::json!(ms)))
@@ -166,57 +195,156 @@ fn write_stats(
         "totals": { "executed": 0, "green": 0, "loaded": 0 },
         "queries": {},
     });
+    if let Some(s) = &out.stats {
+        stats["totals"] = serde_json::json!(s.totals);
+        stats["queries"] = serde_json::json!(s.queries);
+        stats["engine"] = serde_json::json!(s.engine);
+    }
     // Absent when nothing was linked (DESIGN.md).
-    if let Some(image) = &compiled.image {
+    if let Some(image) = &out.image {
         stats["image_hash"] = serde_json::json!(format!("{:032x}", image.hash()));
     }
     std::fs::write(file, serde_json::to_vec_pretty(&stats).unwrap_or_default())
         .map_err(|e| usage_error(format!("cannot write `{}`: {e}", file.display())))
 }
 
-fn compile(path: &Path, until: pipeline::Until) -> Result<pipeline::Compiled, ExitCode> {
-    let compiled = pipeline::compile_path(path, until);
-    if let Some(fatal) = &compiled.fatal {
-        return Err(usage_error(fatal));
-    }
-    Ok(compiled)
+/// Options of the query architecture, from the command line and the environment
+/// (`RILL_HASHER`, `RILL_VERIFY`).
+#[derive(clap::Args, Clone, Default)]
+struct QueryArgs {
+    /// Fingerprint hasher of the query architecture: sip128, xxh3 or blake3.
+    #[arg(long)]
+    hasher: Option<String>,
+    /// Early cutoff of the query architecture: fingerprint, equality or off.
+    #[arg(long)]
+    cutoff: Option<String>,
+    /// Dependency granularity of the query architecture: item or file.
+    #[arg(long)]
+    granularity: Option<String>,
 }
 
+fn query_options(
+    cache_dir: Option<&Path>,
+    args: &QueryArgs,
+) -> Result<query::rill::BuildOptions, ExitCode> {
+    let mut engine = query::Options::from_env();
+    if let Some(h) = &args.hasher {
+        engine.hasher = query::HasherKind::from_name(h)
+            .ok_or_else(|| usage_error(format!("unknown --hasher `{h}` (sip128, xxh3, blake3)")))?;
+    }
+    if let Some(c) = &args.cutoff {
+        engine.cutoff = match c.as_str() {
+            "fingerprint" => query::Cutoff::Fingerprint,
+            "equality" => query::Cutoff::Equality,
+            "off" => query::Cutoff::Off,
+            _ => {
+                return Err(usage_error(format!(
+                    "unknown --cutoff `{c}` (fingerprint, equality, off)"
+                )))
+            }
+        };
+    }
+    let granularity = match &args.granularity {
+        None => query::rill::Granularity::Item,
+        Some(g) => query::rill::Granularity::from_name(g)
+            .ok_or_else(|| usage_error(format!("unknown --granularity `{g}` (item, file)")))?,
+    };
+    Ok(query::rill::BuildOptions {
+        cache_dir: cache_dir.map(Path::to_path_buf),
+        engine,
+        granularity,
+    })
+}
+
+/// Compiles with the chosen architecture (`interp` compiles with the pipeline, to IR).
+fn compile(
+    path: &Path,
+    arch: Arch,
+    image: bool,
+    cache_dir: Option<&Path>,
+    qargs: &QueryArgs,
+) -> Result<Outcome, ExitCode> {
+    match arch {
+        Arch::Query => {
+            let options = query_options(cache_dir, qargs)?;
+            let goal = if image {
+                query::rill::Goal::Image
+            } else {
+                query::rill::Goal::Check
+            };
+            let build = query::rill::build_path(path, goal, options);
+            for w in &build.warnings {
+                // A first build has no cache: that is not worth a warning.
+                if !w.contains("no cache at") {
+                    eprintln!("warning: {w}");
+                }
+            }
+            if let Some(fatal) = &build.fatal {
+                return Err(usage_error(fatal));
+            }
+            Ok(Outcome {
+                sources: build.sources,
+                diagnostics: build.diagnostics,
+                image: build.image,
+                ir: None,
+                phases: build.phases,
+                stats: Some(build.stats),
+            })
+        }
+        Arch::Pipeline | Arch::Interp => {
+            let until = match (arch, image) {
+                (Arch::Interp, true) => pipeline::Until::Ir,
+                (_, true) => pipeline::Until::Image,
+                (_, false) => pipeline::Until::Check,
+            };
+            let compiled = pipeline::compile_path(path, until);
+            if let Some(fatal) = &compiled.fatal {
+                return Err(usage_error(fatal));
+            }
+            Ok(Outcome {
+                sources: compiled.sources,
+                diagnostics: compiled.diagnostics,
+                image: compiled.image,
+                ir: compiled.ir,
+                phases: compiled.phases,
+                stats: None,
+            })
+        }
+    }
+}
+
+fn arch_name(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Pipeline => "pipeline",
+        Arch::Query => "query",
+        Arch::Interp => "interp",
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run(
     path: &Path,
     arch: Arch,
-    _cache_dir: Option<&Path>,
+    cache_dir: Option<&Path>,
     stats: Option<&Path>,
     fuel: Option<u64>,
     time_limit: Option<f64>,
+    qargs: &QueryArgs,
 ) -> ExitCode {
-    if let Err(code) = require_pipeline_or_interp(arch) {
-        return code;
-    }
     let start = Instant::now();
-    let until = if arch == Arch::Pipeline {
-        pipeline::Until::Image
-    } else {
-        pipeline::Until::Ir
-    };
-    let compiled = match compile(path, until) {
+    let compiled = match compile(path, arch, true, cache_dir, qargs) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let failed = report(&compiled);
     let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    let arch_name = if arch == Arch::Pipeline {
-        "pipeline"
-    } else {
-        "interp"
-    };
-    if let Err(code) = write_stats(stats, arch_name, total_ms, &compiled) {
+    if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
         return code;
     }
     if failed {
         return ExitCode::from(EXIT_COMPILE_ERROR);
     }
-    let outcome = if arch == Arch::Pipeline {
+    let outcome = if arch != Arch::Interp {
         let Some(image) = &compiled.image else {
             return ExitCode::from(EXIT_COMPILE_ERROR);
         };
@@ -251,24 +379,36 @@ fn run(
     ExitCode::from(outcome.status.exit_code() as u8)
 }
 
-fn check(path: &Path, arch: Arch, _cache_dir: Option<&Path>, stats: Option<&Path>) -> ExitCode {
-    if let Err(code) = require_pipeline_or_interp(arch) {
-        return code;
-    }
+fn check(
+    path: &Path,
+    arch: Arch,
+    cache_dir: Option<&Path>,
+    stats: Option<&Path>,
+    qargs: &QueryArgs,
+) -> ExitCode {
     if arch == Arch::Interp {
         return usage_error("`check` takes --arch pipeline or --arch query");
     }
     let start = Instant::now();
-    let compiled = match compile(path, pipeline::Until::Check) {
+    let compiled = match compile(path, arch, false, cache_dir, qargs) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let failed = report(&compiled);
     let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    if let Err(code) = write_stats(stats, "pipeline", total_ms, &compiled) {
+    if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
         return code;
     }
     ExitCode::from(if failed { EXIT_COMPILE_ERROR } else { 0 })
+}
+
+/// The pipeline's full output (for `emit`).
+fn pipeline_compile(path: &Path, until: pipeline::Until) -> Result<pipeline::Compiled, ExitCode> {
+    let compiled = pipeline::compile_path(path, until);
+    if let Some(fatal) = &compiled.fatal {
+        return Err(usage_error(fatal));
+    }
+    Ok(compiled)
 }
 
 fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
@@ -283,7 +423,7 @@ fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
             out = dump::tokens_to_string(&text, &lexer::tokenize(&text));
         }
         What::Ast => {
-            let compiled = match compile(path, pipeline::Until::Parse) {
+            let compiled = match pipeline_compile(path, pipeline::Until::Parse) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
@@ -294,14 +434,14 @@ fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
                 ));
                 out.push_str(&dump::ast_to_string(ast));
             }
-            report(&compiled);
+            report_compiled(&compiled);
         }
         What::Ir => {
-            let compiled = match compile(path, pipeline::Until::Ir) {
+            let compiled = match pipeline_compile(path, pipeline::Until::Ir) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
-            if report(&compiled) {
+            if report_compiled(&compiled) {
                 return ExitCode::from(EXIT_COMPILE_ERROR);
             }
             let Some(program) = &compiled.ir else {
@@ -320,11 +460,11 @@ fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
             }
         }
         What::Asm => {
-            let compiled = match compile(path, pipeline::Until::Image) {
+            let compiled = match pipeline_compile(path, pipeline::Until::Image) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
-            if report(&compiled) {
+            if report_compiled(&compiled) {
                 return ExitCode::from(EXIT_COMPILE_ERROR);
             }
             let names: std::collections::HashMap<_, _> = compiled

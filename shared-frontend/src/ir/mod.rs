@@ -36,16 +36,24 @@ use std::sync::Arc;
 
 use crate::sema::def::DefId;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct VReg(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct BlockId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct SlotId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct DataId(pub u32);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarTy {
     Bool,
     I32,
@@ -69,7 +77,7 @@ impl ScalarTy {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IrUnOp {
     /// Wrapping negation.
     Neg,
@@ -77,7 +85,7 @@ pub enum IrUnOp {
     Not,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IrBinOp {
     /// Wrapping.
     Add,
@@ -102,7 +110,7 @@ pub enum IrBinOp {
     Ge,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Inst {
     /// `dst = value`; `value` holds the constant's bits (only dst's width is meaningful).
     Const {
@@ -176,7 +184,7 @@ pub enum Inst {
     Print(PrintArg),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PrintArg {
     /// The bytes of a data blob (UTF-8 text, newlines included).
     Str(DataId),
@@ -186,7 +194,7 @@ pub enum PrintArg {
     Bool(VReg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PanicKind {
     DivByZero,
     RemByZero,
@@ -213,7 +221,7 @@ impl PanicKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Terminator {
     Jump(BlockId),
     Branch {
@@ -227,19 +235,19 @@ pub enum Terminator {
     Unreachable,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BasicBlock {
     pub insts: Vec<Inst>,
     pub term: Terminator,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slot {
     pub size: u32,
     pub align: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IrFunction {
     pub def: DefId,
     /// The def-path, for listings (`crate::geometry::area`).
@@ -263,7 +271,7 @@ impl IrFunction {
 }
 
 /// The IR of a whole program, functions in a deterministic order.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IrProgram {
     pub functions: Vec<Arc<IrFunction>>,
     pub main: DefId,

@@ -15,7 +15,9 @@ use rustc_stable_hash::FromStableHash;
 use crate::intern::Symbol;
 
 /// The stable hash of a def-path.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct DefPathHash(pub u128);
 
 /// Items are identified by their def-path hash.
@@ -42,7 +44,7 @@ impl FromStableHash for Hash128 {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Namespace {
     /// Structs, type aliases, modules (and the primitive types).
     Type,
@@ -50,7 +52,7 @@ pub enum Namespace {
     Value,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DefKind {
     Mod,
     Fn,
@@ -81,7 +83,7 @@ impl DefKind {
 
 /// One segment of a def-path. The disambiguator tells apart items of one name and
 /// namespace in one module (only possible in erroneous programs: duplicates).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DefPathSegment {
     pub ns: Namespace,
     pub name: Symbol,
@@ -89,7 +91,7 @@ pub struct DefPathSegment {
 }
 
 /// The path of an item from the crate root; empty for the root module.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct DefPath {
     pub segments: Vec<DefPathSegment>,
 }
@@ -140,7 +142,7 @@ impl fmt::Display for DefPath {
 
 /// Visibility of an item, a `use` binding or a field, resolved to the module it is
 /// restricted to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Vis {
     Public,
     /// Visible in this module and its descendants.
@@ -148,7 +150,7 @@ pub enum Vis {
 }
 
 /// What a path resolves to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Res {
     Def(DefKind, DefId),
     /// `i32`, `i64`, `u64`, `usize`.
@@ -159,7 +161,7 @@ pub enum Res {
     IntConst(crate::sema::ty::IntTy, IntConstKind),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntConstKind {
     Min,
     Max,

@@ -28,7 +28,7 @@ use crate::syntax::ast::{
 pub const PRIMITIVE_TYPE_NAMES: [&str; 5] = ["i32", "i64", "u64", "usize", "bool"];
 
 /// The syntax of a def, shared with the file's syntax tree.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub enum ItemAst {
     /// The crate root module (it has no declaration).
     Root,

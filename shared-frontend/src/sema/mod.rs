@@ -2,6 +2,7 @@
 
 pub mod consteval;
 pub mod def;
+pub mod entry;
 pub mod env;
 pub mod items;
 pub mod modules;

@@ -288,6 +288,16 @@ pub fn load_crate_with(
     root: &Path,
     parse: &dyn Fn(&str) -> (SourceFileAst, Vec<Diagnostic>),
 ) -> LoadedCrate {
+    load_crate_parsed(loader, root, &|_, text| parse(text))
+}
+
+/// [`load_crate`] with a parser that is also told which file it parses (a driver that
+/// memoizes parsing per file, or keeps only a file's item skeleton).
+pub fn load_crate_parsed(
+    loader: &dyn FileLoader,
+    root: &Path,
+    parse: &dyn Fn(&Path, &str) -> (SourceFileAst, Vec<Diagnostic>),
+) -> LoadedCrate {
     let mut cx = Loader {
         loader,
         parse,
@@ -322,7 +332,7 @@ pub fn load_crate_with(
 
 struct Loader<'a> {
     loader: &'a dyn FileLoader,
-    parse: &'a dyn Fn(&str) -> (SourceFileAst, Vec<Diagnostic>),
+    parse: &'a dyn Fn(&Path, &str) -> (SourceFileAst, Vec<Diagnostic>),
     out: LoadedCrate,
     /// Paths of the file modules enclosing the one being walked, for "circular modules".
     file_stack: Vec<PathBuf>,
@@ -359,7 +369,7 @@ impl Loader<'_> {
         match String::from_utf8(bytes) {
             Ok(text) => {
                 let text: Arc<str> = Arc::from(text);
-                let (ast, diags) = (self.parse)(&text);
+                let (ast, diags) = (self.parse)(path, &text);
                 let file = self
                     .out
                     .sources

@@ -13,13 +13,17 @@ use crate::sema::ty::{IntTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, FmtPiece, UnOp};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct TExprId(pub u32);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct LocalId(pub u32);
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Local {
     pub name: crate::intern::Symbol,
     pub ty: Ty,
@@ -28,7 +32,7 @@ pub struct Local {
 }
 
 /// A type-checked body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Thir {
     pub exprs: Vec<TExpr>,
     pub locals: Vec<Local>,
@@ -54,7 +58,7 @@ impl std::ops::Index<LocalId> for Thir {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TExpr {
     pub kind: TExprKind,
     /// The final type. `Ty::Never` for diverging expressions that were not coerced.
@@ -65,7 +69,7 @@ pub struct TExpr {
 /// Arithmetic, bitwise and comparison operators (`&&` and `||` are [`TExprKind::LogicalAnd`]
 /// / [`TExprKind::LogicalOr`]). The operand type is the left operand's type; for shifts the
 /// right operand may have any integer type.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TExprKind {
     /// Canonical bits of an integer of the expression's type (see `IntTy::normalize`).
     Int(u64),
@@ -166,7 +170,7 @@ pub enum TExprKind {
     Error,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TStmt {
     /// `let` with a binding (`None` for `let _ = init;`, which still evaluates `init`).
     Let {

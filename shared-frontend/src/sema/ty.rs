@@ -6,7 +6,9 @@ use std::sync::Arc;
 use crate::intern::Symbol;
 use crate::sema::def::{DefId, Vis};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum IntTy {
     I32,
     I64,
@@ -74,7 +76,7 @@ impl IntTy {
 }
 
 /// A fully resolved type. Aliases are expanded; structs are named by their def id.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     Int(IntTy),
     Bool,
@@ -126,13 +128,13 @@ impl<F: Fn(DefId) -> String> fmt::Display for DisplayTy<'_, F> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FnSig {
     pub params: Vec<Ty>,
     pub ret: Ty,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldTy {
     pub name: Symbol,
     pub ty: Ty,
@@ -140,7 +142,7 @@ pub struct FieldTy {
 }
 
 /// The fields of a struct, in declaration order.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructFields {
     pub fields: Vec<FieldTy>,
 }
@@ -152,7 +154,7 @@ impl StructFields {
 }
 
 /// The value of a constant, computed at compile time.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ConstValue {
     /// Canonical bits (see [`IntTy::normalize`]).
     Int(IntTy, u64),

@@ -16,18 +16,18 @@ use crate::intern::Symbol;
 use crate::span::Span;
 
 /// The result of parsing one file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SourceFileAst {
     pub items: Vec<Item>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Visibility {
     Private,
     Pub,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Item {
     /// Absolute byte offset of the item's first token (doc comments and attributes
     /// included) in its file. Every other span of the item is relative to it.
@@ -38,7 +38,7 @@ pub struct Item {
     pub kind: ItemKind,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ItemKind {
     Fn(Arc<FnDef>),
     Const(Arc<ConstDef>),
@@ -63,13 +63,13 @@ impl Item {
 }
 
 /// A name with its (relative) span.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ident {
     pub name: Symbol,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FnDef {
     pub name: Ident,
     pub params: Vec<Param>,
@@ -80,7 +80,7 @@ pub struct FnDef {
     pub arena: Arena,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Param {
     pub mutable: bool,
     pub name: Ident,
@@ -88,7 +88,7 @@ pub struct Param {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConstDef {
     pub name: Ident,
     pub ty: TypeId,
@@ -96,14 +96,14 @@ pub struct ConstDef {
     pub arena: Arena,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructDef {
     pub name: Ident,
     pub fields: Vec<FieldDef>,
     pub arena: Arena,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldDef {
     pub vis: Visibility,
     pub name: Ident,
@@ -111,27 +111,27 @@ pub struct FieldDef {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TypeAliasDef {
     pub name: Ident,
     pub ty: TypeId,
     pub arena: Arena,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ModDef {
     pub name: Ident,
     /// `Some` for an inline module `mod m { … }`, `None` for `mod m;` (a file).
     pub items: Option<Vec<Item>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct UseDef {
     pub tree: UseTree,
 }
 
 /// `a::b`, `a::b as c`, `a::{b, c::d as e}`, `a::{self, b}`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct UseTree {
     /// May be empty inside braces only for `self`; `self` is a segment of kind `SelfMod`.
     pub prefix: Path,
@@ -139,7 +139,7 @@ pub struct UseTree {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum UseTreeKind {
     /// `prefix` or `prefix as rename`.
     Simple { rename: Option<Ident> },
@@ -147,7 +147,7 @@ pub enum UseTreeKind {
     Nested(Vec<UseTree>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PathSegmentKind {
     Name(Symbol),
     /// `crate`
@@ -158,13 +158,13 @@ pub enum PathSegmentKind {
     Super,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PathSegment {
     pub kind: PathSegmentKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Path {
     pub segments: Vec<PathSegment>,
     pub span: Span,
@@ -173,14 +173,20 @@ pub struct Path {
 // ---------------------------------------------------------------------------------------
 // Bodies: expressions, statements and types live in the item's arena.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct ExprId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct StmtId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct TypeId(pub u32);
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Arena {
     pub exprs: Vec<Expr>,
     pub stmts: Vec<Stmt>,
@@ -221,13 +227,13 @@ impl std::ops::Index<TypeId> for Arena {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Type {
     pub kind: TypeKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKind {
     /// `i32`, `Point`, `crate::geo::Point`, `Alias`.
     Path(Path),
@@ -241,7 +247,7 @@ pub enum TypeKind {
     Error,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntSuffix {
     I32,
     I64,
@@ -251,7 +257,7 @@ pub enum IntSuffix {
     Other(Symbol),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntLit {
     /// `None` when the literal does not fit in 128 bits (always out of range).
     pub value: Option<u128>,
@@ -260,7 +266,7 @@ pub struct IntLit {
     pub hex: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     /// `-`
     Neg,
@@ -268,7 +274,7 @@ pub enum UnOp {
     Not,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     Add,
     Sub,
@@ -322,27 +328,27 @@ impl BinOp {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// Without the leading `'`.
     pub name: Symbol,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Block {
     pub stmts: Vec<StmtId>,
     /// The final expression without `;`, which gives the block its value.
     pub tail: Option<ExprId>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldInit {
     pub name: Ident,
     pub value: ExprId,
@@ -350,7 +356,7 @@ pub struct FieldInit {
     pub shorthand: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FmtPiece {
     /// Literal text, escapes (`\n`, `{{`, …) already decoded.
     Text(String),
@@ -358,13 +364,13 @@ pub enum FmtPiece {
     Hole,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Binding {
     pub mutable: bool,
     pub name: Ident,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ExprKind {
     /// Placeholder where the parser could not read an expression (an error was reported).
     Missing,
@@ -429,20 +435,20 @@ pub enum ExprKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Pattern {
     Binding(Binding),
     /// `_`
     Wild(Span),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StmtKind {
     Let {
         pattern: Pattern,

@@ -34,7 +34,7 @@ pub use imports::resolve_crate;
 pub use path::{resolve_path, resolve_path_as, PathSource};
 
 /// A name bound in a module's scope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Binding {
     /// What the name stands for; `None` for the placeholder left by an import that
     /// failed to resolve (its error is reported once, where the import is).
@@ -71,7 +71,7 @@ pub fn res_descr(res: Res) -> &'static str {
 }
 
 /// The names bound in one module: its items and its imports.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ModuleScope {
     pub types: FxHashMap<Symbol, Binding>,
     pub values: FxHashMap<Symbol, Binding>,

@@ -1,0 +1,314 @@
+//! The query-based driver: the frontend and backend functions the staged pipeline calls,
+//! called as query providers at item granularity.
+//!
+//! ```text
+//! crate_root ─► def_map ◄─ file_skeleton(file) ◄─ parse_file(file) ◄─ file_text(file) [eval_always]
+//!                  │                                     ▲
+//!           crate_structure (positionless firewall)      │
+//!        ┌────────┼──────────┬──────────┐                │
+//!   def_info   def_source  module_scope  crate_defs      │
+//!        │         └──────► item_ast(def) ───────────────┘
+//!        ▼                   │
+//!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
+//!        ▼
+//!   typeck(fn) ─► lower(fn) ─► optimize(fn) ─► codegen(fn) ─► program_code ─► link
+//!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
+//! ```
+//!
+//! Invariant 5 (positions don't cascade) is kept by two firewalls: the def map holds
+//! absolute positions and changes with nearly every edit, but everything reads it through
+//! `crate_structure`, which has none (an edit inside a body stops there); and an item's
+//! syntax is found by its ordinal in its file, with spans relative to the item, so moving
+//! an item changes no fingerprint below `item_ast`. Positions come back only when
+//! diagnostics are reported (`file_offsets`).
+//!
+//! Diagnostics are part of the values of the queries that find them and are collected in
+//! the canonical order shared with the pipeline (see `pipeline::Tables::take_diagnostics`).
+
+mod env;
+mod providers;
+mod skeleton;
+mod values;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use shared_frontend::diag::Diagnostic;
+use shared_frontend::ir::IrFunction;
+use shared_frontend::sema::def::{DefId, DefKind};
+use shared_frontend::sema::items::ItemAst;
+use shared_frontend::sema::modules::{FileLoader, FsLoader};
+use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
+use shared_frontend::span::{SourceFile, SourceMap};
+
+use crate::{
+    define_queries, CacheOptions, Database, DatabaseExt, Durability, Options, StatsSnapshot,
+};
+use providers::*;
+pub use values::{
+    CrateStructure, DefInfo, DefMap, DefSource, FileText, Granularity, PDiag, Parsed, ProgramCode,
+    ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
+};
+
+/// What the providers may read besides queries: the file loader, read only by the
+/// `eval_always` query `file_text`.
+#[derive(Default)]
+pub struct Host {
+    pub loader: Option<Arc<dyn FileLoader>>,
+}
+
+define_queries! {
+    /// The Rill compiler's database.
+    pub struct RillDb { pub host: Host };
+    /// One marker type per Rill query.
+    pub mod rq;
+
+    /// The path of the crate's root file.
+    input [] fn crate_root(()) -> PathBuf, "naming the crate root", set_crate_root;
+    /// Per item or per file dependencies (experiment E7).
+    input [] fn granularity(()) -> Granularity, "choosing the granularity", set_granularity;
+
+    /// A source file's bytes, read through the host's loader every session.
+    query [eval_always] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
+    /// A file's syntax tree (never hashed: its dependents compare their own results).
+    query [no_hash] fn parse_file(PathBuf) -> Shared<Parsed>, "parsing a file", p_parse_file;
+    /// A file's items without bodies: what the def map is built from, persisted.
+    query [cache_on_disk] fn file_skeleton(PathBuf) -> Arc<Skeleton>, "collecting the items of a file", p_file_skeleton;
+    /// The module tree, item tree and module scopes (absolute positions, never hashed).
+    query [no_hash] fn def_map(()) -> Shared<DefMap>, "building the def map", p_def_map;
+    /// The def map without positions: the firewall below which body edits stop.
+    query [] fn crate_structure(()) -> Arc<CrateStructure>, "summarizing the crate", p_crate_structure;
+    /// Loading, item-tree and import diagnostics.
+    query [cache_on_disk] fn structure_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate's structure", p_structure_diagnostics;
+    /// Set when the root file could not be read.
+    query [cache_on_disk] fn crate_fatal(()) -> Option<String>, "checking the crate root", p_crate_fatal;
+    /// Every source file, in load order.
+    query [cache_on_disk] fn crate_files(()) -> Arc<Vec<PathBuf>>, "listing the crate's files", p_crate_files;
+    /// Every def and its kind, in source order.
+    query [cache_on_disk] fn crate_defs(()) -> Arc<Vec<(DefId, DefKind)>>, "listing the crate's items", p_crate_defs;
+    /// A def's kind, path, name, parent and visibility.
+    query [cache_on_disk] fn def_info(DefId) -> Option<Arc<DefInfo>>, "describing an item", p_def_info;
+    /// A def's file and ordinal.
+    query [cache_on_disk] fn def_source(DefId) -> Option<DefSource>, "locating an item", p_def_source;
+    /// A module's scope.
+    query [cache_on_disk] fn module_scope(DefId) -> Option<ScopeValue>, "resolving a module's scope", p_module_scope;
+    /// The absolute offset of each item of a file, by ordinal (for diagnostics only).
+    query [] fn file_offsets(PathBuf) -> Arc<Vec<u32>>, "measuring a file", p_file_offsets;
+    /// An item's syntax (spans relative to the item).
+    query [] fn item_ast(DefId) -> Option<ItemAst>, "finding an item's syntax", p_item_ast;
+
+    /// A function's signature.
+    query [cache_on_disk, cycle_fallback(cycle_fn_sig)] fn fn_sig(DefId) -> Arc<SemaOut<Arc<FnSig>>>, "computing function signature of", p_fn_sig;
+    /// A struct's fields.
+    query [cache_on_disk, cycle_fallback(cycle_struct_fields)] fn struct_fields(DefId) -> Arc<SemaOut<Arc<StructFields>>>, "computing the fields of", p_struct_fields;
+    /// The type a type alias stands for.
+    query [cache_on_disk, cycle_fallback(cycle_alias_ty)] fn alias_ty(DefId) -> Arc<SemaOut<Ty>>, "expanding type alias", p_alias_ty;
+    /// A constant's declared type.
+    query [cache_on_disk, cycle_fallback(cycle_const_ty)] fn const_ty(DefId) -> Arc<SemaOut<Ty>>, "computing type of", p_const_ty;
+    /// A constant's value.
+    query [cache_on_disk, cycle_fallback(cycle_const_value)] fn const_value(DefId) -> Arc<SemaOut<Arc<ConstValue>>>, "simplifying constant for the type system", p_const_value;
+    /// A struct's structural checks (recursive types, size).
+    query [cache_on_disk] fn check_struct(DefId) -> Arc<Vec<Diagnostic>>, "checking a struct", p_check_struct;
+    /// A function body, type-checked.
+    query [] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
+    /// A function body's diagnostics.
+    query [cache_on_disk] fn typeck_diagnostics(DefId) -> Arc<Vec<Diagnostic>>, "collecting a function's diagnostics", p_typeck_diagnostics;
+    /// The crate root's `fn main`.
+    query [cache_on_disk] fn main_fn(()) -> Option<DefId>, "finding `main`", p_main_fn;
+    /// The entry point's diagnostics.
+    query [cache_on_disk] fn check_main(()) -> Arc<Vec<PDiag>>, "checking `main`", p_check_main;
+    /// Every diagnostic of the crate, in the canonical order.
+    query [cache_on_disk] fn crate_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate", p_crate_diagnostics;
+
+    /// A function's IR.
+    query [] fn lower(DefId) -> Option<Arc<IrFunction>>, "lowering a function", p_lower;
+    /// A function's optimized IR.
+    query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
+    /// A function's machine code (bytes and relocations).
+    query [cache_on_disk] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
+    /// Every function's machine code and the entry point.
+    query [no_hash] fn program_code(()) -> Shared<ProgramCode>, "collecting the program's code", p_program_code;
+}
+
+/// How far a build goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Every check: all diagnostics, no code.
+    Check,
+    /// Machine code of every function, linked into an executable image.
+    Image,
+}
+
+/// Options of a build.
+#[derive(Default)]
+pub struct BuildOptions {
+    /// Persist to and load from this directory; `None` keeps nothing between runs.
+    pub cache_dir: Option<PathBuf>,
+    /// Engine options (hasher, cutoff, verify, event log); `cache` is set from `cache_dir`.
+    pub engine: Options,
+    pub granularity: Granularity,
+}
+
+/// The result of a build.
+#[derive(Default)]
+pub struct Build {
+    pub sources: SourceMap,
+    /// Anchored diagnostics, in the canonical order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The linked program (with `Goal::Image`, when there were no errors).
+    pub image: Option<backend::Image>,
+    /// Set when the root file could not be read: the driver's exit code 2.
+    pub fatal: Option<String>,
+    /// Wall time of each phase, in milliseconds.
+    pub phases: Vec<(&'static str, f64)>,
+    pub stats: StatsSnapshot,
+    /// Cache warnings (a damaged cache, verify mismatches), for stderr.
+    pub warnings: Vec<String>,
+    /// Number of verify-mode mismatches (an untracked read).
+    pub verify_mismatches: usize,
+}
+
+impl Build {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Identifies this compiler build, so that a cache written by another build is ignored:
+/// the package version and the executable's size and modification time.
+pub fn build_id() -> String {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{}-{mtime}", m.len())
+        })
+        .unwrap_or_default();
+    format!("rill {} {exe}", env!("CARGO_PKG_VERSION"))
+}
+
+/// A compilation session: one database, reused across builds in one process (the file
+/// texts are re-read at every build).
+pub struct Session {
+    pub db: RillDb,
+    root: PathBuf,
+    builds: u32,
+}
+
+impl Session {
+    /// Opens a session on the crate whose root file is `root`; with a cache directory,
+    /// loads the previous session's graph (a damaged cache is a warning).
+    pub fn new(loader: Arc<dyn FileLoader>, root: &Path, mut options: BuildOptions) -> Session {
+        if let Some(dir) = &options.cache_dir {
+            options.engine.cache = Some(CacheOptions::new(dir, build_id()));
+        }
+        let mut db = RillDb::new(options.engine);
+        db.host.loader = Some(loader);
+        db.set_crate_root((), root.to_path_buf(), Durability::High);
+        db.set_granularity((), options.granularity, Durability::High);
+        Session {
+            db,
+            root: root.to_path_buf(),
+            builds: 0,
+        }
+    }
+
+    /// Replaces the loader (a test's in-memory files after an edit).
+    pub fn set_loader(&mut self, loader: Arc<dyn FileLoader>) {
+        self.db.host.loader = Some(loader);
+    }
+
+    /// Builds up to `goal`. Every build after the first starts a new revision, so the
+    /// files are read again.
+    pub fn build(&mut self, goal: Goal) -> Build {
+        if self.builds > 0 {
+            self.db.runtime_mut().new_revision();
+        }
+        self.builds += 1;
+        let db = &self.db;
+        let mut out = Build::default();
+        let mut last = Instant::now();
+        let mut phase = |out: &mut Build, name: &'static str| {
+            let now = Instant::now();
+            out.phases.push((name, (now - last).as_secs_f64() * 1e3));
+            last = now;
+        };
+
+        let fatal = db.crate_fatal(());
+        let diags = db.crate_diagnostics(());
+        out.sources = source_map(db);
+        let ids = |p: &Path| {
+            out.sources
+                .files
+                .iter()
+                .position(|f| f.path == p)
+                .map(|i| shared_frontend::span::FileId(i as u32))
+        };
+        out.diagnostics = diags.iter().map(|d| d.anchor(&ids)).collect();
+        out.fatal = fatal;
+        phase(&mut out, "check");
+        if goal == Goal::Image && out.fatal.is_none() && !out.has_errors() {
+            let code = db.program_code(());
+            phase(&mut out, "codegen");
+            match backend::link(&code.blobs, code.main) {
+                Ok(image) => out.image = Some(image),
+                Err(e) => out
+                    .diagnostics
+                    .push(Diagnostic::error_no_span(format!("linking failed: {e}"))),
+            }
+            phase(&mut out, "link");
+        }
+        let _ = &self.root;
+        out
+    }
+
+    /// Saves the cache (when there is a cache directory) and returns the statistics and
+    /// warnings of the session so far.
+    pub fn finish(&mut self, out: &mut Build) {
+        let start = Instant::now();
+        if self.db.runtime().persists() {
+            let report = self.db.save();
+            out.warnings.extend(report.warnings);
+        }
+        out.phases
+            .push(("save_cache", start.elapsed().as_secs_f64() * 1e3));
+        out.stats = self.db.stats();
+        out.warnings.extend(self.db.runtime().warnings());
+        out.verify_mismatches = self.db.runtime().verify_mismatches().len();
+    }
+}
+
+/// One build in a fresh session (a `rill` process): load the cache, build, save.
+pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
+    let start = Instant::now();
+    let mut session = Session::new(loader, root, options);
+    let load_ms = start.elapsed().as_secs_f64() * 1e3;
+    let mut out = session.build(goal);
+    out.phases.insert(0, ("load_cache", load_ms));
+    session.finish(&mut out);
+    out
+}
+
+/// [`build`] from the file system.
+pub fn build_path(root: &Path, goal: Goal, options: BuildOptions) -> Build {
+    build(Arc::new(FsLoader), root, goal, options)
+}
+
+/// The source map of the crate's files, in load order (the same ids as the pipeline's).
+fn source_map(db: &RillDb) -> SourceMap {
+    let mut sources = SourceMap::default();
+    for path in db.crate_files(()).iter() {
+        let text: Arc<str> = match &*db.file_text(path.clone()) {
+            FileText::Bytes(b) => Arc::from(String::from_utf8_lossy(b).as_ref()),
+            FileText::Error { .. } => Arc::from(""),
+        };
+        sources.add(SourceFile::new(path.clone(), text));
+    }
+    sources
+}

@@ -1,0 +1,569 @@
+//! The providers of the Rill queries: each calls the frontend or backend function the
+//! pipeline calls at the same step, on the same inputs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use shared_frontend::diag::{Diagnostic, Label};
+use shared_frontend::ir::{lower::lower_fn, opt, IrFunction};
+use shared_frontend::limits::MAX_FILE_SIZE;
+use shared_frontend::sema::consteval::{self, ConstEvalError};
+use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res};
+use shared_frontend::sema::entry;
+use shared_frontend::sema::env::SemaEnv;
+use shared_frontend::sema::items::{ItemAst, ItemTree};
+use shared_frontend::sema::modules::{load_crate_parsed, FileLoader};
+use shared_frontend::sema::resolve;
+use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
+use shared_frontend::sema::typeck;
+use shared_frontend::syntax::ast::SourceFileAst;
+use shared_frontend::syntax::parser;
+
+use super::env::{root_def, QEnv};
+use super::skeleton;
+use super::values::*;
+use super::RillDb;
+use crate::Cycle;
+
+// ---------------------------------------------------------------------------------------
+// Files and the crate's structure.
+
+pub(super) fn p_file_text(db: &RillDb, path: PathBuf) -> Arc<FileText> {
+    let result = match &db.host.loader {
+        Some(loader) => loader.load(&path),
+        None => Err(std::io::Error::other("no file loader")),
+    };
+    Arc::new(FileText::from_io(result))
+}
+
+pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {
+    let text = db.file_text(path);
+    // Unreadable, oversized and non-UTF-8 files are reported by the module loader, which
+    // never asks for their syntax; an empty tree keeps this total.
+    let (ast, diagnostics) = match &*text {
+        FileText::Bytes(b) if b.len() <= MAX_FILE_SIZE => match std::str::from_utf8(b) {
+            Ok(text) => parser::parse_file(text),
+            Err(_) => (SourceFileAst::default(), Vec::new()),
+        },
+        _ => (SourceFileAst::default(), Vec::new()),
+    };
+    let offsets = skeleton::item_offsets(&ast);
+    Shared(Arc::new(Parsed {
+        ast: Arc::new(ast),
+        diagnostics,
+        offsets,
+    }))
+}
+
+pub(super) fn p_file_skeleton(db: &RillDb, path: PathBuf) -> Arc<Skeleton> {
+    let parsed = db.parse_file(path);
+    Arc::new(Skeleton {
+        ast: skeleton::strip(&parsed.ast),
+        diagnostics: parsed.diagnostics.clone(),
+    })
+}
+
+/// The module loader's view of the files: every read is a `file_text` query.
+struct QueryLoader<'a>(&'a RillDb);
+
+impl FileLoader for QueryLoader<'_> {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.0.file_text(path.to_path_buf()).to_io()
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        matches!(&*self.0.file_text(path.to_path_buf()), FileText::Bytes(_))
+    }
+}
+
+pub(super) fn p_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
+    let root = db.crate_root(());
+    let krate = load_crate_parsed(&QueryLoader(db), &root, &|path, _text| {
+        let skeleton = db.file_skeleton(path.to_path_buf());
+        (skeleton.ast.clone(), skeleton.diagnostics.clone())
+    });
+    let tree = ItemTree::build(&krate);
+    let resolved = resolve::resolve_crate(&tree);
+    Shared(Arc::new(DefMap {
+        krate,
+        tree,
+        resolved,
+    }))
+}
+
+pub(super) fn p_crate_structure(db: &RillDb, (): ()) -> Arc<CrateStructure> {
+    let map = db.def_map(());
+    let krate = &map.krate;
+    // Offset → ordinal, per file.
+    let mut ordinals: FxHashMap<u32, FxHashMap<u32, u32>> = FxHashMap::default();
+    for f in &krate.files {
+        let offsets = skeleton::item_offsets(&f.ast);
+        ordinals.insert(
+            f.file.0,
+            offsets
+                .into_iter()
+                .enumerate()
+                .map(|(i, o)| (o, i as u32))
+                .collect(),
+        );
+    }
+    let defs = map
+        .tree
+        .defs()
+        .iter()
+        .map(|d| {
+            let info = DefInfo {
+                kind: d.kind,
+                path: d.path.clone(),
+                name: d.name,
+                parent: d.parent,
+                vis: d.vis,
+                name_span: d.name_span,
+            };
+            let ordinal = match d.ast {
+                ItemAst::Root => u32::MAX,
+                _ => ordinals
+                    .get(&d.file.0)
+                    .and_then(|m| m.get(&d.offset))
+                    .copied()
+                    .unwrap_or(u32::MAX),
+            };
+            let source = DefSource {
+                file: krate.sources.get(d.file).path.clone(),
+                ordinal,
+            };
+            (d.id, info, source)
+        })
+        .collect();
+    let scopes = map
+        .tree
+        .modules()
+        .iter()
+        .map(|m| {
+            let scope = map.resolved.scopes.get(&m.def).cloned().unwrap_or_default();
+            (m.def, scope)
+        })
+        .collect();
+    let files = krate.sources.files.iter().map(|f| f.path.clone()).collect();
+    Arc::new(CrateStructure::new(defs, scopes, files))
+}
+
+pub(super) fn p_structure_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
+    let map = db.def_map(());
+    let sources = &map.krate.sources;
+    Arc::new(
+        map.krate
+            .diagnostics
+            .iter()
+            .chain(&map.tree.diagnostics)
+            .chain(&map.resolved.diagnostics)
+            .map(|d| PDiag::from_anchored(d, sources))
+            .collect(),
+    )
+}
+
+pub(super) fn p_crate_fatal(db: &RillDb, (): ()) -> Option<String> {
+    let map = db.def_map(());
+    if map.krate.root_unreadable {
+        Some(
+            map.krate
+                .diagnostics
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_default(),
+        )
+    } else {
+        None
+    }
+}
+
+pub(super) fn p_crate_files(db: &RillDb, (): ()) -> Arc<Vec<PathBuf>> {
+    Arc::new(db.crate_structure(()).files.clone())
+}
+
+pub(super) fn p_crate_defs(db: &RillDb, (): ()) -> Arc<Vec<(DefId, DefKind)>> {
+    Arc::new(
+        db.crate_structure(())
+            .defs
+            .iter()
+            .map(|(id, info, _)| (*id, info.kind))
+            .collect(),
+    )
+}
+
+pub(super) fn p_def_info(db: &RillDb, def: DefId) -> Option<Arc<DefInfo>> {
+    let s = db.crate_structure(());
+    s.def(def).map(|(_, info, _)| Arc::new(info.clone()))
+}
+
+pub(super) fn p_def_source(db: &RillDb, def: DefId) -> Option<DefSource> {
+    let s = db.crate_structure(());
+    s.def(def).map(|(_, _, source)| source.clone())
+}
+
+pub(super) fn p_module_scope(db: &RillDb, module: DefId) -> Option<ScopeValue> {
+    let s = db.crate_structure(());
+    s.scope(module).map(|scope| ScopeValue(scope.clone()))
+}
+
+pub(super) fn p_file_offsets(db: &RillDb, path: PathBuf) -> Arc<Vec<u32>> {
+    Arc::new(db.parse_file(path).offsets.clone())
+}
+
+pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemAst> {
+    let source = db.def_source(def)?;
+    if source.ordinal == u32::MAX {
+        return None;
+    }
+    let parsed = db.parse_file(source.file);
+    skeleton::item_by_ordinal(&parsed.ast, source.ordinal)
+}
+
+/// An item's syntax as the analyses of that item see it. Under file granularity they
+/// also depend on the whole text of the item's file.
+fn item_syntax(db: &RillDb, def: DefId) -> Option<ItemAst> {
+    if db.granularity(()) == Granularity::File {
+        if let Some(source) = db.def_source(def) {
+            db.file_text(source.file);
+        }
+    }
+    db.item_ast(def)
+}
+
+/// Where an item is, for reporting its diagnostics: its file and absolute offset.
+fn def_anchor(db: &RillDb, def: DefId) -> Option<(PathBuf, u32)> {
+    let source = db.def_source(def)?;
+    let offsets = db.file_offsets(source.file.clone());
+    let offset = offsets.get(source.ordinal as usize).copied().unwrap_or(0);
+    Some((source.file, offset))
+}
+
+fn module_of(db: &RillDb, def: DefId) -> DefId {
+    db.def_info(def)
+        .and_then(|d| d.parent)
+        .unwrap_or_else(root_def)
+}
+
+// ---------------------------------------------------------------------------------------
+// Signatures, constants, bodies.
+
+fn none<T>() -> SemaOut<T> {
+    SemaOut {
+        value: None,
+        diagnostics: Vec::new(),
+    }
+}
+
+pub(super) fn p_fn_sig(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<FnSig>>> {
+    let Some(ItemAst::Fn(ast)) = item_syntax(db, def) else {
+        return Arc::new(none());
+    };
+    let (sig, diagnostics) = typeck::fn_sig(&QEnv(db), module_of(db, def), &ast);
+    Arc::new(SemaOut {
+        value: Some(Arc::new(sig)),
+        diagnostics,
+    })
+}
+
+pub(super) fn p_struct_fields(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<StructFields>>> {
+    let Some(ItemAst::Struct(ast)) = item_syntax(db, def) else {
+        return Arc::new(none());
+    };
+    let (fields, diagnostics) = typeck::struct_fields(&QEnv(db), module_of(db, def), &ast);
+    Arc::new(SemaOut {
+        value: Some(Arc::new(fields)),
+        diagnostics,
+    })
+}
+
+pub(super) fn p_alias_ty(db: &RillDb, def: DefId) -> Arc<SemaOut<Ty>> {
+    let Some(ItemAst::TypeAlias(ast)) = item_syntax(db, def) else {
+        return Arc::new(none());
+    };
+    let (ty, diagnostics) = typeck::alias_ty(&QEnv(db), module_of(db, def), &ast);
+    Arc::new(SemaOut {
+        value: Some(ty),
+        diagnostics,
+    })
+}
+
+pub(super) fn p_const_ty(db: &RillDb, def: DefId) -> Arc<SemaOut<Ty>> {
+    let Some(ItemAst::Const(ast)) = item_syntax(db, def) else {
+        return Arc::new(none());
+    };
+    let (ty, diagnostics) = typeck::const_ty(&QEnv(db), module_of(db, def), &ast);
+    Arc::new(SemaOut {
+        value: Some(ty),
+        diagnostics,
+    })
+}
+
+pub(super) fn p_const_value(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<ConstValue>>> {
+    let Some(ItemAst::Const(ast)) = item_syntax(db, def) else {
+        return Arc::new(none());
+    };
+    let env = QEnv(db);
+    let result = typeck::typeck_const(&env, module_of(db, def), &ast);
+    let mut diagnostics = result.diagnostics;
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Arc::new(SemaOut {
+            value: None,
+            diagnostics,
+        });
+    }
+    let value = match consteval::eval_const_item(&env, def, &result.thir) {
+        Ok(v) => Some(Arc::new(v)),
+        Err(ConstEvalError::Reported) => None,
+        Err(ConstEvalError::Error(d)) => {
+            diagnostics.push(d);
+            None
+        }
+    };
+    Arc::new(SemaOut { value, diagnostics })
+}
+
+pub(super) fn p_check_struct(db: &RillDb, def: DefId) -> Arc<Vec<Diagnostic>> {
+    let Some(ItemAst::Struct(ast)) = item_syntax(db, def) else {
+        return Arc::new(Vec::new());
+    };
+    Arc::new(typeck::check_struct(&QEnv(db), def, &ast))
+}
+
+pub(super) fn p_typeck(db: &RillDb, def: DefId) -> Option<Arc<TypeckOut>> {
+    let Some(ItemAst::Fn(ast)) = item_syntax(db, def) else {
+        return None;
+    };
+    let result = typeck::typeck_fn(&QEnv(db), module_of(db, def), &ast);
+    Some(Arc::new(TypeckOut {
+        thir: result.thir,
+        diagnostics: result.diagnostics,
+    }))
+}
+
+pub(super) fn p_typeck_diagnostics(db: &RillDb, def: DefId) -> Arc<Vec<Diagnostic>> {
+    Arc::new(
+        db.typeck(def)
+            .map(|t| t.diagnostics.clone())
+            .unwrap_or_default(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Cycles: rustc's E0391, reported once, at the query that was read again.
+
+/// How rustc names a step in cycle errors (the same words as the pipeline's).
+fn describe(query: &str, name: &str) -> String {
+    let what = match query {
+        "fn_sig" => "computing function signature of",
+        "struct_fields" => "computing the fields of",
+        "alias_ty" => "expanding type alias",
+        "const_ty" => "computing type of",
+        "const_value" => "simplifying constant for the type system",
+        other => other,
+    };
+    format!("{what} `{name}`")
+}
+
+/// The def of a cycle frame (keys are formatted `DefPathHash(hex)`).
+fn frame_def(key: &str) -> Option<DefId> {
+    let hex = key.strip_prefix("DefPathHash(")?.strip_suffix(')')?;
+    u128::from_str_radix(hex, 16)
+        .ok()
+        .map(shared_frontend::sema::def::DefPathHash)
+}
+
+fn cycle_out<T>(db: &RillDb, cycle: &Cycle, query: &str, def: &DefId) -> SemaOut<T> {
+    let mut out = none();
+    let Some(first) = cycle.frames.first() else {
+        return out;
+    };
+    if first.query != query || frame_def(&first.key) != Some(*def) {
+        return out;
+    }
+    let name = |key: &str| {
+        frame_def(key)
+            .and_then(|d| db.def_info(d))
+            .map(|d| d.name.to_string())
+            .unwrap_or_default()
+    };
+    let span = db.def_info(*def).map(|d| d.name_span).unwrap_or_default();
+    let mut diag = Diagnostic::error(
+        format!(
+            "cycle detected when {}",
+            describe(first.query, &name(&first.key))
+        ),
+        span,
+    )
+    .with_code("E0391");
+    for f in &cycle.frames[1..] {
+        diag = diag.with_note(format!(
+            "note: ...which requires {}...",
+            describe(f.query, &name(&f.key))
+        ));
+    }
+    diag = diag.with_note(format!(
+        "note: ...which again requires {}, completing the cycle",
+        describe(first.query, &name(&first.key))
+    ));
+    out.diagnostics.push(diag);
+    out
+}
+
+pub(super) fn cycle_fn_sig(db: &RillDb, c: &Cycle, def: &DefId) -> Arc<SemaOut<Arc<FnSig>>> {
+    Arc::new(cycle_out(db, c, "fn_sig", def))
+}
+
+pub(super) fn cycle_struct_fields(
+    db: &RillDb,
+    c: &Cycle,
+    def: &DefId,
+) -> Arc<SemaOut<Arc<StructFields>>> {
+    Arc::new(cycle_out(db, c, "struct_fields", def))
+}
+
+pub(super) fn cycle_alias_ty(db: &RillDb, c: &Cycle, def: &DefId) -> Arc<SemaOut<Ty>> {
+    Arc::new(cycle_out(db, c, "alias_ty", def))
+}
+
+pub(super) fn cycle_const_ty(db: &RillDb, c: &Cycle, def: &DefId) -> Arc<SemaOut<Ty>> {
+    Arc::new(cycle_out(db, c, "const_ty", def))
+}
+
+pub(super) fn cycle_const_value(
+    db: &RillDb,
+    c: &Cycle,
+    def: &DefId,
+) -> Arc<SemaOut<Arc<ConstValue>>> {
+    Arc::new(cycle_out(db, c, "const_value", def))
+}
+
+// ---------------------------------------------------------------------------------------
+// The entry point and the crate's diagnostics.
+
+pub(super) fn p_main_fn(db: &RillDb, (): ()) -> Option<DefId> {
+    let root = root_def();
+    match QEnv(db).resolve_path(root, &entry::main_path(), Namespace::Value) {
+        Ok(Res::Def(DefKind::Fn, def)) if db.def_info(def)?.parent == Some(root) => Some(def),
+        _ => None,
+    }
+}
+
+pub(super) fn p_check_main(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
+    let mut out = Vec::new();
+    match db.main_fn(()) {
+        None => {
+            let root = db.crate_root(());
+            let text = db.file_text(root.clone());
+            // The pipeline points into the root file only when it was parsed (read, not
+            // too large, valid UTF-8).
+            let text = match &*text {
+                FileText::Bytes(b) if b.len() <= MAX_FILE_SIZE => std::str::from_utf8(b).ok(),
+                _ => None,
+            };
+            let (mut diag, span) = entry::missing_main(&root, text);
+            let mut files = Vec::new();
+            if let Some(span) = span {
+                diag.labels.push(Label {
+                    file: None,
+                    span,
+                    message: String::new(),
+                });
+                files.push(Some(root));
+            }
+            out.push(PDiag { diag, files });
+        }
+        Some(main) => {
+            let sig = db.fn_sig(main);
+            if let (Some(sig), Some(info)) = (&sig.value, db.def_info(main)) {
+                let env = QEnv(db);
+                let ty_name = |t: &Ty| {
+                    DisplayTy {
+                        ty: t,
+                        struct_name: |d| env.def_name(d),
+                    }
+                    .to_string()
+                };
+                if let Some(diag) = entry::check_main_signature(sig, info.name_span, &ty_name) {
+                    if let Some((file, offset)) = def_anchor(db, main) {
+                        out.push(PDiag::from_relative(&diag, &file, offset));
+                    }
+                }
+            }
+        }
+    }
+    Arc::new(out)
+}
+
+/// Appends diagnostics relative to `def`, anchored where `def` is now.
+fn push_relative(db: &RillDb, out: &mut Vec<PDiag>, def: DefId, diags: &[Diagnostic]) {
+    if diags.is_empty() {
+        return;
+    }
+    let (file, offset) = def_anchor(db, def).unwrap_or_default();
+    out.extend(diags.iter().map(|d| PDiag::from_relative(d, &file, offset)));
+}
+
+/// The canonical order (the pipeline's `Tables::take_diagnostics`): structure; per item,
+/// its signature-level checks; the entry point; constant values; bodies.
+pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
+    let mut out: Vec<PDiag> = db.structure_diagnostics(()).to_vec();
+    if db.crate_fatal(()).is_some() {
+        return Arc::new(out);
+    }
+    let defs = db.crate_defs(());
+    for &(def, kind) in defs.iter() {
+        match kind {
+            DefKind::Fn => push_relative(db, &mut out, def, &db.fn_sig(def).diagnostics),
+            DefKind::Struct => {
+                push_relative(db, &mut out, def, &db.struct_fields(def).diagnostics);
+                push_relative(db, &mut out, def, &db.check_struct(def));
+            }
+            DefKind::TypeAlias => push_relative(db, &mut out, def, &db.alias_ty(def).diagnostics),
+            DefKind::Const => push_relative(db, &mut out, def, &db.const_ty(def).diagnostics),
+            DefKind::Mod => {}
+        }
+    }
+    out.extend(db.check_main(()).iter().cloned());
+    for &(def, kind) in defs.iter() {
+        if kind == DefKind::Const {
+            push_relative(db, &mut out, def, &db.const_value(def).diagnostics);
+        }
+    }
+    for &(def, kind) in defs.iter() {
+        if kind == DefKind::Fn {
+            push_relative(db, &mut out, def, &db.typeck_diagnostics(def));
+        }
+    }
+    Arc::new(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Code.
+
+pub(super) fn p_lower(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
+    let body = db.typeck(def)?;
+    let name = db.def_info(def)?.path.to_string();
+    Some(Arc::new(lower_fn(&QEnv(db), def, name, &body.thir)))
+}
+
+pub(super) fn p_optimize(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
+    let ir = db.lower(def)?;
+    Some(Arc::new(opt::optimize(&ir)))
+}
+
+pub(super) fn p_codegen(db: &RillDb, def: DefId) -> Option<Arc<backend::CodeBlob>> {
+    let ir = db.optimize(def)?;
+    Some(Arc::new(backend::codegen(&ir)))
+}
+
+pub(super) fn p_program_code(db: &RillDb, (): ()) -> Shared<ProgramCode> {
+    let blobs = db
+        .crate_defs(())
+        .iter()
+        .filter(|(_, kind)| *kind == DefKind::Fn)
+        .filter_map(|&(def, _)| Some((def, db.codegen(def)?)))
+        .collect();
+    let main = db.main_fn(()).unwrap_or_else(root_def);
+    Shared(Arc::new(ProgramCode { blobs, main }))
+}

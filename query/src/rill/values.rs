@@ -1,0 +1,327 @@
+//! The values of the Rill queries, and how they are fingerprinted.
+//!
+//! Frontend and backend values are hashed through their serde serialization
+//! ([`crate::hash_serde`]): symbols serialize their text and items are named by def-path
+//! hashes, so fingerprints are the same in every process. Values that are persisted
+//! (`cache_on_disk`) hold no `FileId` (a process-local index): files are named by path.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use shared_frontend::diag::{Diagnostic, Label};
+use shared_frontend::sema::def::{DefId, DefKind, DefPath, Vis};
+use shared_frontend::sema::items::{ItemAst, ItemTree};
+use shared_frontend::sema::modules::LoadedCrate;
+use shared_frontend::sema::resolve::{ModuleScope, ResolvedCrate};
+use shared_frontend::span::{FileId, SourceMap, Span};
+use shared_frontend::syntax::ast::SourceFileAst;
+
+use crate::{hash_serde, StableHash, StableHasher};
+
+/// Implements [`StableHash`] through serde for types of other crates.
+macro_rules! serde_stable_hash {
+    ($($t:ty),* $(,)?) => {$(
+        impl StableHash for $t {
+            fn stable_hash(&self, h: &mut StableHasher) {
+                hash_serde(self, h)
+            }
+        }
+    )*};
+}
+
+impl StableHash for shared_frontend::sema::def::DefPathHash {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_u128(self.0)
+    }
+}
+
+serde_stable_hash!(
+    ItemAst,
+    Diagnostic,
+    shared_frontend::sema::ty::FnSig,
+    shared_frontend::sema::ty::StructFields,
+    shared_frontend::sema::ty::Ty,
+    shared_frontend::sema::ty::ConstValue,
+    shared_frontend::sema::thir::Thir,
+    shared_frontend::ir::IrFunction,
+    backend::CodeBlob,
+    DefKind,
+    FileText,
+    Skeleton,
+    DefInfo,
+    DefSource,
+    PDiag,
+    TypeckOut,
+    Granularity,
+);
+
+/// How a source file was read: its bytes, or the I/O error (as the OS reported it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FileText {
+    Bytes(Arc<[u8]>),
+    /// `raw_os_error` when there is one (so the message is the OS's), else the text.
+    Error {
+        os: Option<i32>,
+        message: String,
+    },
+}
+
+impl FileText {
+    pub fn from_io(result: std::io::Result<Vec<u8>>) -> FileText {
+        match result {
+            Ok(b) => FileText::Bytes(b.into()),
+            Err(e) => FileText::Error {
+                os: e.raw_os_error(),
+                message: e.to_string(),
+            },
+        }
+    }
+
+    pub fn to_io(&self) -> std::io::Result<Vec<u8>> {
+        match self {
+            FileText::Bytes(b) => Ok(b.to_vec()),
+            FileText::Error { os: Some(code), .. } => Err(std::io::Error::from_raw_os_error(*code)),
+            FileText::Error { message, .. } => Err(std::io::Error::other(message.clone())),
+        }
+    }
+}
+
+/// A parsed file: its syntax tree and the parser's diagnostics (absolute, unanchored).
+#[derive(Debug)]
+pub struct Parsed {
+    pub ast: Arc<SourceFileAst>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The absolute offset of every item, in pre-order (an item, then the items of an
+    /// inline module it declares): an item's *ordinal* indexes it.
+    pub offsets: Vec<u32>,
+}
+
+/// The skeleton of a file: its items with function bodies, constant values and struct
+/// fields removed (all that building the item tree and resolving imports reads), and the
+/// parser's diagnostics. Small enough to persist for every file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Skeleton {
+    pub ast: SourceFileAst,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A shared value compared by identity: for `no_hash` queries, whose values are neither
+/// hashed nor compared for cutoff.
+#[derive(Debug)]
+pub struct Shared<T>(pub Arc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The crate's def map: its files (skeletons), item tree and module scopes. Positions in
+/// it are absolute, so nearly every edit changes it; nothing but the projections below
+/// reads it.
+#[derive(Debug)]
+pub struct DefMap {
+    pub krate: LoadedCrate,
+    pub tree: ItemTree,
+    pub resolved: ResolvedCrate,
+}
+
+/// What the rest of the compiler may know about a def, without positions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefInfo {
+    pub kind: DefKind,
+    pub path: DefPath,
+    pub name: shared_frontend::intern::Symbol,
+    pub parent: Option<DefId>,
+    pub vis: Vis,
+    /// Relative to the item.
+    pub name_span: Span,
+}
+
+/// Where a def's syntax is: its file and its ordinal among the file's items (stable under
+/// edits that do not add or remove items before it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefSource {
+    pub file: PathBuf,
+    pub ordinal: u32,
+}
+
+/// The crate's structure without positions: changes only when items, imports or files
+/// change, so that an edit inside a body stops here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CrateStructure {
+    /// Every def in source order.
+    pub defs: Vec<(DefId, DefInfo, DefSource)>,
+    /// Every module's scope, in module order, as `ModuleScope::sorted` lists it.
+    pub scopes: Vec<(DefId, Arc<ModuleScope>)>,
+    /// Every source file in load order (the root first).
+    pub files: Vec<PathBuf>,
+    /// Def id → index in `defs`, module id → index in `scopes` (derived; not hashed).
+    #[serde(skip)]
+    index: rustc_hash::FxHashMap<DefId, (u32, u32)>,
+}
+
+impl CrateStructure {
+    pub fn new(
+        defs: Vec<(DefId, DefInfo, DefSource)>,
+        scopes: Vec<(DefId, Arc<ModuleScope>)>,
+        files: Vec<PathBuf>,
+    ) -> CrateStructure {
+        let mut index: rustc_hash::FxHashMap<DefId, (u32, u32)> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.0, (i as u32, u32::MAX)))
+            .collect();
+        for (i, (m, _)) in scopes.iter().enumerate() {
+            index.entry(*m).or_insert((u32::MAX, u32::MAX)).1 = i as u32;
+        }
+        CrateStructure {
+            defs,
+            scopes,
+            files,
+            index,
+        }
+    }
+
+    pub fn def(&self, def: DefId) -> Option<&(DefId, DefInfo, DefSource)> {
+        let &(i, _) = self.index.get(&def)?;
+        self.defs.get(i as usize)
+    }
+
+    pub fn scope(&self, module: DefId) -> Option<&Arc<ModuleScope>> {
+        let &(_, i) = self.index.get(&module)?;
+        self.scopes.get(i as usize).map(|(_, s)| s)
+    }
+}
+
+/// A module's scope, fingerprinted in a stable (sorted) order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScopeValue(pub Arc<ModuleScope>);
+
+impl StableHash for ScopeValue {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        hash_serde(&self.0.sorted(), h)
+    }
+}
+
+impl StableHash for CrateStructure {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        hash_serde(&self.defs, h);
+        h.write_usize(self.scopes.len());
+        for (m, s) in &self.scopes {
+            m.stable_hash(h);
+            hash_serde(&s.sorted(), h);
+        }
+        hash_serde(&self.files, h);
+    }
+}
+
+/// A diagnostic with absolute spans and files named by path (persistable): label `i` is
+/// in file `files[i]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PDiag {
+    pub diag: Diagnostic,
+    pub files: Vec<Option<PathBuf>>,
+}
+
+impl PDiag {
+    /// From a diagnostic whose labels are anchored (`file: Some`) in `sources`.
+    pub fn from_anchored(d: &Diagnostic, sources: &SourceMap) -> PDiag {
+        let mut diag = d.clone();
+        let files = diag
+            .labels
+            .iter_mut()
+            .map(|l| l.file.take().map(|f| sources.get(f).path.clone()))
+            .collect();
+        PDiag { diag, files }
+    }
+
+    /// From a diagnostic relative to an item at `offset` of `file`.
+    pub fn from_relative(d: &Diagnostic, file: &std::path::Path, offset: u32) -> PDiag {
+        let mut diag = d.clone();
+        let files = diag
+            .labels
+            .iter_mut()
+            .map(|l| {
+                l.span = l.span.shift(offset);
+                Some(file.to_path_buf())
+            })
+            .collect();
+        PDiag { diag, files }
+    }
+
+    /// Back to an anchored diagnostic, with the file ids of `ids` (path → id).
+    pub fn anchor(&self, ids: &dyn Fn(&std::path::Path) -> Option<FileId>) -> Diagnostic {
+        let mut diag = self.diag.clone();
+        for (l, f) in diag.labels.iter_mut().zip(&self.files) {
+            *l = Label {
+                file: f.as_deref().and_then(ids),
+                ..l.clone()
+            };
+        }
+        diag
+    }
+}
+
+/// The result of a signature-level query: the value (`None`: the error was reported) and
+/// the diagnostics, relative to the item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SemaOut<T> {
+    pub value: Option<T>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<T: Serialize> StableHash for SemaOut<T> {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        hash_serde(self, h)
+    }
+}
+
+/// A type-checked body and its diagnostics (relative to the item).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TypeckOut {
+    pub thir: Arc<shared_frontend::sema::thir::Thir>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The machine code of every function, in source order, and the entry point: what the
+/// linker needs.
+#[derive(Debug)]
+pub struct ProgramCode {
+    pub blobs: Vec<(DefId, Arc<backend::CodeBlob>)>,
+    pub main: DefId,
+}
+
+/// Dependency granularity (experiment E7): per item (an item's analyses read only that
+/// item's syntax) or per file (they also read the whole file, as a compiler that tracks
+/// files would).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Granularity {
+    #[default]
+    Item,
+    File,
+}
+
+impl Granularity {
+    pub fn from_name(name: &str) -> Option<Granularity> {
+        match name {
+            "item" => Some(Granularity::Item),
+            "file" => Some(Granularity::File),
+            _ => None,
+        }
+    }
+}

@@ -1,4 +1,5 @@
 //! The experiments: the corpus, workloads, the experiment runner, plots and the paper.
-//! The `rill` command lives in `src/bin/rill.rs`.
+//! The `rill` command lives in `src/bin/rill.rs`; the runner's entry is `src/main.rs`.
 
 pub mod corpus;
+pub mod runner;

@@ -1,86 +1,149 @@
-//! The main job. Until the experiment suite exists, it compiles every program of the
-//! corpus with the staged frontend, runs it with the reference interpreter, and prints one
-//! row per program: size, compile and run time, and whether stdout and the exit code match
-//! what rustc's build of the same program did.
+//! The main job: the experiment suite (DESIGN.md E1–E10).
+//!
+//! ```text
+//! cargo run --release -p experiments [-- [SUBCOMMAND...] [--profile quick|full] [--results DIR]]
+//! ```
+//!
+//! Without a subcommand: the corpus check, then E1–E10 (quick profile), rewriting
+//! `results/` and its figures and regenerating `paper/paper.md`. Subcommands: `e1` … `e10`
+//! (one or more experiments; their results are merged into `results/`), `corpus` (the
+//! corpus table only), `paper` (regenerate the paper from `results/`), `figures` (redraw
+//! from the CSVs), `gen --lines N [--seed S] --out DIR` (write a generated program).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use experiments::corpus;
-use shared_frontend::ir::interp::{self, InterpLimits};
+use experiments::runner::{self, exps, Ctx, Profile};
+
+const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] --out DIR] [--profile quick|full] [--results DIR]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("gen") {
         return generate(&args[1..]);
     }
-    let programs = corpus::programs("run");
-    if programs.is_empty() {
-        eprintln!(
-            "error: no programs under {}",
-            corpus::corpus_dir().join("run").display()
-        );
-        return ExitCode::from(2);
-    }
-    println!(
-        "{:<32} {:>6} {:>11} {:>10} {:>6}  result",
-        "program", "lines", "compile ms", "run ms", "exit"
-    );
-    let (mut passed, mut failed) = (0, 0);
-    let (mut total_lines, mut total_compile) = (0usize, 0f64);
-    for program in &programs {
-        let lines = program.lines();
-        let start = Instant::now();
-        let compiled = pipeline::compile_path(&program.root, pipeline::Until::Ir);
-        let compile_ms = start.elapsed().as_secs_f64() * 1e3;
-        total_lines += lines;
-        total_compile += compile_ms;
-        let expected = program.expectation();
-        let (exit, run_ms, verdict) = match (&compiled.ir, &expected) {
-            (_, Err(e)) => (-1, 0.0, format!("no expectation: {e}")),
-            (None, _) => {
-                let first = compiled
-                    .diagnostics
-                    .first()
-                    .map(|d| d.message.as_str())
-                    .unwrap_or("");
-                (1, 0.0, format!("compile error: {first}"))
+    let mut profile = Profile::quick();
+    let mut results = runner::workspace_root().join("results");
+    let mut selected: Vec<String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--profile" => match it.next().and_then(|p| Profile::by_name(p)) {
+                Some(p) => profile = p,
+                None => return usage("--profile takes quick or full"),
+            },
+            "--results" => match it.next() {
+                Some(d) => results = PathBuf::from(d),
+                None => return usage("--results takes a directory"),
+            },
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
             }
-            (Some(ir), Ok(expected)) => {
-                let start = Instant::now();
-                let outcome = interp::run(ir, &InterpLimits::default());
-                let run_ms = start.elapsed().as_secs_f64() * 1e3;
-                let exit = outcome.status.exit_code();
-                let verdict = if outcome.stdout != expected.stdout {
-                    "stdout differs from rustc".to_string()
-                } else if exit != expected.exit_code {
-                    format!("exit code differs from rustc ({})", expected.exit_code)
-                } else {
-                    "ok".to_string()
-                };
-                (exit, run_ms, verdict)
+            s if s == "all" || s == "corpus" || s == "paper" || s == "figures" => {
+                selected.push(s.to_string())
+            }
+            s if exps::ALL.iter().any(|e| e.id == s) => selected.push(s.to_string()),
+            s => return usage(&format!("unknown argument `{s}`")),
+        }
+    }
+    let paper_dir = runner::workspace_root().join("paper");
+    if selected == ["corpus"] {
+        return match runner::corpus_check::run(true) {
+            Ok(r) if r.failed == 0 => ExitCode::SUCCESS,
+            Ok(_) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
             }
         };
-        if verdict == "ok" {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
-        println!(
-            "{:<32} {:>6} {:>11.2} {:>10.2} {:>6}  {verdict}",
-            program.name, lines, compile_ms, run_ms, exit
-        );
     }
-    println!();
-    println!(
-        "{passed} passed, {failed} failed; {total_lines} lines compiled in {total_compile:.1} ms ({:.0} lines/s, frontend to optimized IR, debug I/O included)",
-        total_lines as f64 / (total_compile / 1e3).max(1e-9)
-    );
-    if failed == 0 {
-        ExitCode::SUCCESS
+    if selected == ["paper"] {
+        return match runner::paper::regenerate(&paper_dir, &results) {
+            Ok(words) => {
+                println!("paper/paper.md regenerated ({words} words)");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    if selected == ["figures"] {
+        return match runner::redraw(&results) {
+            Ok(n) => {
+                println!(
+                    "{n} figures redrawn under {}",
+                    results.join("figures").display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    let whole = selected.is_empty() || selected.iter().any(|s| s == "all");
+    let ids: Vec<String> = if whole {
+        exps::ALL.iter().map(|e| e.id.to_string()).collect()
     } else {
-        ExitCode::from(1)
+        selected
+            .iter()
+            .filter(|s| s.starts_with('e'))
+            .cloned()
+            .collect()
+    };
+    let rill = match runner::rill::locate_rill() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let work = rill
+        .parent()
+        .map(|d| d.join("rill-experiments"))
+        .unwrap_or_else(|| std::env::temp_dir().join("rill-experiments"));
+    eprintln!(
+        "profile {}: sizes {:?}, {} repetitions; rill = {}; work dir {}",
+        profile.name,
+        profile.sizes,
+        profile.reps,
+        rill.display(),
+        work.display()
+    );
+    let ctx = Ctx::new(profile, rill, work, results.clone(), paper_dir);
+    let report = match runner::run_suite(
+        &ctx,
+        &ids,
+        whole || selected.iter().any(|s| s == "corpus"),
+        true,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("summary ({}):", results.join("summary.json").display());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report.summary).unwrap_or_default()
+    );
+    if let Some(w) = report.paper_words {
+        println!("paper/paper.md regenerated ({w} words)");
     }
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}\n{USAGE}");
+    ExitCode::from(2)
 }
 
 /// `experiments gen --lines N [--seed S] --out DIR`: writes a generated workload program.

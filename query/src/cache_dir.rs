@@ -18,13 +18,16 @@
 use crate::dep_graph::{flags, Node, NodeId, NO_PREV, NO_SLOT, UNKNOWN_KIND};
 use crate::durability::Durability;
 use crate::fingerprint::Fingerprint;
-use crate::on_disk::{decode_file, disk_flags, encode_file, DiskGraph, DiskNode};
+use crate::hasher::HasherKind;
+use crate::on_disk::{
+    check_header, decode_file, disk_flags, encode_file, DiskGraph, DiskNode, LoadError, HEADER_LEN,
+};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
 use rustc_hash::FxHashMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -130,20 +133,53 @@ fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
+enum ReadError {
+    Io(std::io::Error),
+    Invalid(LoadError),
+}
+
+/// Reads the cache file, checking its header first: a file of another build or version,
+/// or whose length is not the one its header records, is rejected without being read
+/// whole (it may be huge).
+fn read_cache_file(path: &Path, build_id: &str, hasher: HasherKind) -> Result<Vec<u8>, ReadError> {
+    let mut f = File::open(path).map_err(ReadError::Io)?;
+    let len = f.metadata().map_err(ReadError::Io)?.len();
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    (&mut f)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut header)
+        .map_err(ReadError::Io)?;
+    check_header(&header, len, build_id, hasher).map_err(ReadError::Invalid)?;
+    let Ok(cap) = usize::try_from(len) else {
+        return Err(ReadError::Invalid(LoadError::TooShort));
+    };
+    let mut bytes = Vec::with_capacity(cap);
+    bytes.extend_from_slice(&header);
+    f.read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    Ok(bytes)
+}
+
 fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
     let start = Instant::now();
-    let bytes = match fs::read(path) {
+    let bytes = match read_cache_file(path, build_id, rt.options.hasher) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             rt.warn(format!(
                 "query cache: no cache at `{}`; building from scratch",
                 path.display()
             ));
             return;
         }
-        Err(e) => {
+        Err(ReadError::Io(e)) => {
             rt.warn(format!(
                 "query cache: cannot read `{}`: {e}; building from scratch",
+                path.display()
+            ));
+            return;
+        }
+        Err(ReadError::Invalid(e)) => {
+            rt.warn(format!(
+                "query cache: `{}` ignored: {e}; building from scratch",
                 path.display()
             ));
             return;

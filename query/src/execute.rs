@@ -117,7 +117,7 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
 fn finish<Q: Query>(
     db: &Q::Db,
     node: NodeId,
-    frame: Frame,
+    mut frame: Frame,
     value: Q::Value,
     mut new_fp: Option<Fingerprint>,
 ) -> Q::Value {
@@ -152,6 +152,7 @@ fn finish<Q: Query>(
     let cyclic = frame.cycle.is_some();
     {
         let mut g = rt.graph.borrow_mut();
+        dedup_in_order(&mut frame.deps);
         g.set_deps(node, &frame.deps);
         let n = g.node_mut(node);
         let mut f = (frame.saved_flags & !(flags::IN_PROGRESS | flags::CYCLIC | flags::HAS_FP))
@@ -247,4 +248,27 @@ pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
     const RED_ZONE: usize = 128 * 1024;
     const NEW_SEGMENT: usize = 4 * 1024 * 1024;
     stacker::maybe_grow(RED_ZONE, NEW_SEGMENT, f)
+}
+
+/// Removes repeated reads, keeping the first of each: re-validation walks each dependency
+/// once, in the order it was first read (rustc deduplicates reads the same way).
+fn dedup_in_order(deps: &mut Vec<crate::dep_graph::NodeId>) {
+    if deps.len() <= 1 {
+        return;
+    }
+    if deps.len() <= 16 {
+        let mut kept = 0;
+        for i in 0..deps.len() {
+            let d = deps[i];
+            if !deps[..kept].contains(&d) {
+                deps[kept] = d;
+                kept += 1;
+            }
+        }
+        deps.truncate(kept);
+    } else {
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.reserve(deps.len());
+        deps.retain(|d| seen.insert(*d));
+    }
 }

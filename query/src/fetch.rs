@@ -199,6 +199,10 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     }
     let bytes = rt.prev.as_ref()?.key_bytes(prev)?;
     let key: Q::Key = crate::query::codec_decode(bytes).ok()?;
+    if hash_key::<Q>(db, &key) != key_fp {
+        // A damaged cache whose key bytes no longer match the node's identity.
+        return None;
+    }
     let mut st = Q::storage(db).inner.borrow_mut();
     if st.map.contains_key(&key) {
         // Another node already stands for this key: this one is a stale duplicate.

@@ -19,7 +19,7 @@
 
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::query::{bincode_config, Query};
+use crate::query::{bincode_config, decode_bounded, Query};
 use crate::NodeId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -192,20 +192,22 @@ pub(crate) fn encode_file(
     Ok(out)
 }
 
-/// Checks and decodes a cache file; the keys and values stay undecoded in the result.
-pub(crate) fn decode_file(
-    bytes: Vec<u8>,
+/// Checks the header of a cache file of `file_len` bytes (everything but the checksum),
+/// so that a file that cannot be used is rejected before it is read whole.
+pub(crate) fn check_header(
+    h: &[u8],
+    file_len: u64,
     build_id: &str,
     hasher: HasherKind,
-) -> Result<(DiskGraph, PrevCache), LoadError> {
-    if bytes.len() < HEADER_LEN + FOOTER_LEN {
-        return Err(if bytes.len() >= 8 && bytes[..8] != MAGIC {
+) -> Result<(), LoadError> {
+    if h.len() < HEADER_LEN || file_len < (HEADER_LEN + FOOTER_LEN) as u64 {
+        return Err(if h.len() >= 8 && h[..8] != MAGIC {
             LoadError::BadMagic
         } else {
             LoadError::TooShort
         });
     }
-    let h = &bytes[..HEADER_LEN];
+    let h = &h[..HEADER_LEN];
     if h[0..8] != MAGIC {
         return Err(LoadError::BadMagic);
     }
@@ -223,12 +225,23 @@ pub(crate) fn decode_file(
         return Err(LoadError::BuildId);
     }
     let total = u64_at(h, 32);
-    if total != bytes.len() as u64 {
+    if total != file_len {
         return Err(LoadError::Length {
             header: total,
-            actual: bytes.len() as u64,
+            actual: file_len,
         });
     }
+    Ok(())
+}
+
+/// Checks and decodes a cache file; the keys and values stay undecoded in the result.
+pub(crate) fn decode_file(
+    bytes: Vec<u8>,
+    build_id: &str,
+    hasher: HasherKind,
+) -> Result<(DiskGraph, PrevCache), LoadError> {
+    check_header(&bytes, bytes.len() as u64, build_id, hasher)?;
+    let h = &bytes[..HEADER_LEN];
     if fp_at(h, 40) != checksum(&bytes[HEADER_LEN..]) {
         return Err(LoadError::Checksum);
     }
@@ -256,10 +269,7 @@ pub(crate) fn decode_file(
     {
         return Err(LoadError::Invalid("section offsets"));
     }
-    let graph: DiskGraph = match bincode::serde::decode_from_slice(
-        &bytes[graph_off..graph_off + graph_len],
-        bincode_config(),
-    ) {
+    let graph: DiskGraph = match decode_bounded(&bytes[graph_off..graph_off + graph_len]) {
         Ok((g, n)) if n == graph_len => g,
         Ok(_) => return Err(LoadError::Invalid("trailing bytes after the graph")),
         Err(e) => return Err(LoadError::Decode(e.to_string())),
@@ -301,6 +311,7 @@ pub(crate) fn decode_file(
         || key_off != keys_len as u64
         || value_off != values_len as u64
         || values_len > u32::MAX as usize
+        || keys_len > u32::MAX as usize
     {
         return Err(LoadError::Invalid("section lengths"));
     }

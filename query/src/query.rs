@@ -188,10 +188,37 @@ impl<Db: Database> KindVTable<Db> {
     }
 }
 
-/// bincode 2 configuration for everything in the cache, with a limit on what one decode
-/// may allocate, so that a corrupted length cannot exhaust memory.
-pub(crate) fn bincode_config() -> impl bincode::config::Config {
-    bincode::config::standard().with_limit::<{ 1 << 30 }>()
+/// bincode 2 configuration for everything in the cache (encoding; decoding goes through
+/// [`decode_bounded`], which adds a limit).
+pub(crate) fn bincode_config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+/// Decodes `bytes` with a limit on what bincode may claim (and so allocate) that grows
+/// with the input, so that a corrupted or hostile length prefix in a few bytes cannot make
+/// the decoder allocate gigabytes.
+///
+/// bincode claims a primitive's in-memory size for each one read (at most 16 bytes for one
+/// varint byte: a `u128`) and a string's length for its bytes, so a valid encoding of `n`
+/// bytes claims at most `16 n`; the limit is the first of 1 MiB, 64 MiB, 1 GiB and 64 GiB
+/// that covers that. A hostile input can thus make one decode allocate at most 64 times
+/// its own size, or 1 MiB. (Sequences decoded through serde pre-allocate at most 1 MiB
+/// whatever their length prefix says.)
+pub(crate) fn decode_bounded<V: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+) -> Result<(V, usize), bincode::error::DecodeError> {
+    use bincode::serde::decode_from_slice;
+    let c = bincode::config::standard();
+    let need = bytes.len().saturating_mul(16).saturating_add(64);
+    if need <= 1 << 20 {
+        decode_from_slice(bytes, c.with_limit::<{ 1 << 20 }>())
+    } else if need <= 1 << 26 {
+        decode_from_slice(bytes, c.with_limit::<{ 1 << 26 }>())
+    } else if need <= 1 << 30 {
+        decode_from_slice(bytes, c.with_limit::<{ 1 << 30 }>())
+    } else {
+        decode_from_slice(bytes, c.with_limit::<{ 1 << 36 }>())
+    }
 }
 
 /// Encodes a `cache_on_disk` value (used by the query table).
@@ -199,9 +226,10 @@ pub fn codec_encode<V: serde::Serialize>(v: &V) -> Result<Vec<u8>, String> {
     bincode::serde::encode_to_vec(v, bincode_config()).map_err(|e| e.to_string())
 }
 
-/// Decodes a `cache_on_disk` value (used by the query table). Trailing bytes are an error.
+/// Decodes a `cache_on_disk` value (used by the query table). Trailing bytes are an error;
+/// the memory one decode may claim is bounded by the input's size ([`decode_bounded`]).
 pub fn codec_decode<V: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<V, String> {
-    match bincode::serde::decode_from_slice::<V, _>(bytes, bincode_config()) {
+    match decode_bounded::<V>(bytes) {
         Ok((v, n)) if n == bytes.len() => Ok(v),
         Ok((_, n)) => Err(format!("{} trailing bytes", bytes.len() - n)),
         Err(e) => Err(e.to_string()),

@@ -45,8 +45,21 @@ impl Symbol {
     }
 
     pub fn as_str(self) -> &'static str {
-        let table = interner().lock().unwrap_or_else(|e| e.into_inner());
-        table.strings[self.0 as usize]
+        // Each thread keeps a copy of the (append-only) table of leaked strings, refreshed
+        // on a miss: reading a symbol takes no lock in the common case.
+        thread_local! {
+            static STRINGS: std::cell::RefCell<Vec<&'static str>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        STRINGS.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some(s) = cache.get(self.0 as usize) {
+                return *s;
+            }
+            let table = interner().lock().unwrap_or_else(|e| e.into_inner());
+            let have = cache.len();
+            cache.extend_from_slice(&table.strings[have..]);
+            cache[self.0 as usize]
+        })
     }
 }
 

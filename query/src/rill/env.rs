@@ -41,7 +41,7 @@ impl ScopeLookup for QEnv<'_> {
         if info.kind != DefKind::TypeAlias {
             return None;
         }
-        match self.0.item_ast(def)? {
+        match self.0.item_ast(def)?.ast {
             ItemAst::TypeAlias(a) => Some((info.parent?, a)),
             _ => None,
         }

@@ -37,7 +37,6 @@ use std::time::Instant;
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::ir::IrFunction;
 use shared_frontend::sema::def::{DefId, DefKind};
-use shared_frontend::sema::items::ItemAst;
 use shared_frontend::sema::modules::{FileLoader, FsLoader};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
@@ -47,8 +46,8 @@ use crate::{
 };
 use providers::*;
 pub use values::{
-    CrateStructure, DefInfo, DefMap, DefSource, FileText, Granularity, PDiag, Parsed, ProgramCode,
-    ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
+    CrateStructure, DefInfo, DefMap, DefSource, FileText, Granularity, ItemSyntax, PDiag, Parsed,
+    ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, TypeckOut,
 };
 
 /// What the providers may read besides queries: the file loader, read only by the
@@ -96,7 +95,7 @@ define_queries! {
     /// The absolute offset of each item of a file, by ordinal (for diagnostics only).
     query [] fn file_offsets(PathBuf) -> Arc<Vec<u32>>, "measuring a file", p_file_offsets;
     /// An item's syntax (spans relative to the item).
-    query [] fn item_ast(DefId) -> Option<ItemAst>, "finding an item's syntax", p_item_ast;
+    query [] fn item_ast(DefId) -> Option<ItemSyntax>, "finding an item's syntax", p_item_ast;
 
     /// A function's signature.
     query [cache_on_disk, cycle_fallback(cycle_fn_sig)] fn fn_sig(DefId) -> Arc<SemaOut<Arc<FnSig>>>, "computing function signature of", p_fn_sig;
@@ -110,8 +109,10 @@ define_queries! {
     query [cache_on_disk, cycle_fallback(cycle_const_value)] fn const_value(DefId) -> Arc<SemaOut<Arc<ConstValue>>>, "simplifying constant for the type system", p_const_value;
     /// A struct's structural checks (recursive types, size).
     query [cache_on_disk] fn check_struct(DefId) -> Arc<Vec<Diagnostic>>, "checking a struct", p_check_struct;
-    /// A function body, type-checked.
-    query [] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
+    /// A function body, type-checked (never hashed: `optimize` is where body edits that
+    /// keep the code stop; hashing the typed tree and the raw IR too would cost more than
+    /// the lowering it could save).
+    query [no_hash] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
     /// A function body's diagnostics.
     query [cache_on_disk] fn typeck_diagnostics(DefId) -> Arc<Vec<Diagnostic>>, "collecting a function's diagnostics", p_typeck_diagnostics;
     /// The crate root's `fn main`.
@@ -121,8 +122,8 @@ define_queries! {
     /// Every diagnostic of the crate, in the canonical order.
     query [cache_on_disk] fn crate_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate", p_crate_diagnostics;
 
-    /// A function's IR.
-    query [] fn lower(DefId) -> Option<Arc<IrFunction>>, "lowering a function", p_lower;
+    /// A function's IR (never hashed, see `typeck`).
+    query [no_hash] fn lower(DefId) -> Option<Arc<IrFunction>>, "lowering a function", p_lower;
     /// A function's optimized IR.
     query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
     /// A function's machine code (bytes and relocations).
@@ -197,26 +198,33 @@ pub fn build_id() -> String {
 /// texts are re-read at every build).
 pub struct Session {
     pub db: RillDb,
-    root: PathBuf,
     builds: u32,
 }
 
 impl Session {
     /// Opens a session on the crate whose root file is `root`; with a cache directory,
     /// loads the previous session's graph (a damaged cache is a warning).
-    pub fn new(loader: Arc<dyn FileLoader>, root: &Path, mut options: BuildOptions) -> Session {
+    ///
+    /// The cache directory holds one cache per goal (`check/`, `image/`): a `check`
+    /// computes no code, and saving its graph would drop the code of the last full build.
+    pub fn new(
+        loader: Arc<dyn FileLoader>,
+        root: &Path,
+        goal: Goal,
+        mut options: BuildOptions,
+    ) -> Session {
         if let Some(dir) = &options.cache_dir {
-            options.engine.cache = Some(CacheOptions::new(dir, build_id()));
+            let sub = match goal {
+                Goal::Check => "check",
+                Goal::Image => "image",
+            };
+            options.engine.cache = Some(CacheOptions::new(dir.join(sub), build_id()));
         }
         let mut db = RillDb::new(options.engine);
         db.host.loader = Some(loader);
         db.set_crate_root((), root.to_path_buf(), Durability::High);
         db.set_granularity((), options.granularity, Durability::High);
-        Session {
-            db,
-            root: root.to_path_buf(),
-            builds: 0,
-        }
+        Session { db, builds: 0 }
     }
 
     /// Replaces the loader (a test's in-memory files after an edit).
@@ -264,15 +272,16 @@ impl Session {
             }
             phase(&mut out, "link");
         }
-        let _ = &self.root;
         out
     }
 
     /// Saves the cache (when there is a cache directory) and returns the statistics and
-    /// warnings of the session so far.
+    /// warnings of the session so far. A build with errors keeps the previous cache, as
+    /// rustc keeps its previous session directory: its graph stops before code, and the
+    /// next build (the error fixed) finds the code of the last good build.
     pub fn finish(&mut self, out: &mut Build) {
         let start = Instant::now();
-        if self.db.runtime().persists() {
+        if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() {
             let report = self.db.save();
             out.warnings.extend(report.warnings);
         }
@@ -287,7 +296,7 @@ impl Session {
 /// One build in a fresh session (a `rill` process): load the cache, build, save.
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
     let start = Instant::now();
-    let mut session = Session::new(loader, root, options);
+    let mut session = Session::new(loader, root, goal, options);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));

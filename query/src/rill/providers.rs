@@ -48,11 +48,12 @@ pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {
         },
         _ => (SourceFileAst::default(), Vec::new()),
     };
-    let offsets = skeleton::item_offsets(&ast);
+    let (offsets, lengths) = skeleton::item_extents(&ast).into_iter().unzip();
     Shared(Arc::new(Parsed {
         ast: Arc::new(ast),
         diagnostics,
         offsets,
+        lengths,
     }))
 }
 
@@ -211,13 +212,28 @@ pub(super) fn p_file_offsets(db: &RillDb, path: PathBuf) -> Arc<Vec<u32>> {
     Arc::new(db.parse_file(path).offsets.clone())
 }
 
-pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemAst> {
+/// Modules have no syntax here: nothing reads it, and an inline module's items carry
+/// absolute offsets, which its text alone would not determine.
+pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemSyntax> {
     let source = db.def_source(def)?;
     if source.ordinal == u32::MAX {
         return None;
     }
-    let parsed = db.parse_file(source.file);
-    skeleton::item_by_ordinal(&parsed.ast, source.ordinal)
+    let parsed = db.parse_file(source.file.clone());
+    let ast = skeleton::item_by_ordinal(&parsed.ast, source.ordinal)?;
+    if matches!(ast, ItemAst::Mod(_)) {
+        return None;
+    }
+    let i = source.ordinal as usize;
+    let (start, len) = (
+        *parsed.offsets.get(i)? as usize,
+        *parsed.lengths.get(i)? as usize,
+    );
+    let text = match &*db.file_text(source.file) {
+        FileText::Bytes(b) => Arc::from(b.get(start..start + len)?),
+        FileText::Error { .. } => return None,
+    };
+    Some(ItemSyntax { ast, text })
 }
 
 /// An item's syntax as the analyses of that item see it. Under file granularity they
@@ -228,7 +244,7 @@ fn item_syntax(db: &RillDb, def: DefId) -> Option<ItemAst> {
             db.file_text(source.file);
         }
     }
-    db.item_ast(def)
+    db.item_ast(def).map(|s| s.ast)
 }
 
 /// Where an item is, for reporting its diagnostics: its file and absolute offset.
@@ -384,7 +400,7 @@ fn cycle_out<T>(db: &RillDb, cycle: &Cycle, query: &str, def: &DefId) -> SemaOut
     let name = |key: &str| {
         frame_def(key)
             .and_then(|d| db.def_info(d))
-            .map(|d| d.name.to_string())
+            .map(|d| shared_frontend::sema::items::def_name(&d.path))
             .unwrap_or_default()
     };
     let span = db.def_info(*def).map(|d| d.name_span).unwrap_or_default();

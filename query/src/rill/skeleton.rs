@@ -61,12 +61,17 @@ fn strip_item(item: &Item) -> Item {
 /// Every item's absolute offset in pre-order (an inline module, then its items): the
 /// index of an item in this list is its ordinal.
 pub fn item_offsets(ast: &SourceFileAst) -> Vec<u32> {
+    item_extents(ast).into_iter().map(|(o, _)| o).collect()
+}
+
+/// Every item's absolute offset and length, in pre-order (see [`item_offsets`]).
+pub fn item_extents(ast: &SourceFileAst) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     let mut stack: Vec<std::slice::Iter<'_, Item>> = vec![ast.items.iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
             Some(item) => {
-                out.push(item.offset);
+                out.push((item.offset, item.span.hi));
                 if let ItemKind::Mod(m) = &item.kind {
                     if let Some(inner) = &m.items {
                         stack.push(inner.iter());

@@ -47,7 +47,6 @@ serde_stable_hash!(
     shared_frontend::ir::IrFunction,
     backend::CodeBlob,
     DefKind,
-    FileText,
     Skeleton,
     DefInfo,
     DefSource,
@@ -65,6 +64,23 @@ pub enum FileText {
         os: Option<i32>,
         message: String,
     },
+}
+
+impl StableHash for FileText {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        match self {
+            FileText::Bytes(b) => {
+                h.write_u8(0);
+                h.write_usize(b.len());
+                h.write_bytes(b);
+            }
+            FileText::Error { os, message } => {
+                h.write_u8(1);
+                hash_serde(os, h);
+                h.write_str(message);
+            }
+        }
+    }
 }
 
 impl FileText {
@@ -95,6 +111,30 @@ pub struct Parsed {
     /// The absolute offset of every item, in pre-order (an item, then the items of an
     /// inline module it declares): an item's *ordinal* indexes it.
     pub offsets: Vec<u32>,
+    /// The length of every item's text, by ordinal.
+    pub lengths: Vec<u32>,
+}
+
+/// An item's syntax and its source text. The syntax is a function of the text (spans are
+/// relative to the item), so the text alone is fingerprinted: far fewer bytes than the
+/// tree, and equal texts mean equal trees.
+#[derive(Clone, Debug)]
+pub struct ItemSyntax {
+    pub ast: ItemAst,
+    pub text: Arc<[u8]>,
+}
+
+impl PartialEq for ItemSyntax {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl StableHash for ItemSyntax {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_usize(self.text.len());
+        h.write_bytes(&self.text);
+    }
 }
 
 /// The skeleton of a file: its items with function bodies, constant values and struct
@@ -219,14 +259,43 @@ impl StableHash for ScopeValue {
 }
 
 impl StableHash for CrateStructure {
+    /// Compactly: a def's path is identified by its id (the path's hash), and files by
+    /// their index in `files`.
     fn stable_hash(&self, h: &mut StableHasher) {
-        hash_serde(&self.defs, h);
+        hash_serde(&self.files, h);
+        let file_index: rustc_hash::FxHashMap<&std::path::Path, u32> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.as_path(), i as u32))
+            .collect();
+        h.write_usize(self.defs.len());
+        for (id, info, source) in &self.defs {
+            h.write_u128(id.0);
+            h.write_u8(info.kind as u8);
+            h.write_u128(info.parent.map_or(0, |p| p.0));
+            match info.vis {
+                Vis::Public => h.write_u8(0),
+                Vis::Restricted(m) => {
+                    h.write_u8(1);
+                    h.write_u128(m.0);
+                }
+            }
+            h.write_u32(info.name_span.lo);
+            h.write_u32(info.name_span.hi);
+            h.write_u32(
+                file_index
+                    .get(source.file.as_path())
+                    .copied()
+                    .unwrap_or(u32::MAX),
+            );
+            h.write_u32(source.ordinal);
+        }
         h.write_usize(self.scopes.len());
         for (m, s) in &self.scopes {
-            m.stable_hash(h);
+            h.write_u128(m.0);
             hash_serde(&s.sorted(), h);
         }
-        hash_serde(&self.files, h);
     }
 }
 

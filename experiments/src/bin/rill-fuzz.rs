@@ -1,0 +1,537 @@
+//! `rill-fuzz`: long robustness campaigns (README "Robustness campaigns").
+//!
+//! ```text
+//! rill-fuzz diff    [--cases N] [--histories N] [--seed S] [--out DIR] [--lines L]
+//! rill-fuzz source  [--cases N] [--seed S] [--out DIR]
+//! ```
+//!
+//! `diff` runs generated programs (`shared_frontend::gen`) through the `rill` command next
+//! to this binary: `run --arch interp`, `run --arch pipeline`, `run --arch query` from
+//! scratch, and `run --arch query --cache-dir` on a persistent cache; then edit histories
+//! (`gen::edit_history`), each version built incrementally on one cache and from scratch.
+//! It compares stdout, exit status, diagnostics (stderr, cache warnings removed) and the
+//! `image_hash` of the stats JSON, stops at the first divergence, minimizes the program
+//! (deleting line ranges while the divergence persists) and writes the reproducer to
+//! `DIR` (files, the command lines and both outputs).
+//!
+//! `source` feeds generated, mutated, truncated and random sources to both drivers in
+//! process (pipeline and query, both to an image) and checks that each ends in
+//! diagnostics or success, never a panic; a panic writes the source to `DIR/crash-*.rs`.
+//! (A stack overflow aborts the process: the source being compiled is always in
+//! `DIR/current.rs`.)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+
+use shared_frontend::gen::{self, GenConfig, Program, SourceFile};
+use shared_frontend::sema::modules::MemLoader;
+
+struct Args {
+    cases: u64,
+    histories: u64,
+    seed: u64,
+    lines: usize,
+    out: PathBuf,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        cases: 100,
+        histories: 10,
+        seed: 1,
+        lines: 200,
+        out: PathBuf::from("fuzz-out"),
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let v = it.next().ok_or(format!("`{flag}` needs a value"))?;
+        let num = || {
+            v.parse::<u64>()
+                .map_err(|_| format!("bad value `{v}` for `{flag}`"))
+        };
+        match flag.as_str() {
+            "--cases" => a.cases = num()?,
+            "--histories" => a.histories = num()?,
+            "--seed" => a.seed = num()?,
+            "--lines" => a.lines = num()? as usize,
+            "--out" => a.out = PathBuf::from(v),
+            _ => return Err(format!("unknown option `{flag}`")),
+        }
+    }
+    Ok(a)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: rill-fuzz diff|source [--cases N] [--histories N] [--seed S] [--lines L] [--out DIR]";
+    let Some(cmd) = args.first() else {
+        eprintln!("{usage}");
+        return ExitCode::from(2);
+    };
+    let a = match parse(&args[1..]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n{usage}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        eprintln!("error: cannot create `{}`: {e}", a.out.display());
+        return ExitCode::from(2);
+    }
+    let found = match cmd.as_str() {
+        "diff" => diff(&a),
+        "source" => source(&a),
+        _ => {
+            eprintln!("{usage}");
+            return ExitCode::from(2);
+        }
+    };
+    if found {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+// ---- Differential mode ----
+
+/// The observable result of one `rill` run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Observed {
+    code: Option<i32>,
+    stdout: String,
+    /// stderr without cache warnings and without the interpreter/JIT-specific status line.
+    diagnostics: String,
+    image_hash: Option<String>,
+}
+
+fn rill_exe() -> PathBuf {
+    let me = std::env::current_exe().unwrap_or_default();
+    me.with_file_name("rill")
+}
+
+fn run_rill(args: &[&str], stats: Option<&Path>) -> Observed {
+    let mut cmd = Command::new(rill_exe());
+    cmd.args(args).env("NO_COLOR", "1");
+    if let Some(s) = stats {
+        cmd.arg("--stats-json").arg(s);
+    }
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => {
+            return Observed {
+                code: None,
+                stdout: String::new(),
+                diagnostics: format!("cannot run rill: {e}"),
+                image_hash: None,
+            }
+        }
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let diagnostics: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("warning: query cache"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let image_hash = stats.and_then(|s| {
+        let text = std::fs::read_to_string(s).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v.get("image_hash")?.as_str().map(str::to_string)
+    });
+    Observed {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        diagnostics,
+        image_hash,
+    }
+}
+
+/// Runs `program` (written to `dir`) through every architecture; `cache` is the persistent
+/// cache directory of the incremental build. Returns a description of the first
+/// divergence and the outputs.
+fn check_program(dir: &Path, cache: &Path, program: &Program) -> Option<String> {
+    let _ = std::fs::remove_dir_all(dir);
+    if program.write_to(dir).is_err() {
+        return Some("cannot write the program".into());
+    }
+    let main = dir.join("main.rs");
+    let m = main.to_str().unwrap_or_default();
+    let stats = dir.with_extension("stats.json");
+    let run = |extra: &[&str], with_stats: bool| {
+        let mut args = vec!["run", m];
+        args.extend_from_slice(extra);
+        if extra.contains(&"interp") {
+            args.extend(["--fuel", "200000000"]);
+        } else {
+            args.extend(["--time-limit", "10"]);
+        }
+        let _ = std::fs::remove_file(&stats);
+        run_rill(&args, with_stats.then_some(stats.as_path()))
+    };
+    let c = cache.to_str().unwrap_or_default();
+    let results = [
+        ("pipeline", run(&["--arch", "pipeline"], true)),
+        ("query", run(&["--arch", "query"], true)),
+        (
+            "query incremental",
+            run(&["--arch", "query", "--cache-dir", c], true),
+        ),
+        ("interp", run(&["--arch", "interp"], false)),
+    ];
+    let base = &results[0].1;
+    if !matches!(base.code, Some(0 | 1 | 101)) {
+        return Some(format!(
+            "pipeline exit status {:?}\n{}",
+            base.code, base.diagnostics
+        ));
+    }
+    for (name, r) in &results[1..] {
+        let mut what = Vec::new();
+        if r.code != base.code {
+            what.push(format!("exit {:?} vs {:?}", r.code, base.code));
+        }
+        if r.stdout != base.stdout {
+            what.push("stdout".to_string());
+        }
+        // The interpreter reports runtime failures in its own words; compare its
+        // diagnostics only for compile errors.
+        if r.diagnostics != base.diagnostics && (*name != "interp" || base.code == Some(1)) {
+            what.push("diagnostics".to_string());
+        }
+        if *name != "interp" && r.image_hash != base.image_hash {
+            what.push(format!(
+                "image_hash {:?} vs {:?}",
+                r.image_hash, base.image_hash
+            ));
+        }
+        if !what.is_empty() {
+            return Some(format!(
+                "{name} differs from pipeline: {}\n--- pipeline ---\n{base:#?}\n--- {name} ---\n{r:#?}\n",
+                what.join(", ")
+            ));
+        }
+    }
+    None
+}
+
+/// Deletes line ranges of every file while `still_fails` holds (ddmin-like: halving
+/// chunk sizes down to single lines).
+fn minimize(program: &Program, still_fails: &mut dyn FnMut(&Program) -> bool) -> Program {
+    let mut best = Program::from_files(program.files.clone());
+    for fi in 0..best.files.len() {
+        let mut chunk = best.files[fi].text.lines().count().div_ceil(2).max(1);
+        loop {
+            let mut start = 0;
+            loop {
+                let lines: Vec<&str> = best.files[fi].text.lines().collect();
+                if start >= lines.len() {
+                    break;
+                }
+                let end = (start + chunk).min(lines.len());
+                let text: String = lines[..start]
+                    .iter()
+                    .chain(&lines[end..])
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                let mut files = best.files.clone();
+                files[fi] = SourceFile {
+                    path: files[fi].path.clone(),
+                    text,
+                };
+                let candidate = Program::from_files(files);
+                if still_fails(&candidate) {
+                    best = candidate;
+                } else {
+                    start = end;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
+    }
+    best
+}
+
+fn write_reproducer(out: &Path, name: &str, versions: &[&Program], report: &str) -> PathBuf {
+    let dir = out.join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    for (i, p) in versions.iter().enumerate() {
+        let _ = p.write_to(&dir.join(format!("v{i}")));
+    }
+    let how = format!(
+        "Reproduce: for each version vN in order, run\n  rill run vN/main.rs --arch query --cache-dir CACHE\nand compare with\n  rill run vN/main.rs --arch pipeline\n\n{report}"
+    );
+    let _ = std::fs::write(dir.join("REPORT.txt"), how);
+    dir
+}
+
+fn diff(a: &Args) -> bool {
+    let work = tempfile_dir(&a.out, "work");
+    let mut programs = 0u64;
+    let mut builds = 0u64;
+    for case in 0..a.cases {
+        let cfg = GenConfig {
+            seed: a.seed.wrapping_add(case),
+            target_lines: a.lines,
+            panicking: case % 7 == 3,
+            editable: false,
+            ..GenConfig::default()
+        };
+        let program = gen::generate(&cfg);
+        // A fresh cache per program: a cold persistent build, then a warm one.
+        let cache = work.join("cache");
+        let _ = std::fs::remove_dir_all(&cache);
+        let dir = work.join("p");
+        for _ in 0..2 {
+            builds += 4;
+            if let Some(report) = check_program(&dir, &cache, &program) {
+                eprintln!(
+                    "divergence on generated program seed {}:\n{report}",
+                    cfg.seed
+                );
+                let mut still = |p: &Program| {
+                    let _ = std::fs::remove_dir_all(&cache);
+                    check_program(&dir, &cache, p).is_some()
+                        || check_program(&dir, &cache, p).is_some()
+                };
+                let small = minimize(&program, &mut still);
+                let _ = std::fs::remove_dir_all(&cache);
+                let report = check_program(&dir, &cache, &small)
+                    .or_else(|| check_program(&dir, &cache, &small))
+                    .unwrap_or(report);
+                let at = write_reproducer(
+                    &a.out,
+                    &format!("diff-seed-{}", cfg.seed),
+                    &[&small],
+                    &report,
+                );
+                eprintln!("minimized reproducer written to {}", at.display());
+                return true;
+            }
+        }
+        programs += 1;
+        if programs % 100 == 0 {
+            eprintln!("{programs} programs, {builds} builds: no divergence");
+        }
+    }
+    let mut histories = 0u64;
+    let mut edits = 0u64;
+    for h in 0..a.histories {
+        let seed = a.seed.wrapping_add(1_000_000 + h);
+        let program = gen::generate(&GenConfig {
+            seed,
+            target_lines: a.lines,
+            ..GenConfig::default()
+        });
+        let history = gen::edit_history(&program, 8, seed);
+        let cache = work.join("hcache");
+        let _ = std::fs::remove_dir_all(&cache);
+        let dir = work.join("h");
+        let mut versions: Vec<&Program> = vec![&program];
+        versions.extend(history.iter().map(|e| &e.program));
+        for (i, v) in versions.iter().enumerate() {
+            builds += 4;
+            if let Some(report) = check_program(&dir, &cache, v) {
+                let what = if i == 0 {
+                    "the initial program".to_string()
+                } else {
+                    format!("edit {i} ({})", history[i - 1].description)
+                };
+                eprintln!("divergence in edit history seed {seed} at {what}:\n{report}");
+                // The shortest replay that still diverges: the previous version, then this one.
+                let short: Vec<&Program> = versions[i.saturating_sub(1)..=i].to_vec();
+                let _ = std::fs::remove_dir_all(&cache);
+                let replays = short
+                    .iter()
+                    .map(|p| check_program(&dir, &cache, p))
+                    .last()
+                    .flatten()
+                    .is_some();
+                let kept: Vec<&Program> = if replays {
+                    short
+                } else {
+                    versions[..=i].to_vec()
+                };
+                let at = write_reproducer(
+                    &a.out,
+                    &format!("history-seed-{seed}"),
+                    &kept,
+                    &format!("{what}\n{report}"),
+                );
+                eprintln!("reproducer written to {}", at.display());
+                return true;
+            }
+            edits += 1;
+        }
+        histories += 1;
+    }
+    println!(
+        "diff: {programs} programs, {histories} edit histories ({edits} versions), {builds} rill runs: no divergence"
+    );
+    false
+}
+
+fn tempfile_dir(out: &Path, name: &str) -> PathBuf {
+    let d = out.join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    let _ = std::fs::create_dir_all(&d);
+    d
+}
+
+// ---- Source mode ----
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The `i`-th fuzzed source: a mutation of a generated program (byte flips, deletions,
+/// duplications, token splices, truncation), an ill-formed mutation, or random bytes.
+fn fuzzed_source(seeds: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
+    const TOKENS: &[&str] = &[
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ";",
+        "::",
+        "-",
+        "!",
+        "*",
+        "&",
+        "mod m {",
+        "fn f() {",
+        "loop {",
+        "1 << 62",
+        "i64::MIN",
+        "as u8",
+        "let",
+        "const",
+        "struct",
+        "\"",
+        "'",
+        "/*",
+        "\0",
+        "\u{feff}",
+        "0x",
+        "99999999999999999999999",
+        "[0; 1 << 40]",
+    ];
+    if rng.below(20) == 0 {
+        let len = rng.below(400);
+        return (0..len).map(|_| rng.next() as u8).collect();
+    }
+    let mut b = seeds[rng.below(seeds.len())].clone();
+    for _ in 0..1 + rng.below(6) {
+        if b.is_empty() {
+            break;
+        }
+        let at = rng.below(b.len());
+        match rng.below(6) {
+            0 => b[at] ^= 1 << rng.below(8),
+            1 => {
+                let end = (at + rng.below(40)).min(b.len());
+                b.drain(at..end);
+            }
+            2 => {
+                let end = (at + rng.below(40)).min(b.len());
+                let chunk = b[at..end].to_vec();
+                let to = rng.below(b.len());
+                b.splice(to..to, chunk);
+            }
+            3 => {
+                let t = TOKENS[rng.below(TOKENS.len())].as_bytes();
+                b.splice(at..at, t.iter().copied());
+            }
+            4 => b.truncate(at),
+            _ => {
+                let t = TOKENS[rng.below(TOKENS.len())].repeat(1 + rng.below(300));
+                b.splice(at..at, t.bytes());
+            }
+        }
+    }
+    b
+}
+
+fn compile_both(bytes: &[u8]) {
+    let loader = MemLoader::new([("main.rs", bytes)]);
+    let root = Path::new("main.rs");
+    let p = pipeline::compile(&loader, root, pipeline::Until::Image);
+    let _ = shared_frontend::diag::render(&p.diagnostics, &p.sources, false);
+    let q = query::rill::build(
+        Arc::new(loader),
+        root,
+        query::rill::Goal::Image,
+        query::rill::BuildOptions::default(),
+    );
+    let _ = shared_frontend::diag::render(&q.diagnostics, &q.sources, false);
+}
+
+fn source(a: &Args) -> bool {
+    let seeds: Vec<Vec<u8>> = (0..16)
+        .map(|s| {
+            let p = gen::generate(&GenConfig {
+                seed: a.seed.wrapping_add(s),
+                target_lines: 80,
+                fns_per_module: 1000,
+                editable: true,
+                ..GenConfig::default()
+            });
+            let mut text = p.files[0].text.clone().into_bytes();
+            if let Some(m) = gen::mutate_ill_formed(&p, s) {
+                if s % 2 == 0 {
+                    text = m.program.files[0].text.clone().into_bytes();
+                }
+            }
+            text
+        })
+        .collect();
+    let mut rng = Rng(a.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let current = a.out.join("current.rs");
+    // Silence the default hook: panics are reported here, once, with their source.
+    std::panic::set_hook(Box::new(|_| {}));
+    for case in 0..a.cases {
+        let src = fuzzed_source(&seeds, &mut rng);
+        let _ = std::fs::write(&current, &src);
+        let r = std::panic::catch_unwind(|| compile_both(&src));
+        if let Err(payload) = r {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            let path = a.out.join(format!("crash-{case}.rs"));
+            let _ = std::fs::write(&path, &src);
+            eprintln!(
+                "case {case}: the compiler panicked: {msg}\nsource written to {}",
+                path.display()
+            );
+            return true;
+        }
+        if (case + 1) % 10_000 == 0 {
+            eprintln!("{} sources: no panic", case + 1);
+        }
+    }
+    let _ = std::fs::remove_file(&current);
+    println!(
+        "source: {} sources through pipeline and query: no panic",
+        a.cases
+    );
+    false
+}

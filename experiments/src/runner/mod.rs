@@ -1,0 +1,421 @@
+//! The experiment runner (`cargo run --release -p experiments [-- SUBCOMMAND]`): runs
+//! E1–E10 of DESIGN.md as whole-process builds of the `rill` binary (and of `rustc` for
+//! E8 and E9), writes `results/eNN-<name>.csv`, `results/meta.json`,
+//! `results/summary.json`, `results/values.json`, the figures under `results/figures/`,
+//! and regenerates `paper/paper.md` from `paper/template.md`.
+//!
+//! Code map: `stats` (median/min/max, fits), `table` (rows and CSV), `process` (timing a
+//! process), `rill` (driving `rill`, the stats JSON), `workload` (generated programs and
+//! edits on disk), `exps` (the experiments), `plot` (SVG figures), `paper` (template
+//! filling), `meta` (machine and toolchain description), `summary` (headline keys).
+
+pub mod exps;
+pub mod meta;
+pub mod paper;
+pub mod plot;
+pub mod process;
+pub mod rill;
+pub mod stats;
+pub mod summary;
+pub mod table;
+pub mod workload;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use self::rill::{Build, BuildRun, NoMeasurement, Rill};
+use self::table::Row;
+
+/// How much to measure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    pub name: String,
+    /// Program sizes (lines) of the size sweeps (E1, E6, E7).
+    pub sizes: Vec<usize>,
+    /// The program size of the single-size experiments (E2–E5, E10).
+    pub main_size: usize,
+    /// The program size of the comparison with rustc (E8).
+    pub rustc_size: usize,
+    /// Repetitions of each timed build.
+    pub reps: usize,
+    /// Repetitions of each run of E9 (rustc binaries and the JIT).
+    pub run_reps: usize,
+    /// Time limit of one interpreter run in E9, seconds.
+    pub interp_timeout_s: u64,
+    /// Time limit of one build, seconds.
+    pub build_timeout_s: u64,
+    /// E9 runs only these benchmark programs (file stems); `None`: all of them.
+    pub benchmarks: Option<Vec<String>>,
+}
+
+impl Profile {
+    /// The default: the whole suite in about ten minutes on two cores.
+    pub fn quick() -> Profile {
+        Profile {
+            name: "quick".to_string(),
+            sizes: vec![1_000, 5_000, 20_000],
+            main_size: 20_000,
+            rustc_size: 10_000,
+            reps: 3,
+            run_reps: 3,
+            interp_timeout_s: 10,
+            build_timeout_s: 300,
+            benchmarks: None,
+        }
+    }
+
+    /// Sizes to a million lines, more repetitions.
+    pub fn full() -> Profile {
+        Profile {
+            name: "full".to_string(),
+            sizes: vec![1_000, 10_000, 100_000, 1_000_000],
+            main_size: 100_000,
+            rustc_size: 100_000,
+            reps: 5,
+            run_reps: 5,
+            interp_timeout_s: 120,
+            build_timeout_s: 1800,
+            benchmarks: None,
+        }
+    }
+
+    /// A profile for tests: tiny programs, one repetition.
+    pub fn tiny() -> Profile {
+        Profile {
+            name: "tiny".to_string(),
+            sizes: vec![300],
+            main_size: 300,
+            rustc_size: 300,
+            reps: 1,
+            run_reps: 1,
+            interp_timeout_s: 5,
+            build_timeout_s: 60,
+            benchmarks: Some(vec!["matmul".to_string()]),
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Profile> {
+        match name {
+            "quick" => Some(Profile::quick()),
+            "full" => Some(Profile::full()),
+            "tiny" => Some(Profile::tiny()),
+            _ => None,
+        }
+    }
+}
+
+/// What one experiment produced.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub rows: Vec<Row>,
+    /// Numbers and words for the paper (`e3.leaf_body_query_ms`, ...); `null` when the
+    /// experiment could not measure it.
+    pub values: BTreeMap<String, serde_json::Value>,
+    /// Headline keys of `summary.json` this experiment sets: value, or the reason for null.
+    pub summary: Vec<(String, Result<f64, String>)>,
+    /// Warnings to print at the end.
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    pub fn value(&mut self, key: &str, v: Option<f64>) {
+        self.values.insert(
+            key.to_string(),
+            v.filter(|x| x.is_finite())
+                .map_or(serde_json::Value::Null, serde_json::Value::from),
+        );
+    }
+
+    pub fn text(&mut self, key: &str, v: impl Into<String>) {
+        self.values
+            .insert(key.to_string(), serde_json::Value::from(v.into()));
+    }
+
+    pub fn headline(&mut self, key: &str, v: Option<f64>, why_missing: impl Into<String>) {
+        let v = v.filter(|x| x.is_finite());
+        self.summary
+            .push((key.to_string(), v.ok_or_else(|| why_missing.into())));
+        self.value(key, v);
+    }
+}
+
+/// The runner's context: profile, binaries, directories, and what is known about the
+/// availability of architectures and options.
+pub struct Ctx {
+    pub profile: Profile,
+    pub rill: Rill,
+    /// Scratch space for programs, caches and binaries (under `target/`).
+    pub work: PathBuf,
+    pub results: PathBuf,
+    pub paper_dir: PathBuf,
+    /// Why `--arch query` is unavailable, once a build said so.
+    pub query_unavailable: RefCell<Option<String>>,
+    pub progress: RefCell<Option<ProgressBar>>,
+    /// Generated programs by (lines, seed), generated once per run.
+    programs: RefCell<BTreeMap<(usize, u64), shared_frontend::gen::Program>>,
+}
+
+impl Ctx {
+    pub fn new(
+        profile: Profile,
+        rill_exe: PathBuf,
+        work: PathBuf,
+        results: PathBuf,
+        paper_dir: PathBuf,
+    ) -> Ctx {
+        Ctx {
+            profile,
+            rill: Rill {
+                exe: rill_exe,
+                scratch: work.join("scratch"),
+            },
+            work,
+            results,
+            paper_dir,
+            query_unavailable: RefCell::new(None),
+            progress: RefCell::new(None),
+            programs: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// The generated program of about `lines` lines (cached for the run).
+    pub fn program(&self, lines: usize, seed: u64) -> shared_frontend::gen::Program {
+        self.set_message(&format!("generating {lines} lines"));
+        self.programs
+            .borrow_mut()
+            .entry((lines, seed))
+            .or_insert_with(|| workload::generate(lines, seed))
+            .clone()
+    }
+
+    /// A fresh directory under the work dir.
+    pub fn dir(&self, name: &str) -> PathBuf {
+        let d = self.work.join(name);
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::create_dir_all(&d);
+        d
+    }
+
+    pub fn start_progress(&self, label: &str, steps: u64) {
+        let pb = ProgressBar::new(steps);
+        pb.set_style(
+            ProgressStyle::with_template("{prefix:>5} [{bar:30}] {pos}/{len} {elapsed:>4} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        pb.set_prefix(label.to_string());
+        *self.progress.borrow_mut() = Some(pb);
+    }
+
+    pub fn step(&self) {
+        if let Some(pb) = &*self.progress.borrow() {
+            pb.inc(1);
+        }
+    }
+
+    pub fn set_message(&self, msg: &str) {
+        if let Some(pb) = &*self.progress.borrow() {
+            pb.set_message(msg.to_string());
+        }
+    }
+
+    pub fn finish_progress(&self) {
+        if let Some(pb) = self.progress.borrow_mut().take() {
+            pb.finish_and_clear();
+        }
+    }
+
+    /// One build, remembering when the query architecture turns out to be unavailable (so
+    /// later query builds are skipped with the same reason instead of being retried).
+    pub fn build(&self, b: &Build<'_>, expect_exit: &[i32]) -> Result<BuildRun, NoMeasurement> {
+        if b.arch == "query" {
+            if let Some(why) = &*self.query_unavailable.borrow() {
+                return Err(NoMeasurement::Unavailable(why.clone()));
+            }
+        }
+        let r = self.rill.build(b, expect_exit);
+        // Only a build without extra options proves the architecture itself unavailable
+        // (an unknown option is unavailable on its own).
+        if let (Err(NoMeasurement::Unavailable(why)), "query", true) =
+            (&r, b.arch, b.args.is_empty())
+        {
+            *self.query_unavailable.borrow_mut() = Some(why.clone());
+        }
+        r
+    }
+
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(self.profile.build_timeout_s))
+    }
+}
+
+/// Recursively copies a directory (cache snapshots).
+pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    if to.exists() {
+        std::fs::remove_dir_all(to)?;
+    }
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// The total size of the files under `dir`, in bytes.
+pub fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            _ => e.metadata().map(|m| m.len()).unwrap_or(0),
+        })
+        .sum()
+}
+
+pub mod corpus_check;
+
+/// The workspace root (for `results/`, `paper/`, the commit).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn read_values(path: &Path) -> BTreeMap<String, serde_json::Value> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// What a suite run produced.
+#[derive(Debug, Default)]
+pub struct SuiteReport {
+    pub summary: serde_json::Value,
+    pub warnings: Vec<String>,
+    pub paper_words: Option<usize>,
+}
+
+/// Runs the experiments `ids` (in suite order), writing their CSVs, figures, values,
+/// `meta.json` and `summary.json`; with `corpus`, the corpus check first; with `paper`,
+/// regenerates the paper at the end.
+pub fn run_suite(
+    ctx: &Ctx,
+    ids: &[String],
+    corpus: bool,
+    paper_too: bool,
+) -> Result<SuiteReport, String> {
+    std::fs::create_dir_all(&ctx.results)
+        .map_err(|e| format!("cannot create `{}`: {e}", ctx.results.display()))?;
+    let mut report = SuiteReport::default();
+    let meta = meta::collect(&workspace_root(), &ctx.profile);
+    std::fs::write(
+        ctx.results.join("meta.json"),
+        serde_json::to_vec_pretty(&meta).unwrap_or_default(),
+    )
+    .map_err(|e| format!("cannot write meta.json: {e}"))?;
+    let values_path = ctx.results.join("values.json");
+    let mut values = read_values(&values_path);
+    if corpus {
+        match corpus_check::run(true) {
+            Ok(c) => {
+                values.insert("corpus.passed".into(), c.passed.into());
+                values.insert("corpus.failed".into(), c.failed.into());
+                values.insert("corpus.programs".into(), (c.passed + c.failed).into());
+                if c.failed > 0 {
+                    report
+                        .warnings
+                        .push(format!("corpus: {} programs failed", c.failed));
+                }
+            }
+            Err(e) => report.warnings.push(format!("corpus: {e}")),
+        }
+    }
+    let mut summary_updates = Vec::new();
+    for e in exps::ALL.iter().filter(|e| ids.iter().any(|i| i == e.id)) {
+        eprintln!("{}: {} ...", e.id.to_uppercase(), e.title);
+        let start = std::time::Instant::now();
+        let outcome = (e.run)(ctx).unwrap_or_else(|why| {
+            ctx.finish_progress();
+            let mut o = Outcome::default();
+            o.rows
+                .push(Row::new("experiment", "-", 0).without_number(format!("failed: {why}")));
+            o.warnings.push(format!("{}: {why}", e.id));
+            o
+        });
+        ctx.finish_progress();
+        let csv = ctx.results.join(exps::csv_name(e));
+        table::write_csv(&csv, &outcome.rows)?;
+        match plot::figures(e.id, &outcome.rows, &ctx.results.join("figures")) {
+            Ok(_) => {}
+            Err(why) => report.warnings.push(format!("{} figures: {why}", e.id)),
+        }
+        // Keys this experiment owns are replaced as a whole (stale ones dropped).
+        let prefix = format!("{}.", e.id);
+        values.retain(|k, _| !k.starts_with(&prefix));
+        values.extend(outcome.values.clone());
+        summary_updates.extend(outcome.summary.clone());
+        let bad = outcome.rows.iter().filter(|r| r.status != "ok").count();
+        eprintln!(
+            "{}: {} rows ({} without a number) in {:.1} s -> {}",
+            e.id.to_uppercase(),
+            outcome.rows.len(),
+            bad,
+            start.elapsed().as_secs_f64(),
+            csv.display()
+        );
+        for (k, v) in &outcome.summary {
+            match v {
+                Ok(x) => eprintln!("  {k} = {}", paper::format_number(*x)),
+                Err(why) => eprintln!("  {k} = null ({why})"),
+            }
+        }
+        if let Some(first) = outcome
+            .rows
+            .iter()
+            .find(|r| r.status.starts_with("unavailable"))
+        {
+            report.warnings.push(format!("{}: {}", e.id, first.status));
+        }
+        report.warnings.extend(outcome.warnings);
+    }
+    std::fs::write(
+        &values_path,
+        serde_json::to_vec_pretty(&values).unwrap_or_default(),
+    )
+    .map_err(|e| format!("cannot write values.json: {e}"))?;
+    report.summary = summary::update(&ctx.results.join("summary.json"), &summary_updates)?;
+    if paper_too {
+        match paper::regenerate(&ctx.paper_dir, &ctx.results) {
+            Ok(words) => report.paper_words = Some(words),
+            Err(why) => report.warnings.push(format!("paper: {why}")),
+        }
+    }
+    Ok(report)
+}
+
+/// Redraws every figure from the CSVs in `results/`.
+pub fn redraw(results: &Path) -> Result<usize, String> {
+    let mut n = 0;
+    for e in exps::ALL {
+        let csv = results.join(exps::csv_name(e));
+        if csv.is_file() {
+            let rows = table::read_csv(&csv)?;
+            n += plot::figures(e.id, &rows, &results.join("figures"))?.len();
+        }
+    }
+    Ok(n)
+}

@@ -1,0 +1,226 @@
+//! The paper: `paper/template.md` with its placeholders filled from `results/`, written
+//! to `paper/paper.md`. No number is typed by hand: every one comes from a placeholder.
+//!
+//! Placeholders: `{{key}}` (a value of `results/values.json`: a number, formatted, or a
+//! text; `null` renders as `n/a`), `{{pct:key}}` (a fraction as a percentage),
+//! `{{table:eNN}}` (the rows of `results/eNN-*.csv` as a Markdown table). A key that is
+//! absent is an error: the template and the runner disagree.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::table::{self, Row};
+
+/// Formats a number for prose: integers with thousands separators, otherwise three
+/// significant digits (at least).
+pub fn format_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".to_string();
+    }
+    let a = v.abs();
+    if a >= 1000.0 || (v.fract() == 0.0 && a >= 1.0) {
+        let n = v.round() as i64;
+        let digits = n.unsigned_abs().to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        if n < 0 {
+            out.insert(0, '-');
+        }
+        out
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else if a == 0.0 {
+        "0".to_string()
+    } else {
+        let digits = (2 - a.log10().floor() as i32).max(0) as usize;
+        format!("{v:.digits$}")
+    }
+}
+
+fn render_value(v: &serde_json::Value, pct: bool) -> String {
+    match v {
+        serde_json::Value::Null => "n/a".to_string(),
+        serde_json::Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            if pct {
+                format!("{:.1} %", x * 100.0)
+            } else {
+                format_number(x)
+            }
+        }
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A Markdown table of rows.
+pub fn markdown_table(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| scenario | architecture | size | reps | median | min | max | unit | executed | green | codegen | status |\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n",
+    );
+    let num = |v: Option<f64>| v.map(format_number).unwrap_or_else(|| "–".to_string());
+    let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "–".to_string());
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.scenario.replace('|', "/"),
+            r.architecture,
+            if r.size == 0 {
+                "–".to_string()
+            } else {
+                format_number(r.size as f64)
+            },
+            r.repetitions,
+            num(r.median),
+            num(r.min),
+            num(r.max),
+            r.unit,
+            int(r.executed),
+            int(r.green),
+            int(r.codegen_executed),
+            r.status
+                .replace('|', "/")
+                .chars()
+                .take(90)
+                .collect::<String>(),
+        ));
+    }
+    s
+}
+
+/// Fills `template`. `tables` maps `eNN` to its rows (absent: the experiment has not run).
+pub fn fill(
+    template: &str,
+    values: &BTreeMap<String, serde_json::Value>,
+    tables: &BTreeMap<String, Vec<Row>>,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut missing = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            return Err("unclosed `{{` in the template".to_string());
+        };
+        let key = after[..end].trim();
+        if let Some(id) = key.strip_prefix("table:") {
+            match tables.get(id) {
+                Some(rows) => out.push_str(&markdown_table(rows)),
+                None => missing.push(key.to_string()),
+            }
+        } else {
+            let (pct, k) = match key.strip_prefix("pct:") {
+                Some(k) => (true, k),
+                None => (false, key),
+            };
+            match values.get(k) {
+                Some(v) => out.push_str(&render_value(v, pct)),
+                None => missing.push(key.to_string()),
+            }
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        missing.sort();
+        missing.dedup();
+        Err(format!(
+            "the template refers to values that results/ lacks: {}",
+            missing.join(", ")
+        ))
+    }
+}
+
+/// Reads `results/` (values.json, meta.json, summary.json, the CSVs) into what [`fill`]
+/// takes.
+pub fn load_results(
+    results: &Path,
+) -> Result<
+    (
+        BTreeMap<String, serde_json::Value>,
+        BTreeMap<String, Vec<Row>>,
+    ),
+    String,
+> {
+    let read = |name: &str| -> Result<serde_json::Value, String> {
+        let p = results.join(name);
+        let t = std::fs::read_to_string(&p)
+            .map_err(|e| format!("cannot read `{}`: {e}", p.display()))?;
+        serde_json::from_str(&t).map_err(|e| format!("bad JSON in `{}`: {e}", p.display()))
+    };
+    let mut values = BTreeMap::new();
+    if let Ok(serde_json::Value::Object(m)) = read("values.json") {
+        values.extend(m);
+    }
+    for key in super::summary::KEYS {
+        values.insert(format!("why.{key}"), serde_json::Value::from("measured"));
+    }
+    if let Ok(serde_json::Value::Object(m)) = read("summary.json") {
+        for (k, v) in m {
+            if k != "null_reasons" {
+                values.insert(k, v);
+            } else if let serde_json::Value::Object(r) = v {
+                for (k, why) in r {
+                    values.insert(format!("why.{k}"), why);
+                }
+            }
+        }
+    }
+    if let Ok(serde_json::Value::Object(m)) = read("meta.json") {
+        flatten("meta", &serde_json::Value::Object(m), &mut values);
+    }
+    let mut tables = BTreeMap::new();
+    if let Ok(entries) = std::fs::read_dir(results) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".csv") {
+                let id = stem.split('-').next().unwrap_or("");
+                if let Some(n) = id.strip_prefix('e').and_then(|n| n.parse::<u32>().ok()) {
+                    tables.insert(format!("e{n}"), table::read_csv(&e.path())?);
+                }
+            }
+        }
+    }
+    Ok((values, tables))
+}
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, serde_json::Value>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                flatten(&format!("{prefix}.{k}"), v, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            let text: Vec<String> = a.iter().map(|x| render_value(x, false)).collect();
+            out.insert(prefix.to_string(), serde_json::Value::from(text.join(", ")));
+        }
+        other => {
+            out.insert(prefix.to_string(), other.clone());
+        }
+    }
+}
+
+/// Regenerates `paper/paper.md` from `paper/template.md` and `results/`.
+pub fn regenerate(paper_dir: &Path, results: &Path) -> Result<usize, String> {
+    let tpl_path = paper_dir.join("template.md");
+    let template = std::fs::read_to_string(&tpl_path)
+        .map_err(|e| format!("cannot read `{}`: {e}", tpl_path.display()))?;
+    let (values, tables) = load_results(results)?;
+    let text = fill(&template, &values, &tables)?;
+    let out = paper_dir.join("paper.md");
+    std::fs::write(&out, &text).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    Ok(text.split_whitespace().count())
+}

@@ -1,0 +1,589 @@
+//! The figures: SVG through plotters. Line charts over program size (log-log, with
+//! min–max bars at every point) and grouped bar charts (log scale, min–max bars). A
+//! figure whose data could not be measured still gets drawn, saying so, so that the paper
+//! never points at a missing file.
+
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::table::Row;
+
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
+
+const SIZE: (u32, u32) = (960, 560);
+
+/// One measured point: x, median, min, max.
+pub type Point = (f64, f64, f64, f64);
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("plotting: {e}")
+}
+
+fn point(r: &Row, x: f64) -> Option<Point> {
+    if !r.is_ok() {
+        return None;
+    }
+    let m = r.median?;
+    Some((x, m, r.min.unwrap_or(m), r.max.unwrap_or(m)))
+}
+
+/// The rows of `scenario` on `arch`, as points over size.
+pub fn over_size(rows: &[Row], scenario: &str, arch: &str) -> Vec<Point> {
+    let mut v: Vec<Point> = rows
+        .iter()
+        .filter(|r| r.scenario == scenario && r.architecture == arch)
+        .filter_map(|r| point(r, r.size as f64))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+/// The first status that is not `ok` among the rows of `scenario`s, to explain a gap.
+fn why_empty(rows: &[Row]) -> String {
+    rows.iter()
+        .find(|r| !r.is_ok())
+        .map(|r| r.status.clone())
+        .unwrap_or_else(|| "no rows".to_string())
+}
+
+fn message(area: &DrawingArea<SVGBackend, Shift>, title: &str, msg: &str) -> Result<(), String> {
+    area.fill(&WHITE).map_err(err)?;
+    area.draw(&Text::new(
+        title.to_string(),
+        (20, 20),
+        ("sans-serif", 22).into_font(),
+    ))
+    .map_err(err)?;
+    area.draw(&Text::new(
+        format!("No data: {}", msg.chars().take(110).collect::<String>()),
+        (20, 70),
+        ("sans-serif", 16).into_font(),
+    ))
+    .map_err(err)?;
+    area.present().map_err(err)
+}
+
+fn range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let v: Vec<f64> = values.filter(|x| *x > 0.0 && x.is_finite()).collect();
+    let lo = v.iter().copied().reduce(f64::min)?;
+    let hi = v.iter().copied().reduce(f64::max)?;
+    Some((lo / 1.6, hi * 1.6))
+}
+
+/// A log-log line chart of named series over size.
+pub fn lines(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[(String, Vec<Point>)],
+    empty_reason: &str,
+) -> Result<(), String> {
+    let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    let all = series.iter().flat_map(|s| s.1.iter());
+    let (Some(xr), Some(yr)) = (
+        range(all.clone().map(|p| p.0)),
+        range(all.flat_map(|p| [p.2, p.3, p.1])),
+    ) else {
+        return message(&root, title, empty_reason);
+    };
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
+        .build_cartesian_2d((xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|x| short(*x))
+        .y_label_formatter(&|y| short(*y))
+        .draw()
+        .map_err(err)?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        if pts.is_empty() {
+            continue;
+        }
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                color.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| Circle::new((p.0, p.1), 4, color.filled())),
+            )
+            .map_err(err)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], color.stroke_width(2))),
+            )
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    let missing: Vec<&str> = series
+        .iter()
+        .filter(|s| s.1.is_empty())
+        .map(|s| s.0.as_str())
+        .collect();
+    not_measured(&root, &missing)?;
+    root.present().map_err(err)
+}
+
+/// A line under the chart naming the series that have no measurement.
+fn not_measured(root: &DrawingArea<SVGBackend, Shift>, names: &[&str]) -> Result<(), String> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    root.draw(&Text::new(
+        format!(
+            "not measured (see the status column of the CSV): {}",
+            names.join("; ")
+        ),
+        (20, SIZE.1 as i32 - 18),
+        ("sans-serif", 13).into_font().color(&RGBColor(150, 0, 0)),
+    ))
+    .map_err(err)
+}
+
+/// A grouped bar chart (log scale): one group per category, one bar per series, a
+/// min–max line on every bar.
+pub fn bars(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    categories: &[String],
+    series: &[(String, Vec<Option<(f64, f64, f64)>>)],
+    empty_reason: &str,
+) -> Result<(), String> {
+    let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    let vals = series.iter().flat_map(|s| s.1.iter().flatten());
+    let Some(yr) = range(vals.flat_map(|v| [v.0, v.1, v.2])) else {
+        return message(&root, title, empty_reason);
+    };
+    // Room above the tallest bar for the legend.
+    let yr = (yr.0, yr.1 * 4.0);
+    root.fill(&WHITE).map_err(err)?;
+    let n = categories.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(90)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0.0..n, (yr.0..yr.1).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(y_desc)
+        .y_label_formatter(&|y| short(*y))
+        .draw()
+        .map_err(err)?;
+    let k = series.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (si, (name, values)) in series.iter().enumerate() {
+        let color = PALETTE[si % PALETTE.len()];
+        let x0 = |ci: usize| ci as f64 + 0.1 + si as f64 * width;
+        chart
+            .draw_series(values.iter().enumerate().filter_map(|(ci, v)| {
+                v.map(|(m, _, _)| {
+                    Rectangle::new([(x0(ci), yr.0), (x0(ci) + width * 0.9, m)], color.filled())
+                })
+            }))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+        chart
+            .draw_series(values.iter().enumerate().filter_map(|(ci, v)| {
+                v.map(|(_, lo, hi)| {
+                    let xc = x0(ci) + width * 0.45;
+                    PathElement::new(vec![(xc, lo), (xc, hi)], BLACK.stroke_width(2))
+                })
+            }))
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    // Category names under the axis.
+    for (ci, c) in categories.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(ci as f64 + 0.5, yr.0));
+        root.draw(&Text::new(
+            c.clone(),
+            (
+                px - 4 * c.len().min(24) as i32,
+                py + 10 + (ci % 2) as i32 * 16,
+            ),
+            ("sans-serif", 13).into_font(),
+        ))
+        .map_err(err)?;
+    }
+    let missing: Vec<&str> = series
+        .iter()
+        .filter(|s| s.1.iter().all(Option::is_none))
+        .map(|s| s.0.as_str())
+        .collect();
+    not_measured(&root, &missing)?;
+    root.present().map_err(err)
+}
+
+/// `1.2k`, `35`, `0.41`, `2.0M` — axis labels.
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.1}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 10.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The bars of `arch` for each scenario of `categories` (any size).
+pub fn bar_values(rows: &[Row], categories: &[String], arch: &str) -> Vec<Option<(f64, f64, f64)>> {
+    categories
+        .iter()
+        .map(|c| {
+            rows.iter()
+                .find(|r| &r.scenario == c && r.architecture == arch)
+                .and_then(|r| point(r, 0.0))
+                .map(|p| (p.1, p.2, p.3))
+        })
+        .collect()
+}
+
+/// Draws the figures of experiment `id` from its rows into `dir`; returns the files.
+pub fn figures(id: &str, rows: &[Row], dir: &Path) -> Result<Vec<String>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let why = why_empty(rows);
+    let mut out = Vec::new();
+    let file = |name: &str| (dir.join(name), name.to_string());
+    let size_series = |defs: &[(&str, &str, &str)]| -> Vec<(String, Vec<Point>)> {
+        defs.iter()
+            .map(|(s, a, label)| (label.to_string(), over_size(rows, s, a)))
+            .collect()
+    };
+    let bar_set =
+        |cats: &[String], archs: &[(&str, &str)]| -> Vec<(String, Vec<Option<(f64, f64, f64)>>)> {
+            archs
+                .iter()
+                .map(|(a, label)| (label.to_string(), bar_values(rows, cats, a)))
+                .collect()
+        };
+    let scen = |r: &Row| r.scenario.clone();
+    let cats_of = |pred: &dyn Fn(&Row) -> bool| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for r in rows.iter().filter(|r| pred(r)) {
+            if !v.contains(&scen(r)) {
+                v.push(scen(r));
+            }
+        }
+        v
+    };
+    match id {
+        "e1" => {
+            let (p, n) = file("e1-scratch.svg");
+            lines(
+                &p,
+                "E1: from-scratch build (whole process, median, min–max)",
+                "program size (lines)",
+                "wall time (ms)",
+                &size_series(&[
+                    ("scratch", "pipeline", "pipeline"),
+                    ("scratch", "query-memory", "query, in memory"),
+                    ("scratch", "query-disk", "query, persisting"),
+                ]),
+                &why,
+            )?;
+            out.push(n);
+            let (p, n) = file("e1-throughput.svg");
+            lines(
+                &p,
+                "E1: pipeline throughput (compile phases only)",
+                "program size (lines)",
+                "throughput (lines/s)",
+                &size_series(&[("throughput", "pipeline", "pipeline")]),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e2" => {
+            let cats = cats_of(&|r: &Row| r.scenario.starts_with("kind:"));
+            let (p, n) = file("e2-hashing.svg");
+            bars(
+                &p,
+                "E2: hashing time per query kind and hasher (from scratch)",
+                "hashing time (ms)",
+                &cats,
+                &bar_set(
+                    &cats,
+                    &[
+                        ("query-sip128", "SipHasher128"),
+                        ("query-xxh3", "xxh3-128"),
+                        ("query-blake3", "blake3"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+            let cats = vec!["scratch".to_string()];
+            let (p, n) = file("e2-hashers.svg");
+            bars(
+                &p,
+                "E2: from-scratch build by hasher",
+                "wall time (ms)",
+                &cats,
+                &bar_set(
+                    &cats,
+                    &[
+                        ("pipeline", "pipeline"),
+                        ("query-sip128", "SipHasher128"),
+                        ("query-xxh3", "xxh3-128"),
+                        ("query-blake3", "blake3"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e3" => {
+            let cats = cats_of(&|r: &Row| r.architecture == "query");
+            let mut all = vec!["scratch".to_string()];
+            all.extend(cats);
+            let (p, n) = file("e3-edits.svg");
+            bars(
+                &p,
+                "E3: rebuild after one edit (whole process, median, min–max)",
+                "wall time (ms)",
+                &all,
+                &bar_set(
+                    &all,
+                    &[
+                        ("pipeline", "pipeline (from scratch)"),
+                        ("query", "query (incremental)"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e4" => {
+            let cats = cats_of(&|r: &Row| r.architecture == "query-cutoff");
+            let (p, n) = file("e4-cutoff.svg");
+            bars(
+                &p,
+                "E4: incremental rebuild with and without early cutoff",
+                "wall time (ms)",
+                &cats,
+                &bar_set(
+                    &cats,
+                    &[
+                        ("query-cutoff", "early cutoff"),
+                        ("query-no-cutoff", "no cutoff"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e5" => {
+            let cats = vec!["no-change".to_string(), "top-of-file".to_string()];
+            let (p, n) = file("e5-positions.svg");
+            bars(
+                &p,
+                "E5: lines inserted at the top of the largest file",
+                "wall time (ms)",
+                &cats,
+                &bar_set(
+                    &cats,
+                    &[
+                        ("query-relative", "relative spans"),
+                        ("query-absolute", "absolute spans"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e6" => {
+            let (p, n) = file("e6-scaling.svg");
+            lines(
+                &p,
+                "E6: rebuild cost against program size",
+                "program size (lines)",
+                "wall time (ms)",
+                &size_series(&[
+                    ("scratch", "pipeline", "pipeline, from scratch"),
+                    ("no-change", "query", "query, no change"),
+                    ("leaf-body", "query", "query, one leaf-body edit"),
+                ]),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e7" => {
+            let (p, n) = file("e7-cache-size.svg");
+            lines(
+                &p,
+                "E7: size of the cache on disk",
+                "program size (lines)",
+                "cache size (bytes)",
+                &size_series(&[
+                    ("cache-size", "query-item", "per item"),
+                    ("cache-size", "query-file", "per file"),
+                ]),
+                &why,
+            )?;
+            out.push(n);
+            let (p, n) = file("e7-load-save.svg");
+            lines(
+                &p,
+                "E7: cache load and save time",
+                "program size (lines)",
+                "time (ms)",
+                &size_series(&[
+                    ("load", "query-item", "load, per item"),
+                    ("save", "query-item", "save, per item"),
+                    ("load", "query-file", "load, per file"),
+                    ("save", "query-file", "save, per file"),
+                ]),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e8" => {
+            let cats: Vec<String> = ["full", "incr-full", "incr-unchanged", "incr-patched"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let (p, n) = file("e8-rustc.svg");
+            bars(
+                &p,
+                "E8: rustc and Rill on the same program and edit",
+                "wall time (ms)",
+                &cats,
+                &bar_set(
+                    &cats,
+                    &[
+                        ("rustc", "rustc -C opt-level=0"),
+                        ("rill-query", "Rill, query"),
+                        ("rill-pipeline", "Rill, pipeline"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e9" => {
+            let cats = cats_of(&|r: &Row| r.architecture == "rustc-O0");
+            let (p, n) = file("e9-runtime.svg");
+            bars(
+                &p,
+                "E9: run time of the benchmark programs (whole process)",
+                "wall time (ms)",
+                &cats,
+                &bar_set(
+                    &cats,
+                    &[
+                        ("rustc-O0", "rustc -O0"),
+                        ("rustc-O3", "rustc -O3"),
+                        ("jit", "Rill JIT"),
+                        ("interp", "Rill interpreter"),
+                    ],
+                ),
+                &why,
+            )?;
+            out.push(n);
+        }
+        "e10" => {
+            let cats = cats_of(&|_| true);
+            let (p, n) = file("e10-diagnostics.svg");
+            bars(
+                &p,
+                "E10: time to the first diagnostic and to a complete build",
+                "time (ms)",
+                &cats,
+                &bar_set(&cats, &[("pipeline", "pipeline"), ("query", "query")]),
+                &why,
+            )?;
+            out.push(n);
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_lines_bars_and_empty_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rows = Vec::new();
+        for (size, ms) in [(1000, 10.0), (10000, 90.0)] {
+            let mut r = Row::new("scratch", "pipeline", size);
+            r.median = Some(ms);
+            r.min = Some(ms * 0.9);
+            r.max = Some(ms * 1.2);
+            r.repetitions = 3;
+            rows.push(r);
+        }
+        rows.push(Row::new("scratch", "query-disk", 1000).without_number("unavailable: no query"));
+        let files = figures("e1", &rows, dir.path()).unwrap();
+        assert_eq!(files.len(), 2);
+        let svg = std::fs::read_to_string(dir.path().join("e1-scratch.svg")).unwrap();
+        assert!(
+            svg.contains("<svg")
+                && svg.contains("program size (lines)")
+                && svg.contains("pipeline")
+        );
+        // The throughput figure has no data: it says why.
+        let svg = std::fs::read_to_string(dir.path().join("e1-throughput.svg")).unwrap();
+        assert!(svg.contains("No data"), "{svg}");
+        let files = figures("e10", &rows, dir.path()).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join(&files[0])).unwrap();
+        assert!(svg.contains("<svg"));
+        assert_eq!(short(1500.0), "1.5k");
+        assert_eq!(short(20000.0), "20k");
+    }
+}

@@ -1,0 +1,243 @@
+//! The two architectures against each other (DESIGN.md invariants 1 and 2).
+//!
+//! * Driver independence: for generated programs, well-formed and ill-formed, and for the
+//!   corpus, the pipeline and the query driver report the same diagnostics (rendered) and
+//!   link byte-identical images (`Image::hash`).
+//! * Incremental equals from scratch: along generated edit histories (every edit kind,
+//!   errors introduced and then fixed), a query build on a persistent cache directory,
+//!   and a long-lived in-memory session, give after every edit exactly what a build with
+//!   an empty cache gives, under every hasher, cutoff rule and granularity.
+//! * Verify mode finds no untracked read on the corpus.
+//!
+//! `RILL_DIFF_CASES` (default 100) and `RILL_HISTORY_CASES` (default 200) set the counts;
+//! seeds are fixed, so a failure names the seed that reproduces it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use query::rill::{self, BuildOptions, Goal, Granularity};
+use shared_frontend::diag;
+use shared_frontend::gen::{self, GenConfig, Program};
+use shared_frontend::sema::modules::MemLoader;
+
+fn env_count(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn loader(p: &Program) -> Arc<MemLoader> {
+    Arc::new(MemLoader::new(
+        p.files.iter().map(|f| (f.path.as_str(), f.text.as_bytes())),
+    ))
+}
+
+/// What a build is judged by: rendered diagnostics and the image's hash.
+#[derive(Debug, PartialEq, Eq)]
+struct Result {
+    diagnostics: String,
+    image: Option<u128>,
+}
+
+fn pipeline_build(p: &Program) -> Result {
+    let c = pipeline::compile(&*loader(p), Path::new("main.rs"), pipeline::Until::Image);
+    Result {
+        diagnostics: diag::render(&c.diagnostics, &c.sources, false),
+        image: c.image.as_ref().map(backend::Image::hash),
+    }
+}
+
+fn judge(b: &rill::Build) -> Result {
+    Result {
+        diagnostics: diag::render(&b.diagnostics, &b.sources, false),
+        image: b.image.as_ref().map(backend::Image::hash),
+    }
+}
+
+fn options(variant: u64, cache_dir: Option<&Path>) -> BuildOptions {
+    let mut engine = query::Options::default();
+    engine.hasher = match variant % 3 {
+        0 => query::HasherKind::default(),
+        1 => query::HasherKind::from_name("xxh3").expect("xxh3"),
+        _ => query::HasherKind::from_name("blake3").expect("blake3"),
+    };
+    engine.cutoff = match (variant / 3) % 3 {
+        0 => query::Cutoff::Fingerprint,
+        1 => query::Cutoff::Equality,
+        _ => query::Cutoff::Off,
+    };
+    BuildOptions {
+        cache_dir: cache_dir.map(Path::to_path_buf),
+        engine,
+        granularity: if (variant / 9) % 2 == 0 {
+            Granularity::Item
+        } else {
+            Granularity::File
+        },
+    }
+}
+
+fn query_build(p: &Program, opts: BuildOptions) -> rill::Build {
+    rill::build(loader(p), Path::new("main.rs"), Goal::Image, opts)
+}
+
+fn small_program(seed: u64) -> Program {
+    gen::generate(&GenConfig {
+        seed,
+        target_lines: 150 + (seed % 5) as usize * 120,
+        panicking: seed % 7 == 0,
+        ..GenConfig::default()
+    })
+}
+
+#[test]
+fn pipeline_and_query_agree_on_generated_programs() {
+    let n = env_count("RILL_DIFF_CASES", 100);
+    for seed in 0..n {
+        let p = small_program(seed);
+        let expected = pipeline_build(&p);
+        assert!(
+            expected.image.is_some(),
+            "seed {seed}: {}",
+            expected.diagnostics
+        );
+        let got = judge(&query_build(&p, options(seed, None)));
+        assert_eq!(got, expected, "seed {seed}");
+    }
+}
+
+#[test]
+fn pipeline_and_query_agree_on_ill_formed_programs() {
+    let n = env_count("RILL_DIFF_CASES", 100);
+    let mut rejected = 0;
+    for seed in 0..n {
+        let base = small_program(seed + 10_000);
+        let Some(m) = gen::mutate_ill_formed(&base, seed) else {
+            continue;
+        };
+        let expected = pipeline_build(&m.program);
+        rejected += expected.image.is_none() as u32;
+        let got = judge(&query_build(&m.program, options(seed, None)));
+        assert_eq!(got, expected, "seed {seed}: {}", m.description);
+    }
+    assert!(
+        rejected as u64 > n / 2,
+        "only {rejected} of {n} mutations were rejected"
+    );
+}
+
+#[test]
+fn pipeline_and_query_agree_on_the_corpus() {
+    for kind in ["run", "fail", "unsupported"] {
+        for program in experiments::corpus::programs(kind) {
+            let c = pipeline::compile_path(&program.root, pipeline::Until::Image);
+            let expected = Result {
+                diagnostics: diag::render(&c.diagnostics, &c.sources, false),
+                image: c.image.as_ref().map(backend::Image::hash),
+            };
+            let b = rill::build_path(&program.root, Goal::Image, BuildOptions::default());
+            assert_eq!(judge(&b), expected, "{}", program.root.display());
+        }
+    }
+}
+
+/// Along an edit history, a build that reuses the cache of the previous build (a new
+/// session per build, as `rill` processes run) and a build in one long-lived session both
+/// give what a from-scratch build gives.
+#[test]
+fn incremental_builds_equal_from_scratch_builds_along_edit_histories() {
+    let n = env_count("RILL_HISTORY_CASES", 200);
+    let mut kinds_seen = std::collections::BTreeSet::new();
+    let mut errors_seen = 0;
+    for seed in 0..n {
+        let base = small_program(seed + 20_000);
+        let history = gen::edit_history(&base, 6, seed);
+        assert!(history.len() >= 5, "seed {seed}: history too short");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let variant = seed;
+        let mut session = rill::Session::new(
+            loader(&base),
+            Path::new("main.rs"),
+            Goal::Image,
+            options(variant, None),
+        );
+        let first = judge(&session.build(Goal::Image));
+        let cached = judge(&query_build(&base, options(variant, Some(dir.path()))));
+        let expected = pipeline_build(&base);
+        assert_eq!(first, expected, "seed {seed}: first build, in memory");
+        assert_eq!(cached, expected, "seed {seed}: first build, on disk");
+        for (step, edit) in history.iter().enumerate() {
+            kinds_seen.insert(edit.kind.name());
+            let scratch = judge(&query_build(&edit.program, options(variant, None)));
+            let expected = pipeline_build(&edit.program);
+            errors_seen += expected.image.is_none() as u32;
+            assert_eq!(
+                scratch, expected,
+                "seed {seed} step {step}: from scratch ({})",
+                edit.description
+            );
+            let on_disk = judge(&query_build(
+                &edit.program,
+                options(variant, Some(dir.path())),
+            ));
+            assert_eq!(
+                on_disk, scratch,
+                "seed {seed} step {step}: incremental on disk after {}: {}",
+                edit.kind, edit.description
+            );
+            session.set_loader(loader(&edit.program));
+            let in_memory = judge(&session.build(Goal::Image));
+            assert_eq!(
+                in_memory, scratch,
+                "seed {seed} step {step}: incremental in memory after {}: {}",
+                edit.kind, edit.description
+            );
+        }
+    }
+    if n >= 50 {
+        assert_eq!(
+            kinds_seen.len(),
+            gen::EditKind::ALL.len(),
+            "kinds seen: {kinds_seen:?}"
+        );
+        assert!(errors_seen > 0, "no history introduced an error");
+    }
+}
+
+/// Verify mode re-executes every green query of a rebuild and compares fingerprints: an
+/// untracked read would show as a mismatch.
+#[test]
+fn verify_mode_finds_no_untracked_read_on_the_corpus() {
+    let mut checked = 0;
+    for program in experiments::corpus::programs("run") {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let opts = || BuildOptions {
+            cache_dir: Some(dir.path().to_path_buf()),
+            ..BuildOptions::default()
+        };
+        let first = rill::build_path(&program.root, Goal::Image, opts());
+        let mut verify = opts();
+        verify.engine.verify = query::Verify::All;
+        let second = rill::build_path(&program.root, Goal::Image, verify);
+        assert_eq!(judge(&second), judge(&first), "{}", program.root.display());
+        assert_eq!(
+            second.verify_mismatches,
+            0,
+            "{}: {:?}",
+            program.root.display(),
+            second.warnings
+        );
+        assert!(
+            second
+                .stats
+                .queries
+                .values()
+                .map(|q| q.verified)
+                .sum::<u64>()
+                > 0
+        );
+        checked += 1;
+    }
+    assert!(checked > 0);
+}

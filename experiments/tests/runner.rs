@@ -1,0 +1,181 @@
+//! The experiment runner: statistics, CSV files, summary keys, template filling, and a
+//! smoke run of the whole suite on tiny programs against the real `rill` binary, whose
+//! CSVs must hold real rows and whose values must fill the paper's template.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use experiments::runner::paper;
+use experiments::runner::stats::spread;
+use experiments::runner::summary;
+use experiments::runner::table::{self, Row};
+use experiments::runner::{self, exps, Ctx, Profile};
+
+#[test]
+fn spread_is_median_min_max() {
+    let s = spread(&[12.0, 10.0, 11.0, 50.0, 9.0]).unwrap();
+    assert_eq!((s.median, s.min, s.max, s.n), (11.0, 9.0, 50.0, 5));
+}
+
+#[test]
+fn csv_round_trips_and_keeps_missing_numbers_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e01-x.csv");
+    let mut ok = Row::new("scratch", "pipeline", 1000).with_spread(spread(&[3.0, 1.0, 2.0]), "ms");
+    ok.executed = Some(7);
+    let gone = Row::new("scratch", "query-disk", 1000).without_number("unavailable: not built");
+    table::write_csv(&path, &[ok.clone(), gone.clone()]).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), table::COLUMNS.join(","));
+    assert_eq!(
+        lines.next().unwrap(),
+        "scratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "scratch,query-disk,1000,0,,,,ms,,,,,,,,,unavailable: not built,"
+    );
+    assert_eq!(table::read_csv(&path).unwrap(), vec![ok, gone]);
+}
+
+#[test]
+fn summary_has_every_key_and_reasons_for_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("summary.json");
+    summary::update(
+        &path,
+        &[
+            ("e1_query_over_pipeline".to_string(), Ok(1.25)),
+            (
+                "e2_hash_share".to_string(),
+                Err("no query build".to_string()),
+            ),
+        ],
+    )
+    .unwrap();
+    // A later run of one experiment keeps the other keys.
+    let v = summary::update(&path, &[("pipeline_lines_per_s".to_string(), Ok(2e6))]).unwrap();
+    for key in summary::KEYS {
+        assert!(v.get(*key).is_some(), "{key} missing");
+    }
+    assert_eq!(v["e1_query_over_pipeline"], 1.25);
+    assert_eq!(v["pipeline_lines_per_s"], 2e6);
+    assert!(v["e2_hash_share"].is_null());
+    assert_eq!(v["null_reasons"]["e2_hash_share"], "no query build");
+    assert_eq!(
+        v["null_reasons"]["e9_jit_over_rustc_o0"],
+        "not measured yet"
+    );
+    assert!(v["null_reasons"].get("e1_query_over_pipeline").is_none());
+}
+
+#[test]
+fn template_filling() {
+    let mut values = BTreeMap::new();
+    values.insert("a".to_string(), serde_json::json!(1234567.0));
+    values.insert("r".to_string(), serde_json::json!(1.0523));
+    values.insert("s".to_string(), serde_json::json!(0.0342));
+    values.insert("n".to_string(), serde_json::Value::Null);
+    values.insert("t".to_string(), serde_json::json!("words"));
+    let mut tables = BTreeMap::new();
+    tables.insert(
+        "e1".to_string(),
+        vec![Row::new("scratch", "pipeline", 1000).with_spread(spread(&[2.5]), "ms")],
+    );
+    let out = paper::fill(
+        "A {{a}} r {{ r }} s {{s}} p {{pct:s}} n {{n}} t {{t}}\n{{table:e1}}",
+        &values,
+        &tables,
+    )
+    .unwrap();
+    assert!(
+        out.starts_with("A 1,234,567 r 1.05 s 0.0342 p 3.4 % n n/a t words\n| scenario"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| scratch | pipeline | 1,000 | 1 | 2.50 |"),
+        "{out}"
+    );
+    let err = paper::fill("{{a}} {{missing}} {{table:e9}}", &values, &tables).unwrap_err();
+    assert!(err.contains("missing") && err.contains("table:e9"), "{err}");
+    assert!(paper::fill("{{a", &values, &tables).is_err());
+}
+
+/// The whole suite on 300-line programs (one repetition, one E9 program): every CSV has
+/// rows, the pipeline's rows carry real numbers, rows without numbers say why, and the
+/// values fill the real template into a paper of at least 2500 words.
+#[test]
+fn smoke_run_of_the_suite_fills_the_paper() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let paper_dir = dir.path().join("paper");
+    std::fs::create_dir_all(&paper_dir).unwrap();
+    let template = runner::workspace_root().join("paper/template.md");
+    std::fs::copy(&template, paper_dir.join("template.md")).unwrap();
+    let ctx = Ctx::new(
+        Profile::tiny(),
+        PathBuf::from(env!("CARGO_BIN_EXE_rill")),
+        dir.path().join("work"),
+        results.clone(),
+        paper_dir.clone(),
+    );
+    let ids: Vec<String> = exps::ALL.iter().map(|e| e.id.to_string()).collect();
+    let report = runner::run_suite(&ctx, &ids, false, true).unwrap();
+    assert!(
+        report.warnings.iter().all(|w| !w.starts_with("paper")),
+        "{:?}",
+        report.warnings
+    );
+    for e in exps::ALL {
+        let rows = table::read_csv(&results.join(exps::csv_name(e))).unwrap();
+        assert!(!rows.is_empty(), "{} has no rows", e.id);
+        for r in &rows {
+            if r.status == "ok" {
+                assert!(r.median.is_some() && r.repetitions >= 1, "{r:?}");
+            } else {
+                assert!(r.median.is_none(), "{r:?}");
+                assert!(
+                    r.status.starts_with("unavailable") || r.status.starts_with("failed"),
+                    "{r:?}"
+                );
+            }
+        }
+    }
+    let e1 = table::read_csv(&results.join("e01-scratch.csv")).unwrap();
+    let pipe = table::find(&e1, "scratch", "pipeline", 300).unwrap();
+    assert_eq!(pipe.status, "ok");
+    assert!(pipe.median.unwrap() > 0.0 && pipe.compile_ms.unwrap() > 0.0);
+    assert!(table::median_of(&e1, "throughput", "pipeline", 300).unwrap() > 1000.0);
+    let e9 = table::read_csv(&results.join("e09-codegen.csv")).unwrap();
+    assert!(
+        table::median_of(&e9, "matmul", "rustc-O0", 44).is_some(),
+        "{e9:?}"
+    );
+    assert!(
+        table::median_of(&e9, "matmul", "jit", 44).is_some(),
+        "{e9:?}"
+    );
+    let summary = &report.summary;
+    assert!(summary["pipeline_lines_per_s"].as_f64().unwrap() > 0.0);
+    assert!(summary["e9_jit_over_rustc_o0"].as_f64().unwrap() > 0.0);
+    for key in summary::KEYS {
+        let v = &summary[*key];
+        assert!(
+            v.is_number() || summary["null_reasons"][*key].is_string(),
+            "{key}: {v}"
+        );
+    }
+    for f in [
+        "meta.json",
+        "values.json",
+        "figures/e1-scratch.svg",
+        "figures/e9-runtime.svg",
+    ] {
+        assert!(results.join(f).is_file(), "{f} missing");
+    }
+    let words = report.paper_words.expect("paper regenerated");
+    assert!(words >= 2500, "the paper has {words} words");
+    let text = std::fs::read_to_string(paper_dir.join("paper.md")).unwrap();
+    assert!(!text.contains("{{"));
+}

@@ -1,0 +1,768 @@
+//! Damaged, hostile and concurrently used caches, at the engine level (invariant 6).
+//!
+//! Every file the engine writes in a cache directory (`query-cache.bin`, the lock file,
+//! the temporary file of a save) is damaged in every way we can think of: truncated at
+//! every offset, extended, bit-flipped at every position, replaced by garbage or an empty
+//! file, written by another format version, build or hasher, left half-written by a
+//! process killed during a save, locked by a process that died. Each must give a warning
+//! (when the file cannot be used) and a result equal to a from-scratch computation, never a
+//! panic, and the next save must produce a valid cache.
+//!
+//! A *hostile* file has a valid checksum (anyone can compute xxh3) but lies inside: these
+//! are checked for "no panic, bounded memory, valid cache afterwards" (a forger can of
+//! course make the engine believe a wrong value; how often a resealed random mutation
+//! does so is printed, not asserted). Memory is watched by a counting global allocator:
+//! no single allocation may exceed [`MAX_ALLOC`] while a damaged cache is loaded.
+//!
+//! Concurrency: child processes (this test binary, re-run with `RILL_CHILD=...`) build on
+//! one directory at once, each with its own inputs, and check their own results; the
+//! parent then checks that the cache is valid. `RILL_FUZZ_CASES` scales the random
+//! mutation counts (small by default).
+
+mod common;
+
+use common::{db_in, Db};
+use query::{CacheOptions, Database, DatabaseExt, Durability, OnLocked, Options};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The largest single allocation allowed while a damaged cache is loaded.
+const MAX_ALLOC: usize = 64 << 20;
+
+struct Counting;
+
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LARGEST.fetch_max(l.size(), Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        LARGEST.fetch_max(l.size(), Ordering::Relaxed);
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        LARGEST.fetch_max(new, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const CACHE: &str = "query-cache.bin";
+
+fn s(x: &str) -> String {
+    x.to_string()
+}
+
+/// Every how many bytes the exhaustive loops damage one (every byte in a long run).
+fn stride() -> usize {
+    if std::env::var("RILL_FUZZ_CASES").is_ok() {
+        1
+    } else {
+        3
+    }
+}
+
+fn fuzz_cases(default: usize) -> usize {
+    std::env::var("RILL_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The "program": inputs derived from `variant`, so that concurrent builds can differ.
+fn set_inputs(db: &mut Db, variant: i64, names: usize) {
+    let list: Vec<String> = (0..names).map(|i| format!("n{i}")).collect();
+    for (i, n) in list.iter().enumerate() {
+        db.set_num(n.clone(), i as i64 * 3 - 7 + variant, Durability::Low);
+        db.set_flag(n.clone(), (i as i64 + variant) % 3 == 0, Durability::High);
+    }
+    db.set_names((), Arc::new(list), Durability::Low);
+    for k in ["a", "b"] {
+        db.set_num(s(k), variant + 1, Durability::Low);
+        db.set_flag(s(k), variant % 2 == 0, Durability::Low);
+    }
+    // A chain a -> b -> c, and a loop x -> y -> x when variant is odd.
+    db.set_next(s("a"), Some(s("b")), Durability::Low);
+    db.set_next(s("b"), Some(s("c")), Durability::Low);
+    db.set_next(s("c"), None, Durability::Low);
+    db.set_next(s("x"), Some(s("y")), Durability::Low);
+    let y_next = (variant % 2 != 0).then(|| s("x"));
+    db.set_next(s("y"), y_next, Durability::Low);
+}
+
+/// Everything the workload computes, as text (to compare with a from-scratch run).
+fn workload(db: &Db, names: usize) -> String {
+    let mut out = format!("sum={}\n", db.sum(()));
+    for i in (0..names).step_by(names.div_ceil(8).max(1)) {
+        let n = format!("n{i}");
+        out += &format!(
+            "{n}: choose={} plus_one={} scaled={} scaled_eq={} after_nohash={} after_parity={}\n",
+            db.choose(n.clone()),
+            db.plus_one(n.clone()),
+            db.scaled_sign(n.clone()),
+            db.scaled_sign_eq(n.clone()),
+            db.after_nohash(n.clone()),
+            db.after_parity(n.clone()),
+        );
+    }
+    out += &format!(
+        "chain a={} x={}\n",
+        cycle_insensitive(db.chain_user(s("a"))),
+        cycle_insensitive(db.chain_user(s("x")))
+    );
+    out
+}
+
+/// A chain's result with a cycle error reduced to the set of its participants: which
+/// participant a cycle report starts at depends on the order the engine reached them
+/// (from scratch: the one asked for; incrementally: the one red-green forced first).
+fn cycle_insensitive(r: Result<i64, String>) -> String {
+    match r {
+        Ok(v) => format!("Ok({v})"),
+        Err(e) => {
+            let mut keys: Vec<&str> = e.split('`').skip(1).step_by(2).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            format!("cycle{keys:?}")
+        }
+    }
+}
+
+/// The from-scratch answer (in memory, no cache), memoized.
+fn expected(variant: i64, names: usize) -> String {
+    static MEMO: std::sync::Mutex<Vec<((i64, usize), String)>> = std::sync::Mutex::new(Vec::new());
+    if let Some((_, e)) = MEMO
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| *k == (variant, names))
+    {
+        return e.clone();
+    }
+    let mut db = Db::new(Options::default());
+    set_inputs(&mut db, variant, names);
+    let e = workload(&db, names);
+    MEMO.lock().unwrap().push(((variant, names), e.clone()));
+    e
+}
+
+fn db_with(dir: &Path, on_locked: OnLocked) -> Db {
+    let mut cache = CacheOptions::new(dir, "test-build-1");
+    cache.fsync = false;
+    cache.on_locked = on_locked;
+    Db::new(Options {
+        cache: Some(cache),
+        ..Options::default()
+    })
+}
+
+const NAMES: usize = 6;
+
+/// A good cache file of the workload (variant 0).
+fn good_cache() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = db_in(dir.path());
+    set_inputs(&mut db, 0, NAMES);
+    workload(&db, NAMES);
+    assert!(db.save().saved);
+    drop(db);
+    std::fs::read(dir.path().join(CACHE)).unwrap()
+}
+
+/// What happened when a build used a damaged cache.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// A warning, and the right result.
+    Warned,
+    /// No warning (the damage was invisible or harmless), the right result.
+    Silent,
+    /// The right result was not computed (only possible with a hostile, resealed file).
+    Wrong,
+}
+
+/// Opens a build on a directory whose cache file is `bytes`, runs the workload, saves,
+/// and checks that the next build finds a valid cache. No single allocation may exceed
+/// `MAX_ALLOC` while the damaged cache is loaded and used.
+fn build_on(bytes: &[u8], variant: i64, what: &str) -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(CACHE), bytes).unwrap();
+    LARGEST.store(0, Ordering::Relaxed);
+    let mut db = db_in(dir.path());
+    set_inputs(&mut db, variant, NAMES);
+    let got = workload(&db, NAMES);
+    let largest = LARGEST.load(Ordering::Relaxed);
+    assert!(
+        largest <= MAX_ALLOC,
+        "{what}: an allocation of {largest} bytes"
+    );
+    let warned = !db.runtime().warnings().is_empty();
+    let report = db.save();
+    assert!(report.saved, "{what}: {report:?}");
+    drop(db);
+    // The next build finds a valid cache and computes the same from it.
+    let mut db = db_in(dir.path());
+    assert!(
+        db.runtime().warnings().is_empty(),
+        "{what}: after a save: {:?}",
+        db.runtime().warnings()
+    );
+    set_inputs(&mut db, variant, NAMES);
+    let again = workload(&db, NAMES);
+    assert_eq!(got, again, "{what}: the saved cache changed the result");
+    if got != expected(variant, NAMES) {
+        Outcome::Wrong
+    } else if warned {
+        Outcome::Warned
+    } else {
+        Outcome::Silent
+    }
+}
+
+/// Damage that the checksum or the header catches: a warning and the right result.
+fn assert_detected(bytes: &[u8], what: &str) {
+    assert_eq!(build_on(bytes, 0, what), Outcome::Warned, "{what}");
+}
+
+/// Recomputes the header's length and checksum, as a forger would.
+fn reseal(mut b: Vec<u8>) -> Vec<u8> {
+    if b.len() < 64 {
+        return b;
+    }
+    let len = b.len() as u64;
+    b[32..40].copy_from_slice(&len.to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_128(&b[64..]);
+    b[40..56].copy_from_slice(&sum.to_le_bytes());
+    b
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn the_good_cache_is_used_without_warnings() {
+    let good = good_cache();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(CACHE), &good).unwrap();
+    let mut db = db_in(dir.path());
+    assert!(db.runtime().warnings().is_empty());
+    set_inputs(&mut db, 0, NAMES);
+    assert_eq!(workload(&db, NAMES), expected(0, NAMES));
+    assert!(db.stats().totals.green > 0);
+    assert_eq!(build_on(&good, 0, "good"), Outcome::Silent);
+    // Another variant: the cache is reused where valid, the result is right.
+    assert_eq!(build_on(&good, 3, "good, other inputs"), Outcome::Silent);
+}
+
+#[test]
+fn truncation_at_every_offset_is_detected() {
+    let good = good_cache();
+    for len in (0..good.len()).step_by(stride()) {
+        assert_detected(&good[..len], &format!("truncated to {len}"));
+    }
+}
+
+#[test]
+fn extension_is_detected() {
+    let good = good_cache();
+    for extra in [&b"\0"[..], b"garbage", &[0xffu8; 4096]] {
+        let mut b = good.clone();
+        b.extend_from_slice(extra);
+        assert_detected(&b, &format!("extended by {} bytes", extra.len()));
+    }
+}
+
+#[test]
+fn every_bit_flip_is_detected() {
+    let good = good_cache();
+    for i in (0..good.len()).step_by(stride()) {
+        let bit = (i * 3) % 8;
+        let mut b = good.clone();
+        b[i] ^= 1 << bit;
+        assert_detected(&b, &format!("bit {bit} of byte {i} flipped"));
+    }
+}
+
+#[test]
+fn garbage_and_empty_files_are_detected() {
+    let good = good_cache();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    assert_detected(b"", "empty");
+    assert_detected(&[0u8; 4096], "zeros");
+    for n in 0..fuzz_cases(32) {
+        let len = rng.below(2 * good.len()) + 1;
+        let garbage: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        assert_detected(&garbage, &format!("garbage {n}"));
+        // Garbage behind a correct header prefix (magic, version, hasher, build id).
+        let mut g = garbage.clone();
+        let k = 32.min(g.len());
+        g[..k].copy_from_slice(&good[..k]);
+        assert_detected(&g, &format!("garbage {n} with a good header prefix"));
+    }
+    // The good file with its body replaced by zeros or garbage.
+    let mut z = good.clone();
+    z[64..].iter_mut().for_each(|b| *b = 0);
+    assert_detected(&z, "zeroed body");
+}
+
+#[test]
+fn another_version_build_or_hasher_is_detected() {
+    let good = good_cache();
+    for v in [0u32, query::FORMAT_VERSION + 1, u32::MAX] {
+        let mut b = good.clone();
+        b[8..12].copy_from_slice(&v.to_le_bytes());
+        assert_detected(&b, &format!("version {v}"));
+        // Even resealed (the checksum does not cover the header).
+        assert_detected(&reseal(b), &format!("version {v}, resealed"));
+    }
+    let mut b = good.clone();
+    b[12] ^= 1;
+    assert_detected(&b, "hasher tag");
+    let mut b = good.clone();
+    b[16] ^= 1;
+    assert_detected(&b, "build id");
+    // Written for real by another build: a warning naming it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(CACHE), &good).unwrap();
+    let mut cache = CacheOptions::new(dir.path(), "test-build-2");
+    cache.fsync = false;
+    let db = Db::new(Options {
+        cache: Some(cache),
+        ..Options::default()
+    });
+    assert!(
+        db.runtime().warnings()[0].contains("another compiler build"),
+        "{:?}",
+        db.runtime().warnings()
+    );
+}
+
+/// Mutations with a recomputed checksum: no panic, bounded memory, a valid cache
+/// afterwards; how many gave a warning or a wrong result is printed.
+#[test]
+fn hostile_resealed_mutations_never_panic() {
+    let good = good_cache();
+    let mut counts = [0usize; 3];
+    let mut record = |o: Outcome| {
+        counts[match o {
+            Outcome::Warned => 0,
+            Outcome::Silent => 1,
+            Outcome::Wrong => 2,
+        }] += 1
+    };
+    // Every byte of the body, three bit positions.
+    for i in (64..good.len()).step_by(stride()) {
+        let bit = (i * 5) % 8;
+        let mut b = good.clone();
+        b[i] ^= 1 << bit;
+        record(build_on(&reseal(b), 0, &format!("resealed flip {i}.{bit}")));
+    }
+    // Random byte overwrites, insertions and deletions.
+    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    for n in 0..fuzz_cases(100) {
+        let mut b = good.clone();
+        for _ in 0..1 + rng.below(4) {
+            let at = 64 + rng.below(b.len() - 64);
+            match rng.below(3) {
+                0 => b[at] = rng.next() as u8,
+                1 => b.insert(at, rng.next() as u8),
+                _ => {
+                    b.remove(at);
+                }
+            }
+        }
+        record(build_on(
+            &reseal(b),
+            (n % 4) as i64,
+            &format!("resealed mutation {n}"),
+        ));
+    }
+    println!(
+        "resealed mutations: {} warned, {} silent and right, {} wrong",
+        counts[0], counts[1], counts[2]
+    );
+}
+
+/// The index of the footer's fields.
+fn footer(b: &[u8]) -> [u64; 7] {
+    let f = &b[b.len() - 64..];
+    std::array::from_fn(|i| u64::from_le_bytes(f[i * 8..i * 8 + 8].try_into().unwrap()))
+}
+
+/// Builds a resealed file from the good file's header and the given sections.
+fn forge(good: &[u8], graph: &[u8], keys: &[u8], values: &[u8], count: u64) -> Vec<u8> {
+    let mut b = good[..64].to_vec();
+    let graph_off = b.len() as u64;
+    b.extend_from_slice(graph);
+    let keys_off = b.len() as u64;
+    b.extend_from_slice(keys);
+    let values_off = b.len() as u64;
+    b.extend_from_slice(values);
+    for x in [
+        graph_off,
+        graph.len() as u64,
+        keys_off,
+        keys.len() as u64,
+        values_off,
+        values.len() as u64,
+        count,
+    ] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(b"RILLIDX\x01");
+    reseal(b)
+}
+
+/// bincode's varint of a length.
+fn varint(x: u64) -> Vec<u8> {
+    if x < 251 {
+        vec![x as u8]
+    } else if x <= u16::MAX as u64 {
+        let mut v = vec![251];
+        v.extend_from_slice(&(x as u16).to_le_bytes());
+        v
+    } else if x <= u32::MAX as u64 {
+        let mut v = vec![252];
+        v.extend_from_slice(&(x as u32).to_le_bytes());
+        v
+    } else {
+        let mut v = vec![253];
+        v.extend_from_slice(&x.to_le_bytes());
+        v
+    }
+}
+
+#[test]
+fn hostile_length_prefixes_do_not_allocate() {
+    let good = good_cache();
+    let [goff, glen, koff, klen, voff, vlen, count] = footer(&good);
+    let (goff, glen) = (goff as usize, glen as usize);
+    let keys = &good[koff as usize..(koff + klen) as usize];
+    let values = &good[voff as usize..(voff + vlen) as usize];
+    let huge = [
+        1u64 << 20,
+        (1 << 30) - 1,
+        1 << 30,
+        (1 << 36) - 1,
+        u32::MAX as u64,
+        u64::MAX >> 1,
+        u64::MAX,
+    ];
+    for &n in &huge {
+        // The graph's list of kind names: a huge count, then a huge string length.
+        let mut g = varint(n);
+        assert_detected(
+            &forge(&good, &g, keys, values, count),
+            &format!("kinds {n}"),
+        );
+        g = varint(1);
+        g.extend(varint(n));
+        g.extend_from_slice(b"sum");
+        assert_detected(
+            &forge(&good, &g, keys, values, count),
+            &format!("kind name of length {n}"),
+        );
+        // The good kinds, then a huge node count.
+        let graph = &good[goff..goff + glen];
+        let kinds_end = skip_kinds(graph);
+        let mut g = graph[..kinds_end].to_vec();
+        g.extend(varint(n));
+        g.extend_from_slice(&graph[kinds_end..]);
+        assert_detected(
+            &forge(&good, &g, keys, values, count),
+            &format!("nodes {n}"),
+        );
+        // A footer whose node count or section lengths are huge.
+        let forged = forge(&good, graph, keys, values, n);
+        assert_detected(&forged, &format!("footer count {n}"));
+    }
+    // Direct decoding of hostile values: an error, never a large allocation.
+    for &n in &huge {
+        let mut bytes = varint(n);
+        bytes.extend_from_slice(b"abc");
+        LARGEST.store(0, Ordering::Relaxed);
+        assert!(query::codec_decode::<String>(&bytes).is_err());
+        assert!(query::codec_decode::<Vec<u8>>(&bytes).is_err());
+        assert!(query::codec_decode::<Vec<u64>>(&bytes).is_err());
+        assert!(query::codec_decode::<Vec<String>>(&bytes).is_err());
+        assert!(query::codec_decode::<Vec<Vec<u128>>>(&bytes).is_err());
+        let largest = LARGEST.load(Ordering::Relaxed);
+        assert!(largest <= 1 << 20, "length {n}: an allocation of {largest}");
+    }
+    // Large valid values still decode.
+    let big: Vec<String> = (0..100_000).map(|i| format!("value {i}")).collect();
+    let bytes = query::codec_encode(&big).unwrap();
+    assert_eq!(query::codec_decode::<Vec<String>>(&bytes).unwrap(), big);
+    let blob = vec![7u8; 50 << 20];
+    let bytes = query::codec_encode(&blob).unwrap();
+    assert_eq!(query::codec_decode::<Vec<u8>>(&bytes).unwrap(), blob);
+    let wide: Vec<u128> = vec![1; 1 << 20];
+    let bytes = query::codec_encode(&wide).unwrap();
+    assert_eq!(query::codec_decode::<Vec<u128>>(&bytes).unwrap(), wide);
+}
+
+/// The length of the encoded list of kind names at the start of a graph section.
+fn skip_kinds(g: &[u8]) -> usize {
+    fn read(g: &[u8], at: &mut usize) -> u64 {
+        let b = g[*at];
+        *at += 1;
+        let n = match b {
+            251 => 2,
+            252 => 4,
+            253 => 8,
+            _ => return u64::from(b),
+        };
+        let mut x = [0u8; 8];
+        x[..n].copy_from_slice(&g[*at..*at + n]);
+        *at += n;
+        u64::from_le_bytes(x)
+    }
+    let mut at = 0;
+    let kinds = read(g, &mut at);
+    for _ in 0..kinds {
+        let len = read(g, &mut at) as usize;
+        at += len;
+    }
+    at
+}
+
+#[test]
+fn a_damaged_lock_file_or_temporary_file_is_harmless() {
+    let good = good_cache();
+    for lock in [&b""[..], b"garbage", &[0xff; 10_000]] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CACHE), &good).unwrap();
+        std::fs::write(dir.path().join("query-cache.lock"), lock).unwrap();
+        // Temporary files of dead saves: empty, half of a cache, garbage, a whole cache.
+        for (i, t) in [&b""[..], &good[..good.len() / 2], b"xyz", &good[..]]
+            .iter()
+            .enumerate()
+        {
+            std::fs::write(
+                dir.path()
+                    .join(format!("query-cache.bin.tmp.{}", 90000 + i)),
+                t,
+            )
+            .unwrap();
+        }
+        let mut db = db_in(dir.path());
+        assert!(db.runtime().persists());
+        assert!(
+            db.runtime().warnings().is_empty(),
+            "{:?}",
+            db.runtime().warnings()
+        );
+        set_inputs(&mut db, 1, NAMES);
+        assert_eq!(workload(&db, NAMES), expected(1, NAMES));
+        assert!(db.save().saved);
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left: {left:?}");
+    }
+    // The cache path is a directory: a warning, a build, and no save crash.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(CACHE)).unwrap();
+    let mut db = db_in(dir.path());
+    assert!(!db.runtime().warnings().is_empty());
+    set_inputs(&mut db, 0, NAMES);
+    assert_eq!(workload(&db, NAMES), expected(0, NAMES));
+    let report = db.save();
+    assert!(!report.saved && !report.warnings.is_empty(), "{report:?}");
+}
+
+// ---- Child processes ----
+
+/// Runs this test binary as a child doing `role` on `dir`.
+fn spawn_child(role: &str, dir: &Path, variant: i64) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .env("RILL_CHILD", role)
+        .env("RILL_CHILD_DIR", dir)
+        .env("RILL_CHILD_VARIANT", variant.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_ok(child: Child, what: &str) {
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("child ok"),
+        "{what}: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Big enough that a save takes a while (to be killed in the middle of one).
+const BIG_NAMES: usize = 20_000;
+
+/// The entry point of child processes (does nothing in a normal test run).
+#[test]
+fn child_entry() {
+    let Ok(role) = std::env::var("RILL_CHILD") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(std::env::var("RILL_CHILD_DIR").unwrap());
+    let variant: i64 = std::env::var("RILL_CHILD_VARIANT")
+        .unwrap()
+        .parse()
+        .unwrap();
+    match role.as_str() {
+        // Saves again and again until killed.
+        "saver" => {
+            let mut v = variant;
+            loop {
+                let mut db = db_in(&dir);
+                set_inputs(&mut db, v, BIG_NAMES);
+                workload(&db, BIG_NAMES);
+                db.save();
+                v += 1;
+                println!("saved {v}");
+            }
+        }
+        // Takes the lock and sleeps until killed.
+        "holder" => {
+            let db = db_in(&dir);
+            assert!(db.runtime().persists());
+            println!("holding");
+            std::thread::sleep(Duration::from_secs(600));
+        }
+        // One build, read-only if the lock is taken, checked against from scratch.
+        "builder" | "waiter" => {
+            let on_locked = if role == "waiter" {
+                OnLocked::Wait
+            } else {
+                OnLocked::ReadOnly
+            };
+            for round in 0..3 {
+                let v = variant + round;
+                let mut db = db_with(&dir, on_locked);
+                for w in db.runtime().warnings() {
+                    assert!(
+                        w.contains("no cache") || w.contains("cannot lock"),
+                        "unexpected warning: {w}"
+                    );
+                }
+                set_inputs(&mut db, v, 500);
+                assert_eq!(workload(&db, 500), expected(v, 500), "variant {v}");
+                let report = db.save();
+                assert_eq!(report.saved, db.runtime().persists(), "{report:?}");
+            }
+        }
+        other => panic!("unknown child role {other}"),
+    }
+    println!("child ok");
+}
+
+/// Kills a saving child at many moments; each time the directory must give a correct
+/// build with a valid or absent cache (never a corrupted one) and no temporary file left.
+#[test]
+fn a_build_killed_during_save_leaves_a_usable_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(42);
+    let rounds = fuzz_cases(6);
+    for round in 0..rounds {
+        let mut child = spawn_child("saver", dir.path(), round as i64);
+        std::thread::sleep(Duration::from_millis(150 + rng.below(900) as u64));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut db = db_in(dir.path());
+        for w in db.runtime().warnings() {
+            // Killed before the first save: no cache yet. Never a damaged one.
+            assert!(w.contains("no cache"), "round {round}: {w}");
+        }
+        let left = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+            .count();
+        assert_eq!(left, 0, "round {round}: temporary files left");
+        set_inputs(&mut db, 7, BIG_NAMES);
+        assert_eq!(workload(&db, BIG_NAMES), expected(7, BIG_NAMES));
+        assert!(db.save().saved);
+    }
+}
+
+/// A lock held by a process that died is free: the next build persists.
+#[test]
+fn a_lock_of_a_dead_process_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn_child("holder", dir.path(), 0);
+    // Wait until it holds the lock.
+    let start = Instant::now();
+    loop {
+        let db = db_in(dir.path());
+        if !db.runtime().persists() {
+            break;
+        }
+        drop(db);
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "child never locked"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let db = db_in(dir.path());
+    assert!(!db.runtime().persists(), "the lock is held");
+    drop(db);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(dir.path().join("query-cache.lock").exists());
+    let mut db = db_in(dir.path());
+    assert!(db.runtime().persists(), "{:?}", db.runtime().warnings());
+    set_inputs(&mut db, 0, NAMES);
+    assert_eq!(workload(&db, NAMES), expected(0, NAMES));
+    assert!(db.save().saved);
+}
+
+/// Several processes build on one directory at once, each with its own inputs: all are
+/// right, and the cache is valid afterwards.
+#[test]
+fn concurrent_builds_are_correct_and_leave_a_valid_cache() {
+    for role in ["builder", "waiter"] {
+        let dir = tempfile::tempdir().unwrap();
+        let children: Vec<Child> = (0..4)
+            .map(|i| spawn_child(role, dir.path(), i * 5))
+            .collect();
+        for (i, c) in children.into_iter().enumerate() {
+            wait_ok(c, &format!("{role} {i}"));
+        }
+        let mut db = db_in(dir.path());
+        assert!(
+            db.runtime().warnings().is_empty(),
+            "{role}: {:?}",
+            db.runtime().warnings()
+        );
+        set_inputs(&mut db, 2, 500);
+        assert_eq!(workload(&db, 500), expected(2, 500));
+    }
+}

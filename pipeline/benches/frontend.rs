@@ -21,7 +21,11 @@ fn program(lines: usize) -> (MemLoader, usize) {
 fn frontend(c: &mut Criterion) {
     let mut group = c.benchmark_group("frontend");
     group.sample_size(10);
-    for target in [10_000, 100_000] {
+    let mut targets = vec![10_000, 100_000];
+    if std::env::var_os("RILL_BENCH_1M").is_some_and(|v| v == "1") {
+        targets.push(1_000_000);
+    }
+    for target in targets {
         let (loader, lines) = program(target);
         group.throughput(Throughput::Elements(lines as u64));
         group.bench_with_input(
@@ -36,6 +40,19 @@ fn frontend(c: &mut Criterion) {
                         .ir
                         .as_ref()
                         .is_some_and(|ir| !ir.functions.is_empty()));
+                    compiled
+                })
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("source_to_linked_image", lines),
+            &loader,
+            |b, loader| {
+                b.iter(|| {
+                    let compiled =
+                        pipeline::compile(loader, Path::new("main.rs"), pipeline::Until::Image);
+                    assert!(!compiled.has_errors());
+                    assert!(compiled.image.is_some());
                     compiled
                 })
             },

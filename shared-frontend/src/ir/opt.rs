@@ -59,14 +59,18 @@ pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
         // Malformed IR is left for the interpreter or backend to report.
         return (f, stats);
     }
+    // Each pass says whether it changed the function; a round where none did is the
+    // fixpoint (the passes are deterministic, so another round would change nothing).
+    let mut sc = visit::Scratch::default();
+    let mut fold_bufs = fold::FoldBufs::default();
     for _ in 0..MAX_ROUNDS {
-        let before = f.clone();
         stats.rounds += 1;
-        fold::fold_constants_unchecked(&mut f, &mut stats);
-        copyprop::propagate_unchecked(&mut f, &mut stats);
-        dce::eliminate_dead_code_unchecked(&mut f, &mut stats);
-        cfg::simplify_cfg_unchecked(&mut f, &mut stats);
-        if f == before {
+        let mut changed =
+            fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut fold_bufs);
+        changed |= copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc);
+        changed |= dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc);
+        changed |= cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc);
+        if !changed {
             break;
         }
     }

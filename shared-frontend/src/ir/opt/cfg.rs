@@ -3,18 +3,23 @@
 //! other block is merged into it, unreachable blocks are removed, and the remaining
 //! blocks are renumbered densely in their original order (the entry stays block 0).
 
-use super::visit::{reverse_postorder, successors, NONE};
+use super::visit::{successors, Scratch, NONE};
 use super::OptStats;
 use crate::ir::{BlockId, IrFunction, Terminator};
 
 pub fn simplify_cfg(f: &mut IrFunction, stats: &mut OptStats) {
     if super::well_formed_registers(f) {
-        simplify_cfg_unchecked(f, stats);
+        simplify_cfg_unchecked(f, stats, &mut Scratch::default());
     }
 }
 
-/// [`simplify_cfg`] on a function known to be well-formed.
-pub(super) fn simplify_cfg_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+/// [`simplify_cfg`] on a function known to be well-formed; whether it changed `f`.
+pub(super) fn simplify_cfg_unchecked(
+    f: &mut IrFunction,
+    stats: &mut OptStats,
+    sc: &mut Scratch,
+) -> bool {
+    let before = *stats;
     // Branches with equal arms.
     for b in &mut f.blocks {
         if let Terminator::Branch {
@@ -30,8 +35,9 @@ pub(super) fn simplify_cfg_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
         }
     }
     thread_jumps(f, stats);
-    merge_chains(f, stats);
-    remove_unreachable(f, stats);
+    merge_chains(f, stats, sc);
+    remove_unreachable(f, stats, sc);
+    *stats != before
 }
 
 /// The final target of a jump to `b` through empty jump-only blocks.
@@ -91,16 +97,19 @@ fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) {
 
 /// Merges `b` into `a` when `a` ends in `Jump(b)` and that is `b`'s only incoming edge
 /// from a reachable block.
-fn merge_chains(f: &mut IrFunction, stats: &mut OptStats) {
+fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
     let n = f.blocks.len();
-    let (rpo, _) = reverse_postorder(f);
-    let mut npreds = vec![0u32; n];
-    for &b in &rpo {
+    sc.compute_rpo(f);
+    let rpo = &sc.rpo;
+    let npreds = &mut sc.u32s[0];
+    npreds.clear();
+    npreds.resize(n, 0);
+    for &b in rpo {
         for s in successors(&f.blocks[b as usize].term).into_iter().flatten() {
             npreds[s.0 as usize] += 1;
         }
     }
-    for &a in &rpo {
+    for &a in rpo {
         // A block merged away has no instructions and ends in `Unreachable`.
         let a = a as usize;
         while let Terminator::Jump(t) = f.blocks[a].term {
@@ -118,10 +127,13 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats) {
-    let (_, rpo_index) = reverse_postorder(f);
+fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
+    sc.compute_rpo(f);
+    let rpo_index = &sc.rpo_index;
     let n = f.blocks.len();
-    let mut new_id = vec![NONE; n];
+    let new_id = &mut sc.u32s[0];
+    new_id.clear();
+    new_id.resize(n, NONE);
     let mut next = 0u32;
     for (b, id) in new_id.iter_mut().enumerate() {
         if rpo_index[b] != NONE {

@@ -7,7 +7,7 @@
 //! the read rewrites `y` without passing the copy again. Within a block, any copy is
 //! propagated until either register is written again.
 
-use super::visit::{def_of, map_term_use, map_uses, reverse_postorder, Dominators, NONE};
+use super::visit::{def_of, map_term_use, map_uses, Dominators, Scratch, NONE};
 use super::OptStats;
 use crate::ir::{Inst, IrFunction, VReg};
 
@@ -21,21 +21,30 @@ struct Point {
 
 pub fn propagate(f: &mut IrFunction, stats: &mut OptStats) {
     if super::well_formed_registers(f) {
-        propagate_unchecked(f, stats);
+        propagate_unchecked(f, stats, &mut Scratch::default());
     }
 }
 
-/// [`propagate`] on a function known to be well-formed.
-pub(super) fn propagate_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
-    propagate_global(f, stats);
-    propagate_local(f, stats);
+/// [`propagate`] on a function known to be well-formed; whether it changed `f`.
+pub(super) fn propagate_unchecked(
+    f: &mut IrFunction,
+    stats: &mut OptStats,
+    sc: &mut Scratch,
+) -> bool {
+    let before = stats.copies_propagated;
+    propagate_global(f, stats, sc);
+    propagate_local(f, stats, sc);
+    stats.copies_propagated != before
 }
 
-fn propagate_global(f: &mut IrFunction, stats: &mut OptStats) {
+fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
     let n = f.vregs.len();
-    let (rpo, rpo_index) = reverse_postorder(f);
+    sc.compute_rpo(f);
+    let (rpo, rpo_index) = (&sc.rpo, &sc.rpo_index);
     let reachable = |b: u32| rpo_index[b as usize] != NONE;
-    let mut ndefs = vec![0u32; n];
+    let ndefs = &mut sc.u32s[0];
+    ndefs.clear();
+    ndefs.resize(n, 0);
     let mut def_at = vec![
         Point {
             block: NONE,
@@ -82,7 +91,7 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats) {
     if candidates.is_empty() {
         return;
     }
-    let dom = Dominators::compute(f, &rpo, &rpo_index);
+    let dom = Dominators::compute(f, rpo, rpo_index);
     let dominates = |a: Point, b: Point, strictly: bool| {
         if a.block == b.block {
             a.pos < b.pos || (!strictly && a.pos == b.pos)
@@ -143,10 +152,12 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-fn propagate_local(f: &mut IrFunction, stats: &mut OptStats) {
+fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
     let n = f.vregs.len();
     // A write counter per register; a recorded copy holds while neither side changed.
-    let mut version = vec![0u32; n];
+    let version = &mut sc.u32s[1];
+    version.clear();
+    version.resize(n, 0);
     let mut clock = 0u32;
     #[derive(Clone, Copy)]
     struct Entry {
@@ -168,7 +179,7 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats) {
         };
         let mut insts = std::mem::take(&mut b.insts);
         insts.retain_mut(|inst| {
-            map_uses(inst, |r| match lookup(&copy_of, &version, r) {
+            map_uses(inst, |r| match lookup(&copy_of, version, r) {
                 Some(s) => {
                     stats.copies_propagated += 1;
                     VReg(s)
@@ -197,7 +208,7 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats) {
             true
         });
         b.insts = insts;
-        map_term_use(&mut b.term, |r| match lookup(&copy_of, &version, r) {
+        map_term_use(&mut b.term, |r| match lookup(&copy_of, version, r) {
             Some(s) => {
                 stats.copies_propagated += 1;
                 VReg(s)

@@ -3,7 +3,7 @@
 //! block) and a backward scan within each block. Calls, prints, stores and copies to
 //! memory always stay.
 
-use super::visit::{def_of, for_each_use, is_pure, successors, term_use, RegClasses, NONE};
+use super::visit::{def_of, for_each_use, is_pure, successors, term_use, Scratch, NONE};
 use super::OptStats;
 use crate::ir::IrFunction;
 
@@ -17,12 +17,12 @@ struct BitSet {
 }
 
 impl BitSet {
-    fn new(blocks: usize, bits: usize) -> BitSet {
+    /// A zeroed set in `words`'s allocation.
+    fn new(blocks: usize, bits: usize, mut words: Vec<u64>) -> BitSet {
         let per_block = bits.div_ceil(64);
-        BitSet {
-            words: vec![0; blocks * per_block],
-            per_block,
-        }
+        words.clear();
+        words.resize(blocks * per_block, 0);
+        BitSet { words, per_block }
     }
     fn row(&self, b: usize) -> &[u64] {
         &self.words[b * self.per_block..(b + 1) * self.per_block]
@@ -41,30 +41,42 @@ fn set(row: &mut [u64], i: usize) {
 
 pub fn eliminate_dead_code(f: &mut IrFunction, stats: &mut OptStats) {
     if super::well_formed_registers(f) {
-        eliminate_dead_code_unchecked(f, stats);
+        eliminate_dead_code_unchecked(f, stats, &mut Scratch::default());
     }
 }
 
-/// [`eliminate_dead_code`] on a function known to be well-formed.
-pub(super) fn eliminate_dead_code_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
+/// [`eliminate_dead_code`] on a function known to be well-formed; whether it changed `f`.
+pub(super) fn eliminate_dead_code_unchecked(
+    f: &mut IrFunction,
+    stats: &mut OptStats,
+    sc: &mut Scratch,
+) -> bool {
+    let before = stats.dead_insts;
     // Removing a read of a register live across blocks can kill a write in another
     // block: repeat while that happens.
-    while dce_round(f, stats) {}
+    while dce_round(f, stats, sc) {}
+    stats.dead_insts != before
 }
 
 /// One backward pass; whether it removed a read of a global register.
-fn dce_round(f: &mut IrFunction, stats: &mut OptStats) -> bool {
-    let classes = RegClasses::compute(f);
+fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool {
+    let classes = sc.take_classes(f);
     let nb = f.blocks.len();
     let g = classes.globals.len();
     let precise = nb.saturating_mul(g) <= MAX_BITS;
+    let [w0, w1, w2, w3] = &mut sc.words;
 
     // live_out per block, over global registers.
-    let mut live_out = BitSet::new(if precise { nb } else { 0 }, g);
+    let mut live_out = BitSet::new(if precise { nb } else { 0 }, g, std::mem::take(w0));
+    let (mut gen, mut kill, mut live_in) = (
+        BitSet::new(0, 0, std::mem::take(w1)),
+        BitSet::new(0, 0, std::mem::take(w2)),
+        BitSet::new(0, 0, std::mem::take(w3)),
+    );
     if precise {
         // gen (read before written in the block) and kill (written) per block.
-        let mut gen = BitSet::new(nb, g);
-        let mut kill = BitSet::new(nb, g);
+        gen = BitSet::new(nb, g, gen.words);
+        kill = BitSet::new(nb, g, kill.words);
         for (bi, b) in f.blocks.iter().enumerate() {
             let (gen_row, kill_row) = (gen.row_mut(bi), kill.row_mut(bi));
             let read = |r: u32, gen_row: &mut [u64], kill_row: &[u64]| {
@@ -87,8 +99,9 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) -> bool {
             }
         }
         // live_in = gen | (live_out & !kill); iterate in postorder until stable.
-        let (rpo, _) = super::visit::reverse_postorder(f);
-        let mut live_in = BitSet::new(nb, g);
+        sc.compute_rpo(f);
+        let rpo = &sc.rpo;
+        live_in = BitSet::new(nb, g, live_in.words);
         let words = live_out.per_block;
         let mut changed = true;
         let mut tmp = vec![0u64; words];
@@ -121,13 +134,24 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) -> bool {
     }
 
     // Backward scan of each block with a scratch liveness per register (stamped).
-    let mut live_stamp = vec![0u32; f.vregs.len()];
-    let mut keep: Vec<bool> = Vec::new();
+    let live_stamp = &mut sc.u32s[0];
+    live_stamp.clear();
+    live_stamp.resize(f.vregs.len(), 0);
+    let keep = &mut sc.visited;
     let mut removed_global_read = false;
     for bi in 0..nb {
         let st = bi as u32 + 1;
-        for (gi, r) in classes.globals.iter().enumerate() {
-            if !precise || get(live_out.row(bi), gi) {
+        if precise {
+            for (wi, &w) in live_out.row(bi).iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    let gi = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    live_stamp[classes.globals[gi].0 as usize] = st;
+                }
+            }
+        } else {
+            for r in &classes.globals {
                 live_stamp[r.0 as usize] = st;
             }
         }
@@ -158,5 +182,7 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats) -> bool {
             b.insts.retain(|_| *it.next().unwrap_or(&true));
         }
     }
+    sc.put_classes(classes);
+    sc.words = [live_out.words, gen.words, kill.words, live_in.words];
     removed_global_read
 }

@@ -8,7 +8,7 @@
 //! registers); parameters are unknown. A division or remainder whose check would panic
 //! is never folded: its check is a branch, and folding that branch is what removes it.
 
-use super::visit::{def_of, RegClasses, NONE};
+use super::visit::{def_of, RegClasses, Scratch, NONE};
 use super::OptStats;
 use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
 use crate::ir::{Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
@@ -46,17 +46,30 @@ struct Analysis<'a> {
     dirty: Vec<VReg>,
 }
 
+/// The buffers of an [`Analysis`], kept between calls.
+#[derive(Default)]
+pub(super) struct FoldBufs {
+    state: Vec<Lat>,
+    reached: Vec<bool>,
+    vals: Vec<Lat>,
+    dirty: Vec<VReg>,
+    block_dirty: Vec<bool>,
+}
+
 impl<'a> Analysis<'a> {
-    fn new(f: &'a IrFunction) -> Analysis<'a> {
-        let classes = RegClasses::compute(f);
+    fn new(f: &'a IrFunction, classes: RegClasses, bufs: &mut FoldBufs) -> Analysis<'a> {
         let g = classes.globals.len();
         let tracked = if f.blocks.len().saturating_mul(g) <= MAX_TRACKED {
             g
         } else {
             0
         };
-        let mut state = vec![Lat::Const(0); f.blocks.len() * tracked];
-        let mut reached = vec![false; f.blocks.len()];
+        let mut state = std::mem::take(&mut bufs.state);
+        state.clear();
+        state.resize(f.blocks.len() * tracked, Lat::Const(0));
+        let mut reached = std::mem::take(&mut bufs.reached);
+        reached.clear();
+        reached.resize(f.blocks.len(), false);
         for &p in &f.params {
             let gi = classes.global_index[p.0 as usize];
             if (gi as usize) < tracked {
@@ -66,14 +79,19 @@ impl<'a> Analysis<'a> {
         if let Some(r) = reached.first_mut() {
             *r = true;
         }
+        let mut vals = std::mem::take(&mut bufs.vals);
+        vals.clear();
+        vals.resize(f.vregs.len(), Lat::Varying);
+        let mut dirty = std::mem::take(&mut bufs.dirty);
+        dirty.clear();
         Analysis {
             f,
             classes,
             tracked,
             state,
             reached,
-            vals: vec![Lat::Varying; f.vregs.len()],
-            dirty: Vec::new(),
+            vals,
+            dirty,
         }
     }
 
@@ -135,9 +153,10 @@ impl<'a> Analysis<'a> {
     }
 
     /// Runs to a fixpoint, visiting blocks in reverse postorder round by round.
-    fn solve(&mut self, rpo: &[u32]) {
+    fn solve(&mut self, rpo: &[u32], dirty: &mut Vec<bool>) {
         let n = self.f.blocks.len();
-        let mut dirty = vec![false; n];
+        dirty.clear();
+        dirty.resize(n, false);
         if n > 0 {
             dirty[0] = true;
         }
@@ -247,21 +266,34 @@ fn simplify_binary(
 /// Constant propagation and folding, algebraic simplification and branch folding.
 pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
     if super::well_formed_registers(f) {
-        fold_constants_unchecked(f, stats);
+        fold_constants_unchecked(f, stats, &mut Scratch::default(), &mut FoldBufs::default());
     }
 }
 
-/// [`fold_constants`] on a function known to be well-formed.
-pub(super) fn fold_constants_unchecked(f: &mut IrFunction, stats: &mut OptStats) {
-    let (rpo, _) = super::visit::reverse_postorder(f);
-    let mut an = Analysis::new(f);
-    an.solve(&rpo);
-    let state = std::mem::take(&mut an.state);
-    let reached = std::mem::take(&mut an.reached);
-    let classes = an.classes;
-    let tracked = an.tracked;
+/// [`fold_constants`] on a function known to be well-formed; whether it changed `f`.
+pub(super) fn fold_constants_unchecked(
+    f: &mut IrFunction,
+    stats: &mut OptStats,
+    sc: &mut Scratch,
+    bufs: &mut FoldBufs,
+) -> bool {
+    let mut changed = false;
+    sc.compute_rpo(f);
+    let classes = sc.take_classes(f);
+    let mut an = Analysis::new(f, classes, bufs);
+    let mut block_dirty = std::mem::take(&mut bufs.block_dirty);
+    an.solve(&sc.rpo, &mut block_dirty);
+    bufs.block_dirty = block_dirty;
+    let Analysis {
+        classes,
+        tracked,
+        state,
+        reached,
+        mut vals,
+        dirty,
+        ..
+    } = an;
     // Rewrite reached blocks with the final entry states.
-    let mut vals = an.vals;
     for bi in 0..f.blocks.len() {
         if !reached[bi] {
             continue;
@@ -283,6 +315,7 @@ pub(super) fn fold_constants_unchecked(f: &mut IrFunction, stats: &mut OptStats)
                             stats.folded_insts += 1;
                         }
                         *inst = new;
+                        changed = true;
                     }
                 }
                 _ => {
@@ -291,6 +324,7 @@ pub(super) fn fold_constants_unchecked(f: &mut IrFunction, stats: &mut OptStats)
                         if let Some(new) = simplify_binary(f, op, dst, lhs, rhs, a, b) {
                             stats.folded_insts += 1;
                             *inst = new;
+                            changed = true;
                         }
                     }
                 }
@@ -315,10 +349,20 @@ pub(super) fn fold_constants_unchecked(f: &mut IrFunction, stats: &mut OptStats)
                 if let Some(t) = target {
                     *term = Terminator::Jump(t);
                     stats.folded_branches += 1;
+                    changed = true;
                 }
             }
         }
     }
+    sc.put_classes(classes);
+    *bufs = FoldBufs {
+        state,
+        reached,
+        vals,
+        dirty,
+        block_dirty: std::mem::take(&mut bufs.block_dirty),
+    };
+    changed
 }
 
 /// [`Analysis::eval`] over a plain value array.

@@ -6,6 +6,7 @@ use crate::ir::{BlockId, Inst, IrFunction, PrintArg, Terminator, VReg};
 pub(super) const NONE: u32 = u32::MAX;
 
 /// The register an instruction writes.
+#[inline]
 pub(super) fn def_of(inst: &Inst) -> Option<VReg> {
     match *inst {
         Inst::Const { dst, .. }
@@ -23,6 +24,7 @@ pub(super) fn def_of(inst: &Inst) -> Option<VReg> {
 }
 
 /// Calls `f` on every register an instruction reads, in operand order.
+#[inline]
 pub(super) fn for_each_use(inst: &Inst, mut f: impl FnMut(VReg)) {
     match inst {
         Inst::Const { .. } | Inst::SlotAddr { .. } | Inst::DataAddr { .. } => {}
@@ -51,6 +53,7 @@ pub(super) fn for_each_use(inst: &Inst, mut f: impl FnMut(VReg)) {
 }
 
 /// Rewrites every register an instruction reads.
+#[inline]
 pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
     match inst {
         Inst::Const { .. } | Inst::SlotAddr { .. } | Inst::DataAddr { .. } => {}
@@ -79,6 +82,7 @@ pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
 }
 
 /// Rewrites the register written by an instruction.
+#[inline]
 pub(super) fn map_def(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
     match inst {
         Inst::Const { dst, .. }
@@ -98,6 +102,7 @@ pub(super) fn map_def(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
     }
 }
 
+#[inline]
 pub(super) fn term_use(t: &Terminator) -> Option<VReg> {
     match *t {
         Terminator::Branch { cond, .. } => Some(cond),
@@ -107,6 +112,7 @@ pub(super) fn term_use(t: &Terminator) -> Option<VReg> {
     }
 }
 
+#[inline]
 pub(super) fn map_term_use(t: &mut Terminator, mut f: impl FnMut(VReg) -> VReg) {
     match t {
         Terminator::Branch { cond, .. } => *cond = f(*cond),
@@ -122,6 +128,7 @@ pub(super) fn map_term_use(t: &mut Terminator, mut f: impl FnMut(VReg) -> VReg) 
 }
 
 /// The successors of a terminator (a branch with equal arms lists its target twice).
+#[inline]
 pub(super) fn successors(t: &Terminator) -> [Option<BlockId>; 2] {
     match *t {
         Terminator::Jump(b) => [Some(b), None],
@@ -136,6 +143,7 @@ pub(super) fn successors(t: &Terminator) -> [Option<BlockId>; 2] {
 
 /// Instructions without effects other than writing their register: removable when the
 /// register is dead. (`Div`/`Rem` cannot trap: their checks are explicit branches.)
+#[inline]
 pub(super) fn is_pure(inst: &Inst) -> bool {
     !matches!(
         inst,
@@ -153,14 +161,19 @@ pub(super) struct RegClasses {
 }
 
 impl RegClasses {
-    pub fn compute(f: &IrFunction) -> RegClasses {
+    /// Classifies `f`'s registers into these buffers (`block_of` is scratch).
+    pub fn recompute(&mut self, f: &IrFunction, block_of: &mut Vec<u32>) {
         let n = f.vregs.len();
-        // The block of the first occurrence, or NONE; and whether it is global already.
-        let mut block_of = vec![NONE; n];
-        let mut global = vec![false; n];
+        // The block of the first occurrence, or NONE; and whether it is global already
+        // (kept in `global_index` as 0 = local so far, 1 = global, until numbered).
+        block_of.clear();
+        block_of.resize(n, NONE);
+        let global = &mut self.global_index;
+        global.clear();
+        global.resize(n, 0);
         for &p in &f.params {
             if let Some(g) = global.get_mut(p.0 as usize) {
-                *g = true;
+                *g = 1;
             }
         }
         for (bi, b) in f.blocks.iter().enumerate() {
@@ -173,10 +186,10 @@ impl RegClasses {
                 if block_of[i] == NONE {
                     block_of[i] = bi;
                     if !is_def {
-                        global[i] = true;
+                        global[i] = 1;
                     }
                 } else if block_of[i] != bi {
-                    global[i] = true;
+                    global[i] = 1;
                 }
             };
             for inst in &b.insts {
@@ -189,32 +202,79 @@ impl RegClasses {
                 touch(r, false);
             }
         }
-        let mut global_index = vec![NONE; n];
-        let mut globals = Vec::new();
-        for (i, &g) in global.iter().enumerate() {
-            if g {
-                global_index[i] = globals.len() as u32;
-                globals.push(VReg(i as u32));
+        self.globals.clear();
+        for (i, g) in self.global_index.iter_mut().enumerate() {
+            if *g != 0 {
+                *g = self.globals.len() as u32;
+                self.globals.push(VReg(i as u32));
+            } else {
+                *g = NONE;
             }
-        }
-        RegClasses {
-            global_index,
-            globals,
         }
     }
 }
 
-/// Blocks reachable from the entry in reverse postorder, and each block's position in it
-/// ([`NONE`] when unreachable). Out-of-range targets are ignored.
-pub(super) fn reverse_postorder(f: &IrFunction) -> (Vec<u32>, Vec<u32>) {
-    let n = f.blocks.len();
-    let mut post = Vec::with_capacity(n);
-    let mut visited = vec![false; n];
-    if n == 0 {
-        return (post, vec![]);
+/// Buffers the passes reuse across passes and rounds of one [`super::optimize`] call.
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub rpo: Vec<u32>,
+    pub rpo_index: Vec<u32>,
+    pub classes: Option<RegClasses>,
+    pub block_of: Vec<u32>,
+    pub u32s: [Vec<u32>; 4],
+    pub words: [Vec<u64>; 4],
+    pub visited: Vec<bool>,
+    pub stack: Vec<(u32, u8)>,
+}
+
+impl Scratch {
+    /// Fills `rpo`/`rpo_index` for `f` (see [`rpo_into`]).
+    pub fn compute_rpo(&mut self, f: &IrFunction) {
+        rpo_into(
+            f,
+            &mut self.rpo,
+            &mut self.rpo_index,
+            &mut self.visited,
+            &mut self.stack,
+        );
     }
+
+    /// The register classes of `f`, in reused buffers; give them back with
+    /// [`Scratch::put_classes`].
+    pub fn take_classes(&mut self, f: &IrFunction) -> RegClasses {
+        let mut c = self.classes.take().unwrap_or(RegClasses {
+            global_index: Vec::new(),
+            globals: Vec::new(),
+        });
+        c.recompute(f, &mut self.block_of);
+        c
+    }
+
+    pub fn put_classes(&mut self, c: RegClasses) {
+        self.classes = Some(c);
+    }
+}
+
+/// Blocks reachable from the entry in reverse postorder, and each block's position in it
+/// ([`NONE`] when unreachable), into existing buffers (`visited` and `stack` are scratch).
+/// Out-of-range targets are ignored.
+fn rpo_into(
+    f: &IrFunction,
+    post: &mut Vec<u32>,
+    index: &mut Vec<u32>,
+    visited: &mut Vec<bool>,
+    stack: &mut Vec<(u32, u8)>,
+) {
+    let n = f.blocks.len();
+    post.clear();
+    index.clear();
+    if n == 0 {
+        return;
+    }
+    visited.clear();
+    visited.resize(n, false);
     // (block, next successor slot to visit)
-    let mut stack: Vec<(u32, u8)> = Vec::with_capacity(n);
+    stack.clear();
     stack.push((0, 0));
     visited[0] = true;
     while let Some(top) = stack.last_mut() {
@@ -234,11 +294,10 @@ pub(super) fn reverse_postorder(f: &IrFunction) -> (Vec<u32>, Vec<u32>) {
         }
     }
     post.reverse();
-    let mut index = vec![NONE; n];
+    index.resize(n, NONE);
     for (i, &b) in post.iter().enumerate() {
         index[b as usize] = i as u32;
     }
-    (post, index)
 }
 
 /// The dominator tree of the reachable blocks (Cooper, Harvey and Kennedy's algorithm),

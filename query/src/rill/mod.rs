@@ -161,6 +161,7 @@ pub struct BuildOptions {
 /// The result of a build.
 #[derive(Default)]
 pub struct Build {
+    /// The crate's files, in load order; filled only when there are diagnostics to render.
     pub sources: SourceMap,
     /// Anchored diagnostics, in the canonical order.
     pub diagnostics: Vec<Diagnostic>,
@@ -263,15 +264,19 @@ impl Session {
 
         let fatal = db.crate_fatal(());
         let diags = db.crate_diagnostics(());
-        out.sources = source_map(db);
+        let files = db.crate_files(());
         let ids = |p: &Path| {
-            out.sources
-                .files
+            files
                 .iter()
-                .position(|f| f.path == p)
+                .position(|f| f == p)
                 .map(|i| shared_frontend::span::FileId(i as u32))
         };
         out.diagnostics = diags.iter().map(|d| d.anchor(&ids)).collect();
+        // The texts are needed only to render diagnostics (a no-change build of a big
+        // crate would spend more time indexing lines than checking).
+        if !out.diagnostics.is_empty() {
+            out.sources = source_map(db, &files);
+        }
         out.fatal = fatal;
         phase(&mut out, "check");
         if goal == Goal::Image && out.fatal.is_none() && !out.has_errors() {
@@ -332,9 +337,9 @@ pub fn build_path(root: &Path, goal: Goal, options: BuildOptions) -> Build {
 }
 
 /// The source map of the crate's files, in load order (the same ids as the pipeline's).
-fn source_map(db: &RillDb) -> SourceMap {
+fn source_map(db: &RillDb, files: &[PathBuf]) -> SourceMap {
     let mut sources = SourceMap::default();
-    for path in db.crate_files(()).iter() {
+    for path in files {
         let text: Arc<str> = match &*db.file_text(path.clone()) {
             FileText::Bytes(b) => Arc::from(String::from_utf8_lossy(b).as_ref()),
             FileText::Error { .. } => Arc::from(""),

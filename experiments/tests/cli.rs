@@ -239,3 +239,95 @@ fn pipeline_stats_carry_a_stable_image_hash() {
         "the same program links to the same bytes in another process"
     );
 }
+
+fn stats_of(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn query_is_the_default_and_its_cache_makes_rebuilds_green() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "mod util;\nfn main() { println!(\"{}\", util::twice(21)); }\n",
+    );
+    program(
+        dir.path(),
+        "util.rs",
+        "pub fn twice(x: i64) -> i64 { x * 2 }\npub fn thrice(x: i64) -> i64 { x * 3 }\n",
+    );
+    let cache = dir.path().join("cache");
+    let stats = dir.path().join("stats.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            main.to_str().unwrap(),
+            "--stats-json",
+            stats.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let out = rill(&args);
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
+        stats_of(&stats)
+    };
+    let pipeline = run(&["--arch", "pipeline"]);
+    let cache_arg = ["--cache-dir", cache.to_str().unwrap()];
+    let first = run(&cache_arg);
+    assert_eq!(first["arch"], "query");
+    assert_eq!(first["image_hash"], pipeline["image_hash"]);
+    assert_eq!(first["totals"]["green"], 0);
+    assert_eq!(first["queries"]["codegen"]["executed"], 3);
+    for key in [
+        "executed",
+        "green",
+        "loaded",
+        "hashed_bytes",
+        "provider_ms",
+        "hash_ms",
+    ] {
+        assert!(first["queries"]["typeck"][key].is_number(), "{key}");
+    }
+    let again = run(&cache_arg);
+    assert_eq!(again["image_hash"], pipeline["image_hash"]);
+    assert!(again["totals"]["green"].as_u64().unwrap() > 0);
+    assert_eq!(again["queries"]["codegen"]["executed"], 0);
+    assert_eq!(again["queries"]["codegen"]["loaded"], 3);
+    // One body edit: one function compiled again.
+    program(
+        dir.path(),
+        "util.rs",
+        "pub fn twice(x: i64) -> i64 { x + x }\npub fn thrice(x: i64) -> i64 { x * 3 }\n",
+    );
+    let edited = run(&cache_arg);
+    assert_eq!(edited["queries"]["codegen"]["executed"], 1);
+    assert_ne!(edited["image_hash"], pipeline["image_hash"]);
+    // A damaged cache is a warning and a correct build.
+    for entry in walk(&cache) {
+        std::fs::write(&entry, b"garbage").unwrap();
+    }
+    let out = rill(&[
+        "run",
+        main.to_str().unwrap(),
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: query cache"));
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if !p.to_string_lossy().ends_with(".lock") {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -80,6 +80,7 @@ fn options(variant: u64, cache_dir: Option<&Path>) -> BuildOptions {
         } else {
             SpanMode::Absolute
         },
+        exit_after: false,
     }
 }
 

@@ -160,15 +160,11 @@ fn report_diagnostics(
     diagnostics: &[diag::Diagnostic],
     sources: &shared_frontend::span::SourceMap,
 ) -> bool {
-    struct Out<'a> {
-        diagnostics: &'a [diag::Diagnostic],
-    }
-    let out = Out { diagnostics };
-    if !out.diagnostics.is_empty() {
-        let text = diag::render(out.diagnostics, sources, color());
+    if !diagnostics.is_empty() {
+        let text = diag::render(diagnostics, sources, color());
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
-    let errors = out.diagnostics.iter().filter(|d| d.is_error()).count();
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     if errors > 0 {
         let s = if errors == 1 { "" } else { "s" };
         eprintln!("error: could not compile due to {errors} previous error{s}");
@@ -262,6 +258,7 @@ fn query_options(
         engine,
         granularity,
         spans,
+        exit_after: true,
     })
 }
 
@@ -385,6 +382,9 @@ fn run(
     if outcome.status != interp::ExitStatus::Finished {
         eprintln!("{}", outcome.status);
     }
+    // The process exits now: freeing the compiler's data one node at a time would only
+    // delay it (both architectures alike).
+    std::mem::forget(compiled);
     ExitCode::from(outcome.status.exit_code() as u8)
 }
 
@@ -408,6 +408,8 @@ fn check(
     if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
         return code;
     }
+    // As in `run`: the process exits now.
+    std::mem::forget(compiled);
     ExitCode::from(if failed { EXIT_COMPILE_ERROR } else { 0 })
 }
 

@@ -156,6 +156,9 @@ pub struct BuildOptions {
     pub engine: Options,
     pub granularity: Granularity,
     pub spans: SpanMode,
+    /// The process exits right after this build (the `rill` command): the database is
+    /// not dropped, as freeing every memo one by one would only delay the exit.
+    pub exit_after: bool,
 }
 
 /// The result of a build.
@@ -323,11 +326,15 @@ impl Session {
 /// One build in a fresh session (a `rill` process): load the cache, build, save.
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
     let start = Instant::now();
+    let exit_after = options.exit_after;
     let mut session = Session::new(loader, root, goal, options);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));
     session.finish(&mut out);
+    if exit_after {
+        std::mem::forget(session);
+    }
     out
 }
 

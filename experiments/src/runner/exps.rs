@@ -1076,6 +1076,23 @@ pub fn e7(ctx: &Ctx) -> Result<Outcome, String> {
                     .rows
                     .push(Row::new("load", &arch, size).without_number(e.status())),
             }
+            // What the granularity changes: the work after one leaf-body edit.
+            let leaf = match &ctx.leaf_edits(size, SEED).changing {
+                Some((e, _)) => incremental(
+                    ctx,
+                    &dir.join(format!("leaf-{gran}-{size}")),
+                    &program,
+                    &e.program,
+                    Mode::Run,
+                    gargs,
+                    &[0],
+                    &[0],
+                ),
+                None => Err(NoMeasurement::Failed(
+                    "no leaf-body edit that changes machine code".to_string(),
+                )),
+            };
+            o.rows.push(row_from("leaf-body", &arch, size, &leaf));
             ctx.step();
         }
     }
@@ -1102,6 +1119,25 @@ pub fn e7(ctx: &Ctx) -> Result<Outcome, String> {
         "e7.item_noop_ms",
         median(&o.rows, "no-change", "query-item", big),
     );
+    for gran in ["item", "file"] {
+        let arch = format!("query-{gran}");
+        let r = table::find(&o.rows, "leaf-body", &arch, big)
+            .filter(|r| r.is_ok())
+            .cloned();
+        let r = r.as_ref();
+        o.value(
+            &format!("e7.{gran}_leaf_ms"),
+            median(&o.rows, "leaf-body", &arch, big),
+        );
+        o.value(
+            &format!("e7.{gran}_leaf_executed"),
+            r.and_then(|r| r.executed).map(|c| c as f64),
+        );
+        o.value(
+            &format!("e7.{gran}_leaf_codegen"),
+            r.and_then(|r| r.codegen_executed).map(|c| c as f64),
+        );
+    }
     Ok(o)
 }
 

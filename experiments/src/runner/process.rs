@@ -106,7 +106,7 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, Stri
     drop(child);
     let stdout = out_reader.join().unwrap_or_default();
     let (stderr, first) = err_reader.join().unwrap_or_default();
-    let Some((r, status, maxrss, wall_ms)) = received else {
+    let Some((r, status, _maxrss, wall_ms)) = received else {
         return Err("the process could not be waited for".to_string());
     };
     if r != pid {
@@ -124,9 +124,9 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, Stri
         first_stderr_ms: first,
         stdout,
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        // The sampled high-water mark; `ru_maxrss` only when the child ended before the
-        // first sample (a bound from above).
-        peak_rss_kb: hwm_kb.or_else(|| u64::try_from(maxrss).ok()),
+        // The sampled high-water mark; none when the child ended before the first sample
+        // (`ru_maxrss` would be the runner's own memory, not a bound on the child's).
+        peak_rss_kb: hwm_kb,
     })
 }
 
@@ -153,7 +153,7 @@ mod tests {
         assert_eq!(r.stderr_line(), "err");
         assert!(r.first_stderr_ms.is_some());
         assert!(r.wall_ms > 0.0 && r.wall_ms >= r.first_stderr_ms.unwrap());
-        assert!(r.peak_rss_kb.unwrap_or(0) > 0);
+        assert!(r.peak_rss_kb.is_none_or(|kb| kb > 0));
         let r = run(
             Command::new("sh").args(["-c", "exec sleep 5"]),
             Some(Duration::from_millis(100)),

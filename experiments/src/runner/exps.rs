@@ -797,6 +797,17 @@ pub fn e4(ctx: &Ctx) -> Result<Outcome, String> {
         }
     }
     on.value("e4.geomean_nocutoff_over_cutoff", stats::geomean(&savings));
+    for (arch, key) in [("query-cutoff", "cutoff"), ("query-no-cutoff", "nocutoff")] {
+        on.value(
+            &format!("e4.noop_{key}_ms"),
+            median(&on.rows, "no-change", arch, size),
+        );
+        let ex = table::find(&on.rows, "no-change", arch, size)
+            .filter(|r| r.is_ok())
+            .and_then(|r| r.executed)
+            .map(|c| c as f64);
+        on.value(&format!("e4.noop_{key}_executed"), ex);
+    }
     Ok(on)
 }
 

@@ -56,8 +56,8 @@ impl Profile {
     pub fn quick() -> Profile {
         Profile {
             name: "quick".to_string(),
-            sizes: vec![1_000, 5_000, 20_000],
-            main_size: 20_000,
+            sizes: vec![1_000, 10_000, 100_000],
+            main_size: 100_000,
             rustc_size: 10_000,
             reps: 3,
             run_reps: 3,
@@ -156,6 +156,8 @@ pub struct Ctx {
     pub progress: RefCell<Option<ProgressBar>>,
     /// Generated programs by (lines, seed), generated once per run.
     programs: RefCell<BTreeMap<(usize, u64), shared_frontend::gen::Program>>,
+    /// Leaf-body edits by (lines, seed), checked against the machine code once per run.
+    leaf_edits: RefCell<BTreeMap<(usize, u64), std::rc::Rc<workload::LeafEdits>>>,
 }
 
 impl Ctx {
@@ -178,6 +180,7 @@ impl Ctx {
             query_unavailable: RefCell::new(None),
             progress: RefCell::new(None),
             programs: RefCell::new(BTreeMap::new()),
+            leaf_edits: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -189,6 +192,21 @@ impl Ctx {
             .entry((lines, seed))
             .or_insert_with(|| workload::generate(lines, seed))
             .clone()
+    }
+
+    /// The leaf-body edits of the generated program of about `lines` lines: one that
+    /// changes machine code, and the generator's first choice when it changes none.
+    pub fn leaf_edits(&self, lines: usize, seed: u64) -> std::rc::Rc<workload::LeafEdits> {
+        if let Some(e) = self.leaf_edits.borrow().get(&(lines, seed)) {
+            return e.clone();
+        }
+        let program = self.program(lines, seed);
+        self.set_message(&format!("choosing a leaf edit, {lines} lines"));
+        let e = std::rc::Rc::new(workload::leaf_edits(&program, seed));
+        self.leaf_edits
+            .borrow_mut()
+            .insert((lines, seed), e.clone());
+        e
     }
 
     /// A fresh directory under the work dir.

@@ -4,7 +4,9 @@
 //! Placeholders: `{{key}}` (a value of `results/values.json`: a number, formatted, or a
 //! text; `null` renders as `n/a`), `{{pct:key}}` (a fraction as a percentage),
 //! `{{table:eNN}}` (the rows of `results/eNN-*.csv` as a Markdown table). A key that is
-//! absent is an error: the template and the runner disagree.
+//! absent is an error: the template and the runner disagree. Verdicts on the goals of the
+//! issues (`goal.KEY`, `verdict.KEY`, `goals.table`) are derived from the headline
+//! numbers, so the prose reads right whether a goal is met or not.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -143,8 +145,136 @@ pub fn fill(
     }
 }
 
+/// A measured goal of the issues: a headline key of `summary.json` and its bound.
+pub struct Goal {
+    pub key: &'static str,
+    /// `true`: the value must be at most `bound`; `false`: at least.
+    pub at_most: bool,
+    pub bound: f64,
+    pub what: &'static str,
+    /// Render value and bound as percentages.
+    pub percent: bool,
+}
+
+/// The goals stated in the issues, in the order of the summary.
+pub const GOALS: &[Goal] = &[
+    Goal {
+        key: "e1_query_over_pipeline",
+        at_most: true,
+        bound: 1.10,
+        what: "query build from scratch / pipeline build",
+        percent: false,
+    },
+    Goal {
+        key: "e2_hash_share",
+        at_most: true,
+        bound: 0.05,
+        what: "share of the query build spent hashing",
+        percent: true,
+    },
+    Goal {
+        key: "e6_noop_over_pipeline",
+        at_most: true,
+        bound: 0.02,
+        what: "no-change rebuild / pipeline build",
+        percent: true,
+    },
+    Goal {
+        key: "e3_leaf_edit_over_pipeline",
+        at_most: true,
+        bound: 0.03,
+        what: "rebuild after one leaf-body edit / pipeline build",
+        percent: true,
+    },
+    Goal {
+        key: "e9_jit_over_rustc_o0",
+        at_most: true,
+        bound: 1.0,
+        what: "run time of the JIT's code / rustc -O0's",
+        percent: false,
+    },
+    Goal {
+        key: "pipeline_lines_per_s",
+        at_most: false,
+        bound: 1_000_000.0,
+        what: "pipeline throughput, lines per second",
+        percent: false,
+    },
+];
+
+/// Values derived from the headline numbers: for every goal `goal.KEY` (`met`, `missed`,
+/// `not measured`) and `verdict.KEY` (a phrase for prose), `goals.table` (a Markdown
+/// table), `goals.met`, `goals.missed` (how many), `goals.missed_list` (their
+/// descriptions, or `none`), and `derived.break_even_edits` (the leaf edits after which
+/// the query architecture's first-build overhead is repaid).
+pub fn derive(values: &mut BTreeMap<String, serde_json::Value>) {
+    let num = |values: &BTreeMap<String, serde_json::Value>, k: &str| {
+        values
+            .get(k)
+            .and_then(|v| v.as_f64())
+            .filter(|x| x.is_finite())
+    };
+    let show = |g: &Goal, v: f64| {
+        if g.percent {
+            format!("{:.1} %", v * 100.0)
+        } else {
+            format_number(v)
+        }
+    };
+    let mut table = String::from("| goal | bound | measured | verdict |\n|---|---:|---:|---|\n");
+    let (mut met, mut missed) = (0, Vec::new());
+    for g in GOALS {
+        let v = num(values, g.key);
+        let (status, verdict) = match v {
+            Some(x) if (g.at_most && x <= g.bound) || (!g.at_most && x >= g.bound) => {
+                met += 1;
+                ("met", "meets the goal")
+            }
+            Some(_) => {
+                missed.push(g.what);
+                ("missed", "misses the goal")
+            }
+            None => ("not measured", "could not be checked against the goal"),
+        };
+        values.insert(format!("goal.{}", g.key), status.into());
+        values.insert(format!("verdict.{}", g.key), verdict.into());
+        table.push_str(&format!(
+            "| {} (`{}`) | {} {} | {} | {} |\n",
+            g.what,
+            g.key,
+            if g.at_most { "≤" } else { "≥" },
+            show(g, g.bound),
+            v.map_or("n/a".to_string(), |x| show(g, x)),
+            status
+        ));
+    }
+    values.insert("goals.table".into(), table.into());
+    values.insert("goals.met".into(), met.into());
+    values.insert("goals.missed".into(), missed.len().into());
+    values.insert("goals.total".into(), GOALS.len().into());
+    let list = match missed.len() {
+        0 => "none".to_string(),
+        1 => missed[0].to_string(),
+        n => format!("{} and {}", missed[..n - 1].join(", "), missed[n - 1]),
+    };
+    values.insert("goals.missed_list".into(), list.into());
+    let e1 = num(values, "e1_query_over_pipeline");
+    let e3 = num(values, "e3_leaf_edit_over_pipeline");
+    let be = match (e1, e3) {
+        (Some(a), _) if a <= 1.0 => {
+            "none (the first query build costs no more than a pipeline build)".to_string()
+        }
+        (Some(_), Some(b)) if b >= 1.0 => {
+            "none ever (a leaf-edit rebuild costs at least a pipeline build)".to_string()
+        }
+        (Some(a), Some(b)) => format!("{:.2}", (a - 1.0) / (1.0 - b)),
+        _ => "n/a".to_string(),
+    };
+    values.insert("derived.break_even_edits".into(), be.into());
+}
+
 /// Reads `results/` (values.json, meta.json, summary.json, the CSVs) into what [`fill`]
-/// takes.
+/// takes, with the values of [`derive`].
 pub fn load_results(
     results: &Path,
 ) -> Result<
@@ -181,6 +311,7 @@ pub fn load_results(
     if let Ok(serde_json::Value::Object(m)) = read("meta.json") {
         flatten("meta", &serde_json::Value::Object(m), &mut values);
     }
+    derive(&mut values);
     let mut tables = BTreeMap::new();
     if let Ok(entries) = std::fs::read_dir(results) {
         for e in entries.flatten() {
@@ -223,4 +354,32 @@ pub fn regenerate(paper_dir: &Path, results: &Path) -> Result<usize, String> {
     let out = paper_dir.join("paper.md");
     std::fs::write(&out, &text).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
     Ok(text.split_whitespace().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_the_numbers() {
+        let mut v = BTreeMap::new();
+        v.insert("e1_query_over_pipeline".to_string(), 1.5.into());
+        v.insert("e3_leaf_edit_over_pipeline".to_string(), 0.02.into());
+        v.insert("e2_hash_share".to_string(), serde_json::Value::Null);
+        v.insert("pipeline_lines_per_s".to_string(), 2_000_000.0.into());
+        derive(&mut v);
+        let s = |k: &str| v[k].as_str().unwrap().to_string();
+        assert_eq!(s("goal.e1_query_over_pipeline"), "missed");
+        assert_eq!(s("goal.e3_leaf_edit_over_pipeline"), "met");
+        assert_eq!(s("goal.e2_hash_share"), "not measured");
+        assert_eq!(s("goal.pipeline_lines_per_s"), "met");
+        assert_eq!(s("verdict.e1_query_over_pipeline"), "misses the goal");
+        assert_eq!(v["goals.met"], 2);
+        assert_eq!(
+            s("goals.missed_list"),
+            "query build from scratch / pipeline build"
+        );
+        assert_eq!(s("derived.break_even_edits"), "0.51");
+        assert!(s("goals.table").contains("| 1.50 | missed |"));
+    }
 }

@@ -1,6 +1,6 @@
 //! Whole-process timing: one new process per build or run, as a user's edit-compile loop
 //! runs it. Wall time from spawn to exit, the time of the first byte on stderr (the first
-//! diagnostic), the peak resident memory of the child (`wait4`), and a timeout.
+//! diagnostic), the peak resident memory of the child (`VmHWM`, sampled), and a timeout.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -81,23 +81,32 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, Stri
         let wall = start.elapsed().as_secs_f64() * 1e3;
         let _ = tx.send((r, status, usage.ru_maxrss, wall));
     });
+    // The child's own peak memory is sampled from `/proc/PID/status` (`VmHWM`, a high-water
+    // mark of the address space the child got at `exec`) while it runs: `wait4`'s
+    // `ru_maxrss` also counts the memory of the runner it was forked from.
     let mut timed_out = false;
-    let received = match timeout {
-        Some(t) => match rx.recv_timeout(t) {
-            Ok(v) => Some(v),
-            Err(_) => {
-                timed_out = true;
-                // SAFETY: signals our own, not yet reaped child.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-                rx.recv().ok()
-            }
-        },
-        None => rx.recv().ok(),
+    let mut hwm_kb: Option<u64> = None;
+    let deadline = timeout.map(|t| start + t);
+    let received = loop {
+        if let Some(kb) = vm_hwm_kb(pid) {
+            hwm_kb = Some(hwm_kb.map_or(kb, |h| h.max(kb)));
+        }
+        match rx.recv_timeout(Duration::from_millis(2)) {
+            Ok(v) => break Some(v),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            timed_out = true;
+            // SAFETY: signals our own, not yet reaped child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            break rx.recv().ok();
+        }
     };
     drop(child);
     let stdout = out_reader.join().unwrap_or_default();
     let (stderr, first) = err_reader.join().unwrap_or_default();
-    let Some((r, status, maxrss, wall_ms)) = received else {
+    let Some((r, status, _maxrss, wall_ms)) = received else {
         return Err("the process could not be waited for".to_string());
     };
     if r != pid {
@@ -115,8 +124,17 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, Stri
         first_stderr_ms: first,
         stdout,
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        peak_rss_kb: u64::try_from(maxrss).ok(),
+        // The sampled high-water mark; none when the child ended before the first sample
+        // (`ru_maxrss` would be the runner's own memory, not a bound on the child's).
+        peak_rss_kb: hwm_kb,
     })
+}
+
+/// `VmHWM` of a running process, in KiB.
+fn vm_hwm_kb(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -135,7 +153,7 @@ mod tests {
         assert_eq!(r.stderr_line(), "err");
         assert!(r.first_stderr_ms.is_some());
         assert!(r.wall_ms > 0.0 && r.wall_ms >= r.first_stderr_ms.unwrap());
-        assert!(r.peak_rss_kb.unwrap_or(0) > 0);
+        assert!(r.peak_rss_kb.is_none_or(|kb| kb > 0));
         let r = run(
             Command::new("sh").args(["-c", "exec sleep 5"]),
             Some(Duration::from_millis(100)),

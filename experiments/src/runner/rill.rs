@@ -18,6 +18,8 @@ pub struct QueryKindStats {
     pub hashed_bytes: u64,
     pub provider_ms: f64,
     pub hash_ms: f64,
+    /// Time spent loading this kind's values from the cache (lazily).
+    pub load_ms: f64,
 }
 
 /// The stats JSON of DESIGN.md's command-line contract.
@@ -68,6 +70,7 @@ impl BuildStats {
                                 hashed_bytes: u(s.get("hashed_bytes")),
                                 provider_ms: f(s.get("provider_ms")),
                                 hash_ms: f(s.get("hash_ms")),
+                                load_ms: f(s.get("load_ms")),
                             },
                         )
                     })
@@ -102,6 +105,25 @@ impl BuildStats {
             .and_then(|e| e.get("hash_ms"))
             .and_then(|v| v.as_f64())
             .unwrap_or_else(|| self.queries.values().map(|q| q.hash_ms).sum())
+    }
+
+    /// A counter of the engine's statistics (`engine.cache_bytes_written`, ...).
+    pub fn engine_u64(&self, key: &str) -> Option<u64> {
+        self.raw.get("engine")?.get(key)?.as_u64()
+    }
+
+    /// Cache load time: the engine's graph load plus the values it loaded lazily; the
+    /// `load` phases when the engine reports neither.
+    pub fn load_ms(&self) -> Option<f64> {
+        let graph = self
+            .raw
+            .get("engine")
+            .and_then(|e| e.get("cache_load_ms"))
+            .and_then(|v| v.as_f64());
+        match graph {
+            Some(g) => Some(g + self.queries.values().map(|q| q.load_ms).sum::<f64>()),
+            None => self.phase_ms("load"),
+        }
     }
 
     pub fn hashed_bytes(&self) -> u64 {

@@ -1,9 +1,12 @@
 //! Workloads: generated programs (deterministic by seed) written into a work directory,
 //! and edits applied to them by rewriting only the files that changed, as an editor would.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use shared_frontend::gen::{self, EditKind, GenConfig, Program};
+use shared_frontend::sema::modules::FileLoader;
 
 /// A program on disk: its directory and the program it currently holds.
 pub struct OnDisk {
@@ -78,6 +81,98 @@ pub fn edit(p: &Program, kind: EditKind, seed: u64) -> Option<gen::Edit> {
     (0..8).find_map(|i| gen::apply_edit(p, kind, seed.wrapping_add(i * 7919)))
 }
 
+/// The machine code of every function of `p`, by def-path, compiled in this process by
+/// the pipeline from memory; `None` if `p` does not compile.
+pub fn machine_code(p: &Program) -> Option<BTreeMap<String, Arc<backend::CodeBlob>>> {
+    let root = Path::new("/rill-workload");
+    let loader = MemLoader {
+        files: p
+            .files
+            .iter()
+            .map(|f| (root.join(&f.path), f.text.as_bytes().to_vec()))
+            .collect(),
+    };
+    let compiled = pipeline::compile(&loader, &root.join("main.rs"), pipeline::Until::Image);
+    if compiled.has_errors() || compiled.fatal.is_some() || compiled.image.is_none() {
+        return None;
+    }
+    Some(
+        compiled
+            .blobs
+            .into_iter()
+            .map(|(_, path, blob)| (path, blob))
+            .collect(),
+    )
+}
+
+/// How many functions' machine code differs between `before` and `after` (added and
+/// removed functions count too).
+pub fn functions_changed(
+    before: &BTreeMap<String, Arc<backend::CodeBlob>>,
+    after: &BTreeMap<String, Arc<backend::CodeBlob>>,
+) -> usize {
+    let changed = after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(*v))
+        .count();
+    changed + before.keys().filter(|k| !after.contains_key(*k)).count()
+}
+
+/// A program's files in memory.
+struct MemLoader {
+    files: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+impl FileLoader for MemLoader {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+}
+
+/// A leaf-body edit of `p` whose machine code differs from `p`'s: the generator's edits
+/// of a leaf body sometimes change only a literal that the optimizer folds away (a dead
+/// branch of a constant condition, a bit masked off), which leaves the machine code
+/// unchanged. Returns the first such edit over a few seeds with the number of functions
+/// whose code changed, and the edit of `seed` itself when it changed no code.
+pub struct LeafEdits {
+    pub changing: Option<(gen::Edit, usize)>,
+    pub folded: Option<gen::Edit>,
+}
+
+pub fn leaf_edits(p: &Program, seed: u64) -> LeafEdits {
+    let mut out = LeafEdits {
+        changing: None,
+        folded: None,
+    };
+    let Some(before) = machine_code(p) else {
+        return out;
+    };
+    for i in 0..16u64 {
+        let Some(e) = edit(p, EditKind::LeafBody, seed.wrapping_add(i * 104_729)) else {
+            continue;
+        };
+        let Some(after) = machine_code(&e.program) else {
+            continue;
+        };
+        let n = functions_changed(&before, &after);
+        if n > 0 {
+            out.changing = Some((e, n));
+            break;
+        }
+        if i == 0 {
+            out.folded = Some(e);
+        }
+    }
+    out
+}
+
 /// `p` with `text` inserted at the top of its largest file (experiment E5): every item of
 /// that file moves down, none changes.
 pub fn insert_at_top_of_largest_file(p: &Program, text: &str) -> (Program, String) {
@@ -116,6 +211,11 @@ mod tests {
             );
         }
         let (top, path) = insert_at_top_of_largest_file(&p, "// moved\n");
+        let leaf = leaf_edits(&p, 3);
+        let (e, n) = leaf.changing.expect("a leaf edit that changes code");
+        assert_eq!(n, 1, "{}", e.description);
+        let code = machine_code(&p).unwrap();
+        assert_eq!(functions_changed(&code, &machine_code(&top).unwrap()), 0);
         assert!(top.file(&path).unwrap().starts_with("// moved\n"));
     }
 }

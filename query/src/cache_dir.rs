@@ -59,8 +59,7 @@ pub struct SaveReport {
     pub nodes: usize,
     /// `cache_on_disk` values written (encoded or promoted).
     pub values: usize,
-    /// Values carried over from the previous file as they were written (unchanged since
-    /// it was saved; whether or not they were decoded this session).
+    /// Values carried over from the previous file without being decoded.
     pub promoted: usize,
     /// Size of the file written.
     pub bytes: u64,
@@ -355,17 +354,10 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         }
         let vt = &Db::KINDS[n.kind as usize];
         let prev = rt.prev.as_ref();
-        // A node of the previous session keeps its key's bytes (the key is the same);
-        // only new nodes encode theirs.
-        let prev_key = if n.prev != NO_PREV {
-            prev.and_then(|p| p.key_bytes(n.prev)).map(<[u8]>::to_vec)
+        let key = if n.slot != NO_SLOT {
+            (vt.encode_key)(db, id)
         } else {
-            None
-        };
-        let key = match prev_key {
-            Some(k) => Some(k),
-            None if n.slot != NO_SLOT => (vt.encode_key)(db, id),
-            None => None,
+            prev.and_then(|p| p.key_bytes(n.prev)).map(<[u8]>::to_vec)
         };
         let Some(key) = key else { continue };
         let fp = match n.fp() {
@@ -382,22 +374,17 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         }
         let mut value_len = 0u32;
         if vt.has_codec {
-            // A value unchanged since the previous session is copied as it was written
-            // (whether or not it was decoded this session): re-encoding it would give
-            // the same bytes, slower. Otherwise the value in memory is encoded.
-            let unchanged = n.prev != NO_PREV && n.changed_at == Revision::PREVIOUS_SESSION;
-            let old_bytes = if unchanged {
-                prev.and_then(|p| p.value_bytes(n.prev)).map(<[u8]>::to_vec)
-            } else {
-                None
-            };
-            let value = match old_bytes {
-                Some(bytes) => {
-                    report.promoted += 1;
-                    rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
-                    Some(bytes)
+            let value = match (vt.encode_value)(db, id) {
+                Some(v) => Some(v),
+                None if n.prev != NO_PREV && n.changed_at == Revision::PREVIOUS_SESSION => {
+                    let bytes = prev.and_then(|p| p.value_bytes(n.prev)).map(<[u8]>::to_vec);
+                    if bytes.is_some() {
+                        report.promoted += 1;
+                        rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
+                    }
+                    bytes
                 }
-                None => (vt.encode_value)(db, id),
+                None => None,
             };
             if let Some(v) = value {
                 if v.len() < u32::MAX as usize {

@@ -24,7 +24,11 @@ pub(crate) fn result_changed<Q: Query>(
     new_fp: &mut dyn FnMut() -> Option<Fingerprint>,
 ) -> bool {
     let Some(old) = old else { return true };
-    if Q::FLAGS.contains(Flags::NO_HASH) || rt.options.cutoff == Cutoff::Off {
+    // `Cutoff::Off` turns early cutoff off for derived queries; an `eval_always` query
+    // (a read of the outside world, such as a file) is still compared, or every build
+    // would count every input as changed and the experiment would measure full rebuilds.
+    let off = rt.options.cutoff == Cutoff::Off && !Q::FLAGS.contains(Flags::EVAL_ALWAYS);
+    if Q::FLAGS.contains(Flags::NO_HASH) || off {
         return true;
     }
     // A memo that became less durable must not look unchanged: dependents that skip their

@@ -26,7 +26,8 @@ pub enum Cutoff {
     /// Compare values with `==` (salsa's backdating) for every query. Values are hashed
     /// only when the cache is persisted or verified.
     Equality,
-    /// No early cutoff: a re-executed query always counts as changed.
+    /// No early cutoff: a re-executed derived query always counts as changed
+    /// (`eval_always` queries, the reads of the outside world, are still compared).
     Off,
 }
 

@@ -306,18 +306,22 @@ fn compile(
                 (_, true) => pipeline::Until::Image,
                 (_, false) => pipeline::Until::Check,
             };
-            let compiled = pipeline::compile_path(path, until);
+            let mut compiled = pipeline::compile_path(path, until);
             if let Some(fatal) = &compiled.fatal {
                 return Err(usage_error(fatal));
             }
-            Ok(Outcome {
-                sources: compiled.sources,
-                diagnostics: compiled.diagnostics,
-                image: compiled.image,
-                ir: compiled.ir,
-                phases: compiled.phases,
+            let out = Outcome {
+                sources: std::mem::take(&mut compiled.sources),
+                diagnostics: std::mem::take(&mut compiled.diagnostics),
+                image: compiled.image.take(),
+                ir: compiled.ir.take(),
+                phases: std::mem::take(&mut compiled.phases),
                 stats: None,
-            })
+            };
+            // The rest (syntax trees, code blobs) lives until the process exits: freeing
+            // it piece by piece would only cost time.
+            std::mem::forget(compiled);
+            Ok(out)
         }
     }
 }
@@ -385,7 +389,11 @@ fn run(
     if outcome.status != interp::ExitStatus::Finished {
         eprintln!("{}", outcome.status);
     }
-    ExitCode::from(outcome.status.exit_code() as u8)
+    let code = ExitCode::from(outcome.status.exit_code() as u8);
+    // The compiled program and its sources are not needed any more and the process is
+    // about to exit: skip freeing them.
+    std::mem::forget(compiled);
+    code
 }
 
 fn check(
@@ -408,6 +416,8 @@ fn check(
     if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
         return code;
     }
+    // The process is about to exit: skip freeing the compiled program.
+    std::mem::forget(compiled);
     ExitCode::from(if failed { EXIT_COMPILE_ERROR } else { 0 })
 }
 

@@ -61,34 +61,43 @@ pub struct SourceFile {
     /// The path as it is shown in diagnostics (as given for the root, joined for modules).
     pub path: PathBuf,
     pub text: Arc<str>,
-    /// Byte offset of the start of every line.
-    line_starts: Vec<u32>,
+    /// Byte offset of the start of every line, built on first use (only diagnostics and
+    /// statistics need it).
+    line_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
     pub fn new(path: PathBuf, text: Arc<str>) -> SourceFile {
-        let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        );
         SourceFile {
             path,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let mut line_starts = vec![0];
+            line_starts.extend(
+                self.text
+                    .bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            );
+            line_starts
+        })
     }
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: u32) -> (usize, usize) {
         let offset = offset.min(self.text.len() as u32);
-        let line = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line = match line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line] as usize;
+        let start = line_starts[line] as usize;
         let mut end = offset as usize;
         while !self.text.is_char_boundary(end) {
             end -= 1;
@@ -98,7 +107,7 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 }
 

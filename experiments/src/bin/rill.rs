@@ -303,18 +303,22 @@ fn compile(
                 (_, true) => pipeline::Until::Image,
                 (_, false) => pipeline::Until::Check,
             };
-            let compiled = pipeline::compile_path(path, until);
+            let mut compiled = pipeline::compile_path(path, until);
             if let Some(fatal) = &compiled.fatal {
                 return Err(usage_error(fatal));
             }
-            Ok(Outcome {
-                sources: compiled.sources,
-                diagnostics: compiled.diagnostics,
-                image: compiled.image,
-                ir: compiled.ir,
-                phases: compiled.phases,
+            let out = Outcome {
+                sources: std::mem::take(&mut compiled.sources),
+                diagnostics: std::mem::take(&mut compiled.diagnostics),
+                image: compiled.image.take(),
+                ir: compiled.ir.take(),
+                phases: std::mem::take(&mut compiled.phases),
                 stats: None,
-            })
+            };
+            // The rest (syntax trees, code blobs) lives until the process exits: freeing
+            // it piece by piece would only cost time.
+            std::mem::forget(compiled);
+            Ok(out)
         }
     }
 }

@@ -7,15 +7,15 @@ use crate::diag::Diagnostic;
 use crate::intern::Symbol;
 use crate::sema::ty::{FnSig, Ty};
 use crate::span::Span;
-use crate::syntax::ast::{Path as AstPath, PathSegment, PathSegmentKind};
+use crate::syntax::ast::{Path as AstPath, PathSegment, PathSegmentKind, PathSegments};
 
 /// The path `main`, to resolve in the crate root's value namespace.
 pub fn main_path() -> AstPath {
     AstPath {
-        segments: vec![PathSegment {
+        segments: PathSegments::one(PathSegment {
             kind: PathSegmentKind::Name(Symbol::intern("main")),
             span: Span::default(),
-        }],
+        }),
         span: Span::default(),
     }
 }

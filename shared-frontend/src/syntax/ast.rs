@@ -166,8 +166,88 @@ pub struct PathSegment {
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Path {
-    pub segments: Vec<PathSegment>,
+    pub segments: PathSegments,
     pub span: Span,
+}
+
+/// The segments of a [`Path`]: a slice, stored without a heap allocation when there is
+/// one segment (nearly every path). Serialized, hashed, compared and printed exactly as a
+/// `Vec<PathSegment>` would be.
+#[derive(Clone)]
+pub struct PathSegments(SegmentsRepr);
+
+#[derive(Clone)]
+enum SegmentsRepr {
+    One(PathSegment),
+    Many(Vec<PathSegment>),
+}
+
+impl PathSegments {
+    /// A one-segment path's segments (no allocation).
+    pub fn one(seg: PathSegment) -> PathSegments {
+        PathSegments(SegmentsRepr::One(seg))
+    }
+
+    pub fn as_slice(&self) -> &[PathSegment] {
+        match &self.0 {
+            SegmentsRepr::One(seg) => std::slice::from_ref(seg),
+            SegmentsRepr::Many(v) => v,
+        }
+    }
+}
+
+impl Default for PathSegments {
+    fn default() -> PathSegments {
+        PathSegments(SegmentsRepr::Many(Vec::new()))
+    }
+}
+
+impl From<Vec<PathSegment>> for PathSegments {
+    fn from(v: Vec<PathSegment>) -> PathSegments {
+        match v.as_slice() {
+            [seg] => PathSegments::one(*seg),
+            _ => PathSegments(SegmentsRepr::Many(v)),
+        }
+    }
+}
+
+impl std::ops::Deref for PathSegments {
+    type Target = [PathSegment];
+    fn deref(&self) -> &[PathSegment] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for PathSegments {
+    fn eq(&self, other: &PathSegments) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for PathSegments {}
+
+impl std::hash::Hash for PathSegments {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl std::fmt::Debug for PathSegments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl serde::Serialize for PathSegments {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.as_slice())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PathSegments {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PathSegments, D::Error> {
+        Vec::<PathSegment>::deserialize(d).map(PathSegments::from)
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ pub(super) fn simplify_cfg_unchecked(
         }
     }
     thread_jumps(f, stats);
+    if *stats != before {
+        sc.cfg_changed();
+    }
     merge_chains(f, stats, sc);
     remove_unreachable(f, stats, sc);
     *stats != before
@@ -99,6 +102,7 @@ fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) {
 /// from a reachable block.
 fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
     let n = f.blocks.len();
+    let merged_before = stats.blocks_merged;
     sc.compute_rpo(f);
     let rpo = &sc.rpo;
     let npreds = &mut sc.u32s[0];
@@ -125,6 +129,9 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
             stats.blocks_merged += 1;
         }
     }
+    if stats.blocks_merged != merged_before {
+        sc.cfg_changed();
+    }
 }
 
 fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
@@ -145,6 +152,8 @@ fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch
         return;
     }
     stats.blocks_removed += n as u32 - next;
+    sc.rpo_valid = false;
+    sc.classes_valid = false;
     let blocks = std::mem::take(&mut f.blocks);
     f.blocks = blocks
         .into_iter()

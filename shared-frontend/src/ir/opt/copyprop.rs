@@ -34,7 +34,12 @@ pub(super) fn propagate_unchecked(
     let before = stats.copies_propagated;
     propagate_global(f, stats, sc);
     propagate_local(f, stats, sc);
-    stats.copies_propagated != before
+    let changed = stats.copies_propagated != before;
+    if changed {
+        // Only registers changed (terminators keep their targets).
+        sc.insts_changed();
+    }
+    changed
 }
 
 fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {

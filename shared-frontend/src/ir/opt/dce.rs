@@ -139,6 +139,7 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
     live_stamp.resize(f.vregs.len(), 0);
     let keep = &mut sc.visited;
     let mut removed_global_read = false;
+    let mut removed_any = false;
     for bi in 0..nb {
         let st = bi as u32 + 1;
         if precise {
@@ -177,12 +178,17 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
         }
         let removed = keep.iter().filter(|k| !**k).count();
         if removed > 0 {
+            removed_any = true;
             stats.dead_insts += removed as u32;
             let mut it = keep.iter();
             b.insts.retain(|_| *it.next().unwrap_or(&true));
         }
     }
     sc.put_classes(classes);
+    if removed_any {
+        // Only instructions went (terminators are untouched).
+        sc.insts_changed();
+    }
     sc.words = [live_out.words, gen.words, kill.words, live_in.words];
     removed_global_read
 }

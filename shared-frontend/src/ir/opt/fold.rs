@@ -278,6 +278,7 @@ pub(super) fn fold_constants_unchecked(
     bufs: &mut FoldBufs,
 ) -> bool {
     let mut changed = false;
+    let mut cfg_changed = false;
     sc.compute_rpo(f);
     let classes = sc.take_classes(f);
     let mut an = Analysis::new(f, classes, bufs);
@@ -350,11 +351,17 @@ pub(super) fn fold_constants_unchecked(
                     *term = Terminator::Jump(t);
                     stats.folded_branches += 1;
                     changed = true;
+                    cfg_changed = true;
                 }
             }
         }
     }
     sc.put_classes(classes);
+    if cfg_changed {
+        sc.cfg_changed();
+    } else if changed {
+        sc.insts_changed();
+    }
     *bufs = FoldBufs {
         state,
         reached,

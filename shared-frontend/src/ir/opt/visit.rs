@@ -225,11 +225,22 @@ pub(super) struct Scratch {
     pub words: [Vec<u64>; 4],
     pub visited: Vec<bool>,
     pub stack: Vec<(u32, u8)>,
+    /// Whether `rpo`/`rpo_index` describe the function's current CFG: set by
+    /// [`Scratch::compute_rpo`], cleared by every pass that changes a jump target or the
+    /// block list ([`Scratch::cfg_changed`]).
+    pub rpo_valid: bool,
+    /// Whether `classes` describe the function's current instructions: set by
+    /// [`Scratch::take_classes`], cleared by every pass that changes an instruction or a
+    /// terminator ([`Scratch::insts_changed`]).
+    pub classes_valid: bool,
 }
 
 impl Scratch {
-    /// Fills `rpo`/`rpo_index` for `f` (see [`rpo_into`]).
+    /// Fills `rpo`/`rpo_index` for `f` (see [`rpo_into`]), unless they are up to date.
     pub fn compute_rpo(&mut self, f: &IrFunction) {
+        if self.rpo_valid && self.rpo_index.len() == f.blocks.len() {
+            return;
+        }
         rpo_into(
             f,
             &mut self.rpo,
@@ -237,21 +248,37 @@ impl Scratch {
             &mut self.visited,
             &mut self.stack,
         );
+        self.rpo_valid = true;
     }
 
-    /// The register classes of `f`, in reused buffers; give them back with
-    /// [`Scratch::put_classes`].
+    /// The register classes of `f`, in reused buffers (recomputed unless up to date);
+    /// give them back with [`Scratch::put_classes`].
     pub fn take_classes(&mut self, f: &IrFunction) -> RegClasses {
+        let valid = self.classes_valid && self.classes.is_some();
         let mut c = self.classes.take().unwrap_or(RegClasses {
             global_index: Vec::new(),
             globals: Vec::new(),
         });
-        c.recompute(f, &mut self.block_of);
+        if !valid || c.global_index.len() != f.vregs.len() {
+            c.recompute(f, &mut self.block_of);
+        }
+        self.classes_valid = true;
         c
     }
 
     pub fn put_classes(&mut self, c: RegClasses) {
         self.classes = Some(c);
+    }
+
+    /// A pass changed instructions (or terminators' registers): the classes are stale.
+    pub fn insts_changed(&mut self) {
+        self.classes_valid = false;
+    }
+
+    /// A pass changed jump targets or the block list: everything cached is stale.
+    pub fn cfg_changed(&mut self) {
+        self.classes_valid = false;
+        self.rpo_valid = false;
     }
 }
 

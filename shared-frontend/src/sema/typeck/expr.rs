@@ -662,10 +662,10 @@ impl<'a> Checker<'a> {
     /// refutable (E0005).
     pub(super) fn check_binding_name(&mut self, name: Ident, site: BindingSite) {
         let path = Path {
-            segments: vec![PathSegment {
+            segments: crate::syntax::ast::PathSegments::one(PathSegment {
                 kind: PathSegmentKind::Name(name.name),
                 span: name.span,
-            }],
+            }),
             span: name.span,
         };
         let Ok(Res::Def(DefKind::Const, def)) =

@@ -1112,7 +1112,7 @@ impl<'a> Parser<'a> {
                         };
                         let value = self.alloc_expr(
                             ExprKind::Path(Path {
-                                segments: vec![seg],
+                                segments: crate::syntax::ast::PathSegments::one(seg),
                                 span: name.span,
                             }),
                             name.span,

@@ -899,7 +899,7 @@ impl<'a> Parser<'a> {
         };
         UseTree {
             prefix: Path {
-                segments,
+                segments: segments.into(),
                 span: path_span,
             },
             kind,

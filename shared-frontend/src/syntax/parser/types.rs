@@ -2,7 +2,9 @@
 //! paths (`a::b::c`, `crate::…`, `self::…`, `super::…`).
 
 use super::Parser;
-use crate::syntax::ast::{Path, PathSegment, PathSegmentKind, Type, TypeId, TypeKind};
+use crate::syntax::ast::{
+    Path, PathSegment, PathSegmentKind, PathSegments, Type, TypeId, TypeKind,
+};
 use crate::syntax::lexer::{Keyword as Kw, TokenKind as T};
 
 impl<'a> Parser<'a> {
@@ -193,7 +195,7 @@ impl<'a> Parser<'a> {
             if segments.is_empty() && !self.at(T::PathSep) {
                 // The common one-segment path: one exactly sized allocation.
                 return Path {
-                    segments: vec![seg],
+                    segments: PathSegments::one(seg),
                     span: self.rel_from(lo),
                 };
             }
@@ -214,7 +216,7 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         Path {
-            segments,
+            segments: segments.into(),
             span: self.rel_from(lo),
         }
     }

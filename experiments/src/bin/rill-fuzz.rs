@@ -12,7 +12,10 @@
 //! It compares stdout, exit status, diagnostics (stderr, cache warnings removed) and the
 //! `image_hash` of the stats JSON, stops at the first divergence, minimizes the program
 //! (deleting line ranges while the divergence persists) and writes the reproducer to
-//! `DIR` (files, the command lines and both outputs).
+//! `DIR` (files, the command lines and both outputs). A divergence inside an edit
+//! history is minimized as a history: the versions first (the shortest suffix that still
+//! diverges, then each earlier version dropped in turn), then the lines of each version,
+//! each candidate replayed on a fresh cache; the reproducer keeps the versions `v0..vN`.
 //!
 //! `source` feeds generated, mutated, truncated and random sources to both drivers in
 //! process (pipeline and query, both to an image) and checks that each ends in
@@ -451,6 +454,9 @@ fn diff(a: &Args) -> bool {
             edits += 1;
         }
         histories += 1;
+        if histories % 50 == 0 {
+            eprintln!("{histories} edit histories ({edits} versions): no divergence");
+        }
     }
     println!(
         "diff: {programs} programs, {histories} edit histories ({edits} versions), {builds} rill runs: no divergence"

@@ -29,7 +29,12 @@ struct Shown {
 }
 
 fn pipeline_build(bytes: &[u8]) -> Shown {
-    let loader = MemLoader::new([("main.rs", bytes)]);
+    pipeline_build_files(&[("main.rs", bytes)])
+}
+
+/// A build of several files (the root is `main.rs`).
+fn pipeline_build_files(files: &[(&str, &[u8])]) -> Shown {
+    let loader = MemLoader::new(files.iter().copied());
     let c = pipeline::compile(&loader, Path::new("main.rs"), pipeline::Until::Image);
     Shown {
         diagnostics: shared_frontend::diag::render(&c.diagnostics, &c.sources, false),
@@ -38,7 +43,11 @@ fn pipeline_build(bytes: &[u8]) -> Shown {
 }
 
 fn query_build(bytes: &[u8], cache: Option<&Path>) -> (Shown, Vec<String>) {
-    let loader = MemLoader::new([("main.rs", bytes)]);
+    query_build_files(&[("main.rs", bytes)], cache)
+}
+
+fn query_build_files(files: &[(&str, &[u8])], cache: Option<&Path>) -> (Shown, Vec<String>) {
+    let loader = MemLoader::new(files.iter().copied());
     let b = query::rill::build(
         Arc::new(loader),
         Path::new("main.rs"),
@@ -146,15 +155,23 @@ proptest! {
             fns_per_module: 1000,
             ..GenConfig::default()
         });
+        // Every file of the program; the edit goes to the root file.
+        let other: Vec<(&str, &[u8])> = program.files[1..]
+            .iter()
+            .map(|f| (f.path.as_str(), f.text.as_bytes()))
+            .collect();
+        fn with_root<'a>(root: &'a str, other: &[(&'a str, &'a [u8])]) -> Vec<(&'a str, &'a [u8])> {
+            let mut files = vec![("main.rs", root.as_bytes())];
+            files.extend(other.iter().copied());
+            files
+        }
+        assert_eq!(program.files[0].path, "main.rs");
         let v0 = program.files[0].text.clone();
         let dir = tempfile::tempdir().unwrap();
-        let (first, _) = query_build(v0.as_bytes(), Some(dir.path()));
-        // The driver keeps one cache per goal; this is the `Goal::Image` one.
+        let (first, w) = query_build_files(&with_root(&v0, &other), Some(dir.path()));
+        prop_assert!(first.image.is_some(), "{:?}", first);
         let file = dir.path().join("image").join("query-cache.bin");
-        // A build with errors keeps the previous cache, here none (the generator may put
-        // a module in a second file, which this one-file build does not see).
-        prop_assume!(file.exists());
-        let good = std::fs::read(&file).unwrap();
+        let good = std::fs::read(&file).unwrap_or_else(|e| panic!("{e}: {w:?}"));
         let mut bad = good.clone();
         for (at, x) in &flips {
             let i = at.index(bad.len());
@@ -166,8 +183,8 @@ proptest! {
         std::fs::write(&file, &bad).unwrap();
         // Optionally the source changes too (a one-line edit: a new function).
         let v1 = if edit { format!("{v0}\nfn fuzz_added() -> i64 {{ 41 + 1 }}\n") } else { v0 };
-        let (got, warnings) = query_build(v1.as_bytes(), Some(dir.path()));
-        let scratch = pipeline_build(v1.as_bytes());
+        let (got, warnings) = query_build_files(&with_root(&v1, &other), Some(dir.path()));
+        let scratch = pipeline_build_files(&with_root(&v1, &other));
         prop_assert_eq!(&got, &scratch);
         if !edit {
             prop_assert_eq!(&got, &first);
@@ -179,7 +196,7 @@ proptest! {
             );
         }
         // The cache is valid again afterwards.
-        let (again, warnings) = query_build(v1.as_bytes(), Some(dir.path()));
+        let (again, warnings) = query_build_files(&with_root(&v1, &other), Some(dir.path()));
         prop_assert_eq!(&again, &scratch);
         prop_assert!(
             warnings.iter().all(|w| !w.contains("ignored")),

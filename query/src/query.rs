@@ -203,21 +203,24 @@ pub(crate) fn bincode_config() -> bincode::config::Configuration {
 /// bytes claims at most `16 n`; the limit is the first of 1 MiB, 64 MiB, 1 GiB and 64 GiB
 /// that covers that. A hostile input can thus make one decode allocate at most 64 times
 /// its own size, or 1 MiB. (Sequences decoded through serde pre-allocate at most 1 MiB
-/// whatever their length prefix says.)
+/// whatever their length prefix says.) Nesting is bounded too
+/// ([`crate::depth::MAX_DECODE_DEPTH`]), so a forged deeply nested value is an error, not
+/// a stack overflow.
 pub(crate) fn decode_bounded<V: serde::de::DeserializeOwned>(
     bytes: &[u8],
 ) -> Result<(V, usize), bincode::error::DecodeError> {
-    use bincode::serde::decode_from_slice;
+    use bincode::serde::seed_decode_from_slice as decode;
     let c = bincode::config::standard();
+    let seed = || crate::depth::LimitedSeed::<V>::new(crate::depth::MAX_DECODE_DEPTH);
     let need = bytes.len().saturating_mul(16).saturating_add(64);
     if need <= 1 << 20 {
-        decode_from_slice(bytes, c.with_limit::<{ 1 << 20 }>())
+        decode(seed(), bytes, c.with_limit::<{ 1 << 20 }>())
     } else if need <= 1 << 26 {
-        decode_from_slice(bytes, c.with_limit::<{ 1 << 26 }>())
+        decode(seed(), bytes, c.with_limit::<{ 1 << 26 }>())
     } else if need <= 1 << 30 {
-        decode_from_slice(bytes, c.with_limit::<{ 1 << 30 }>())
+        decode(seed(), bytes, c.with_limit::<{ 1 << 30 }>())
     } else {
-        decode_from_slice(bytes, c.with_limit::<{ 1 << 36 }>())
+        decode(seed(), bytes, c.with_limit::<{ 1 << 36 }>())
     }
 }
 

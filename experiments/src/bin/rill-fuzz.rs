@@ -12,7 +12,10 @@
 //! It compares stdout, exit status, diagnostics (stderr, cache warnings removed) and the
 //! `image_hash` of the stats JSON, stops at the first divergence, minimizes the program
 //! (deleting line ranges while the divergence persists) and writes the reproducer to
-//! `DIR` (files, the command lines and both outputs).
+//! `DIR` (files, the command lines and both outputs). A divergence inside an edit
+//! history is minimized as a history: the versions first (the shortest suffix that still
+//! diverges, then each earlier version dropped in turn), then the lines of each version,
+//! each candidate replayed on a fresh cache; the reproducer keeps the versions `v0..vN`.
 //!
 //! `source` feeds generated, mutated, truncated and random sources to both drivers in
 //! process (pipeline and query, both to an image) and checks that each ends in
@@ -256,6 +259,97 @@ fn minimize(program: &Program, still_fails: &mut dyn FnMut(&Program) -> bool) ->
     best
 }
 
+/// Replays a history on a fresh cache: every version but the last is built incrementally
+/// (`run --arch query --cache-dir`, to fill the cache), and the last is checked against
+/// every architecture. Returns the divergence of the last version, if any.
+fn replay(dir: &Path, cache: &Path, versions: &[Program]) -> Option<String> {
+    let _ = std::fs::remove_dir_all(cache);
+    let (last, earlier) = versions.split_last()?;
+    let c = cache.to_str().unwrap_or_default();
+    for v in earlier {
+        let _ = std::fs::remove_dir_all(dir);
+        if v.write_to(dir).is_err() {
+            return None;
+        }
+        let main = dir.join("main.rs");
+        let m = main.to_str().unwrap_or_default();
+        run_rill(
+            &[
+                "run",
+                m,
+                "--arch",
+                "query",
+                "--cache-dir",
+                c,
+                "--time-limit",
+                "10",
+            ],
+            None,
+        );
+    }
+    check_program(dir, cache, last)
+}
+
+/// Shrinks a diverging edit history while `fails` holds: first the versions (the last,
+/// where the divergence shows, always stays: the shortest suffix that still diverges,
+/// then each earlier version dropped in turn), then the lines of each version's files
+/// ([`minimize`], each version with the others fixed), until a pass changes nothing.
+fn minimize_history(
+    versions: Vec<Program>,
+    fails: &mut dyn FnMut(&[Program]) -> bool,
+) -> Vec<Program> {
+    let mut h = versions;
+    if h.len() > 1 {
+        let last = h.len() - 1;
+        // The last version alone, then with more and more of its predecessors.
+        if let Some(from) = (0..=last).rev().find(|&k| fails(&h[k..])) {
+            h.drain(..from);
+        }
+        let mut j = 0;
+        while j + 1 < h.len() {
+            let mut c = h.clone();
+            c.remove(j);
+            if fails(&c) {
+                h = c;
+            } else {
+                j += 1;
+            }
+        }
+    }
+    loop {
+        let before: Vec<usize> = h.iter().map(program_len).collect();
+        for j in 0..h.len() {
+            let mut fails_with = |p: &Program| {
+                let mut c = h.clone();
+                c[j] = Program::from_files(p.files.clone());
+                fails(&c)
+            };
+            let small = minimize(&h[j], &mut fails_with);
+            h[j] = small;
+        }
+        // Identical neighbours are one version.
+        let mut j = 0;
+        while j + 1 < h.len() {
+            if h[j].files == h[j + 1].files {
+                let mut c = h.clone();
+                c.remove(j);
+                if fails(&c) {
+                    h = c;
+                    continue;
+                }
+            }
+            j += 1;
+        }
+        if h.iter().map(program_len).collect::<Vec<_>>() == before {
+            return h;
+        }
+    }
+}
+
+fn program_len(p: &Program) -> usize {
+    p.files.iter().map(|f| f.text.len()).sum()
+}
+
 fn write_reproducer(out: &Path, name: &str, versions: &[&Program], report: &str) -> PathBuf {
     let dir = out.join(name);
     let _ = std::fs::remove_dir_all(&dir);
@@ -342,25 +436,17 @@ fn diff(a: &Args) -> bool {
                     format!("edit {i} ({})", history[i - 1].description)
                 };
                 eprintln!("divergence in edit history seed {seed} at {what}:\n{report}");
-                // The shortest replay that still diverges: the previous version, then this one.
-                let short: Vec<&Program> = versions[i.saturating_sub(1)..=i].to_vec();
-                let _ = std::fs::remove_dir_all(&cache);
-                let replays = short
-                    .iter()
-                    .map(|p| check_program(&dir, &cache, p))
-                    .last()
-                    .flatten()
-                    .is_some();
-                let kept: Vec<&Program> = if replays {
-                    short
-                } else {
-                    versions[..=i].to_vec()
-                };
+                eprintln!("minimizing the history, then its programs...");
+                let mut fails = |h: &[Program]| replay(&dir, &cache, h).is_some();
+                let diverging: Vec<Program> = versions[..=i].iter().map(|p| (*p).clone()).collect();
+                let small = minimize_history(diverging, &mut fails);
+                let report = replay(&dir, &cache, &small).unwrap_or(report);
+                let kept: Vec<&Program> = small.iter().collect();
                 let at = write_reproducer(
                     &a.out,
                     &format!("history-seed-{seed}"),
                     &kept,
-                    &format!("{what}\n{report}"),
+                    &format!("{what} (minimized to {} versions)\n{report}", small.len()),
                 );
                 eprintln!("reproducer written to {}", at.display());
                 return true;
@@ -368,6 +454,9 @@ fn diff(a: &Args) -> bool {
             edits += 1;
         }
         histories += 1;
+        if histories % 50 == 0 {
+            eprintln!("{histories} edit histories ({edits} versions): no divergence");
+        }
     }
     println!(
         "diff: {programs} programs, {histories} edit histories ({edits} versions), {builds} rill runs: no divergence"
@@ -534,4 +623,55 @@ fn source(a: &Args) -> bool {
         a.cases
     );
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(lines: &[&str]) -> Program {
+        Program::from_files(vec![SourceFile {
+            path: "main.rs".to_string(),
+            text: lines.iter().map(|l| format!("{l}\n")).collect(),
+        }])
+    }
+
+    #[test]
+    fn a_history_shrinks_to_the_versions_and_lines_that_diverge() {
+        // "Diverges" when some earlier version has a line `cache` and the last one a line
+        // `bug` (a stand-in for a stale-cache bug needing a warm cache).
+        let filler: Vec<String> = (0..40).map(|i| format!("fn f{i}() {{}}")).collect();
+        let with = |extra: &[&str]| {
+            let mut l: Vec<&str> = filler.iter().map(String::as_str).collect();
+            l.extend_from_slice(extra);
+            version(&l)
+        };
+        let history = vec![
+            with(&[]),
+            with(&["cache"]),
+            with(&["x"]),
+            with(&["y"]),
+            with(&["bug", "z"]),
+        ];
+        let mut calls = 0;
+        let mut fails = |h: &[Program]| {
+            calls += 1;
+            let has = |p: &Program, l: &str| p.files[0].text.lines().any(|x| x == l);
+            let (last, earlier) = h.split_last().unwrap();
+            has(last, "bug") && earlier.iter().any(|p| has(p, "cache"))
+        };
+        let small = minimize_history(history, &mut fails);
+        let texts: Vec<&str> = small.iter().map(|p| p.files[0].text.as_str()).collect();
+        assert_eq!(texts, ["cache\n", "bug\n"]);
+        assert!(calls < 2000, "{calls} replays");
+    }
+
+    #[test]
+    fn a_divergence_from_scratch_keeps_one_version() {
+        let history = vec![version(&["a", "b"]), version(&["a", "bug", "c"])];
+        let mut fails = |h: &[Program]| h.last().unwrap().files[0].text.contains("bug");
+        let small = minimize_history(history, &mut fails);
+        assert_eq!(small.len(), 1);
+        assert_eq!(small[0].files[0].text, "bug\n");
+    }
 }

@@ -1,0 +1,271 @@
+//! Concurrent builds through the `rill` command (issue 6, "Concurrency"): several
+//! `rill run --arch query --cache-dir D` (and `rill check`) processes at once on one cache
+//! directory — the same program, different programs, versions of one program under edit —
+//! each gives the output of `--arch pipeline` (stdout, exit code, `image_hash`), none
+//! panics, and the directory is valid afterwards: the next build is right and warns about
+//! nothing, and a no-change rebuild after it executes nothing but the file reads (as in
+//! `query/tests/rill_minimality.rs`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use shared_frontend::gen::{self, GenConfig, Program};
+
+/// What one `rill` process showed.
+#[derive(Debug, PartialEq, Eq)]
+struct Shown {
+    code: Option<i32>,
+    stdout: String,
+    /// stderr without cache warnings.
+    diagnostics: String,
+    image_hash: Option<String>,
+}
+
+struct Finished {
+    shown: Shown,
+    stderr: String,
+    stats: serde_json::Value,
+}
+
+fn spawn(args: &[&str], stats: &Path) -> Child {
+    let _ = std::fs::remove_file(stats);
+    Command::new(env!("CARGO_BIN_EXE_rill"))
+        .args(args)
+        .arg("--stats-json")
+        .arg(stats)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rill starts")
+}
+
+fn finish(child: Child, stats: &Path) -> Finished {
+    let out = child.wait_with_output().expect("rill ends");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let diagnostics = stderr
+        .lines()
+        .filter(|l| !l.starts_with("warning: query cache"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let stats: serde_json::Value = std::fs::read_to_string(stats)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let image_hash = stats
+        .get("image_hash")
+        .and_then(|h| h.as_str())
+        .map(str::to_string);
+    Finished {
+        shown: Shown {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            diagnostics,
+            image_hash,
+        },
+        stderr,
+        stats,
+    }
+}
+
+fn rill(args: &[&str], stats: &Path) -> Finished {
+    finish(spawn(args, stats), stats)
+}
+
+/// One build to run: `run` or `check` of a program's root.
+struct Job {
+    sub: &'static str,
+    main: PathBuf,
+}
+
+impl Job {
+    fn args<'a>(&'a self, arch: &'a str, cache: Option<&'a str>) -> Vec<&'a str> {
+        let mut a = vec![self.sub, self.main.to_str().unwrap(), "--arch", arch];
+        if let Some(c) = cache {
+            a.extend(["--cache-dir", c]);
+        }
+        if self.sub == "run" {
+            a.extend(["--time-limit", "20"]);
+        }
+        a
+    }
+}
+
+/// Runs every job at once on `cache` and checks each against the pipeline; returns how
+/// many found the cache locked by another (and so did not save).
+fn at_once(jobs: &[Job], cache: &Path, tmp: &Path, expected: &[Shown]) -> usize {
+    let mut locked = 0;
+    let c = cache.to_str().unwrap();
+    let children: Vec<(Child, PathBuf)> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let stats = tmp.join(format!("stats-{i}.json"));
+            (spawn(&j.args("query", Some(c)), &stats), stats)
+        })
+        .collect();
+    for ((child, stats), (job, want)) in children.into_iter().zip(jobs.iter().zip(expected)) {
+        let got = finish(child, &stats);
+        assert!(
+            !got.stderr.contains("panicked"),
+            "{} {}: {}",
+            job.sub,
+            job.main.display(),
+            got.stderr
+        );
+        assert_eq!(
+            &got.shown,
+            want,
+            "{} {} differs from the pipeline; stderr:\n{}",
+            job.sub,
+            job.main.display(),
+            got.stderr
+        );
+        locked += usize::from(got.stderr.contains("cannot lock"));
+    }
+    println!(
+        "{} builds at once: {locked} found the cache locked",
+        jobs.len()
+    );
+    locked
+}
+
+fn expected(jobs: &[Job], tmp: &Path) -> Vec<Shown> {
+    jobs.iter()
+        .map(|j| rill(&j.args("pipeline", None), &tmp.join("pipeline.json")).shown)
+        .collect()
+}
+
+/// After the concurrent builds: the next build of `job` is right and warns about
+/// nothing; a no-change rebuild then executes only the file reads (and the list of code
+/// blobs handed to the linker, never persisted).
+fn valid_afterwards(job: &Job, cache: &Path, tmp: &Path, want: &Shown) {
+    let c = cache.to_str().unwrap();
+    let stats = tmp.join("after.json");
+    let next = rill(&job.args("query", Some(c)), &stats);
+    assert_eq!(&next.shown, want);
+    assert!(
+        !next.stderr.contains("warning"),
+        "the build after the concurrent ones warned:\n{}",
+        next.stderr
+    );
+    let again = rill(&job.args("query", Some(c)), &stats);
+    assert_eq!(&again.shown, want);
+    assert!(!again.stderr.contains("warning"), "{}", again.stderr);
+    let executed = |kind: &str| {
+        again.stats["queries"][kind]["executed"]
+            .as_u64()
+            .unwrap_or(0)
+    };
+    let total = again.stats["totals"]["executed"].as_u64().expect("totals");
+    assert!(executed("file_text") > 0);
+    assert_eq!(
+        total,
+        executed("file_text") + executed("program_code"),
+        "a no-change rebuild executed more than the file reads: {}",
+        again.stats["queries"]
+    );
+}
+
+fn program(seed: u64) -> Program {
+    gen::generate(&GenConfig {
+        seed,
+        target_lines: 300,
+        ..GenConfig::default()
+    })
+}
+
+fn write(program: &Program, dir: &Path) -> PathBuf {
+    program.write_to(dir).unwrap();
+    dir.join("main.rs")
+}
+
+#[test]
+fn the_same_program_built_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let main = write(&program(11), &tmp.path().join("p"));
+    let jobs: Vec<Job> = (0..6)
+        .map(|i| Job {
+            sub: if i % 3 == 2 { "check" } else { "run" },
+            main: main.clone(),
+        })
+        .collect();
+    let want = expected(&jobs, tmp.path());
+    assert_eq!(want[0].code, Some(0), "{:?}", want[0]);
+    // Cold (no cache yet), then warm.
+    for _ in 0..2 {
+        at_once(&jobs, &cache, tmp.path(), &want);
+    }
+    valid_afterwards(&jobs[0], &cache, tmp.path(), &want[0]);
+    valid_afterwards(&jobs[2], &cache, tmp.path(), &want[2]);
+}
+
+#[test]
+fn different_programs_and_edits_built_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    // Two unrelated programs, a program with compile errors, and three versions of one
+    // program under edit, each in its own directory.
+    let base = program(21);
+    let history = gen::edit_history(&base, 2, 21);
+    let mut programs = vec![base.clone(), program(22)];
+    programs.extend(history.iter().map(|e| e.program.clone()));
+    let broken = gen::mutate_ill_formed(&program(23), 23).map(|m| m.program);
+    programs.extend(broken);
+    let mains: Vec<PathBuf> = programs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| write(p, &tmp.path().join(format!("p{i}"))))
+        .collect();
+    let jobs: Vec<Job> = mains
+        .iter()
+        .flat_map(|m| {
+            [
+                Job {
+                    sub: "run",
+                    main: m.clone(),
+                },
+                Job {
+                    sub: "check",
+                    main: m.clone(),
+                },
+            ]
+        })
+        .collect();
+    let want = expected(&jobs, tmp.path());
+    for round in 0..3 {
+        // Rotate the start order so that a different build wins the lock each round.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.rotate_left(round * 3);
+        let jobs_r: Vec<Job> = order
+            .iter()
+            .map(|&i| Job {
+                sub: jobs[i].sub,
+                main: jobs[i].main.clone(),
+            })
+            .collect();
+        let want_r: Vec<Shown> = order
+            .iter()
+            .map(|&i| Shown {
+                code: want[i].code,
+                stdout: want[i].stdout.clone(),
+                diagnostics: want[i].diagnostics.clone(),
+                image_hash: want[i].image_hash.clone(),
+            })
+            .collect();
+        at_once(&jobs_r, &cache, tmp.path(), &want_r);
+    }
+    // The cache is valid for each program afterwards (the first one that compiles).
+    let ok = want
+        .iter()
+        .position(|w| w.code == Some(0))
+        .expect("a program that compiles");
+    valid_afterwards(&jobs[ok], &cache, tmp.path(), &want[ok]);
+    let check = jobs
+        .iter()
+        .zip(&want)
+        .position(|(j, w)| j.sub == "check" && w.code == Some(0))
+        .expect("a clean check");
+    valid_afterwards(&jobs[check], &cache, tmp.path(), &want[check]);
+}

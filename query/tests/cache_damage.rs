@@ -169,6 +169,14 @@ fn db_with(dir: &Path, on_locked: OnLocked) -> Db {
 
 const NAMES: usize = 6;
 
+/// The tests of this file run one at a time: some spawn child processes, and a child
+/// shares the parent's open files (the cache lock among them) between `fork` and `exec`,
+/// so a parallel test could find its lock briefly held.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A good cache file of the workload (variant 0).
 fn good_cache() -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
@@ -192,13 +200,15 @@ enum Outcome {
 }
 
 /// Opens a build on a directory whose cache file is `bytes`, runs the workload, saves,
+/// (Builds wait for the lock: other tests of this process spawn children, and a child
+/// briefly shares the parent's open lock file between `fork` and `exec`.)
 /// and checks that the next build finds a valid cache. No single allocation may exceed
 /// `MAX_ALLOC` while the damaged cache is loaded and used.
 fn build_on(bytes: &[u8], variant: i64, what: &str) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(CACHE), bytes).unwrap();
     LARGEST.store(0, Ordering::Relaxed);
-    let mut db = db_in(dir.path());
+    let mut db = db_with(dir.path(), OnLocked::Wait);
     set_inputs(&mut db, variant, NAMES);
     let got = workload(&db, NAMES);
     let largest = LARGEST.load(Ordering::Relaxed);
@@ -211,7 +221,7 @@ fn build_on(bytes: &[u8], variant: i64, what: &str) -> Outcome {
     assert!(report.saved, "{what}: {report:?}");
     drop(db);
     // The next build finds a valid cache and computes the same from it.
-    let mut db = db_in(dir.path());
+    let mut db = db_with(dir.path(), OnLocked::Wait);
     assert!(
         db.runtime().warnings().is_empty(),
         "{what}: after a save: {:?}",
@@ -263,6 +273,7 @@ impl Rng {
 
 #[test]
 fn the_good_cache_is_used_without_warnings() {
+    let _serial = serial();
     let good = good_cache();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(CACHE), &good).unwrap();
@@ -278,6 +289,7 @@ fn the_good_cache_is_used_without_warnings() {
 
 #[test]
 fn truncation_at_every_offset_is_detected() {
+    let _serial = serial();
     let good = good_cache();
     for len in (0..good.len()).step_by(stride()) {
         assert_detected(&good[..len], &format!("truncated to {len}"));
@@ -286,6 +298,7 @@ fn truncation_at_every_offset_is_detected() {
 
 #[test]
 fn extension_is_detected() {
+    let _serial = serial();
     let good = good_cache();
     for extra in [&b"\0"[..], b"garbage", &[0xffu8; 4096]] {
         let mut b = good.clone();
@@ -296,6 +309,7 @@ fn extension_is_detected() {
 
 #[test]
 fn every_bit_flip_is_detected() {
+    let _serial = serial();
     let good = good_cache();
     for i in (0..good.len()).step_by(stride()) {
         let bit = (i * 3) % 8;
@@ -307,6 +321,7 @@ fn every_bit_flip_is_detected() {
 
 #[test]
 fn garbage_and_empty_files_are_detected() {
+    let _serial = serial();
     let good = good_cache();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     assert_detected(b"", "empty");
@@ -329,6 +344,7 @@ fn garbage_and_empty_files_are_detected() {
 
 #[test]
 fn another_version_build_or_hasher_is_detected() {
+    let _serial = serial();
     let good = good_cache();
     for v in [0u32, query::FORMAT_VERSION + 1, u32::MAX] {
         let mut b = good.clone();
@@ -363,6 +379,7 @@ fn another_version_build_or_hasher_is_detected() {
 /// afterwards; how many gave a warning or a wrong result is printed.
 #[test]
 fn hostile_resealed_mutations_never_panic() {
+    let _serial = serial();
     let good = good_cache();
     let mut counts = [0usize; 3];
     let mut record = |o: Outcome| {
@@ -456,6 +473,7 @@ fn varint(x: u64) -> Vec<u8> {
 
 #[test]
 fn hostile_length_prefixes_do_not_allocate() {
+    let _serial = serial();
     let good = good_cache();
     let [goff, glen, koff, klen, voff, vlen, count] = footer(&good);
     let (goff, glen) = (goff as usize, glen as usize);
@@ -550,6 +568,7 @@ fn skip_kinds(g: &[u8]) -> usize {
 
 #[test]
 fn a_damaged_lock_file_or_temporary_file_is_harmless() {
+    let _serial = serial();
     let good = good_cache();
     for lock in [&b""[..], b"garbage", &[0xff; 10_000]] {
         let dir = tempfile::tempdir().unwrap();
@@ -687,6 +706,7 @@ fn child_entry() {
 /// build with a valid or absent cache (never a corrupted one) and no temporary file left.
 #[test]
 fn a_build_killed_during_save_leaves_a_usable_directory() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(42);
     let rounds = fuzz_cases(6);
@@ -715,6 +735,7 @@ fn a_build_killed_during_save_leaves_a_usable_directory() {
 /// A lock held by a process that died is free: the next build persists.
 #[test]
 fn a_lock_of_a_dead_process_is_free() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let mut child = spawn_child("holder", dir.path(), 0);
     // Wait until it holds the lock.
@@ -748,6 +769,7 @@ fn a_lock_of_a_dead_process_is_free() {
 /// right, and the cache is valid afterwards.
 #[test]
 fn concurrent_builds_are_correct_and_leave_a_valid_cache() {
+    let _serial = serial();
     for role in ["builder", "waiter"] {
         let dir = tempfile::tempdir().unwrap();
         let children: Vec<Child> = (0..4)

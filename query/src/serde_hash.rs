@@ -200,49 +200,31 @@ impl HashSer<'_> {
     }
 }
 
-impl ser::SerializeSeq for HashSer<'_> {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
+/// The compound serializers: every element (field, key, value) is fed in order; names are
+/// not (the shape is fixed by the type).
+macro_rules! compound {
+    ($($trait:ident :: $method:ident ($($name:ty)?)),* $(,)?) => {$(
+        impl ser::$trait for HashSer<'_> {
+            type Ok = ();
+            type Error = HashError;
+            fn $method<T: Serialize + ?Sized>(&mut self, $(_: $name,)? value: &T) -> R {
+                self.element(value)
+            }
+            fn end(self) -> R {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for HashSer<'_> {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for HashSer<'_> {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for HashSer<'_> {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
+compound!(
+    SerializeSeq::serialize_element(),
+    SerializeTuple::serialize_element(),
+    SerializeTupleStruct::serialize_field(),
+    SerializeTupleVariant::serialize_field(),
+    SerializeStruct::serialize_field(&'static str),
+    SerializeStructVariant::serialize_field(&'static str),
+);
 
 impl ser::SerializeMap for HashSer<'_> {
     type Ok = ();
@@ -251,28 +233,6 @@ impl ser::SerializeMap for HashSer<'_> {
         self.element(key)
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for HashSer<'_> {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> R {
-        self.element(value)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for HashSer<'_> {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> R {
         self.element(value)
     }
     fn end(self) -> R {

@@ -303,10 +303,7 @@ fn compile(
                 (_, true) => pipeline::Until::Image,
                 (_, false) => pipeline::Until::Check,
             };
-            let mut compiled = pipeline::compile_path(path, until);
-            if let Some(fatal) = &compiled.fatal {
-                return Err(usage_error(fatal));
-            }
+            let mut compiled = pipeline_compile(path, until)?;
             let out = Outcome {
                 sources: std::mem::take(&mut compiled.sources),
                 diagnostics: std::mem::take(&mut compiled.diagnostics),

@@ -12,7 +12,7 @@ use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res};
 use shared_frontend::sema::entry;
 use shared_frontend::sema::env::SemaEnv;
 use shared_frontend::sema::items::{ItemAst, ItemTree};
-use shared_frontend::sema::modules::{load_crate_parsed, FileLoader};
+use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
 use shared_frontend::sema::resolve;
 use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
@@ -130,6 +130,11 @@ pub(super) fn p_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
         };
         (skeleton.ast.clone(), diags)
     });
+    def_map_of(krate)
+}
+
+/// The item tree and module scopes of a loaded crate.
+fn def_map_of(krate: LoadedCrate) -> Shared<DefMap> {
     let tree = ItemTree::build(&krate);
     let resolved = resolve::resolve_crate(&tree);
     Shared(Arc::new(DefMap {
@@ -147,13 +152,7 @@ pub(super) fn p_positioned_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
         let parsed = db.parse_file(path.to_path_buf());
         (skeleton::strip(&parsed.ast), parsed.diagnostics.clone())
     });
-    let tree = ItemTree::build(&krate);
-    let resolved = resolve::resolve_crate(&tree);
-    Shared(Arc::new(DefMap {
-        krate,
-        tree,
-        resolved,
-    }))
+    def_map_of(krate)
 }
 
 pub(super) fn p_crate_structure(db: &RillDb, (): ()) -> Arc<CrateStructure> {

@@ -77,57 +77,41 @@ fn strip_item(item: &Item, ordinal: &mut Option<u32>) -> Item {
     }
 }
 
-/// Every item's absolute offset and length in pre-order (an inline module, then its
-/// items): the index of an item in this list is its *ordinal*.
-pub fn item_extents(ast: &SourceFileAst) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
+/// Every item of a file in pre-order (an inline module, then its items): the index of an
+/// item in this order is its *ordinal*.
+fn preorder(ast: &SourceFileAst) -> impl Iterator<Item = &Item> {
     let mut stack: Vec<std::slice::Iter<'_, Item>> = vec![ast.items.iter()];
-    while let Some(top) = stack.last_mut() {
-        match top.next() {
-            Some(item) => {
-                out.push((item.offset, item.span.hi));
-                if let ItemKind::Mod(m) = &item.kind {
-                    if let Some(inner) = &m.items {
-                        stack.push(inner.iter());
-                    }
-                }
-            }
+    std::iter::from_fn(move || loop {
+        let item = match stack.last_mut()?.next() {
+            Some(item) => item,
             None => {
                 stack.pop();
+                continue;
+            }
+        };
+        if let ItemKind::Mod(m) = &item.kind {
+            if let Some(inner) = &m.items {
+                stack.push(inner.iter());
             }
         }
-    }
-    out
+        return Some(item);
+    })
 }
 
-/// The syntax of the item with `ordinal` (see [`item_extents`]).
+/// Every item's absolute offset and length, by ordinal (see [`preorder`]).
+pub fn item_extents(ast: &SourceFileAst) -> Vec<(u32, u32)> {
+    preorder(ast).map(|i| (i.offset, i.span.hi)).collect()
+}
+
+/// The syntax of the item with `ordinal` (see [`preorder`]).
 pub fn item_by_ordinal(ast: &SourceFileAst, ordinal: u32) -> Option<ItemAst> {
-    let mut n = 0u32;
-    let mut stack: Vec<std::slice::Iter<'_, Item>> = vec![ast.items.iter()];
-    while let Some(top) = stack.last_mut() {
-        match top.next() {
-            Some(item) => {
-                if n == ordinal {
-                    return Some(match &item.kind {
-                        ItemKind::Fn(d) => ItemAst::Fn(d.clone()),
-                        ItemKind::Const(d) => ItemAst::Const(d.clone()),
-                        ItemKind::Struct(d) => ItemAst::Struct(d.clone()),
-                        ItemKind::TypeAlias(d) => ItemAst::TypeAlias(d.clone()),
-                        ItemKind::Mod(d) => ItemAst::Mod(d.clone()),
-                        ItemKind::Use(_) => return None,
-                    });
-                }
-                n += 1;
-                if let ItemKind::Mod(m) = &item.kind {
-                    if let Some(inner) = &m.items {
-                        stack.push(inner.iter());
-                    }
-                }
-            }
-            None => {
-                stack.pop();
-            }
-        }
-    }
-    None
+    let item = preorder(ast).nth(ordinal as usize)?;
+    Some(match &item.kind {
+        ItemKind::Fn(d) => ItemAst::Fn(d.clone()),
+        ItemKind::Const(d) => ItemAst::Const(d.clone()),
+        ItemKind::Struct(d) => ItemAst::Struct(d.clone()),
+        ItemKind::TypeAlias(d) => ItemAst::TypeAlias(d.clone()),
+        ItemKind::Mod(d) => ItemAst::Mod(d.clone()),
+        ItemKind::Use(_) => return None,
+    })
 }

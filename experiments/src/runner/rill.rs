@@ -250,9 +250,15 @@ impl Rill {
 }
 
 /// Locates `rill` next to the running executable (cargo builds both into one directory).
+/// Under `cargo run` (which builds only the `experiments` binary), first brings `rill` up
+/// to date with the same cargo, profile and target directory, so a fresh clone works and
+/// an edited compiler is never measured through a stale binary.
 pub fn locate_rill() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current executable: {e}"))?;
     let dir = exe.parent().ok_or("the executable has no directory")?;
+    if let Some(cargo) = std::env::var_os("CARGO") {
+        build_rill(&cargo, dir)?;
+    }
     // Test binaries live in `deps/`; the binaries one level up.
     for d in [dir, dir.parent().unwrap_or(dir)] {
         let candidate = d.join(format!("rill{}", std::env::consts::EXE_SUFFIX));
@@ -264,6 +270,42 @@ pub fn locate_rill() -> Result<PathBuf, String> {
         "no `rill` binary next to `{}`: build it with `cargo build --release -p experiments`",
         exe.display()
     ))
+}
+
+/// `cargo build -p experiments --bin rill` into the directory `bin_dir`
+/// (`<target>/<profile>`) of the running executable.
+fn build_rill(cargo: &std::ffi::OsStr, bin_dir: &std::path::Path) -> Result<(), String> {
+    let (Some(profile), Some(target)) = (bin_dir.file_name(), bin_dir.parent()) else {
+        return Ok(());
+    };
+    // Test binaries live in `<target>/<profile>/deps`: nothing to build from there.
+    if profile == "deps" {
+        return Ok(());
+    }
+    let status = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "experiments",
+            "--bin",
+            "rill",
+            "--profile",
+        ])
+        .arg(if profile == "debug" {
+            "dev".as_ref()
+        } else {
+            profile
+        })
+        .arg("--target-dir")
+        .arg(target)
+        .status()
+        .map_err(|e| format!("cannot run cargo to build rill: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("building rill failed ({status})"))
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use shared_frontend::diag::Diagnostic;
+use shared_frontend::intern::Symbol;
 use shared_frontend::sema::consteval;
 use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
@@ -254,6 +255,18 @@ impl SemaEnv for Tables<'_> {
             from,
             path,
             source,
+        )
+    }
+
+    fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
+        resolve::lookup_name(
+            &resolve::CrateScopes {
+                tree: self.tree,
+                resolved: self.resolved,
+            },
+            from,
+            name,
+            ns,
         )
     }
 

@@ -2,12 +2,15 @@
 //!
 //! ```text
 //! rill-fuzz diff    [--cases N] [--histories N] [--seed S] [--out DIR] [--lines L]
+//!                   [--via library|process]
 //! rill-fuzz source  [--cases N] [--seed S] [--out DIR]
 //! ```
 //!
-//! `diff` runs generated programs (`shared_frontend::gen`) through the `rill` command next
-//! to this binary: `run --arch interp`, `run --arch pipeline`, `run --arch query` from
-//! scratch, and `run --arch query --cache-dir` on a persistent cache; then edit histories
+//! `diff` runs generated programs (`shared_frontend::gen`) through what `rill run` does
+//! with `--arch interp`, `--arch pipeline`, `--arch query` from scratch, and `--arch query
+//! --cache-dir` on a persistent cache: by default with the same library calls inside this
+//! process (`--via library`, several times faster), or through the `rill` command next
+//! to this binary, one process per build (`--via process`); then edit histories
 //! (`gen::edit_history`), each version built incrementally on one cache and from scratch.
 //! It compares stdout, exit status, diagnostics (stderr, cache warnings removed) and the
 //! `image_hash` of the stats JSON, stops at the first divergence, minimizes the program
@@ -30,12 +33,26 @@ use std::sync::Arc;
 use shared_frontend::gen::{self, GenConfig, Program, SourceFile};
 use shared_frontend::sema::modules::MemLoader;
 
+/// The allocator `rill` uses, so in-process builds behave as the command's do.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Args {
     cases: u64,
     histories: u64,
     seed: u64,
     lines: usize,
     out: PathBuf,
+    via: Via,
+}
+
+/// How `diff` runs a build: through the `rill` command (a process per build, what a user
+/// runs) or through the same library calls inside this process (several times faster,
+/// for long campaigns).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Via {
+    Process,
+    Library,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -45,6 +62,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         seed: 1,
         lines: 200,
         out: PathBuf::from("fuzz-out"),
+        via: Via::Library,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -59,6 +77,13 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--seed" => a.seed = num()?,
             "--lines" => a.lines = num()? as usize,
             "--out" => a.out = PathBuf::from(v),
+            "--via" => {
+                a.via = match v.as_str() {
+                    "process" => Via::Process,
+                    "library" => Via::Library,
+                    _ => return Err(format!("bad value `{v}` for `--via` (process, library)")),
+                }
+            }
             _ => return Err(format!("unknown option `{flag}`")),
         }
     }
@@ -67,7 +92,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: rill-fuzz diff|source [--cases N] [--histories N] [--seed S] [--lines L] [--out DIR]";
+    let usage = "usage: rill-fuzz diff|source [--cases N] [--histories N] [--seed S] [--lines L] [--out DIR] [--via library|process]";
     let Some(cmd) = args.first() else {
         eprintln!("{usage}");
         return ExitCode::from(2);
@@ -151,37 +176,159 @@ fn run_rill(args: &[&str], stats: Option<&Path>) -> Observed {
     }
 }
 
+/// The architectures `diff` compares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arch {
+    Pipeline,
+    Query,
+    Interp,
+}
+
+/// Runs the program rooted at `main` with `arch` (and `cache` as the persistent cache of
+/// the query architecture), through the `rill` command or in process.
+fn observe(via: Via, arch: Arch, main: &Path, cache: Option<&Path>) -> Observed {
+    match via {
+        Via::Process => {
+            let m = main.to_str().unwrap_or_default();
+            let stats = main.with_extension("stats.json");
+            let mut args = vec!["run", m];
+            match arch {
+                Arch::Pipeline => args.extend(["--arch", "pipeline"]),
+                Arch::Query => args.extend(["--arch", "query"]),
+                Arch::Interp => args.extend(["--arch", "interp", "--fuel", "200000000"]),
+            }
+            if arch != Arch::Interp {
+                args.extend(["--time-limit", "10"]);
+            }
+            let c = cache.and_then(Path::to_str).unwrap_or_default();
+            if cache.is_some() {
+                args.extend(["--cache-dir", c]);
+            }
+            let _ = std::fs::remove_file(&stats);
+            run_rill(&args, (arch != Arch::Interp).then_some(stats.as_path()))
+        }
+        Via::Library => observe_in_process(arch, main, cache),
+    }
+}
+
+/// What `rill run` would print and return, from the library calls it makes.
+fn observe_in_process(arch: Arch, main: &Path, cache: Option<&Path>) -> Observed {
+    let mut obs = Observed {
+        code: Some(0),
+        stdout: String::new(),
+        diagnostics: String::new(),
+        image_hash: None,
+    };
+    let (diagnostics, sources, image, ir) = match arch {
+        Arch::Query => {
+            let options = query::rill::BuildOptions {
+                cache_dir: cache.map(Path::to_path_buf),
+                engine: query::Options::from_env(),
+                granularity: query::rill::Granularity::Item,
+                spans: query::rill::SpanMode::Relative,
+                exit_after: false,
+            };
+            let build = query::rill::build_path(main, query::rill::Goal::Image, options);
+            for w in &build.warnings {
+                if !w.contains("no cache at") && !w.starts_with("query cache") {
+                    obs.diagnostics.push_str(&format!("warning: {w}\n"));
+                }
+            }
+            if let Some(fatal) = &build.fatal {
+                obs.diagnostics.push_str(&format!("error: {fatal}\n"));
+                obs.code = Some(2);
+                return obs;
+            }
+            (build.diagnostics, build.sources, build.image, None)
+        }
+        Arch::Pipeline | Arch::Interp => {
+            let until = if arch == Arch::Interp {
+                pipeline::Until::Ir
+            } else {
+                pipeline::Until::Image
+            };
+            let mut c = pipeline::compile_path(main, until);
+            if let Some(fatal) = &c.fatal {
+                obs.diagnostics.push_str(&format!("error: {fatal}\n"));
+                obs.code = Some(2);
+                return obs;
+            }
+            (
+                std::mem::take(&mut c.diagnostics),
+                std::mem::take(&mut c.sources),
+                c.image.take(),
+                c.ir.take(),
+            )
+        }
+    };
+    if !diagnostics.is_empty() {
+        obs.diagnostics.push_str(&shared_frontend::diag::render(
+            &diagnostics,
+            &sources,
+            false,
+        ));
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    if arch != Arch::Interp {
+        obs.image_hash = image.as_ref().map(|i| format!("{:032x}", i.hash()));
+    }
+    if errors > 0 {
+        let s = if errors == 1 { "" } else { "s" };
+        obs.diagnostics.push_str(&format!(
+            "error: could not compile due to {errors} previous error{s}\n"
+        ));
+        obs.code = Some(1);
+        return obs;
+    }
+    let outcome = match (arch, &image, &ir) {
+        (Arch::Interp, _, Some(program)) => {
+            let limits = shared_frontend::ir::interp::InterpLimits {
+                fuel: Some(200_000_000),
+                ..Default::default()
+            };
+            shared_frontend::ir::interp::run(program, &limits)
+        }
+        (Arch::Pipeline | Arch::Query, Some(image), _) => {
+            let limits = backend::RunLimits {
+                timeout: Some(std::time::Duration::from_secs(10)),
+                ..Default::default()
+            };
+            let run = image.run(&limits);
+            shared_frontend::ir::interp::InterpOutcome {
+                stdout: run.stdout,
+                status: run.status,
+            }
+        }
+        _ => {
+            obs.code = Some(1);
+            return obs;
+        }
+    };
+    obs.stdout = String::from_utf8_lossy(&outcome.stdout).into_owned();
+    if outcome.status != shared_frontend::ir::interp::ExitStatus::Finished {
+        obs.diagnostics.push_str(&format!("{}\n", outcome.status));
+    }
+    obs.code = Some(outcome.status.exit_code());
+    obs
+}
+
 /// Runs `program` (written to `dir`) through every architecture; `cache` is the persistent
 /// cache directory of the incremental build. Returns a description of the first
 /// divergence and the outputs.
-fn check_program(dir: &Path, cache: &Path, program: &Program) -> Option<String> {
+fn check_program(via: Via, dir: &Path, cache: &Path, program: &Program) -> Option<String> {
     let _ = std::fs::remove_dir_all(dir);
     if program.write_to(dir).is_err() {
         return Some("cannot write the program".into());
     }
     let main = dir.join("main.rs");
-    let m = main.to_str().unwrap_or_default();
-    let stats = dir.with_extension("stats.json");
-    let run = |extra: &[&str], with_stats: bool| {
-        let mut args = vec!["run", m];
-        args.extend_from_slice(extra);
-        if extra.contains(&"interp") {
-            args.extend(["--fuel", "200000000"]);
-        } else {
-            args.extend(["--time-limit", "10"]);
-        }
-        let _ = std::fs::remove_file(&stats);
-        run_rill(&args, with_stats.then_some(stats.as_path()))
-    };
-    let c = cache.to_str().unwrap_or_default();
     let results = [
-        ("pipeline", run(&["--arch", "pipeline"], true)),
-        ("query", run(&["--arch", "query"], true)),
+        ("pipeline", observe(via, Arch::Pipeline, &main, None)),
+        ("query", observe(via, Arch::Query, &main, None)),
         (
             "query incremental",
-            run(&["--arch", "query", "--cache-dir", c], true),
+            observe(via, Arch::Query, &main, Some(cache)),
         ),
-        ("interp", run(&["--arch", "interp"], false)),
+        ("interp", observe(via, Arch::Interp, &main, None)),
     ];
     let base = &results[0].1;
     if !matches!(base.code, Some(0 | 1 | 101)) {
@@ -262,32 +409,17 @@ fn minimize(program: &Program, still_fails: &mut dyn FnMut(&Program) -> bool) ->
 /// Replays a history on a fresh cache: every version but the last is built incrementally
 /// (`run --arch query --cache-dir`, to fill the cache), and the last is checked against
 /// every architecture. Returns the divergence of the last version, if any.
-fn replay(dir: &Path, cache: &Path, versions: &[Program]) -> Option<String> {
+fn replay(via: Via, dir: &Path, cache: &Path, versions: &[Program]) -> Option<String> {
     let _ = std::fs::remove_dir_all(cache);
     let (last, earlier) = versions.split_last()?;
-    let c = cache.to_str().unwrap_or_default();
     for v in earlier {
         let _ = std::fs::remove_dir_all(dir);
         if v.write_to(dir).is_err() {
             return None;
         }
-        let main = dir.join("main.rs");
-        let m = main.to_str().unwrap_or_default();
-        run_rill(
-            &[
-                "run",
-                m,
-                "--arch",
-                "query",
-                "--cache-dir",
-                c,
-                "--time-limit",
-                "10",
-            ],
-            None,
-        );
+        observe(via, Arch::Query, &dir.join("main.rs"), Some(cache));
     }
-    check_program(dir, cache, last)
+    check_program(via, dir, cache, last)
 }
 
 /// Shrinks a diverging edit history while `fails` holds: first the versions (the last,
@@ -382,20 +514,20 @@ fn diff(a: &Args) -> bool {
         let dir = work.join("p");
         for _ in 0..2 {
             builds += 4;
-            if let Some(report) = check_program(&dir, &cache, &program) {
+            if let Some(report) = check_program(a.via, &dir, &cache, &program) {
                 eprintln!(
                     "divergence on generated program seed {}:\n{report}",
                     cfg.seed
                 );
                 let mut still = |p: &Program| {
                     let _ = std::fs::remove_dir_all(&cache);
-                    check_program(&dir, &cache, p).is_some()
-                        || check_program(&dir, &cache, p).is_some()
+                    check_program(a.via, &dir, &cache, p).is_some()
+                        || check_program(a.via, &dir, &cache, p).is_some()
                 };
                 let small = minimize(&program, &mut still);
                 let _ = std::fs::remove_dir_all(&cache);
-                let report = check_program(&dir, &cache, &small)
-                    .or_else(|| check_program(&dir, &cache, &small))
+                let report = check_program(a.via, &dir, &cache, &small)
+                    .or_else(|| check_program(a.via, &dir, &cache, &small))
                     .unwrap_or(report);
                 let at = write_reproducer(
                     &a.out,
@@ -429,7 +561,7 @@ fn diff(a: &Args) -> bool {
         versions.extend(history.iter().map(|e| &e.program));
         for (i, v) in versions.iter().enumerate() {
             builds += 4;
-            if let Some(report) = check_program(&dir, &cache, v) {
+            if let Some(report) = check_program(a.via, &dir, &cache, v) {
                 let what = if i == 0 {
                     "the initial program".to_string()
                 } else {
@@ -437,10 +569,10 @@ fn diff(a: &Args) -> bool {
                 };
                 eprintln!("divergence in edit history seed {seed} at {what}:\n{report}");
                 eprintln!("minimizing the history, then its programs...");
-                let mut fails = |h: &[Program]| replay(&dir, &cache, h).is_some();
+                let mut fails = |h: &[Program]| replay(a.via, &dir, &cache, h).is_some();
                 let diverging: Vec<Program> = versions[..=i].iter().map(|p| (*p).clone()).collect();
                 let small = minimize_history(diverging, &mut fails);
-                let report = replay(&dir, &cache, &small).unwrap_or(report);
+                let report = replay(a.via, &dir, &cache, &small).unwrap_or(report);
                 let kept: Vec<&Program> = small.iter().collect();
                 let at = write_reproducer(
                     &a.out,

@@ -66,6 +66,10 @@ impl SemaEnv for QEnv<'_> {
         resolve::resolve_path_as(self, from, path, source)
     }
 
+    fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
+        resolve::lookup_name(self, from, name, ns)
+    }
+
     fn is_accessible(&self, vis: Vis, from: DefId) -> bool {
         resolve::is_accessible(self, vis, from)
     }

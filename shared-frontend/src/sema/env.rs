@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use crate::diag::Diagnostic;
+use crate::intern::Symbol;
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 pub use crate::sema::resolve::PathSource;
 use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};
@@ -34,6 +35,20 @@ pub trait SemaEnv {
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
         self.resolve_path(from, path, source.ns())
+    }
+
+    /// What the single name `name` denotes in module `from`'s namespace `ns`, or `None`
+    /// (no diagnostic is built): the same answer as [`SemaEnv::resolve_path`] gives for a
+    /// one-segment path, for checks that only ask whether a name is taken.
+    fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
+        let path = Path {
+            segments: crate::syntax::ast::PathSegments::one(crate::syntax::ast::PathSegment {
+                kind: crate::syntax::ast::PathSegmentKind::Name(name),
+                span: crate::span::Span::default(),
+            }),
+            span: crate::span::Span::default(),
+        };
+        self.resolve_path(from, &path, ns).ok()
     }
 
     /// Whether something with visibility `vis` can be seen from module `from`.

@@ -31,7 +31,7 @@ use crate::sema::items::{ItemAst, ItemTree, VisDisplay};
 use crate::syntax::ast::{PathSegment, PathSegmentKind, TypeAliasDef};
 
 pub use imports::resolve_crate;
-pub use path::{resolve_path, resolve_path_as, PathSource};
+pub use path::{lookup_name, resolve_path, resolve_path_as, PathSource};
 
 /// A name bound in a module's scope.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]

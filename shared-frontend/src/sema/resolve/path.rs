@@ -111,6 +111,19 @@ pub fn resolve_path_as(
     resolve(ctx, from, path, source, 0)
 }
 
+/// What the single name `name` denotes in module `from`'s namespace `ns`: what
+/// [`resolve_path`] answers for a one-segment path when it succeeds, without building the
+/// diagnostic when it does not.
+pub fn lookup_name(ctx: &dyn ScopeLookup, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
+    if let Some(b) = scope_of(ctx, from).get(ns, name) {
+        return b.res;
+    }
+    match ns {
+        Namespace::Type => primitive(name),
+        Namespace::Value => None,
+    }
+}
+
 fn resolve(
     ctx: &dyn ScopeLookup,
     from: DefId,

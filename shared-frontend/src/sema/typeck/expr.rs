@@ -661,15 +661,9 @@ impl<'a> Checker<'a> {
     /// A binding named like a constant in scope is a constant pattern in rustc, which is
     /// refutable (E0005).
     pub(super) fn check_binding_name(&mut self, name: Ident, site: BindingSite) {
-        let path = Path {
-            segments: crate::syntax::ast::PathSegments::one(PathSegment {
-                kind: PathSegmentKind::Name(name.name),
-                span: name.span,
-            }),
-            span: name.span,
-        };
-        let Ok(Res::Def(DefKind::Const, def)) =
-            self.env.resolve_path(self.module, &path, Namespace::Value)
+        let Some(Res::Def(DefKind::Const, def)) =
+            self.env
+                .lookup_name(self.module, name.name, Namespace::Value)
         else {
             return;
         };

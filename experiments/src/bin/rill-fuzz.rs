@@ -316,13 +316,31 @@ fn observe_in_process(arch: Arch, main: &Path, cache: Option<&Path>) -> Observed
 /// cache directory of the incremental build. Returns a description of the first
 /// divergence and the outputs.
 fn check_program(via: Via, dir: &Path, cache: &Path, program: &Program) -> Option<String> {
+    check_program_rounds(via, dir, cache, program, false)
+}
+
+/// [`check_program`], then (with `warm`) the incremental build once more on the cache
+/// the first one left, compared with the same pipeline result.
+fn check_program_rounds(
+    via: Via,
+    dir: &Path,
+    cache: &Path,
+    program: &Program,
+    warm: bool,
+) -> Option<String> {
     let _ = std::fs::remove_dir_all(dir);
     if program.write_to(dir).is_err() {
         return Some("cannot write the program".into());
     }
     let main = dir.join("main.rs");
-    let results = [
-        ("pipeline", observe(via, Arch::Pipeline, &main, None)),
+    let base = observe(via, Arch::Pipeline, &main, None);
+    if !matches!(base.code, Some(0 | 1 | 101)) {
+        return Some(format!(
+            "pipeline exit status {:?}\n{}",
+            base.code, base.diagnostics
+        ));
+    }
+    let mut results = vec![
         ("query", observe(via, Arch::Query, &main, None)),
         (
             "query incremental",
@@ -330,14 +348,22 @@ fn check_program(via: Via, dir: &Path, cache: &Path, program: &Program) -> Optio
         ),
         ("interp", observe(via, Arch::Interp, &main, None)),
     ];
-    let base = &results[0].1;
-    if !matches!(base.code, Some(0 | 1 | 101)) {
-        return Some(format!(
-            "pipeline exit status {:?}\n{}",
-            base.code, base.diagnostics
-        ));
+    if let Some(d) = first_divergence(&base, &results) {
+        return Some(d);
     }
-    for (name, r) in &results[1..] {
+    if warm {
+        results = vec![(
+            "query incremental (warm cache)",
+            observe(via, Arch::Query, &main, Some(cache)),
+        )];
+        return first_divergence(&base, &results);
+    }
+    None
+}
+
+/// The first of `results` that differs from the pipeline's `base`, described.
+fn first_divergence(base: &Observed, results: &[(&str, Observed)]) -> Option<String> {
+    for (name, r) in results {
         let mut what = Vec::new();
         if r.code != base.code {
             what.push(format!("exit {:?} vs {:?}", r.code, base.code));
@@ -512,32 +538,27 @@ fn diff(a: &Args) -> bool {
         let cache = work.join("cache");
         let _ = std::fs::remove_dir_all(&cache);
         let dir = work.join("p");
-        for _ in 0..2 {
-            builds += 4;
-            if let Some(report) = check_program(a.via, &dir, &cache, &program) {
-                eprintln!(
-                    "divergence on generated program seed {}:\n{report}",
-                    cfg.seed
-                );
-                let mut still = |p: &Program| {
-                    let _ = std::fs::remove_dir_all(&cache);
-                    check_program(a.via, &dir, &cache, p).is_some()
-                        || check_program(a.via, &dir, &cache, p).is_some()
-                };
-                let small = minimize(&program, &mut still);
+        builds += 5;
+        if let Some(report) = check_program_rounds(a.via, &dir, &cache, &program, true) {
+            eprintln!(
+                "divergence on generated program seed {}:\n{report}",
+                cfg.seed
+            );
+            let mut still = |p: &Program| {
                 let _ = std::fs::remove_dir_all(&cache);
-                let report = check_program(a.via, &dir, &cache, &small)
-                    .or_else(|| check_program(a.via, &dir, &cache, &small))
-                    .unwrap_or(report);
-                let at = write_reproducer(
-                    &a.out,
-                    &format!("diff-seed-{}", cfg.seed),
-                    &[&small],
-                    &report,
-                );
-                eprintln!("minimized reproducer written to {}", at.display());
-                return true;
-            }
+                check_program_rounds(a.via, &dir, &cache, p, true).is_some()
+            };
+            let small = minimize(&program, &mut still);
+            let _ = std::fs::remove_dir_all(&cache);
+            let report = check_program_rounds(a.via, &dir, &cache, &small, true).unwrap_or(report);
+            let at = write_reproducer(
+                &a.out,
+                &format!("diff-seed-{}", cfg.seed),
+                &[&small],
+                &report,
+            );
+            eprintln!("minimized reproducer written to {}", at.display());
+            return true;
         }
         programs += 1;
         if programs % 100 == 0 {

@@ -20,11 +20,12 @@
 //! diverges, then each earlier version dropped in turn), then the lines of each version,
 //! each candidate replayed on a fresh cache; the reproducer keeps the versions `v0..vN`.
 //!
-//! `source` feeds generated, mutated, truncated and random sources to both drivers in
+//! `source` feeds generated, mutated, truncated and random crates to both drivers in
 //! process (pipeline and query, both to an image) and checks that each ends in
-//! diagnostics or success, never a panic; a panic writes the source to `DIR/crash-*.rs`.
-//! (A stack overflow aborts the process: the source being compiled is always in
-//! `DIR/current.rs`.)
+//! diagnostics or success, never a panic. The crates are one file or several (modules in
+//! their own files); one file's bytes are mutated, and sometimes a module file is dropped
+//! or made ambiguous. A panic writes the crate to `DIR/crash-N/`. (A stack overflow
+//! aborts the process: the crate being compiled is always in `DIR/current/`.)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -643,7 +644,38 @@ impl Rng {
 
 /// The `i`-th fuzzed source: a mutation of a generated program (byte flips, deletions,
 /// duplications, token splices, truncation), an ill-formed mutation, or random bytes.
-fn fuzzed_source(seeds: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
+/// A fuzzed crate: `(path, text)` per file, the root (`main.rs`) first.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// A fuzzed crate from one of `seeds`: random bytes as a one-file crate (1 in 20), or a
+/// seed with one file's bytes mutated, and sometimes a file dropped or renamed (so `mod`
+/// declarations meet missing and unexpected files).
+fn fuzzed_crate(seeds: &[Files], rng: &mut Rng) -> Files {
+    if rng.below(20) == 0 {
+        let len = rng.below(400);
+        return vec![(
+            "main.rs".into(),
+            (0..len).map(|_| rng.next() as u8).collect(),
+        )];
+    }
+    let mut files = seeds[rng.below(seeds.len())].clone();
+    let at = rng.below(files.len());
+    files[at].1 = mutate_bytes(std::mem::take(&mut files[at].1), rng);
+    if files.len() > 1 && rng.below(8) == 0 {
+        let victim = 1 + rng.below(files.len() - 1);
+        if rng.below(2) == 0 {
+            files.remove(victim);
+        } else {
+            let other = rng.below(files.len());
+            files[victim].0 = format!("{}.rs", files[other].0.trim_end_matches(".rs"));
+            files[victim].0 = files[victim].0.replacen(".rs", "/mod.rs", 1);
+        }
+    }
+    files
+}
+
+/// Applies one to six random byte-level mutations to `b`.
+fn mutate_bytes(mut b: Vec<u8>, rng: &mut Rng) -> Vec<u8> {
     const TOKENS: &[&str] = &[
         "(",
         ")",
@@ -675,11 +707,6 @@ fn fuzzed_source(seeds: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
         "99999999999999999999999",
         "[0; 1 << 40]",
     ];
-    if rng.below(20) == 0 {
-        let len = rng.below(400);
-        return (0..len).map(|_| rng.next() as u8).collect();
-    }
-    let mut b = seeds[rng.below(seeds.len())].clone();
     for _ in 0..1 + rng.below(6) {
         if b.is_empty() {
             break;
@@ -711,8 +738,8 @@ fn fuzzed_source(seeds: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
     b
 }
 
-fn compile_both(bytes: &[u8]) {
-    let loader = MemLoader::new([("main.rs", bytes)]);
+fn compile_both(files: &Files) {
+    let loader = MemLoader::new(files.iter().map(|(p, t)| (p.as_str(), t.as_slice())));
     let root = Path::new("main.rs");
     let p = pipeline::compile(&loader, root, pipeline::Until::Image);
     let _ = shared_frontend::diag::render(&p.diagnostics, &p.sources, false);
@@ -725,41 +752,62 @@ fn compile_both(bytes: &[u8]) {
     let _ = shared_frontend::diag::render(&q.diagnostics, &q.sources, false);
 }
 
+/// Writes a fuzzed crate under `dir` (replacing what was there).
+fn write_crate(dir: &Path, files: &Files) -> std::io::Result<()> {
+    let _ = std::fs::remove_dir_all(dir);
+    for (path, text) in files {
+        let at = dir.join(path);
+        if let Some(parent) = at.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(at, text)?;
+    }
+    Ok(())
+}
+
 fn source(a: &Args) -> bool {
-    let seeds: Vec<Vec<u8>> = (0..16)
+    // Sixteen one-file crates and eight of several files (modules in their own files),
+    // half of each replaced by an ill-formed mutation.
+    let seeds: Vec<Files> = (0..24)
         .map(|s| {
             let p = gen::generate(&GenConfig {
                 seed: a.seed.wrapping_add(s),
-                target_lines: 80,
-                fns_per_module: 1000,
+                target_lines: if s < 16 { 80 } else { 160 },
+                fns_per_module: if s < 16 { 1000 } else { 4 },
                 editable: true,
                 ..GenConfig::default()
             });
-            let mut text = p.files[0].text.clone().into_bytes();
-            if let Some(m) = gen::mutate_ill_formed(&p, s) {
-                if s % 2 == 0 {
-                    text = m.program.files[0].text.clone().into_bytes();
-                }
-            }
-            text
+            let p = match gen::mutate_ill_formed(&p, s) {
+                Some(m) if s % 2 == 0 => m.program,
+                _ => p,
+            };
+            p.files
+                .iter()
+                .map(|f| (f.path.clone(), f.text.clone().into_bytes()))
+                .collect()
         })
         .collect();
+    eprintln!(
+        "{} seed crates, {} files in all",
+        seeds.len(),
+        seeds.iter().map(Vec::len).sum::<usize>()
+    );
     let mut rng = Rng(a.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-    let current = a.out.join("current.rs");
+    let current = a.out.join("current");
     // Silence the default hook: panics are reported here, once, with their source.
     std::panic::set_hook(Box::new(|_| {}));
     for case in 0..a.cases {
-        let src = fuzzed_source(&seeds, &mut rng);
-        let _ = std::fs::write(&current, &src);
-        let r = std::panic::catch_unwind(|| compile_both(&src));
+        let files = fuzzed_crate(&seeds, &mut rng);
+        let _ = write_crate(&current, &files);
+        let r = std::panic::catch_unwind(|| compile_both(&files));
         if let Err(payload) = r {
             let msg = payload
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            let path = a.out.join(format!("crash-{case}.rs"));
-            let _ = std::fs::write(&path, &src);
+            let path = a.out.join(format!("crash-{case}"));
+            let _ = write_crate(&path, &files);
             eprintln!(
                 "case {case}: the compiler panicked: {msg}\nsource written to {}",
                 path.display()
@@ -770,7 +818,7 @@ fn source(a: &Args) -> bool {
             eprintln!("{} sources: no panic", case + 1);
         }
     }
-    let _ = std::fs::remove_file(&current);
+    let _ = std::fs::remove_dir_all(&current);
     println!(
         "source: {} sources through pipeline and query: no panic",
         a.cases

@@ -256,31 +256,25 @@ fn main() {}
     );
 }
 
-/// FIXME: rustc accepts both (its THIR folds a negated literal into one literal, so
-/// nothing is negated), but typeck lowers `-2147483648` to `Unary(Neg, Int(i32::MIN))`,
-/// which is also what `-i32::MIN` becomes (an error in rustc too), so constant
-/// evaluation cannot tell them apart. Typeck should fold `-literal` into one `Int` node.
+/// rustc accepts both: a negated literal is one negative literal (typeck folds it, as
+/// rustc's THIR does), so nothing is negated. `-i32::MIN` still negates, and fails.
 #[test]
 fn negated_minimum_literal() {
     check(
         r#"
 const G: i32 = -2147483648;
 const G2: i64 = -(9223372036854775808);
+const G3: i32 = -i32::MIN;
 fn main() {}
 "#,
         expect![[r#"
+            G = -2147483648
+            G2 = -9223372036854775808
             error[E0080]: attempt to negate `i32::MIN`, which would overflow
-             --> main.rs:2:16
+             --> main.rs:4:17
               |
-            2 | const G: i32 = -2147483648;
-              |                ^^^^^^^^^^^ evaluation of `G` failed here
-              |
-
-            error[E0080]: attempt to negate `i64::MIN`, which would overflow
-             --> main.rs:3:17
-              |
-            3 | const G2: i64 = -(9223372036854775808);
-              |                 ^^^^^^^^^^^^^^^^^^^^^^ evaluation of `G2` failed here
+            4 | const G3: i32 = -i32::MIN;
+              |                 ^^^^^^^^^ evaluation of `G3` failed here
               |"#]],
     );
 }

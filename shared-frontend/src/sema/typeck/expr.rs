@@ -151,6 +151,10 @@ pub(super) struct PendingLit {
     pub value: Option<u128>,
     pub negated: bool,
     pub hex: bool,
+    /// The `-` applied directly to this literal (parentheses aside): folded with it into
+    /// one negative literal once the type is known, as rustc's THIR does, so that
+    /// `const G: i32 = -2147483648;` negates nothing.
+    pub negation: Option<TExprId>,
 }
 
 /// An operator applied to a `!` operand: rejected once the types are final (the `!`
@@ -492,6 +496,7 @@ impl<'a> Checker<'a> {
             value: lit.value,
             negated: self.neg_target == Some(e),
             hex: lit.hex,
+            negation: None,
         });
         id
     }

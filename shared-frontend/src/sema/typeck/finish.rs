@@ -176,6 +176,13 @@ impl Checker<'_> {
             };
             let t = *t;
             e.kind = TExprKind::Int(t.normalize(v as u64));
+            if let Some(neg) = lit.negation {
+                let n = &mut self.exprs[neg.0 as usize];
+                if n.ty == Ty::Int(t) && t.is_signed() {
+                    n.kind = TExprKind::Int(t.normalize((v as u64).wrapping_neg()));
+                }
+            }
+            let e = &self.exprs[lit.expr.0 as usize];
             let max = t.max_i128() as u128;
             if v <= max || (lit.negated && t.is_signed() && v == max + 1) {
                 continue;

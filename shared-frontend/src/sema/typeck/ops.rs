@@ -125,7 +125,15 @@ impl Checker<'_> {
             );
             return self.alloc(TExprKind::Unary(op, o), ITy::Error, span);
         }
-        self.alloc(TExprKind::Unary(op, o), t, span)
+        let node = self.alloc(TExprKind::Unary(op, o), t, span);
+        if op == UnOp::Neg {
+            if let Some(lit) = self.lits.last_mut() {
+                if lit.expr == o && lit.negated {
+                    lit.negation = Some(node);
+                }
+            }
+        }
+        node
     }
 
     /// A binary expression, walking the left spine of a chain (`a + b + c + …`, which

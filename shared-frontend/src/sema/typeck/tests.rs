@@ -327,7 +327,7 @@ fn main() {
                 let a#3: [u64; 2] = [1u64, 2u64];
                 let b#4: [usize; 2] = [3usize, 4usize];
                 let c#5: i64 = (3000000000i64 as i64 [from i64]);
-                let d#6: i64 = ((-5i64) as i64 [from i64]);
+                let d#6: i64 = (-5i64 as i64 [from i64]);
                 let e#7: u64 = ({
                     3000000000u64
                 }: u64 as u64 [from u64]);
@@ -362,7 +362,7 @@ fn main() {
             main fn() -> () {
                 let r#0: u64 = f(1usize, 2i64): u64;
                 let p#1: P = P { x: 3u64, y: [4i64, 5i64] };
-                let q#2: i64 = (-7i64);
+                let q#2: i64 = -7i64;
                 let s#3: u64 = (!0u64);
                 let t#4: i64 = 9i64;
             }: ()

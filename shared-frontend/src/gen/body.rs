@@ -1072,7 +1072,11 @@ impl<'a> BodyGen<'a> {
             Box::new(self.lit_val(t, n, true, false)),
         );
         if self.rng.chance(25) {
+            // No `break` or `continue` in a `while` condition (E0590 when unlabeled):
+            // the condition is generated as if outside every loop.
+            let enclosing = std::mem::take(&mut self.loops);
             let extra = self.expr(&Ty::Bool, 1, true);
+            self.loops = enclosing;
             cond = Expr::Binary(BinOp::And, Box::new(cond), Box::new(extra));
         }
         let label = self.rng.chance(20).then(|| self.fresh_label());

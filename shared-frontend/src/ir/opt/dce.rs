@@ -4,7 +4,7 @@
 //! memory always stay.
 
 use super::visit::{def_of, for_each_use, is_pure, successors, term_use, Scratch, NONE};
-use super::OptStats;
+use super::{Changes, OptStats};
 use crate::ir::IrFunction;
 
 /// Above this many (block, global register) bits, every global register is taken as live
@@ -45,17 +45,23 @@ pub fn eliminate_dead_code(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-/// [`eliminate_dead_code`] on a function known to be well-formed; whether it changed `f`.
+/// [`eliminate_dead_code`] on a function known to be well-formed; what it changed in `f`
+/// (only instructions go).
 pub(super) fn eliminate_dead_code_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
     sc: &mut Scratch,
-) -> bool {
+) -> Changes {
     let before = stats.dead_insts;
     // Removing a read of a register live across blocks can kill a write in another
     // block: repeat while that happens.
     while dce_round(f, stats, sc) {}
-    stats.dead_insts != before
+    let any = stats.dead_insts != before;
+    Changes {
+        any,
+        removed_insts: any,
+        ..Changes::default()
+    }
 }
 
 /// One backward pass; whether it removed a read of a global register.

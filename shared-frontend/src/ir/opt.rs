@@ -142,6 +142,7 @@ pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
     // left to run is the fixpoint. Blocks and registers are never added, so the
     // analyses stay exact if they are at the start.
     let exact = f.blocks.len().saturating_mul(f.vregs.len()) <= fold::MAX_TRACKED;
+    sc.superset_classes_ok = exact;
     let mut todo = ALL;
     for _ in 0..MAX_ROUNDS {
         if todo == 0 {

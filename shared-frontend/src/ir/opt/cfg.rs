@@ -161,7 +161,7 @@ fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch
     }
     stats.blocks_removed += n as u32 - next;
     sc.rpo_valid = false;
-    sc.classes_valid = false;
+    sc.classes_valid &= sc.superset_classes_ok;
     let blocks = std::mem::take(&mut f.blocks);
     f.blocks = blocks
         .into_iter()

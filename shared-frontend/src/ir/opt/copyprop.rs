@@ -47,8 +47,9 @@ pub(super) fn propagate_unchecked(
     propagate_local(f, stats, sc, &mut ch);
     ch.any = stats.copies_propagated != before;
     if ch.any {
-        // Only registers changed (terminators keep their targets).
-        sc.insts_changed();
+        // Only registers changed (terminators keep their targets), but some are read
+        // in new places.
+        sc.reads_moved();
     }
     ch
 }

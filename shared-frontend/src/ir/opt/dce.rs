@@ -110,7 +110,9 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
         live_in = BitSet::new(nb, g, live_in.words);
         let words = live_out.per_block;
         let mut changed = true;
-        let mut tmp = vec![0u64; words];
+        let mut tmp = std::mem::take(&mut sc.row);
+        tmp.clear();
+        tmp.resize(words, 0);
         while changed {
             changed = false;
             for &b in rpo.iter().rev() {
@@ -137,6 +139,7 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
                 changed |= new_changed;
             }
         }
+        sc.row = tmp;
     }
 
     // Backward scan of each block with a scratch liveness per register (stamped).
@@ -173,8 +176,12 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
             if let Some(d) = def {
                 if is_pure(inst) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
+                    // A write the removed read saw is in another block only if the
+                    // register is read before written in this one (in `gen`).
                     for_each_use(inst, |r| {
-                        removed_global_read |= classes.global_index[r.0 as usize] != NONE
+                        let gi = classes.global_index[r.0 as usize];
+                        removed_global_read |=
+                            gi != NONE && (!precise || get(gen.row(bi), gi as usize));
                     });
                     continue;
                 }

@@ -198,6 +198,11 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, c
     let mut copy_of: Vec<Option<Entry>> = vec![None; n];
     let vregs = &f.vregs;
     for b in &mut f.blocks {
+        // A copy is only propagated within its block: a block without one has nothing
+        // to rewrite (the versions of its writes matter to no later block either).
+        if !b.insts.iter().any(|i| matches!(i, Inst::Copy { .. })) {
+            continue;
+        }
         // Versions only grow, so entries recorded before this block are older than this.
         let block_start = clock;
         let lookup = |copy_of: &[Option<Entry>], version: &[u32], r: VReg| -> Option<u32> {

@@ -110,36 +110,30 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
         live_in = BitSet::new(nb, g, live_in.words);
         let words = live_out.per_block;
         let mut changed = true;
-        let mut tmp = std::mem::take(&mut sc.row);
-        tmp.clear();
-        tmp.resize(words, 0);
         while changed {
             changed = false;
             for &b in rpo.iter().rev() {
                 let b = b as usize;
-                tmp.iter_mut().for_each(|w| *w = 0);
-                for s in successors(&f.blocks[b].term).into_iter().flatten() {
-                    let s = s.0 as usize;
-                    if s < nb {
-                        for (t, &w) in tmp.iter_mut().zip(live_in.row(s)) {
-                            *t |= w;
-                        }
+                let [s0, s1] = successors(&f.blocks[b].term)
+                    .map(|s| s.map(|s| s.0 as usize).filter(|&s| s < nb));
+                for i in 0..words {
+                    let mut out = 0u64;
+                    if let Some(s) = s0 {
+                        out |= live_in.words[s * words + i];
+                    }
+                    if let Some(s) = s1 {
+                        out |= live_in.words[s * words + i];
+                    }
+                    let at = b * words + i;
+                    live_out.words[at] = out;
+                    let v = gen.words[at] | (out & !kill.words[at]);
+                    if v != live_in.words[at] {
+                        live_in.words[at] = v;
+                        changed = true;
                     }
                 }
-                live_out.row_mut(b).copy_from_slice(&tmp);
-                let (gr, kr) = (gen.row(b), kill.row(b));
-                let mut new_changed = false;
-                for (i, w) in live_in.row_mut(b).iter_mut().enumerate() {
-                    let v = gr[i] | (tmp[i] & !kr[i]);
-                    if v != *w {
-                        *w = v;
-                        new_changed = true;
-                    }
-                }
-                changed |= new_changed;
             }
         }
-        sc.row = tmp;
     }
 
     // Backward scan of each block with a scratch liveness per register (stamped).

@@ -240,8 +240,6 @@ pub(super) struct Scratch {
     /// replacing them by constants or copies of an operand, and changing the CFG only
     /// turn global registers into local ones.
     pub superset_classes_ok: bool,
-    /// Scratch words of one block's liveness.
-    pub row: Vec<u64>,
 }
 
 impl Scratch {

@@ -51,41 +51,137 @@ pub fn optimize(f: &IrFunction) -> IrFunction {
     optimize_with_stats(f).0
 }
 
+/// What one run of a pass changed, as far as the other passes care (see
+/// [`enabled_by`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Changes {
+    any: bool,
+    /// A jump target or the block list changed.
+    cfg: bool,
+    /// An algebraic identity turned an instruction into a constant the constant
+    /// analysis had not found (another folding run may find more).
+    new_consts: bool,
+    /// A rewritten binary instruction now reads one register twice.
+    same_operands: bool,
+    /// Instructions went (a block may be empty now).
+    removed_insts: bool,
+    /// A branch became a jump (its condition is read no more).
+    branches_to_jumps: bool,
+}
+
+const FOLD: u8 = 1;
+const COPYPROP: u8 = 2;
+const DCE: u8 = 4;
+const CFG: u8 = 8;
+const ALL: u8 = FOLD | COPYPROP | DCE | CFG;
+
+/// The passes that may change something after `pass` made the changes `ch`, when the
+/// analyses are `exact` (no size limit makes them give up precision). A pass left out
+/// would change nothing, so skipping it leaves the result of [`optimize`] exactly that
+/// of running every pass in every round:
+/// - folding decides from the constant-analysis value of each operand at its read, from
+///   the CFG edges it can take and from whether a binary instruction's operands are one
+///   register. Dead code elimination removes writes no read sees; CFG simplification
+///   only threads, merges and drops edges and blocks the analysis never took; copy
+///   propagation replaces a read by one of a register holding the same analysis value.
+///   None changes an operand's value, so folding is needed again only after its own
+///   algebraic identities produced new constants, or copy propagation made a binary
+///   instruction read one register twice.
+/// - dead code elimination runs to its own fixpoint; only new reads going (folding, copy
+///   propagation, a branch becoming a jump) can kill more. Merging, threading and
+///   dropping unreachable blocks leave the liveness at every reachable read the same.
+/// - CFG simplification looks at edges and at which blocks are empty: it is needed
+///   again after branches were folded or instructions removed, or after it changed
+///   something itself.
+/// - copy propagation depends on everything (definition counts, dominance, blocks), but
+///   it does nothing at all in a function without copies.
+fn enabled_by(pass: u8, ch: Changes, exact: bool) -> u8 {
+    let when = |c: bool, p: u8| if c { p } else { 0 };
+    if !ch.any {
+        0
+    } else if !exact {
+        ALL
+    } else {
+        match pass {
+            FOLD => COPYPROP | DCE | when(ch.cfg, CFG) | when(ch.new_consts, FOLD),
+            COPYPROP => {
+                COPYPROP
+                    | DCE
+                    | when(ch.same_operands, FOLD)
+                    | when(ch.removed_insts || ch.cfg, CFG)
+            }
+            DCE => COPYPROP | when(ch.removed_insts, CFG),
+            _ => COPYPROP | CFG | when(ch.branches_to_jumps, DCE),
+        }
+    }
+}
+
+thread_local! {
+    /// Buffers reused by the [`optimize`] calls of one thread, so that optimizing many
+    /// small functions does not allocate them anew each time. Results never depend on
+    /// what is left here: every pass clears or resizes a buffer before reading it, and
+    /// the cached analyses are marked stale when a call starts.
+    static SCRATCH: std::cell::RefCell<(visit::Scratch, fold::FoldBufs)> =
+        std::cell::RefCell::default();
+}
+
 /// [`optimize`], also saying what it did.
 pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
     let mut f = f.clone();
-    if !well_formed_registers(&f) || !well_formed_blocks(&f) {
+    if !well_formed_registers(&f) {
         // Malformed IR is left for the interpreter or backend to report.
         return (f, stats);
     }
-    // Each pass says whether it changed the function; a round where none did is the
-    // fixpoint (the passes are deterministic, so another round would change nothing).
-    let mut sc = visit::Scratch::default();
-    let mut fold_bufs = fold::FoldBufs::default();
+    let (mut sc, mut fold_bufs) = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
+    sc.rpo_valid = false;
+    sc.classes_valid = false;
+    // Rounds of fold, copy propagation, dead code elimination and CFG simplification,
+    // skipping a pass that cannot change anything (see `enabled_by`): nothing changed
+    // since it last ran, or only what it does not depend on. A round where no pass is
+    // left to run is the fixpoint. Blocks and registers are never added, so the
+    // analyses stay exact if they are at the start.
+    let exact = f.blocks.len().saturating_mul(f.vregs.len()) <= fold::MAX_TRACKED;
+    sc.superset_classes_ok = exact;
+    let mut todo = ALL;
     for _ in 0..MAX_ROUNDS {
-        stats.rounds += 1;
-        let mut changed =
-            fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut fold_bufs);
-        changed |= copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc);
-        changed |= dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc);
-        changed |= cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc);
-        if !changed {
+        if todo == 0 {
             break;
         }
+        stats.rounds += 1;
+        for pass in [FOLD, COPYPROP, DCE, CFG] {
+            if todo & pass == 0 {
+                continue;
+            }
+            todo &= !pass;
+            let ch = match pass {
+                FOLD => fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut fold_bufs),
+                COPYPROP => copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc),
+                DCE => dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc),
+                _ => cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc),
+            };
+            todo |= enabled_by(pass, ch, exact);
+        }
     }
-    compact_registers(&mut f);
+    compact_registers_unchecked(&mut f, &mut sc);
+    let _ = SCRATCH.try_with(|s| s.replace((sc, fold_bufs)));
     (f, stats)
 }
 
 /// Renumbers registers densely: parameters first in order, then the others in order of
 /// their old numbers; registers no longer mentioned are dropped.
 pub fn compact_registers(f: &mut IrFunction) {
-    if !well_formed_registers(f) {
-        return;
+    if well_formed_registers(f) {
+        compact_registers_unchecked(f, &mut visit::Scratch::default());
     }
+}
+
+/// [`compact_registers`] on a function known to be well-formed.
+fn compact_registers_unchecked(f: &mut IrFunction, sc: &mut visit::Scratch) {
     let n = f.vregs.len();
-    let mut used = vec![false; n];
+    let used = &mut sc.visited;
+    used.clear();
+    used.resize(n, false);
     for &p in &f.params {
         used[p.0 as usize] = true;
     }
@@ -100,7 +196,9 @@ pub fn compact_registers(f: &mut IrFunction) {
             used[r.0 as usize] = true;
         }
     }
-    let mut new = vec![visit::NONE; n];
+    let new = &mut sc.u32s[0];
+    new.clear();
+    new.resize(n, visit::NONE);
     let mut vregs: Vec<ScalarTy> = Vec::with_capacity(n);
     let mut assign = |r: usize, new: &mut Vec<u32>| {
         if new[r] == visit::NONE {
@@ -109,11 +207,11 @@ pub fn compact_registers(f: &mut IrFunction) {
         }
     };
     for &p in &f.params {
-        assign(p.0 as usize, &mut new);
+        assign(p.0 as usize, new);
     }
     for (r, &u) in used.iter().enumerate() {
         if u {
-            assign(r, &mut new);
+            assign(r, new);
         }
     }
     if vregs.len() == n && new.iter().enumerate().all(|(i, &r)| r == i as u32) {

@@ -4,7 +4,7 @@
 //! blocks are renumbered densely in their original order (the entry stays block 0).
 
 use super::visit::{successors, Scratch, NONE};
-use super::OptStats;
+use super::{Changes, OptStats};
 use crate::ir::{BlockId, IrFunction, Terminator};
 
 pub fn simplify_cfg(f: &mut IrFunction, stats: &mut OptStats) {
@@ -13,12 +13,14 @@ pub fn simplify_cfg(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-/// [`simplify_cfg`] on a function known to be well-formed; whether it changed `f`.
+/// [`simplify_cfg`] on a function known to be well-formed; what it changed in `f`
+/// (`branches_to_jumps`: a branch with equal arms became a jump, so its condition is
+/// read no more).
 pub(super) fn simplify_cfg_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
     sc: &mut Scratch,
-) -> bool {
+) -> Changes {
     let before = *stats;
     // Branches with equal arms.
     for b in &mut f.blocks {
@@ -40,7 +42,13 @@ pub(super) fn simplify_cfg_unchecked(
     }
     merge_chains(f, stats, sc);
     remove_unreachable(f, stats, sc);
-    *stats != before
+    let any = *stats != before;
+    Changes {
+        any,
+        cfg: any,
+        branches_to_jumps: stats.folded_branches != before.folded_branches,
+        ..Changes::default()
+    }
 }
 
 /// The final target of a jump to `b` through empty jump-only blocks.
@@ -153,7 +161,7 @@ fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch
     }
     stats.blocks_removed += n as u32 - next;
     sc.rpo_valid = false;
-    sc.classes_valid = false;
+    sc.classes_valid &= sc.superset_classes_ok;
     let blocks = std::mem::take(&mut f.blocks);
     f.blocks = blocks
         .into_iter()

@@ -8,7 +8,7 @@
 //! propagated until either register is written again.
 
 use super::visit::{def_of, map_term_use, map_uses, Dominators, Scratch, NONE};
-use super::OptStats;
+use super::{Changes, OptStats};
 use crate::ir::{Inst, IrFunction, VReg};
 
 /// A program point: block and position (0 before the first instruction, `i + 1` at
@@ -25,24 +25,43 @@ pub fn propagate(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-/// [`propagate`] on a function known to be well-formed; whether it changed `f`.
+/// [`propagate`] on a function known to be well-formed; what it changed in `f`
+/// (`same_operands`: a rewritten binary instruction now reads one register twice;
+/// `removed_insts`: a self-copy went).
 pub(super) fn propagate_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
     sc: &mut Scratch,
-) -> bool {
-    let before = stats.copies_propagated;
-    propagate_global(f, stats, sc);
-    propagate_local(f, stats, sc);
-    let changed = stats.copies_propagated != before;
-    if changed {
-        // Only registers changed (terminators keep their targets).
-        sc.insts_changed();
+) -> Changes {
+    let mut ch = Changes::default();
+    // Without copies there is nothing to propagate (and no self-copy to remove).
+    if !f
+        .blocks
+        .iter()
+        .any(|b| b.insts.iter().any(|i| matches!(i, Inst::Copy { .. })))
+    {
+        return ch;
     }
-    changed
+    let before = stats.copies_propagated;
+    propagate_global(f, stats, sc, &mut ch);
+    propagate_local(f, stats, sc, &mut ch);
+    ch.any = stats.copies_propagated != before;
+    if ch.any {
+        // Only registers changed (terminators keep their targets), but some are read
+        // in new places.
+        sc.reads_moved();
+    }
+    ch
 }
 
-fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
+/// Whether `inst`, whose reads were just rewritten, is a binary operation reading one
+/// register twice (folding may simplify it now).
+#[inline]
+fn reads_one_register_twice(inst: &Inst) -> bool {
+    matches!(inst, Inst::Binary { lhs, rhs, .. } if lhs == rhs)
+}
+
+fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, ch: &mut Changes) {
     let n = f.vregs.len();
     sc.compute_rpo(f);
     let (rpo, rpo_index) = (&sc.rpo, &sc.rpo_index);
@@ -150,14 +169,20 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) 
             }
         };
         for (i, inst) in b.insts.iter_mut().enumerate() {
-            map_uses(inst, |r| rewrite(r, i as u32 + 1));
+            let mut hit = false;
+            map_uses(inst, |r| {
+                let s = rewrite(r, i as u32 + 1);
+                hit |= s != r;
+                s
+            });
+            ch.same_operands |= hit && reads_one_register_twice(inst);
         }
         let end = b.insts.len() as u32 + 1;
         map_term_use(&mut b.term, |r| rewrite(r, end));
     }
 }
 
-fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
+fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, ch: &mut Changes) {
     let n = f.vregs.len();
     // A write counter per register; a recorded copy holds while neither side changed.
     let version = &mut sc.u32s[1];
@@ -173,6 +198,11 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
     let mut copy_of: Vec<Option<Entry>> = vec![None; n];
     let vregs = &f.vregs;
     for b in &mut f.blocks {
+        // A copy is only propagated within its block: a block without one has nothing
+        // to rewrite (the versions of its writes matter to no later block either).
+        if !b.insts.iter().any(|i| matches!(i, Inst::Copy { .. })) {
+            continue;
+        }
         // Versions only grow, so entries recorded before this block are older than this.
         let block_start = clock;
         let lookup = |copy_of: &[Option<Entry>], version: &[u32], r: VReg| -> Option<u32> {
@@ -184,16 +214,20 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
         };
         let mut insts = std::mem::take(&mut b.insts);
         insts.retain_mut(|inst| {
+            let mut hit = false;
             map_uses(inst, |r| match lookup(&copy_of, version, r) {
                 Some(s) => {
                     stats.copies_propagated += 1;
+                    hit = true;
                     VReg(s)
                 }
                 None => r,
             });
+            ch.same_operands |= hit && reads_one_register_twice(inst);
             if let Inst::Copy { dst, src } = *inst {
                 if dst == src {
                     stats.copies_propagated += 1;
+                    ch.removed_insts = true;
                     return false;
                 }
             }

@@ -4,7 +4,7 @@
 //! memory always stay.
 
 use super::visit::{def_of, for_each_use, is_pure, successors, term_use, Scratch, NONE};
-use super::OptStats;
+use super::{Changes, OptStats};
 use crate::ir::IrFunction;
 
 /// Above this many (block, global register) bits, every global register is taken as live
@@ -45,17 +45,23 @@ pub fn eliminate_dead_code(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-/// [`eliminate_dead_code`] on a function known to be well-formed; whether it changed `f`.
+/// [`eliminate_dead_code`] on a function known to be well-formed; what it changed in `f`
+/// (only instructions go).
 pub(super) fn eliminate_dead_code_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
     sc: &mut Scratch,
-) -> bool {
+) -> Changes {
     let before = stats.dead_insts;
     // Removing a read of a register live across blocks can kill a write in another
     // block: repeat while that happens.
     while dce_round(f, stats, sc) {}
-    stats.dead_insts != before
+    let any = stats.dead_insts != before;
+    Changes {
+        any,
+        removed_insts: any,
+        ..Changes::default()
+    }
 }
 
 /// One backward pass; whether it removed a read of a global register.
@@ -104,31 +110,28 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
         live_in = BitSet::new(nb, g, live_in.words);
         let words = live_out.per_block;
         let mut changed = true;
-        let mut tmp = vec![0u64; words];
         while changed {
             changed = false;
             for &b in rpo.iter().rev() {
                 let b = b as usize;
-                tmp.iter_mut().for_each(|w| *w = 0);
-                for s in successors(&f.blocks[b].term).into_iter().flatten() {
-                    let s = s.0 as usize;
-                    if s < nb {
-                        for (t, &w) in tmp.iter_mut().zip(live_in.row(s)) {
-                            *t |= w;
-                        }
+                let [s0, s1] = successors(&f.blocks[b].term)
+                    .map(|s| s.map(|s| s.0 as usize).filter(|&s| s < nb));
+                for i in 0..words {
+                    let mut out = 0u64;
+                    if let Some(s) = s0 {
+                        out |= live_in.words[s * words + i];
+                    }
+                    if let Some(s) = s1 {
+                        out |= live_in.words[s * words + i];
+                    }
+                    let at = b * words + i;
+                    live_out.words[at] = out;
+                    let v = gen.words[at] | (out & !kill.words[at]);
+                    if v != live_in.words[at] {
+                        live_in.words[at] = v;
+                        changed = true;
                     }
                 }
-                live_out.row_mut(b).copy_from_slice(&tmp);
-                let (gr, kr) = (gen.row(b), kill.row(b));
-                let mut new_changed = false;
-                for (i, w) in live_in.row_mut(b).iter_mut().enumerate() {
-                    let v = gr[i] | (tmp[i] & !kr[i]);
-                    if v != *w {
-                        *w = v;
-                        new_changed = true;
-                    }
-                }
-                changed |= new_changed;
             }
         }
     }
@@ -167,8 +170,12 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
             if let Some(d) = def {
                 if is_pure(inst) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
+                    // A write the removed read saw is in another block only if the
+                    // register is read before written in this one (in `gen`).
                     for_each_use(inst, |r| {
-                        removed_global_read |= classes.global_index[r.0 as usize] != NONE
+                        let gi = classes.global_index[r.0 as usize];
+                        removed_global_read |=
+                            gi != NONE && (!precise || get(gen.row(bi), gi as usize));
                     });
                     continue;
                 }

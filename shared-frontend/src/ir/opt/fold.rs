@@ -9,13 +9,13 @@
 //! is never folded: its check is a branch, and folding that branch is what removes it.
 
 use super::visit::{def_of, RegClasses, Scratch, NONE};
-use super::OptStats;
+use super::{Changes, OptStats};
 use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
 use crate::ir::{Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
 
 /// Above this many (block, global register) pairs the analysis tracks no register across
 /// blocks (folding stays block-local), to bound time and memory.
-const MAX_TRACKED: usize = 1 << 20;
+pub(super) const MAX_TRACKED: usize = 1 << 20;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Lat {
@@ -270,15 +270,18 @@ pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-/// [`fold_constants`] on a function known to be well-formed; whether it changed `f`.
+/// [`fold_constants`] on a function known to be well-formed; what it changed in `f`
+/// (`new_consts`: an algebraic identity produced a constant the analysis had not found,
+/// so another run may find more).
 pub(super) fn fold_constants_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
     sc: &mut Scratch,
     bufs: &mut FoldBufs,
-) -> bool {
+) -> Changes {
     let mut changed = false;
     let mut cfg_changed = false;
+    let mut new_consts = false;
     sc.compute_rpo(f);
     let classes = sc.take_classes(f);
     let mut an = Analysis::new(f, classes, bufs);
@@ -323,6 +326,7 @@ pub(super) fn fold_constants_unchecked(
                     if let Inst::Binary { op, dst, lhs, rhs } = *inst {
                         let (a, b) = (vals[lhs.0 as usize], vals[rhs.0 as usize]);
                         if let Some(new) = simplify_binary(f, op, dst, lhs, rhs, a, b) {
+                            new_consts |= matches!(new, Inst::Const { .. });
                             stats.folded_insts += 1;
                             *inst = new;
                             changed = true;
@@ -369,7 +373,12 @@ pub(super) fn fold_constants_unchecked(
         dirty,
         block_dirty: std::mem::take(&mut bufs.block_dirty),
     };
-    changed
+    Changes {
+        any: changed,
+        cfg: cfg_changed,
+        new_consts,
+        ..Changes::default()
+    }
 }
 
 /// [`Analysis::eval`] over a plain value array.

@@ -1,7 +1,8 @@
 //! Property tests: random well-formed functions (straight-line code, diamonds, bounded
 //! loops, checked division, bounds-checked memory, calls) behave the same under the
-//! interpreter before and after [`optimize`] and after each pass alone, and `optimize`
-//! is idempotent. Cases: env `RILL_PROPTEST_CASES` (default 256).
+//! interpreter before and after [`optimize`] and after each pass alone, `optimize` is
+//! idempotent, and it gives exactly what running every pass in every round gives.
+//! Cases: env `RILL_PROPTEST_CASES` (default 256).
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -447,6 +448,53 @@ fn cases() -> u32 {
 
 type Pass = fn(&mut IrFunction, &mut OptStats);
 
+/// [`optimize_with_stats`] without skipping passes: every pass in every round until a
+/// round changes nothing. `optimize` must give exactly its result and its counts (in at
+/// most as many rounds).
+pub(super) fn optimize_every_pass_every_round(f: &IrFunction) -> (IrFunction, OptStats) {
+    let mut stats = OptStats::default();
+    let mut f = f.clone();
+    if !well_formed_registers(&f) {
+        return (f, stats);
+    }
+    let mut sc = visit::Scratch::default();
+    let mut bufs = fold::FoldBufs::default();
+    for _ in 0..MAX_ROUNDS {
+        stats.rounds += 1;
+        let mut changed =
+            fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut bufs).any;
+        changed |= copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc).any;
+        changed |= dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc).any;
+        changed |= cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc).any;
+        if !changed {
+            break;
+        }
+    }
+    compact_registers(&mut f);
+    (f, stats)
+}
+
+/// Whether `optimize` gives exactly what running every pass in every round gives.
+pub(super) fn same_as_every_pass_every_round(f: &IrFunction) -> Result<(), String> {
+    let (got, got_stats) = optimize_with_stats(f);
+    let (want, want_stats) = optimize_every_pass_every_round(f);
+    let same_counts = OptStats {
+        rounds: want_stats.rounds,
+        ..got_stats
+    } == want_stats;
+    if got != want || !same_counts || got_stats.rounds > want_stats.rounds {
+        return Err(format!(
+            "input:\n{}\nskipping passes:\n{}{:?}\nevery pass:\n{}{:?}",
+            listing(f),
+            listing(&got),
+            got_stats,
+            listing(&want),
+            want_stats
+        ));
+    }
+    Ok(())
+}
+
 #[test]
 fn optimization_preserves_behaviour_and_is_idempotent() {
     let mut runner = TestRunner::new(Config {
@@ -484,6 +532,11 @@ fn optimization_preserves_behaviour_and_is_idempotent() {
                 .collect();
             let got = exec(one.clone());
             prop_assert_eq!(&got, &want, "after {} alone:\n{}", name, listing(&one[0]));
+        }
+        for f in &fns {
+            if let Err(e) = same_as_every_pass_every_round(f) {
+                prop_assert!(false, "{}", e);
+            }
         }
         let opt: Vec<IrFunction> = fns.iter().map(optimize).collect();
         let got = exec(opt.clone());

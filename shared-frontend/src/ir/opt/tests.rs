@@ -424,3 +424,39 @@ fn stats_count_the_rewrites() {
         }"#]]
     .assert_eq(&format!("{stats:#?}"));
 }
+
+/// Rewrites that only let an earlier pass do more in the next round: copy propagation
+/// makes a subtraction read one register twice (folding then makes it 0), and the
+/// identity `x * 0` gives a constant the analysis had not found (deciding a branch).
+/// `optimize` skips passes that cannot change anything, so these must still run.
+#[test]
+fn passes_enabled_by_later_ones_run_again() {
+    let mut b = FunctionBuilder::new("g");
+    b.returns(Some(I32));
+    let x = b.param(I32);
+    let y = b.copy(x);
+    let d = b.binary(IrBinOp::Sub, x, y);
+    let zero = b.iconst(I32, 0);
+    let m = b.binary(IrBinOp::Mul, x, zero);
+    let c = b.binary(IrBinOp::Eq, m, zero);
+    let (t, e) = (b.block(), b.block());
+    b.branch(c, t, e);
+    b.switch_to(t);
+    b.print_int(d);
+    b.ret(Some(d));
+    b.switch_to(e);
+    b.ret(Some(x));
+    let f = b.finish();
+    if let Err(e) = super::proptests::same_as_every_pass_every_round(&f) {
+        panic!("{e}");
+    }
+    let (opt, stats) = optimize_with_stats(&f);
+    expect![[r#"
+        fn crate::g(v0: i32) -> i32 {
+        bb0:
+            v1 = const.i32 0
+            print.i32 v1
+            return v1
+        }
+        OptStats { rounds: 3, folded_insts: 3, folded_branches: 1, copies_propagated: 1, dead_insts: 4, jumps_threaded: 0, blocks_merged: 1, blocks_removed: 2 }"#]].assert_eq(&format!("{}{stats:?}", listing(&opt)));
+}

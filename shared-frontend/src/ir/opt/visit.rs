@@ -233,6 +233,13 @@ pub(super) struct Scratch {
     /// [`Scratch::take_classes`], cleared by every pass that changes an instruction or a
     /// terminator ([`Scratch::insts_changed`]).
     pub classes_valid: bool,
+    /// Whether classes that call global a register which is local by now are as good
+    /// as exact ones (the passes give the same results when no size limit makes them
+    /// imprecise). Then only a pass that makes registers read in new places
+    /// ([`Scratch::reads_moved`]) makes the classes stale: removing instructions,
+    /// replacing them by constants or copies of an operand, and changing the CFG only
+    /// turn global registers into local ones.
+    pub superset_classes_ok: bool,
 }
 
 impl Scratch {
@@ -270,14 +277,21 @@ impl Scratch {
         self.classes = Some(c);
     }
 
-    /// A pass changed instructions (or terminators' registers): the classes are stale.
+    /// A pass removed or simplified instructions (or terminators' registers): the
+    /// classes are stale, unless a superset of the globals will do.
     pub fn insts_changed(&mut self) {
+        self.classes_valid &= self.superset_classes_ok;
+    }
+
+    /// A pass made instructions read registers they did not read: the classes are stale.
+    pub fn reads_moved(&mut self) {
         self.classes_valid = false;
     }
 
-    /// A pass changed jump targets or the block list: everything cached is stale.
+    /// A pass changed jump targets or the block list: the block order is stale, and the
+    /// classes are unless a superset of the globals will do.
     pub fn cfg_changed(&mut self) {
-        self.classes_valid = false;
+        self.classes_valid &= self.superset_classes_ok;
         self.rpo_valid = false;
     }
 }

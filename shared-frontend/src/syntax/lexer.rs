@@ -572,28 +572,24 @@ impl<'a> Cursor<'a> {
         const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
         let bytes = self.bytes;
         let mut i = self.pos;
-        loop {
-            match bytes.get(i..i + 8) {
-                Some(w) => {
+        while let Some(&b) = bytes.get(i) {
+            if b == b' ' {
+                i += 1;
+                // The rest of the run, 8 bytes at a time (byte by byte near the end).
+                while let Some(w) = bytes.get(i..i + 8) {
                     let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
                     let diff = w ^ SPACES;
-                    if diff == 0 {
-                        i += 8;
-                        continue;
+                    if diff != 0 {
+                        i += (diff.trailing_zeros() / 8) as usize;
+                        break;
                     }
-                    i += (diff.trailing_zeros() / 8) as usize;
+                    i += 8;
                 }
-                None => {
-                    while i < bytes.len() && bytes[i] == b' ' {
-                        i += 1;
-                    }
-                }
-            }
-            if i < bytes.len() && matches!(bytes[i], b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
+            } else if matches!(b, b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
                 i += 1;
-                continue;
+            } else {
+                break;
             }
-            break;
         }
         self.pos = i;
     }

@@ -265,6 +265,11 @@ impl<'a> Parser<'a> {
     /// Binary operators of precedence `min_prec` and tighter.
     pub(super) fn parse_bin(&mut self, r: Restrictions, min_prec: u8) -> ExprId {
         let lhs = self.parse_unary(r);
+        // Most operands are followed by no operator: `parse_bin_rest` would return `lhs`.
+        let k = self.peek();
+        if binop(k).is_none() && !matches!(k, T::Keyword(Kw::As) | T::LArrow) {
+            return lhs;
+        }
         let lo = self.expr_lo(lhs);
         self.parse_bin_rest(r, lo, lhs, min_prec)
     }

@@ -543,7 +543,7 @@ impl<'a> SymbolCache<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, s: &'a str) -> Symbol {
         let b = s.as_bytes();
         let n = b.len();
@@ -577,6 +577,14 @@ impl<'a> SymbolCache<'a> {
             }
             i = (i + 1) & mask;
         }
+        self.insert(i, key, s)
+    }
+
+    /// A text not seen yet in this parse: interned globally, stored in empty slot `i`.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, i: usize, key: u64, s: &'a str) -> Symbol {
+        let n = s.len();
         let sym = Symbol::intern(s);
         self.slots[i] = SymbolSlot {
             key,

@@ -101,17 +101,46 @@ macro_rules! keywords {
                 if text.len() < 2 || text.len() > 8 {
                     return None;
                 }
-                #[allow(non_upper_case_globals)]
-                mod key {
-                    $(pub const $variant: u64 = super::pack($text.as_bytes());)*
+                Keyword::from_packed(pack(text))
+            }
+
+            /// The keyword whose bytes, packed by [`pack`], are `key` (a candidate of 2
+            /// to 8 bytes): one multiplicative-hash probe and one comparison.
+            #[inline]
+            fn from_packed(key: u64) -> Option<Keyword> {
+                const ALL: &[(Keyword, &str)] = &[$((Keyword::$variant, $text),)*];
+                const TABLE: [(u64, Option<Keyword>); 1 << KEYWORD_HASH_BITS] = {
+                    let mut table = [(0u64, None); 1 << KEYWORD_HASH_BITS];
+                    let mut i = 0;
+                    while i < ALL.len() {
+                        let key = pack(ALL[i].1.as_bytes());
+                        let slot = keyword_slot(key);
+                        // A collision fails the build: pick another multiplier.
+                        assert!(table[slot].1.is_none(), "keyword hash collision");
+                        table[slot] = (key, Some(ALL[i].0));
+                        i += 1;
+                    }
+                    table
+                };
+                let (k, kw) = TABLE[keyword_slot(key)];
+                if k == key {
+                    kw
+                } else {
+                    None
                 }
-                Some(match pack(text) {
-                    $(key::$variant => Keyword::$variant,)*
-                    _ => return None,
-                })
             }
         }
     };
+}
+
+/// The keyword table has `1 << KEYWORD_HASH_BITS` slots; `KEYWORD_HASH_MUL` maps every
+/// keyword to its own slot (checked when the table is built, at compile time).
+const KEYWORD_HASH_BITS: u32 = 7;
+const KEYWORD_HASH_MUL: u64 = 0x870f_70f8_0d61_7d75;
+
+#[inline]
+const fn keyword_slot(key: u64) -> usize {
+    (key.wrapping_mul(KEYWORD_HASH_MUL) >> (64 - KEYWORD_HASH_BITS)) as usize
 }
 
 keywords! {
@@ -508,6 +537,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline(always)]
     fn eat_id_continue(&mut self) {
         let bytes = self.bytes;
         let mut i = self.pos;
@@ -535,18 +565,37 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Skips ASCII whitespace, for callers that drop whitespace tokens anyway.
+    /// Skips ASCII whitespace, for callers that drop whitespace tokens anyway. Runs of
+    /// spaces (indentation) are skipped 8 bytes at a time.
     #[inline]
     pub fn skip_ascii_whitespace(&mut self) {
+        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
         let bytes = self.bytes;
         let mut i = self.pos;
-        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
-            i += 1;
+        while let Some(&b) = bytes.get(i) {
+            if b == b' ' {
+                i += 1;
+                // The rest of the run, 8 bytes at a time (byte by byte near the end).
+                while let Some(w) = bytes.get(i..i + 8) {
+                    let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                    let diff = w ^ SPACES;
+                    if diff != 0 {
+                        i += (diff.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    i += 8;
+                }
+            } else if matches!(b, b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
+                i += 1;
+            } else {
+                break;
+            }
         }
         self.pos = i;
     }
 
     /// Reads the next token; `None` at the end of the text.
+    #[inline]
     pub fn next_token(&mut self) -> Option<Token> {
         if self.at_end() {
             return None;
@@ -560,6 +609,7 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    #[inline]
     fn token_kind(&mut self) -> TokenKind {
         use TokenKind::*;
         let b = self.bytes[self.pos];
@@ -807,16 +857,30 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline(always)]
     fn ident_or_unknown_prefix(&mut self, start: usize) -> TokenKind {
         self.eat_id_continue();
-        let text = &self.bytes[start..self.pos];
+        let len = self.pos - start;
         match self.peek(0) {
             b'#' | b'"' | b'\'' if !self.at_end() => TokenKind::UnknownPrefix,
-            _ => match Keyword::from_bytes(text) {
-                Some(k) => TokenKind::Keyword(k),
-                None if text == b"_" => TokenKind::Underscore,
-                None => TokenKind::Ident,
-            },
+            _ if (2..=8).contains(&len) => {
+                // Pack the candidate with one load where 8 bytes are available.
+                let key = match self.bytes.get(start..start + 8) {
+                    Some(word) => {
+                        let word = u64::from_le_bytes([
+                            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+                        ]);
+                        word & (u64::MAX >> (64 - 8 * len))
+                    }
+                    None => pack(&self.bytes[start..self.pos]),
+                };
+                match Keyword::from_packed(key) {
+                    Some(k) => TokenKind::Keyword(k),
+                    None => TokenKind::Ident,
+                }
+            }
+            _ if len == 1 && self.bytes[start] == b'_' => TokenKind::Underscore,
+            _ => TokenKind::Ident,
         }
     }
 

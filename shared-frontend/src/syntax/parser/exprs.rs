@@ -11,7 +11,8 @@ use crate::diag::Diagnostic;
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use crate::syntax::ast::{
-    BinOp, Binding, ExprId, ExprKind, FieldInit, Ident, Label, Path, TypeKind, UnOp,
+    BinOp, Binding, ExprId, ExprKind, FieldInit, Ident, Label, Path, PathSegment, PathSegmentKind,
+    PathSegments, TypeKind, UnOp,
 };
 use crate::syntax::lexer::{Keyword as Kw, LiteralKind, TokenKind as T};
 
@@ -157,9 +158,38 @@ impl<'a> Parser<'a> {
         if !self.enter() {
             return self.skip_nested_expr();
         }
-        let e = self.parse_assign(r);
+        // A lone name or literal before `,` `;` `)` `]` `}` (call arguments, field
+        // values, array elements): no operator, postfix or assignment can follow.
+        let e = if matches!(
+            self.nth(1),
+            T::Comma | T::Semi | T::CloseParen | T::CloseBracket | T::CloseBrace
+        ) && matches!(self.peek(), T::Ident | T::Literal { .. })
+        {
+            self.parse_leaf()
+        } else {
+            self.parse_assign(r)
+        };
         self.leave();
         e
+    }
+
+    /// At an `Ident` or a literal that nothing continues (no `::`, `!`, `{`, `.`, `(`,
+    /// `[`, `?` after it): the path or literal expression, as `parse_primary` would read
+    /// it, without the layers of operator, postfix and primary parsing.
+    fn parse_leaf(&mut self) -> ExprId {
+        if !matches!(self.peek(), T::Ident) {
+            return self.parse_literal_expr();
+        }
+        let name = self.bump_ident();
+        let seg = PathSegment {
+            kind: PathSegmentKind::Name(name.name),
+            span: name.span,
+        };
+        let path = Path {
+            segments: PathSegments::one(seg),
+            span: name.span,
+        };
+        self.alloc_expr(ExprKind::Path(path), name.span)
     }
 
     /// Whether `e` is block-like: it ends an expression statement.
@@ -189,7 +219,7 @@ impl<'a> Parser<'a> {
         if matches!(kind, T::DotDot | T::DotDotEq | T::DotDotDot) {
             return self.parse_range_rest(r, lo);
         }
-        let op = if kind == T::Eq {
+        let op = if matches!(kind, T::Eq) {
             None
         } else if let Some(op) = assign_op(kind) {
             Some(op)
@@ -235,6 +265,11 @@ impl<'a> Parser<'a> {
     /// Binary operators of precedence `min_prec` and tighter.
     pub(super) fn parse_bin(&mut self, r: Restrictions, min_prec: u8) -> ExprId {
         let lhs = self.parse_unary(r);
+        // Most operands are followed by no operator: `parse_bin_rest` would return `lhs`.
+        let k = self.peek();
+        if binop(k).is_none() && !matches!(k, T::Keyword(Kw::As) | T::LArrow) {
+            return lhs;
+        }
         let lo = self.expr_lo(lhs);
         self.parse_bin_rest(r, lo, lhs, min_prec)
     }
@@ -254,7 +289,7 @@ impl<'a> Parser<'a> {
                 return lhs;
             }
             let t = self.tok();
-            if t.kind == T::Keyword(Kw::As) {
+            if matches!(t.kind, T::Keyword(Kw::As)) {
                 if PREC_AS < min_prec {
                     return lhs;
                 }
@@ -270,7 +305,7 @@ impl<'a> Parser<'a> {
             }
             let (op, prec) = match binop(t.kind) {
                 Some(x) => x,
-                None if t.kind == T::LArrow && PREC_CMP >= min_prec => {
+                None if matches!(t.kind, T::LArrow) && PREC_CMP >= min_prec => {
                     // rustc: `a<-1` is the token `<-`; it recovers as `a < -1`.
                     self.report(
                         Diagnostic::error("unexpected token: `<-`", Span::new(t.lo, t.hi))
@@ -373,6 +408,28 @@ impl<'a> Parser<'a> {
             T::Minus => Some(UnOp::Neg),
             T::Bang => Some(UnOp::Not),
             T::Star | T::And | T::AndAnd => None,
+            T::Ident
+                if !matches!(
+                    self.nth(1),
+                    T::PathSep
+                        | T::Bang
+                        | T::OpenBrace
+                        | T::Dot
+                        | T::OpenParen
+                        | T::OpenBracket
+                        | T::Question
+                ) =>
+            {
+                return self.parse_leaf()
+            }
+            T::Literal { .. }
+                if !matches!(
+                    self.nth(1),
+                    T::Dot | T::OpenParen | T::OpenBracket | T::Question
+                ) =>
+            {
+                return self.parse_leaf()
+            }
             _ => return self.parse_postfix(r),
         };
         self.bump();
@@ -1084,7 +1141,7 @@ impl<'a> Parser<'a> {
     fn parse_struct_lit(&mut self, lo: u32, path: Path) -> ExprId {
         let open = self.lo();
         self.bump();
-        let mut fields = Vec::new();
+        let mark = self.scratch_fields.len();
         loop {
             if self.eat(T::CloseBrace) {
                 break;
@@ -1100,7 +1157,7 @@ impl<'a> Parser<'a> {
                     let name = self.bump_ident();
                     if self.eat(T::Colon) {
                         let value = self.parse_expr();
-                        fields.push(FieldInit {
+                        self.scratch_fields.push(FieldInit {
                             name,
                             value,
                             shorthand: false,
@@ -1117,7 +1174,7 @@ impl<'a> Parser<'a> {
                             }),
                             name.span,
                         );
-                        fields.push(FieldInit {
+                        self.scratch_fields.push(FieldInit {
                             name,
                             value,
                             shorthand: true,
@@ -1158,6 +1215,7 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
+        let fields = self.scratch_fields.drain(mark..).collect();
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::StructLit(path, fields), span)
     }

@@ -107,6 +107,15 @@ impl<'a> Parser<'a> {
         } else {
             &digits[2..]
         };
+        // Up to 19 plain decimal digits cannot overflow a u64: no checked u128 steps.
+        if base == Base::Decimal && body.len() <= 19 && body.bytes().all(|b| b.is_ascii_digit()) {
+            let value = body.bytes().fold(0u64, |v, b| v * 10 + u64::from(b - b'0'));
+            return Some(IntLit {
+                value: Some(u128::from(value)),
+                suffix,
+                hex,
+            });
+        }
         let radix = base.radix();
         let mut value: Option<u128> = Some(0);
         let mut bad_digit = false;

@@ -22,13 +22,11 @@ mod literals;
 mod stmts;
 mod types;
 
-use rustc_hash::FxHashMap;
-
 use crate::diag::Diagnostic;
 use crate::intern::Symbol;
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
-use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, Ident, SourceFileAst, StmtId};
+use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, FieldInit, Ident, SourceFileAst, StmtId};
 use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
 
 /// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
@@ -80,12 +78,14 @@ pub(crate) struct Parser<'a> {
     /// vectors (nested lists push above their parent's part).
     scratch_exprs: Vec<ExprId>,
     scratch_stmts: Vec<StmtId>,
-    /// Sizes of the last item's arena: the next arena starts with that capacity, which
-    /// saves most regrowth when consecutive items are alike.
+    /// The largest sizes of an item's arena so far: a new arena starts with that
+    /// capacity (and is trimmed when the item is done).
     arena_hint: (usize, usize, usize),
+    /// A stack on which struct literal fields are collected (like `scratch_exprs`).
+    scratch_fields: Vec<FieldInit>,
     /// Per-parse cache in front of the global interner: most identifiers repeat, and the
     /// global table takes a lock.
-    symbols: FxHashMap<&'a str, Symbol>,
+    symbols: SymbolCache<'a>,
 }
 
 impl<'a> Parser<'a> {
@@ -108,7 +108,8 @@ impl<'a> Parser<'a> {
             scratch_exprs: Vec::new(),
             scratch_stmts: Vec::new(),
             arena_hint: (0, 0, 0),
-            symbols: FxHashMap::default(),
+            scratch_fields: Vec::new(),
+            symbols: SymbolCache::new(),
         }
     }
 
@@ -134,12 +135,12 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn at(&self, kind: TokenKind) -> bool {
-        self.peek() == kind
+        same_kind(self.peek(), kind)
     }
 
     #[inline]
     fn at_kw(&self, kw: Keyword) -> bool {
-        self.peek() == TokenKind::Keyword(kw)
+        matches!(self.peek(), TokenKind::Keyword(k) if k == kw)
     }
 
     #[inline]
@@ -203,13 +204,9 @@ impl<'a> Parser<'a> {
         self.rel(lo, hi)
     }
 
+    #[inline]
     fn intern(&mut self, s: &'a str) -> Symbol {
-        if let Some(&sym) = self.symbols.get(s) {
-            return sym;
-        }
-        let sym = Symbol::intern(s);
-        self.symbols.insert(s, sym);
-        sym
+        self.symbols.intern(s)
     }
 
     /// How rustc names the current token in "expected …, found …".
@@ -276,13 +273,7 @@ impl<'a> Parser<'a> {
             text = raw;
         }
         if text.len() > MAX_IDENT_LEN {
-            self.report(Diagnostic::error(
-                format!(
-                    "identifier is longer than the implementation limit of {MAX_IDENT_LEN} \
-                     bytes (MAX_IDENT_LEN)"
-                ),
-                Span::new(t.lo, t.hi),
-            ));
+            self.long_ident_error(t);
         }
         let name = self.intern(text);
         self.bump();
@@ -290,6 +281,18 @@ impl<'a> Parser<'a> {
             name,
             span: self.rel(t.lo, t.hi),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn long_ident_error(&mut self, t: Tok) {
+        self.report(Diagnostic::error(
+            format!(
+                "identifier is longer than the implementation limit of {MAX_IDENT_LEN} \
+                 bytes (MAX_IDENT_LEN)"
+            ),
+            Span::new(t.lo, t.hi),
+        ));
     }
 
     /// An identifier standing in for one that could not be parsed.
@@ -401,7 +404,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A fresh arena for an item, sized like the previous item's.
+    /// A fresh arena for an item, with the capacity of the largest item so far: it
+    /// almost never regrows (regrowing copies every node).
     fn new_arena(&self) -> Arena {
         let (e, s, t) = self.arena_hint;
         Arena {
@@ -411,10 +415,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Takes the finished arena of the current item.
+    /// Takes the finished arena of the current item, trimmed to its size (shrinking an
+    /// allocation does not move it).
     fn take_arena(&mut self) -> Arena {
-        let a = std::mem::take(&mut self.arena);
-        self.arena_hint = (a.exprs.len(), a.stmts.len(), a.types.len());
+        let mut a = std::mem::take(&mut self.arena);
+        let (e, s, t) = self.arena_hint;
+        self.arena_hint = (
+            e.max(a.exprs.len()),
+            s.max(a.stmts.len()),
+            t.max(a.types.len()),
+        );
+        a.exprs.shrink_to_fit();
+        a.stmts.shrink_to_fit();
+        a.types.shrink_to_fit();
         a
     }
 
@@ -460,6 +473,198 @@ impl<'a> Parser<'a> {
             )
             .with_code("E0585"),
         );
+    }
+}
+
+/// A per-parse table from identifier text to [`Symbol`], in front of the global
+/// interner. Open addressing with linear probing; a text of up to 8 bytes is identified
+/// by its length and its bytes packed into one integer (no byte comparison), a longer one
+/// by a hash of its 8-byte words and then its bytes.
+struct SymbolCache<'a> {
+    slots: Vec<SymbolSlot<'a>>,
+    /// Occupied slots (kept at most half of `slots.len()`, a power of two).
+    len: usize,
+}
+
+#[derive(Clone, Copy)]
+struct SymbolSlot<'a> {
+    /// The packed bytes (texts of up to 8 bytes) or the hash (longer texts).
+    key: u64,
+    /// The text's length; 0 for an empty slot.
+    len: u32,
+    sym: Option<Symbol>,
+    text: &'a str,
+}
+
+const EMPTY_SLOT: SymbolSlot<'static> = SymbolSlot {
+    key: 0,
+    len: 0,
+    sym: None,
+    text: "",
+};
+
+/// Up to 8 bytes packed little-endian (zero-padded), without a per-byte loop.
+#[inline(always)]
+fn pack_short(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+        let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+        lo | (hi << (8 * (n - 4)))
+    } else if n > 0 {
+        (b[0] as u64) | ((b[n / 2] as u64) << (8 * (n / 2))) | ((b[n - 1] as u64) << (8 * (n - 1)))
+    } else {
+        0
+    }
+}
+
+#[inline(always)]
+fn word_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes([
+        b[i],
+        b[i + 1],
+        b[i + 2],
+        b[i + 3],
+        b[i + 4],
+        b[i + 5],
+        b[i + 6],
+        b[i + 7],
+    ])
+}
+
+const SYMBOL_HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+impl<'a> SymbolCache<'a> {
+    fn new() -> SymbolCache<'a> {
+        SymbolCache {
+            slots: vec![EMPTY_SLOT; 1024],
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn intern(&mut self, s: &'a str) -> Symbol {
+        let b = s.as_bytes();
+        let n = b.len();
+        if n == 0 || n > u32::MAX as usize {
+            return Symbol::intern(s);
+        }
+        let (key, hash) = if n <= 8 {
+            let key = pack_short(b);
+            (key, (key ^ n as u64).wrapping_mul(SYMBOL_HASH_MUL))
+        } else {
+            let mut h = n as u64;
+            let mut i = 0;
+            while i + 8 < n {
+                h = (h.rotate_left(23) ^ word_at(b, i)).wrapping_mul(SYMBOL_HASH_MUL);
+                i += 8;
+            }
+            h = (h.rotate_left(23) ^ word_at(b, n - 8)).wrapping_mul(SYMBOL_HASH_MUL);
+            (h, h)
+        };
+        let mask = self.slots.len() - 1;
+        let mut i = (hash >> 32) as usize & mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.len == 0 {
+                break;
+            }
+            if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == s) {
+                if let Some(sym) = slot.sym {
+                    return sym;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        self.insert(i, key, s)
+    }
+
+    /// A text not seen yet in this parse: interned globally, stored in empty slot `i`.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, i: usize, key: u64, s: &'a str) -> Symbol {
+        let n = s.len();
+        let sym = Symbol::intern(s);
+        self.slots[i] = SymbolSlot {
+            key,
+            len: n as u32,
+            sym: Some(sym),
+            text: s,
+        };
+        self.len += 1;
+        if self.len * 2 > self.slots.len() {
+            self.grow();
+        }
+        sym
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let doubled = vec![EMPTY_SLOT; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.len = 0;
+        for slot in old {
+            if slot.len != 0 {
+                self.slots_insert_fresh(slot);
+            }
+        }
+    }
+
+    /// Re-inserts a slot whose text is known to be absent (when growing).
+    fn slots_insert_fresh(&mut self, slot: SymbolSlot<'a>) {
+        let hash = if slot.len <= 8 {
+            (slot.key ^ slot.len as u64).wrapping_mul(SYMBOL_HASH_MUL)
+        } else {
+            slot.key
+        };
+        let mask = self.slots.len() - 1;
+        let mut i = (hash >> 32) as usize & mask;
+        while self.slots[i].len != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+        self.len += 1;
+    }
+}
+
+/// `a == b` for token kinds, inlined (the derived `eq` is an out-of-line call): with a
+/// constant `b` it is one comparison of the discriminant.
+#[inline(always)]
+fn same_kind(a: TokenKind, b: TokenKind) -> bool {
+    use TokenKind::*;
+    match (a, b) {
+        (LineComment { doc_style: x }, LineComment { doc_style: y }) => x == y,
+        (
+            BlockComment {
+                doc_style: x,
+                terminated: s,
+            },
+            BlockComment {
+                doc_style: y,
+                terminated: t,
+            },
+        ) => x == y && s == t,
+        (Keyword(x), Keyword(y)) => x == y,
+        (
+            Lifetime {
+                starts_with_number: x,
+            },
+            Lifetime {
+                starts_with_number: y,
+            },
+        ) => x == y,
+        (
+            Literal {
+                kind: x,
+                suffix_start: s,
+            },
+            Literal {
+                kind: y,
+                suffix_start: t,
+            },
+        ) => x == y && s == t,
+        _ => std::mem::discriminant(&a) == std::mem::discriminant(&b),
     }
 }
 
@@ -510,8 +715,9 @@ fn is_reserved_keyword(k: Keyword) -> bool {
 /// lexical errors reported (and the offending token dropped or repaired), `Eof` appended.
 fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
     let mut cursor = Cursor::new(text);
-    // Significant tokens average well over 4 bytes of source in real code.
-    let mut toks = Vec::with_capacity(text.len() / 4 + 1);
+    // Significant tokens average about 4 bytes of source in dense code: a third of the
+    // length leaves room, so the vector (the parser's largest) never regrows.
+    let mut toks = Vec::with_capacity(text.len() / 3 + 2);
     loop {
         // Whitespace tokens would be dropped: skip the common ASCII kind in place.
         cursor.skip_ascii_whitespace();

@@ -3,3 +3,4 @@
 
 pub mod corpus;
 pub mod runner;
+pub mod shown;

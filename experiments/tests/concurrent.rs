@@ -9,17 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use experiments::shown::{read_stats, Shown};
 use shared_frontend::gen::{self, GenConfig, Program};
-
-/// What one `rill` process showed.
-#[derive(Debug, PartialEq, Eq)]
-struct Shown {
-    code: Option<i32>,
-    stdout: String,
-    /// stderr without cache warnings.
-    diagnostics: String,
-    image_hash: Option<String>,
-}
 
 struct Finished {
     shown: Shown,
@@ -42,28 +33,11 @@ fn spawn(args: &[&str], stats: &Path) -> Child {
 
 fn finish(child: Child, stats: &Path) -> Finished {
     let out = child.wait_with_output().expect("rill ends");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let diagnostics = stderr
-        .lines()
-        .filter(|l| !l.starts_with("warning: query cache"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let stats: serde_json::Value = std::fs::read_to_string(stats)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(serde_json::Value::Null);
-    let image_hash = stats
-        .get("image_hash")
-        .and_then(|h| h.as_str())
-        .map(str::to_string);
+    let stats = read_stats(stats);
+    let (shown, _) = Shown::from_output(&out, &stats);
     Finished {
-        shown: Shown {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            diagnostics,
-            image_hash,
-        },
-        stderr,
+        shown,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         stats,
     }
 }

@@ -8,16 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use experiments::shown::{read_stats, Shown};
 use shared_frontend::gen::{self, GenConfig};
-
-#[derive(Debug, PartialEq, Eq)]
-struct Shown {
-    code: Option<i32>,
-    stdout: String,
-    /// stderr without cache warnings.
-    diagnostics: String,
-    image_hash: Option<String>,
-}
 
 /// Runs `rill SUB MAIN --arch query [--cache-dir D]`; returns what it showed and its
 /// cache warnings.
@@ -45,22 +37,7 @@ fn rill(sub: &str, main: &Path, cache: Option<&Path>, stats: &Path) -> (Shown, V
         !stderr.contains("panicked"),
         "rill {sub} panicked:\n{stderr}"
     );
-    let (warnings, rest): (Vec<&str>, Vec<&str>) = stderr
-        .lines()
-        .partition(|l| l.starts_with("warning: query cache"));
-    let image_hash = std::fs::read_to_string(stats)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v.get("image_hash")?.as_str().map(str::to_string));
-    (
-        Shown {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            diagnostics: rest.iter().map(|l| format!("{l}\n")).collect(),
-            image_hash,
-        },
-        warnings.iter().map(|w| w.to_string()).collect(),
-    )
+    Shown::from_output(&out, &read_stats(stats))
 }
 
 /// The ways a cache file is damaged.

@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 
+use experiments::shown::{read_stats, Shown};
 use shared_frontend::gen::{self, GenConfig, Program, SourceFile};
 use shared_frontend::sema::modules::MemLoader;
 
@@ -126,22 +127,12 @@ fn main() -> ExitCode {
 
 // ---- Differential mode ----
 
-/// The observable result of one `rill` run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Observed {
-    code: Option<i32>,
-    stdout: String,
-    /// stderr without cache warnings and without the interpreter/JIT-specific status line.
-    diagnostics: String,
-    image_hash: Option<String>,
-}
-
 fn rill_exe() -> PathBuf {
     let me = std::env::current_exe().unwrap_or_default();
     me.with_file_name("rill")
 }
 
-fn run_rill(args: &[&str], stats: Option<&Path>) -> Observed {
+fn run_rill(args: &[&str], stats: Option<&Path>) -> Shown {
     let mut cmd = Command::new(rill_exe());
     cmd.args(args).env("NO_COLOR", "1");
     if let Some(s) = stats {
@@ -150,7 +141,7 @@ fn run_rill(args: &[&str], stats: Option<&Path>) -> Observed {
     let out = match cmd.output() {
         Ok(o) => o,
         Err(e) => {
-            return Observed {
+            return Shown {
                 code: None,
                 stdout: String::new(),
                 diagnostics: format!("cannot run rill: {e}"),
@@ -158,23 +149,8 @@ fn run_rill(args: &[&str], stats: Option<&Path>) -> Observed {
             }
         }
     };
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let diagnostics: String = stderr
-        .lines()
-        .filter(|l| !l.starts_with("warning: query cache"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let image_hash = stats.and_then(|s| {
-        let text = std::fs::read_to_string(s).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-        v.get("image_hash")?.as_str().map(str::to_string)
-    });
-    Observed {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        diagnostics,
-        image_hash,
-    }
+    let stats = stats.map_or(serde_json::Value::Null, read_stats);
+    Shown::from_output(&out, &stats).0
 }
 
 /// The architectures `diff` compares.
@@ -187,7 +163,7 @@ enum Arch {
 
 /// Runs the program rooted at `main` with `arch` (and `cache` as the persistent cache of
 /// the query architecture), through the `rill` command or in process.
-fn observe(via: Via, arch: Arch, main: &Path, cache: Option<&Path>) -> Observed {
+fn observe(via: Via, arch: Arch, main: &Path, cache: Option<&Path>) -> Shown {
     match via {
         Via::Process => {
             let m = main.to_str().unwrap_or_default();
@@ -213,8 +189,8 @@ fn observe(via: Via, arch: Arch, main: &Path, cache: Option<&Path>) -> Observed 
 }
 
 /// What `rill run` would print and return, from the library calls it makes.
-fn observe_in_process(arch: Arch, main: &Path, cache: Option<&Path>) -> Observed {
-    let mut obs = Observed {
+fn observe_in_process(arch: Arch, main: &Path, cache: Option<&Path>) -> Shown {
+    let mut obs = Shown {
         code: Some(0),
         stdout: String::new(),
         diagnostics: String::new(),
@@ -363,7 +339,7 @@ fn check_program_rounds(
 }
 
 /// The first of `results` that differs from the pipeline's `base`, described.
-fn first_divergence(base: &Observed, results: &[(&str, Observed)]) -> Option<String> {
+fn first_divergence(base: &Shown, results: &[(&str, Shown)]) -> Option<String> {
     for (name, r) in results {
         let mut what = Vec::new();
         if r.code != base.code {
@@ -667,8 +643,7 @@ fn fuzzed_crate(seeds: &[Files], rng: &mut Rng) -> Files {
             files.remove(victim);
         } else {
             let other = rng.below(files.len());
-            files[victim].0 = format!("{}.rs", files[other].0.trim_end_matches(".rs"));
-            files[victim].0 = files[victim].0.replacen(".rs", "/mod.rs", 1);
+            files[victim].0 = format!("{}/mod.rs", files[other].0.trim_end_matches(".rs"));
         }
     }
     files

@@ -175,21 +175,23 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     }
 
     // Stage 7: lowering.
+    // Each stage consumes the previous stage's data, so a function's THIR (and then its
+    // unoptimized IR) is freed as soon as its successor exists, and the memory is reused.
     let lowered: Vec<IrFunction> = bodies
-        .iter()
+        .into_iter()
         .map(|(def, thir)| {
             let name = tree
-                .def(*def)
+                .def(def)
                 .map(|d| d.path.to_string())
                 .unwrap_or_default();
-            shared_frontend::ir::lower::lower_fn(&tables, *def, name, thir)
+            shared_frontend::ir::lower::lower_fn(&tables, def, name, &thir)
         })
         .collect();
     phases.done("lower");
 
     // Stage 8: per-function optimizations.
     let functions: Vec<Arc<IrFunction>> =
-        lowered.iter().map(|f| Arc::new(opt::optimize(f))).collect();
+        lowered.into_iter().map(|f| Arc::new(opt::optimize(&f))).collect();
     phases.done("optimize");
 
     let main = main_def(&tree, &tables).unwrap_or(tree.root);

@@ -322,6 +322,20 @@ fn image_check(
 // ---------------------------------------------------------------------------------------
 // E1: from-scratch builds against size, and the pipeline's throughput.
 
+/// The pipeline's stages as the throughput rows of E1 group its `phases_ms`: the
+/// front end's checks are one stage (items to type checking), code generation includes
+/// linking.
+const PIPELINE_STAGES: [(&str, &[&str]); 5] = [
+    ("parse", &["parse"]),
+    (
+        "check",
+        &["items", "resolve", "collect", "consteval", "typeck"],
+    ),
+    ("lower", &["lower"]),
+    ("optimize", &["optimize"]),
+    ("codegen", &["codegen", "link"]),
+];
+
 pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
     let sizes = ctx.profile.sizes.clone();
@@ -346,6 +360,25 @@ pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
                 Row::new("throughput", "pipeline", size).with_spread(spread(&lps), "lines/s");
             r.note = format!("{lines} lines / sum of phases_ms (parse to link)");
             o.rows.push(r);
+            for (stage, phases) in PIPELINE_STAGES {
+                let lps: Vec<f64> = runs
+                    .iter()
+                    .filter_map(|r| r.stats.as_ref())
+                    .map(|s| {
+                        s.phases_ms
+                            .iter()
+                            .filter(|p| phases.contains(&p.0.as_str()))
+                            .map(|p| p.1)
+                            .sum::<f64>()
+                    })
+                    .filter(|ms| *ms > 0.0)
+                    .map(|ms| lines as f64 / (ms / 1e3))
+                    .collect();
+                let mut r = Row::new(format!("throughput {stage}"), "pipeline", size)
+                    .with_spread(spread(&lps), "lines/s");
+                r.note = format!("{lines} lines / phases_ms of {}", phases.join(", "));
+                o.rows.push(r);
+            }
         }
         ctx.step();
         ctx.set_message(&format!("query in memory, {lines} lines"));
@@ -383,6 +416,12 @@ pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
         lps,
         first_error(&o.rows, &[("throughput", "pipeline", big)]),
     );
+    for (stage, _) in PIPELINE_STAGES {
+        o.value(
+            &format!("e1.{stage}_lines_per_s"),
+            median(&o.rows, &format!("throughput {stage}"), "pipeline", big),
+        );
+    }
     o.value("e1.size", Some(big as f64));
     for arch in ["pipeline", "query-memory", "query-disk"] {
         let key = arch.replace('-', "_");

@@ -14,6 +14,7 @@ use shared_frontend::sema::def::DefId;
 /// through a [`Relocation`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CodeBlob {
+    #[serde(with = "byte_buf")]
     pub bytes: Vec<u8>,
     /// `bytes[..code_len]` is code, the rest data.
     pub code_len: u32,
@@ -139,6 +140,51 @@ pub fn panic_code(kind: &shared_frontend::ir::PanicKind) -> u32 {
     }
 }
 
+/// `Vec<u8>` as serde bytes: one length and one copy, where a sequence of `u8` costs a call
+/// per byte to encode, decode and fingerprint. bincode encodes both the same way (a length,
+/// then the bytes), and so does the fingerprint stream, so caches and fingerprints written
+/// either way agree.
+mod byte_buf {
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct BytesVisitor;
+
+        impl<'de> Visitor<'de> for BytesVisitor {
+            type Value = Vec<u8>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a byte buffer")
+            }
+
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+
+            /// Formats without a bytes type (JSON, say) write a sequence of numbers.
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(b) = seq.next_element()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+
+        d.deserialize_byte_buf(BytesVisitor)
+    }
+}
+
 mod def_id_bits {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use shared_frontend::sema::def::{DefId, DefPathHash};
@@ -149,5 +195,49 @@ mod def_id_bits {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DefId, D::Error> {
         u128::deserialize(d).map(DefPathHash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout `CodeBlob` had with its bytes as a plain sequence.
+    #[derive(Serialize)]
+    struct AsSequence<'a> {
+        bytes: &'a Vec<u8>,
+        code_len: u32,
+        data: &'a Vec<(u32, u32)>,
+        params: u32,
+        relocations: &'a Vec<Relocation>,
+    }
+
+    #[test]
+    fn bytes_encode_as_a_sequence_would_and_round_trip() {
+        let blob = CodeBlob {
+            bytes: (0..1000u32).map(|i| (i * 31 + 7) as u8).collect(),
+            code_len: 600,
+            data: vec![(608, 16), (624, 300)],
+            params: 3,
+            relocations: vec![Relocation {
+                offset: 12,
+                target: RelocTarget::Runtime(RuntimeFn::PrintI64),
+                addend: -4,
+            }],
+        };
+        let config = bincode::config::standard();
+        let encoded = bincode::serde::encode_to_vec(&blob, config).unwrap();
+        let seq = AsSequence {
+            bytes: &blob.bytes,
+            code_len: blob.code_len,
+            data: &blob.data,
+            params: blob.params,
+            relocations: &blob.relocations,
+        };
+        assert_eq!(encoded, bincode::serde::encode_to_vec(&seq, config).unwrap());
+        let (decoded, read): (CodeBlob, usize) =
+            bincode::serde::decode_from_slice(&encoded, config).unwrap();
+        assert_eq!(read, encoded.len());
+        assert_eq!(decoded, blob);
     }
 }

@@ -6,9 +6,11 @@
 //! checksum recomputed) can describe a value a million levels deep in a few megabytes;
 //! decoding it would recurse a million times and overflow the stack, and even a value
 //! decoded on a grown stack would overflow it again when dropped. Every `deserialize_*`
-//! call goes through [`Limited`], which counts the calls in progress, fails with a decode
-//! error past [`MAX_DECODE_DEPTH`], and runs the inner call on a grown stack when little
-//! is left (so the limit, not the thread's stack size, decides).
+//! call of a value that can contain others (a sequence, map, struct, enum, option or
+//! newtype) goes through [`Limited`], which counts the calls in progress, fails with a
+//! decode error past [`MAX_DECODE_DEPTH`], and runs the inner call on a grown stack when
+//! little is left (so the limit, not the thread's stack size, decides). Leaves are
+//! forwarded uncounted: they cannot nest.
 //!
 //! The wrapper forwards everything else unchanged, so what decodes is exactly what the
 //! plain bincode decoder accepts, up to the limit.
@@ -17,7 +19,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 use std::cell::Cell;
 use std::fmt;
 
-/// How many `deserialize_*` calls may be in progress at once while decoding one value.
+/// How many `deserialize_*` calls of containers may be in progress at once while decoding
+/// one value.
 ///
 /// A level of a Rill type (`[T; N]`) costs one, of a constant value two, of an inline
 /// module a few; the language nests at most `MAX_NESTING` (256) levels in an item and 64
@@ -120,11 +123,25 @@ macro_rules! forward_deserialize {
     )*};
 }
 
+/// Leaves (numbers, strings, bytes, unit) cannot contain a value: they are forwarded
+/// without counting a level or checking the stack, which costs more than decoding them.
+/// Their visitor is still wrapped, so that a format that answers a leaf with a sequence or
+/// a map counts the levels inside it (a leaf adds at most one uncounted level between
+/// counted ones).
+macro_rules! forward_leaf {
+    ($($name:ident ( $($arg:ident : $t:ty),* );)*) => {$(
+        #[inline]
+        fn $name<V: Visitor<'de>>(self, $($arg: $t,)* visitor: V) -> Result<V::Value, D::Error> {
+            let depth = self.depth;
+            self.inner.$name($($arg,)* LVisitor { inner: visitor, depth })
+        }
+    )*};
+}
+
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Limited<'_, D> {
     type Error = D::Error;
 
-    forward_deserialize! {
-        deserialize_any();
+    forward_leaf! {
         deserialize_bool();
         deserialize_i8();
         deserialize_i16();
@@ -143,9 +160,14 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Limited<'_, D> {
         deserialize_string();
         deserialize_bytes();
         deserialize_byte_buf();
-        deserialize_option();
         deserialize_unit();
         deserialize_unit_struct(name: &'static str);
+        deserialize_identifier();
+    }
+
+    forward_deserialize! {
+        deserialize_any();
+        deserialize_option();
         deserialize_newtype_struct(name: &'static str);
         deserialize_seq();
         deserialize_tuple(len: usize);
@@ -153,7 +175,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Limited<'_, D> {
         deserialize_map();
         deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
         deserialize_ignored_any();
     }
 

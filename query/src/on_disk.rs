@@ -4,29 +4,31 @@
 //! ```text
 //! header (64 bytes)  magic "RILLQRY\x01" · format version u32 · hasher u8 · 3 zero bytes
 //!                    · build-id fingerprint (16) · file length u64 · checksum (16) · 8 zero
-//! graph              bincode 2 (serde): query kind names, nodes in dependency order
-//!                    (kind, flags, durability, key and result fingerprints, edge count,
-//!                    key and value lengths), all edges as indices of earlier nodes
+//! graph              query kind names (u32 count, then each as u32 length and UTF-8);
+//!                    nodes in dependency order (u32 count, then a 48-byte record each:
+//!                    kind u16, flags u8, durability u8, key and result fingerprints as
+//!                    two u64 each, edge count, key and value lengths as u32); all edges
+//!                    as u32 indices of earlier nodes (u32 count, then the indices)
 //! keys               each node's key, bincode-encoded, back to back
 //! values             each `cache_on_disk` node's value, bincode-encoded, back to back
 //! index (64 bytes)   offsets and lengths of the three sections, node count, magic
 //! ```
 //!
 //! All integers are little-endian. The checksum (xxh3-128) covers everything after the
-//! header. The graph is decoded at load time; keys and values stay as bytes and are
-//! decoded on first use (values) or when a node must be re-executed by index (keys).
-//! A file that fails any check is ignored as a whole.
+//! header. The graph is decoded at load time, record by record with bounds checks (fixed
+//! widths: no recursion, and no count is trusted before the bytes it claims are there);
+//! keys and values stay as bytes and are decoded on first use (values) or when a node
+//! must be re-executed by index (keys). A file that fails any check is ignored as a whole.
 
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::query::{bincode_config, decode_bounded, Query};
+use crate::query::Query;
 use crate::NodeId;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The version of the file format; bump it when the layout or the meaning of a field
 /// changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const FOOTER_MAGIC: [u8; 8] = *b"RILLIDX\x01";
 pub(crate) const HEADER_LEN: usize = 64;
@@ -40,7 +42,7 @@ pub(crate) mod disk_flags {
 }
 
 /// One node on disk.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DiskNode {
     pub kind: u16,
     pub flags: u8,
@@ -53,7 +55,7 @@ pub(crate) struct DiskNode {
 }
 
 /// The decoded graph section.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct DiskGraph {
     pub kinds: Vec<String>,
     pub nodes: Vec<DiskNode>,
@@ -98,7 +100,6 @@ pub(crate) enum LoadError {
     BuildId,
     Length { header: u64, actual: u64 },
     Checksum,
-    Decode(String),
     Invalid(&'static str),
 }
 
@@ -117,7 +118,6 @@ impl fmt::Display for LoadError {
                 )
             }
             LoadError::Checksum => write!(f, "checksum mismatch (the file is corrupted)"),
-            LoadError::Decode(e) => write!(f, "cannot decode the dependency graph: {e}"),
             LoadError::Invalid(what) => write!(f, "inconsistent dependency graph: {what}"),
         }
     }
@@ -149,6 +149,118 @@ fn fp_at(b: &[u8], at: usize) -> Fingerprint {
     Fingerprint::from_le_bytes(x)
 }
 
+/// The size of one node record in the graph section: kind (2), flags (1), durability (1),
+/// two fingerprints (32), edge count, key length and value length (12).
+const NODE_RECORD: usize = 48;
+
+/// Encodes the graph section (layout in the module documentation).
+fn encode_graph(graph: &DiskGraph) -> Result<Vec<u8>, String> {
+    let count = |n: usize, what: &str| {
+        u32::try_from(n).map_err(|_| format!("too many {what} for the cache format"))
+    };
+    let kinds_len: usize = graph.kinds.iter().map(|k| 4 + k.len()).sum();
+    let mut out = Vec::with_capacity(
+        12 + kinds_len + graph.nodes.len() * NODE_RECORD + graph.edges.len() * 4,
+    );
+    out.extend_from_slice(&count(graph.kinds.len(), "query kinds")?.to_le_bytes());
+    for k in &graph.kinds {
+        out.extend_from_slice(&count(k.len(), "bytes in a kind name")?.to_le_bytes());
+        out.extend_from_slice(k.as_bytes());
+    }
+    out.extend_from_slice(&count(graph.nodes.len(), "nodes")?.to_le_bytes());
+    for n in &graph.nodes {
+        out.extend_from_slice(&n.kind.to_le_bytes());
+        out.push(n.flags);
+        out.push(n.durability);
+        for x in [n.key_fp.0, n.key_fp.1, n.fp.0, n.fp.1] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [n.deps_len, n.key_len, n.value_len] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&count(graph.edges.len(), "edges")?.to_le_bytes());
+    for e in &graph.edges {
+        out.extend_from_slice(&e.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// Reads the graph section front to back; every read is bounds-checked.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], LoadError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or(LoadError::Invalid("the graph section is truncated"))?;
+        let b = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(b)
+    }
+
+    fn u32(&mut self) -> Result<u32, LoadError> {
+        Ok(u32_at(self.take(4)?, 0))
+    }
+
+    /// A count of items of `width` bytes each, checked against the bytes that are left
+    /// (so that a forged count cannot make the decoder reserve memory it will not fill).
+    fn count(&mut self, width: usize) -> Result<usize, LoadError> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(width) > self.bytes.len() - self.pos {
+            return Err(LoadError::Invalid("the graph section is truncated"));
+        }
+        Ok(n)
+    }
+}
+
+/// Decodes the graph section written by [`encode_graph`].
+fn decode_graph(bytes: &[u8]) -> Result<DiskGraph, LoadError> {
+    let mut r = Reader { bytes, pos: 0 };
+    let n_kinds = r.count(4)?;
+    let mut kinds = Vec::with_capacity(n_kinds);
+    for _ in 0..n_kinds {
+        let len = r.u32()? as usize;
+        let name = std::str::from_utf8(r.take(len)?)
+            .map_err(|_| LoadError::Invalid("a query kind name is not UTF-8"))?;
+        kinds.push(name.to_string());
+    }
+    let n_nodes = r.count(NODE_RECORD)?;
+    let mut nodes = Vec::with_capacity(n_nodes);
+    for _ in 0..n_nodes {
+        let b = r.take(NODE_RECORD)?;
+        nodes.push(DiskNode {
+            kind: u16::from_le_bytes([b[0], b[1]]),
+            flags: b[2],
+            durability: b[3],
+            key_fp: (u64_at(b, 4), u64_at(b, 12)),
+            fp: (u64_at(b, 20), u64_at(b, 28)),
+            deps_len: u32_at(b, 36),
+            key_len: u32_at(b, 40),
+            value_len: u32_at(b, 44),
+        });
+    }
+    let n_edges = r.count(4)?;
+    let edges = r
+        .take(n_edges * 4)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if r.pos != bytes.len() {
+        return Err(LoadError::Invalid("trailing bytes after the graph"));
+    }
+    Ok(DiskGraph {
+        kinds,
+        nodes,
+        edges,
+    })
+}
+
 /// Writes a whole cache file.
 pub(crate) fn encode_file(
     graph: &DiskGraph,
@@ -157,8 +269,7 @@ pub(crate) fn encode_file(
     build_id: &str,
     hasher: HasherKind,
 ) -> Result<Vec<u8>, String> {
-    let graph_bytes =
-        bincode::serde::encode_to_vec(graph, bincode_config()).map_err(|e| e.to_string())?;
+    let graph_bytes = encode_graph(graph)?;
     let mut out =
         Vec::with_capacity(HEADER_LEN + graph_bytes.len() + keys.len() + values.len() + FOOTER_LEN);
     out.resize(HEADER_LEN, 0);
@@ -269,11 +380,7 @@ pub(crate) fn decode_file(
     {
         return Err(LoadError::Invalid("section offsets"));
     }
-    let graph: DiskGraph = match decode_bounded(&bytes[graph_off..graph_off + graph_len]) {
-        Ok((g, n)) if n == graph_len => g,
-        Ok(_) => return Err(LoadError::Invalid("trailing bytes after the graph")),
-        Err(e) => return Err(LoadError::Decode(e.to_string())),
-    };
+    let graph = decode_graph(&bytes[graph_off..graph_off + graph_len])?;
     if graph.nodes.len() != count || graph.nodes.len() >= u32::MAX as usize {
         return Err(LoadError::Invalid("node count"));
     }
@@ -383,6 +490,49 @@ mod tests {
         encode_file(&graph, b"kkK", b"vvv", "build-1", HasherKind::Sip128).unwrap()
     }
 
+    fn graph() -> DiskGraph {
+        DiskGraph {
+            kinds: vec!["file_text".into(), "".into(), "é".into()],
+            nodes: (0..40u32)
+                .map(|i| DiskNode {
+                    kind: (i % 3) as u16,
+                    flags: (i % 8) as u8,
+                    durability: (i % 3) as u8,
+                    key_fp: (u64::from(i) << 33 | 1, u64::MAX - u64::from(i)),
+                    fp: (u64::from(i) * 0x9e37_79b9, 7),
+                    deps_len: i % 4,
+                    key_len: i * 3,
+                    value_len: u32::MAX - i,
+                })
+                .collect(),
+            edges: (0..60u32).map(|i| i * 0x0101_0101).collect(),
+        }
+    }
+
+    #[test]
+    fn the_graph_section_round_trips() {
+        let g = graph();
+        let bytes = encode_graph(&g).unwrap();
+        assert_eq!(bytes.len(), 4 + (4 + 9) + 4 + (4 + 2) + 4 + 40 * NODE_RECORD + 4 + 60 * 4);
+        assert_eq!(decode_graph(&bytes), Ok(g));
+    }
+
+    #[test]
+    fn a_cut_or_extended_graph_section_is_an_error() {
+        let bytes = encode_graph(&graph()).unwrap();
+        for len in 0..bytes.len() {
+            assert!(decode_graph(&bytes[..len]).is_err(), "cut at {len}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode_graph(&longer).is_err());
+        // A node count far beyond the bytes that follow is rejected before anything is
+        // reserved for it.
+        let mut forged = encode_graph(&DiskGraph::default()).unwrap();
+        forged[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode_graph(&forged).is_err());
+    }
+
     #[test]
     fn round_trip() {
         let (g, prev) = decode_file(sample(), "build-1", HasherKind::Sip128).unwrap();
@@ -410,7 +560,7 @@ mod tests {
         b[8] = 9;
         assert_eq!(
             err(b, "build-1", HasherKind::Sip128).as_deref(),
-            Some("format version 9, expected 1")
+            Some(format!("format version 9, expected {FORMAT_VERSION}").as_str())
         );
         let mut b = sample();
         let last = b.len() - 70;

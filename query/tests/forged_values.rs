@@ -1,7 +1,7 @@
 //! Forged Rill caches whose values nest a million levels deep (invariant 6).
 //!
 //! The cache file of a real build of the Rill driver is taken apart (the graph section is
-//! decoded with a mirror of the engine's on-disk structs), one persisted value is replaced
+//! decoded with a mirror of the engine's on-disk layout), one persisted value is replaced
 //! by a deeply nested one — a type alias standing for a million nested array types, a
 //! constant holding a million nested arrays — the node's length and the file's header
 //! (length, checksum) are recomputed, as a forger would, and the next build (after an edit
@@ -12,12 +12,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use query::rill::{self, Build, BuildOptions, Goal};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use shared_frontend::sema::modules::MemLoader;
 use shared_frontend::sema::ty::{ConstValue, IntTy, Ty};
 
-/// Mirror of the engine's `DiskNode` (bincode is positional: same fields, same order).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Mirror of the engine's `DiskNode` (a 48-byte little-endian record on disk).
+#[derive(Clone, Debug)]
 struct DiskNode {
     kind: u16,
     flags: u8,
@@ -30,11 +30,89 @@ struct DiskNode {
 }
 
 /// Mirror of the engine's `DiskGraph`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 struct DiskGraph {
     kinds: Vec<String>,
     nodes: Vec<DiskNode>,
     edges: Vec<u32>,
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+fn u64_le(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Decodes the graph section: kinds, node records, edges, each list after a u32 count.
+fn decode_graph(b: &[u8]) -> DiskGraph {
+    let mut at = 0;
+    let count = |at: &mut usize| {
+        let n = u32_at(b, *at) as usize;
+        *at += 4;
+        n
+    };
+    let kinds = (0..count(&mut at))
+        .map(|_| {
+            let len = u32_at(b, at) as usize;
+            let k = String::from_utf8(b[at + 4..at + 4 + len].to_vec()).unwrap();
+            at += 4 + len;
+            k
+        })
+        .collect();
+    let nodes = (0..count(&mut at))
+        .map(|_| {
+            let r = &b[at..at + 48];
+            at += 48;
+            DiskNode {
+                kind: u16::from_le_bytes([r[0], r[1]]),
+                flags: r[2],
+                durability: r[3],
+                key_fp: (u64_le(r, 4), u64_le(r, 12)),
+                fp: (u64_le(r, 20), u64_le(r, 28)),
+                deps_len: u32_at(r, 36),
+                key_len: u32_at(r, 40),
+                value_len: u32_at(r, 44),
+            }
+        })
+        .collect();
+    let edges = (0..count(&mut at))
+        .map(|i| u32_at(b, at + 4 * i))
+        .collect::<Vec<_>>();
+    assert_eq!(at + 4 * edges.len(), b.len());
+    DiskGraph {
+        kinds,
+        nodes,
+        edges,
+    }
+}
+
+/// Encodes the graph section as the engine does.
+fn encode_graph(g: &DiskGraph) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(g.kinds.len() as u32).to_le_bytes());
+    for k in &g.kinds {
+        out.extend_from_slice(&(k.len() as u32).to_le_bytes());
+        out.extend_from_slice(k.as_bytes());
+    }
+    out.extend_from_slice(&(g.nodes.len() as u32).to_le_bytes());
+    for n in &g.nodes {
+        out.extend_from_slice(&n.kind.to_le_bytes());
+        out.push(n.flags);
+        out.push(n.durability);
+        for x in [n.key_fp.0, n.key_fp.1, n.fp.0, n.fp.1] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [n.deps_len, n.key_len, n.value_len] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&(g.edges.len() as u32).to_le_bytes());
+    for e in &g.edges {
+        out.extend_from_slice(&e.to_le_bytes());
+    }
+    out
 }
 
 const HAS_VALUE: u8 = 1 << 2;
@@ -61,10 +139,7 @@ fn split(file: &[u8]) -> Parts {
         u64_at(f, 24),
         u64_at(f, 32),
     );
-    let (graph, n): (DiskGraph, usize) =
-        bincode::serde::decode_from_slice(&file[goff..goff + glen], bincode::config::standard())
-            .unwrap();
-    assert_eq!(n, glen);
+    let graph = decode_graph(&file[goff..goff + glen]);
     let mut at = voff;
     let values = graph
         .nodes
@@ -87,7 +162,7 @@ fn split(file: &[u8]) -> Parts {
 
 /// Writes the parts back as a file with a valid length and checksum.
 fn join(p: &Parts) -> Vec<u8> {
-    let graph = bincode::serde::encode_to_vec(&p.graph, bincode::config::standard()).unwrap();
+    let graph = encode_graph(&p.graph);
     let values: Vec<u8> = p.values.iter().flatten().flatten().copied().collect();
     let mut b = p.header.clone();
     let goff = b.len();

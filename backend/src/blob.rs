@@ -22,6 +22,7 @@ pub struct CodeBlob {
     pub data: Vec<(u32, u32)>,
     /// The number of parameters the function takes (the `sret` address included).
     pub params: u32,
+    #[serde(with = "reloc_records")]
     pub relocations: Vec<Relocation>,
 }
 
@@ -185,6 +186,80 @@ mod byte_buf {
     }
 }
 
+/// Relocations as one byte buffer of fixed 32-byte records, where serde's derive would
+/// spend a struct, an enum and a variant per relocation to encode, decode and fingerprint
+/// them. A record: offset (u32), addend (i32), target kind (0 function, 1 runtime entry,
+/// 2 context word), the entry's or word's index, two zero bytes, the call's argument count
+/// (u32) and the callee's def-path hash (u128), little-endian; fields a kind does not use
+/// are zero. Anything else fails to decode.
+mod reloc_records {
+    use super::{ContextField, RelocTarget, Relocation, RuntimeFn};
+    use serde::{de, Deserializer, Serializer};
+    use shared_frontend::sema::def::DefPathHash;
+
+    const RECORD: usize = 32;
+
+    pub fn serialize<S: Serializer>(relocs: &[Relocation], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(relocs.len() * RECORD);
+        for r in relocs {
+            let (kind, index, args, callee) = match r.target {
+                RelocTarget::Function { callee, args } => (0u8, 0u8, args, callee.0),
+                RelocTarget::Runtime(f) => {
+                    let i = RuntimeFn::ALL.iter().position(|&x| x == f).unwrap_or(0);
+                    (1, i as u8, 0, 0)
+                }
+                RelocTarget::Context(c) => (2, c.index() as u8, 0, 0),
+            };
+            out.extend_from_slice(&r.offset.to_le_bytes());
+            out.extend_from_slice(&r.addend.to_le_bytes());
+            out.extend_from_slice(&[kind, index, 0, 0]);
+            out.extend_from_slice(&args.to_le_bytes());
+            out.extend_from_slice(&callee.to_le_bytes());
+        }
+        s.serialize_bytes(&out)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Relocation>, D::Error> {
+        let bytes = super::byte_buf::deserialize(d)?;
+        if bytes.len() % RECORD != 0 {
+            return Err(de::Error::custom("relocation records of the wrong length"));
+        }
+        bytes.chunks_exact(RECORD).map(record).collect()
+    }
+
+    fn record<E: de::Error>(b: &[u8]) -> Result<Relocation, E> {
+        let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let mut callee = [0u8; 16];
+        callee.copy_from_slice(&b[16..32]);
+        let callee = u128::from_le_bytes(callee);
+        let (args, index) = (u32_at(12), b[9]);
+        let bad = || E::custom("malformed relocation record");
+        if b[10..12] != [0, 0] {
+            return Err(bad());
+        }
+        let target = match b[8] {
+            0 if index == 0 => RelocTarget::Function {
+                callee: DefPathHash(callee),
+                args,
+            },
+            1 if args == 0 && callee == 0 => {
+                RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize).ok_or_else(bad)?)
+            }
+            2 if args == 0 && callee == 0 => RelocTarget::Context(match index {
+                0 => ContextField::Limit,
+                1 => ContextField::State,
+                _ => return Err(bad()),
+            }),
+            _ => return Err(bad()),
+        };
+        Ok(Relocation {
+            offset: u32_at(0),
+            target,
+            addend: u32_at(4) as i32,
+        })
+    }
+}
+
 mod def_id_bits {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use shared_frontend::sema::def::{DefId, DefPathHash};
@@ -201,43 +276,86 @@ mod def_id_bits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared_frontend::sema::def::DefPathHash;
 
-    /// The layout `CodeBlob` had with its bytes as a plain sequence.
-    #[derive(Serialize)]
-    struct AsSequence<'a> {
-        bytes: &'a Vec<u8>,
-        code_len: u32,
-        data: &'a Vec<(u32, u32)>,
-        params: u32,
-        relocations: &'a Vec<Relocation>,
+    fn config() -> bincode::config::Configuration {
+        bincode::config::standard()
     }
 
     #[test]
-    fn bytes_encode_as_a_sequence_would_and_round_trip() {
-        let blob = CodeBlob {
+    fn bytes_encode_as_a_sequence_would() {
+        #[derive(Serialize)]
+        struct AsBytes<'a>(#[serde(with = "byte_buf")] &'a Vec<u8>);
+        #[derive(Serialize)]
+        struct AsSequence<'a>(&'a Vec<u8>);
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 31 + 7) as u8).collect();
+        assert_eq!(
+            bincode::serde::encode_to_vec(AsBytes(&bytes), config()).unwrap(),
+            bincode::serde::encode_to_vec(AsSequence(&bytes), config()).unwrap()
+        );
+    }
+
+    fn blob() -> CodeBlob {
+        let mut relocations: Vec<Relocation> = RuntimeFn::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| Relocation {
+                offset: i as u32 * 5,
+                target: RelocTarget::Runtime(f),
+                addend: -4,
+            })
+            .collect();
+        for (i, c) in [ContextField::Limit, ContextField::State].into_iter().enumerate() {
+            relocations.push(Relocation {
+                offset: 100 + i as u32,
+                target: RelocTarget::Context(c),
+                addend: i32::MIN,
+            });
+        }
+        relocations.push(Relocation {
+            offset: u32::MAX,
+            target: RelocTarget::Function {
+                callee: DefPathHash(u128::MAX - 12345),
+                args: 7,
+            },
+            addend: i32::MAX,
+        });
+        CodeBlob {
             bytes: (0..1000u32).map(|i| (i * 31 + 7) as u8).collect(),
             code_len: 600,
             data: vec![(608, 16), (624, 300)],
             params: 3,
-            relocations: vec![Relocation {
-                offset: 12,
-                target: RelocTarget::Runtime(RuntimeFn::PrintI64),
-                addend: -4,
-            }],
-        };
-        let config = bincode::config::standard();
-        let encoded = bincode::serde::encode_to_vec(&blob, config).unwrap();
-        let seq = AsSequence {
-            bytes: &blob.bytes,
-            code_len: blob.code_len,
-            data: &blob.data,
-            params: blob.params,
-            relocations: &blob.relocations,
-        };
-        assert_eq!(encoded, bincode::serde::encode_to_vec(&seq, config).unwrap());
+            relocations,
+        }
+    }
+
+    #[test]
+    fn blobs_with_every_kind_of_relocation_round_trip() {
+        let blob = blob();
+        let encoded = bincode::serde::encode_to_vec(&blob, config()).unwrap();
         let (decoded, read): (CodeBlob, usize) =
-            bincode::serde::decode_from_slice(&encoded, config).unwrap();
+            bincode::serde::decode_from_slice(&encoded, config()).unwrap();
         assert_eq!(read, encoded.len());
         assert_eq!(decoded, blob);
+    }
+
+    #[test]
+    fn malformed_relocation_records_do_not_decode() {
+        #[derive(Serialize, Deserialize, Debug)]
+        struct Relocs(#[serde(with = "reloc_records")] Vec<Relocation>);
+        let good = bincode::serde::encode_to_vec(Relocs(blob().relocations), config()).unwrap();
+        let decode = |b: &[u8]| bincode::serde::decode_from_slice::<Relocs, _>(b, config());
+        assert!(decode(&good).is_ok());
+        // The records are the encoding's last bytes, after their length.
+        let start = good.len() - blob().relocations.len() * 32;
+        for (field, value) in [(8, 3u8), (9, 200), (10, 1), (11, 1)] {
+            let mut bad = good.clone();
+            bad[start + field] = value;
+            assert!(decode(&bad).is_err(), "byte {field} = {value}");
+        }
+        // A runtime entry with a callee.
+        let mut bad = good.clone();
+        bad[start + 31] = 1;
+        assert!(decode(&bad).is_err());
     }
 }

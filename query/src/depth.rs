@@ -72,6 +72,10 @@ struct Depth {
     limit: usize,
 }
 
+/// How many nesting levels may pass between two stack checks (the red zone of
+/// `ensure_sufficient_stack` is 128 KiB; a decoding level uses a few hundred bytes).
+const STACK_CHECK_EVERY: usize = 8;
+
 impl Depth {
     /// Runs `f` one level deeper, or fails past the limit.
     fn nest<R, E: de::Error>(&self, f: impl FnOnce() -> Result<R, E>) -> Result<R, E> {
@@ -83,7 +87,13 @@ impl Depth {
             )));
         }
         self.now.set(now + 1);
-        let r = crate::execute::ensure_sufficient_stack(f);
+        // The stack is checked every `STACK_CHECK_EVERY` levels: a level takes far less
+        // than the red zone divided by that, and the check costs more than most levels.
+        let r = if now % STACK_CHECK_EVERY == 0 {
+            crate::execute::ensure_sufficient_stack(f)
+        } else {
+            f()
+        };
         self.now.set(now);
         r
     }

@@ -15,7 +15,7 @@
 //! Promotion: a `cache_on_disk` value that was green in this session but never decoded is
 //! copied byte for byte into the new file, so the cache does not shrink.
 
-use crate::dep_graph::{flags, Node, NodeId, NO_PREV, NO_SLOT, UNKNOWN_KIND};
+use crate::dep_graph::{flags, Node, NodeId, NO_SLOT, UNKNOWN_KIND};
 use crate::durability::Durability;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
@@ -25,7 +25,7 @@ use crate::on_disk::{
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
-use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -340,26 +340,33 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
     };
     let mut keys = Vec::new();
     let mut values = Vec::new();
-    let mut new_index: FxHashMap<NodeId, u32> = FxHashMap::default();
+    // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
+    let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
     let mut deps_buf = Vec::new();
+    let prev = rt.prev.as_ref();
     for id in order {
         let n = {
             let g = rt.graph.borrow();
             deps_buf.clear();
-            deps_buf.extend(g.deps(id).iter().map(|d| new_index.get(d).copied()));
+            deps_buf.extend(g.deps(id).iter().map(|d| new_index[d.index()]));
             g.node(id).clone()
         };
-        if deps_buf.iter().any(|d| d.is_none()) {
+        if deps_buf.contains(&u32::MAX) {
             continue;
         }
         let vt = &Db::KINDS[n.kind as usize];
-        let prev = rt.prev.as_ref();
-        let key = if n.slot != NO_SLOT {
-            (vt.encode_key)(db, id)
-        } else {
-            prev.and_then(|p| p.key_bytes(n.prev)).map(<[u8]>::to_vec)
+        // A node of the previous file has the same key bytes (same kind and key
+        // fingerprint) and, if it did not change in this session, the same value bytes:
+        // they are copied rather than encoded again.
+        let prev_key = prev.and_then(|p| p.key_bytes(n.prev));
+        let key = match prev_key {
+            Some(k) => Cow::Borrowed(k),
+            None if n.slot != NO_SLOT => match (vt.encode_key)(db, id) {
+                Some(k) => Cow::Owned(k),
+                None => continue,
+            },
+            None => continue,
         };
-        let Some(key) = key else { continue };
         let fp = match n.fp() {
             Some(fp) => Some(fp),
             None if vt.has_hash => (vt.hash_value)(db, id),
@@ -374,17 +381,16 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         }
         let mut value_len = 0u32;
         if vt.has_codec {
-            let value = match (vt.encode_value)(db, id) {
-                Some(v) => Some(v),
-                None if n.prev != NO_PREV && n.changed_at == Revision::PREVIOUS_SESSION => {
-                    let bytes = prev.and_then(|p| p.value_bytes(n.prev)).map(<[u8]>::to_vec);
-                    if bytes.is_some() {
+            let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
+            let value = match prev.and_then(|p| p.value_bytes(n.prev)).filter(|_| unchanged) {
+                Some(bytes) => {
+                    if !(vt.has_value)(db, id) {
                         report.promoted += 1;
                         rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
                     }
-                    bytes
+                    Some(Cow::Borrowed(bytes))
                 }
-                None => None,
+                None => (vt.encode_value)(db, id).map(Cow::Owned),
             };
             if let Some(v) = value {
                 if v.len() < u32::MAX as usize {
@@ -396,8 +402,8 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
             }
         }
         let fp = fp.unwrap_or(Fingerprint::ZERO);
-        out.edges.extend(deps_buf.iter().flatten());
-        new_index.insert(id, out.nodes.len() as u32);
+        out.edges.extend_from_slice(&deps_buf);
+        new_index[id.index()] = out.nodes.len() as u32;
         out.nodes.push(DiskNode {
             kind: n.kind,
             flags: dflags,

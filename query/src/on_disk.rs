@@ -456,6 +456,16 @@ pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Vec<u8>
     (codec.encode)(v).ok()
 }
 
+/// Whether the value of `node` is in memory.
+pub(crate) fn has_value<Q: Query>(db: &Q::Db, node: NodeId) -> bool {
+    let rt = crate::Database::runtime(db);
+    let slot = rt.graph.borrow().node(node).slot;
+    slot != crate::dep_graph::NO_SLOT
+        && Q::storage(db).inner.borrow().slots[slot as usize]
+            .value
+            .is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

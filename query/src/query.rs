@@ -165,6 +165,8 @@ pub struct KindVTable<Db> {
     pub(crate) encode_key: fn(&Db, NodeId) -> Option<Vec<u8>>,
     /// The node's value, encoded for the cache (`None` if not in memory or not persisted).
     pub(crate) encode_value: fn(&Db, NodeId) -> Option<Vec<u8>>,
+    /// Whether the node's value is in memory.
+    pub(crate) has_value: fn(&Db, NodeId) -> bool,
     /// The fingerprint of the node's value in memory (`None` if absent or `no_hash`).
     pub(crate) hash_value: fn(&Db, NodeId) -> Option<crate::Fingerprint>,
 }
@@ -183,6 +185,7 @@ impl<Db: Database> KindVTable<Db> {
             key_debug: crate::fetch::key_debug::<Q>,
             encode_key: crate::on_disk::encode_key::<Q>,
             encode_value: crate::on_disk::encode_value::<Q>,
+            has_value: crate::on_disk::has_value::<Q>,
             hash_value: crate::execute::hash_value_of::<Q>,
         }
     }

@@ -23,7 +23,15 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     }
     let a = analysis::analyze(f);
     let frame = emit::layout_frame(f, &a);
-    let mut ops = Asm::new(0);
+    let mut ops = Asm::new_with_capacity(
+        0,
+        code_capacity(f, &a),
+        0,
+        0,
+        f.blocks.len() + f.data.len() + 2,
+        0,
+        a.entries.len(),
+    );
     let blocks = (0..f.blocks.len())
         .map(|_| ops.new_dynamic_label())
         .collect();
@@ -34,7 +42,7 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
         a: &a,
         frame: &frame,
         ops,
-        relocs: Vec::new(),
+        relocs: Vec::with_capacity(a.entries.len() / 4),
         blocks,
         data,
         limit_stub,
@@ -77,6 +85,14 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
         },
         Err(e) => error_blob(f, &format!("{}: assembler error: {e:?}", f.name)),
     }
+}
+
+/// Room for the whole blob, so that the buffer never grows while encoding: about 13
+/// bytes of code per entry on typical programs, then the data (each aligned to 16) and
+/// the name.
+fn code_capacity(f: &IrFunction, a: &analysis::Analysis) -> usize {
+    let data: usize = f.data.iter().map(|d| d.len() + 15).sum();
+    16 * a.entries.len() + 64 + data + f.name.len()
 }
 
 fn align16(ops: &mut Asm) {

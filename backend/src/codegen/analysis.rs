@@ -463,63 +463,84 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
         }
     }
 
-    // Liveness of the globals over the CFG: bitsets per block (indexed by block, the
-    // unreachable ones unused), iterated to the fixpoint in reverse position order, then
-    // each block's live-in and live-out registers widen their intervals to its ends.
+    // Liveness of the globals over the CFG, solved one register at a time by walking
+    // backwards from the blocks that use it before defining it (its `gen` blocks): a
+    // block where it is live-in makes it live-out in every (reachable) predecessor, and
+    // live-in there too unless that predecessor defines it. This reaches the same least
+    // fixpoint as iterating the dataflow equations, visiting only the blocks where the
+    // register is live. Each block where it is live-in (live-out) widens its interval to
+    // the block's first (last) position.
     let words = globals.len().div_ceil(64);
     if words > 0 {
-        let len = nb * words;
-        let mut sets = vec![0u64; 4 * len];
-        let (live_in, rest) = sets.split_at_mut(len);
-        let (live_out, rest) = rest.split_at_mut(len);
-        let (gen, kill) = rest.split_at_mut(len);
-        for &(b, g) in &gen_pairs {
-            gen[b as usize * words + g as usize / 64] |= 1 << (g % 64);
+        // Predecessors of each block as one array: `preds[first[b]..first[b + 1]]`,
+        // with `first` in the array's head (`nb + 1` entries).
+        let mut preds = vec![0u32; nb + 1];
+        for b in 0..nb {
+            if reachable(b) {
+                let (s1, s2) = successors(&f.blocks[b].term);
+                for s in [s1, s2] {
+                    if s != NONE {
+                        preds[s as usize] += 1;
+                    }
+                }
+            }
         }
+        let mut end = nb as u32 + 1;
+        for p in &mut preds[..=nb] {
+            end += *p;
+            *p = end;
+        }
+        preds.resize(end as usize, 0);
+        for b in (0..nb).rev() {
+            if reachable(b) {
+                let (s1, s2) = successors(&f.blocks[b].term);
+                for s in [s1, s2] {
+                    if s != NONE {
+                        preds[s as usize] -= 1;
+                        let at = preds[s as usize] as usize;
+                        preds[at] = b as u32;
+                    }
+                }
+            }
+        }
+        let (first, preds) = preds.split_at(nb + 1);
+        let base = nb + 1;
+
+        let len = nb * words;
+        let mut sets = vec![0u64; 3 * len];
+        let (live_in, rest) = sets.split_at_mut(len);
+        let (live_out, kill) = rest.split_at_mut(len);
         for &(b, v) in &def_pairs {
             let g = facts[v as usize].global;
             if g != NONE {
                 kill[b as usize * words + g as usize / 64] |= 1 << (g % 64);
             }
         }
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in (0..nb).rev() {
-                if !reachable(b) {
-                    continue;
-                }
-                let (s1, s2) = successors(&f.blocks[b].term);
-                for w in 0..words {
-                    let mut out = 0;
-                    for s in [s1, s2] {
-                        if s != NONE {
-                            out |= live_in[s as usize * words + w];
-                        }
-                    }
-                    let i = b * words + w;
-                    let new_in = gen[i] | (out & !kill[i]);
-                    if out != live_out[i] || new_in != live_in[i] {
-                        live_out[i] = out;
-                        live_in[i] = new_in;
-                        changed = true;
-                    }
-                }
-            }
-        }
-        for b in 0..nb {
-            if !reachable(b) {
+        let mut work = opnds;
+        for &(b, g) in &gen_pairs {
+            let (w, bit) = (g as usize / 64, 1u64 << (g % 64));
+            let i = b as usize * words + w;
+            if live_in[i] & bit != 0 {
                 continue;
             }
-            let bstart = 2 * block_first[b];
-            let bend = 2 * block_term[b] + 1;
-            for w in 0..words {
-                for (set, p) in [(&*live_in, bstart), (&*live_out, bend)] {
-                    let mut bits = set[b * words + w];
-                    while bits != 0 {
-                        let g = w * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        facts[globals[g] as usize].extend(p);
+            let r = &mut facts[globals[g as usize] as usize];
+            live_in[i] |= bit;
+            r.extend(2 * block_first[b as usize]);
+            work.clear();
+            work.push(b);
+            while let Some(x) = work.pop() {
+                let x = x as usize;
+                for &p in &preds[first[x] as usize - base..first[x + 1] as usize - base] {
+                    let i = p as usize * words + w;
+                    if live_out[i] & bit != 0 {
+                        continue;
+                    }
+                    live_out[i] |= bit;
+                    r.extend(2 * block_term[p as usize] + 1);
+                    if (kill[i] | live_in[i]) & bit == 0 {
+                        live_in[i] |= bit;
+                        r.extend(2 * block_first[p as usize]);
+                        work.push(p);
                     }
                 }
             }

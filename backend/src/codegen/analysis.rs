@@ -14,7 +14,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{Inst, IrFunction, PanicKind, PrintArg, ScalarTy, Terminator, VReg};
 
 use super::regs::*;
@@ -170,16 +169,19 @@ fn cmp_fusion(insts: &[Inst], term: &Terminator, facts: &[RegFacts]) -> bool {
 }
 
 /// What the analysis knows of one register; one array of these replaces a dozen
-/// parallel per-register arrays (and their allocations).
+/// parallel per-register arrays (and their allocations). The counts and the constant
+/// come from the walk of [`super::validate`], the rest from [`analyze`].
 #[derive(Clone, Copy)]
-struct RegFacts {
+pub(crate) struct RegFacts {
+    pub ty: ScalarTy,
     /// Definitions (a parameter counts as one) and uses over all blocks, saturating.
-    defs: u32,
-    uses: u32,
-    /// A `Const` defining the register is followed by a copy of it into another register
-    /// of its type (so, with one use, it is fused into that copy rather than
-    /// rematerialized).
-    copied_next: bool,
+    pub defs: u32,
+    pub uses: u32,
+    /// The canonical bits of a `Const` defining the register (the last one, if several).
+    pub constant: Option<u64>,
+    /// That `Const` is followed by a copy of the register into another register of its
+    /// type (so, with one use, it is fused into that copy rather than rematerialized).
+    pub copied_next: bool,
     /// The live interval's first and last positions (`u32::MAX`, 0 while empty).
     start: u32,
     end: u32,
@@ -193,16 +195,20 @@ struct RegFacts {
 }
 
 impl RegFacts {
-    const EMPTY: RegFacts = RegFacts {
-        defs: 0,
-        uses: 0,
-        copied_next: false,
-        start: u32::MAX,
-        end: 0,
-        hint: NONE,
-        last_def_block: NONE,
-        global: NONE,
-    };
+    pub fn new(ty: ScalarTy) -> RegFacts {
+        RegFacts {
+            ty,
+            defs: 0,
+            uses: 0,
+            constant: None,
+            copied_next: false,
+            start: u32::MAX,
+            end: 0,
+            hint: NONE,
+            last_def_block: NONE,
+            global: NONE,
+        }
+    }
 
     fn extend(&mut self, p: u32) {
         self.start = self.start.min(p);
@@ -213,7 +219,9 @@ impl RegFacts {
 /// Marks a hint that names a machine register rather than a virtual one.
 const PHYS: u32 = 1 << 31;
 
-pub(crate) fn analyze(f: &IrFunction) -> Analysis {
+/// Analyzes a function that [`super::validate::validate`] accepted, given the facts it
+/// gathered.
+pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let n = f.vregs.len();
     let nb = f.blocks.len();
 
@@ -249,42 +257,15 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
     drop(stack);
     let reachable = |b: usize| state[b] != 0;
 
-    // Definition and use counts (over all blocks: conservative), and every constant as a
-    // candidate for rematerialization.
-    let mut facts = vec![RegFacts::EMPTY; n];
-    let mut loc = vec![Loc::None; n];
-    for &p in &f.params {
-        facts[p.0 as usize].defs += 1;
-    }
-    for b in &f.blocks {
-        for (i, inst) in b.insts.iter().enumerate() {
-            if let Some(d) = inst_def(inst) {
-                let d = &mut facts[d.0 as usize];
-                d.defs = d.defs.saturating_add(1);
-            }
-            for_each_use(inst, |u| {
-                let u = &mut facts[u.0 as usize];
-                u.uses = u.uses.saturating_add(1)
-            });
-            if let Inst::Const { dst, value } = *inst {
-                loc[dst.0 as usize] = Loc::Const(canon(f.ty(dst), value));
-                facts[dst.0 as usize].copied_next = matches!(
-                    b.insts.get(i + 1),
-                    Some(&Inst::Copy { dst: c, src }) if src == dst && c != dst && f.ty(c) == f.ty(dst)
-                );
-            }
-        }
-        term_uses(&b.term, |u| {
-            let u = &mut facts[u.0 as usize];
-            u.uses = u.uses.saturating_add(1)
-        });
-    }
-    // Single-definition constants not fused into a copy (see [`copy_fusion`]) stay.
-    for (l, r) in loc.iter_mut().zip(&facts) {
-        if matches!(l, Loc::Const(_)) && (r.defs != 1 || (r.copied_next && r.uses == 1)) {
-            *l = Loc::None;
-        }
-    }
+    // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
+    // rematerialized at their uses.
+    let mut loc: Vec<Loc> = facts
+        .iter()
+        .map(|r| match r.constant {
+            Some(c) if r.defs == 1 && !(r.copied_next && r.uses == 1) => Loc::Const(c),
+            _ => Loc::None,
+        })
+        .collect();
     let is_const = |loc: &[Loc], v: u32| matches!(loc[v as usize], Loc::Const(_));
 
     // Parameter hints: the argument registers they arrive in.

@@ -18,10 +18,11 @@ use emit::{Asm, Emitter};
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
 /// called.
 pub fn codegen(f: &IrFunction) -> CodeBlob {
-    if let Err(msg) = validate::validate(f) {
-        return error_blob(f, &format!("{}: {msg}", f.name));
-    }
-    let a = analysis::analyze(f);
+    let facts = match validate::validate(f) {
+        Ok(facts) => facts,
+        Err(msg) => return error_blob(f, &format!("{}: {msg}", f.name)),
+    };
+    let a = analysis::analyze(f, facts);
     let frame = emit::layout_frame(f, &a);
     let mut ops = Asm::new_with_capacity(
         0,

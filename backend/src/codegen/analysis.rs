@@ -139,22 +139,16 @@ fn is_pure(inst: &Inst) -> bool {
 
 /// Whether the result `t` of `insts[i]` can be written straight into the destination of
 /// the copy `insts[i + 1]` (returned).
-fn copy_fusion(
-    f: &IrFunction,
-    insts: &[Inst],
-    i: usize,
-    facts: &[RegFacts],
-) -> Option<VReg> {
-    let t = inst_def(&insts[i])?;
-    let Some(Inst::Copy { dst, src }) = insts.get(i + 1) else {
+fn copy_fusion(insts: &[Inst], i: usize, t: u32, facts: &[RegFacts]) -> Option<VReg> {
+    let Some(&Inst::Copy { dst, src }) = insts.get(i + 1) else {
         return None;
     };
-    let ok = *src == t
-        && *dst != t
-        && f.ty(*dst) == f.ty(t)
-        && facts[t.0 as usize].defs == 1
-        && facts[t.0 as usize].uses == 1;
-    ok.then_some(*dst)
+    if t == NONE || src.0 != t || dst.0 == t {
+        return None;
+    }
+    let r = &facts[t as usize];
+    let ok = facts[dst.0 as usize].ty == r.ty && r.defs == 1 && r.uses == 1;
+    ok.then_some(dst)
 }
 
 /// A comparison `insts[last]` whose only use is the block's branch.
@@ -282,8 +276,6 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // ("globals", with their blocks as `gen` pairs) and the blocks defining each register.
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
     let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
-    // The current entry's operands that are not constants.
-    let mut opnds: Vec<u32> = Vec::with_capacity(8);
     let mut calls_before: Vec<u32> = Vec::with_capacity(ninsts_total + 1);
     let mut block_first = vec![NONE; nb];
     let mut block_term = vec![NONE; nb];
@@ -293,24 +285,26 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
     let mut calls = 0u32;
-    // Records the operands `uses` of entry `k` in block `bi`.
-    let note_uses = |facts: &mut [RegFacts],
-                     globals: &mut Vec<u32>,
-                     gen_pairs: &mut Vec<(u32, u32)>,
-                     uses: &[u32],
-                     bi: u32,
-                     k: u32| {
-        for &u in uses {
-            let r = &mut facts[u as usize];
-            if r.last_def_block != bi {
-                if r.global == NONE {
-                    r.global = globals.len() as u32;
-                    globals.push(u);
-                }
-                gen_pairs.push((bi, r.global));
-            }
-            r.extend(2 * k);
+    // Records an operand `u` of entry `k` in block `bi` (constants are not operands).
+    let note_use = |facts: &mut [RegFacts],
+                    globals: &mut Vec<u32>,
+                    gen_pairs: &mut Vec<(u32, u32)>,
+                    loc: &[Loc],
+                    u: u32,
+                    bi: u32,
+                    k: u32| {
+        if is_const(loc, u) {
+            return;
         }
+        let r = &mut facts[u as usize];
+        if r.last_def_block != bi {
+            if r.global == NONE {
+                r.global = globals.len() as u32;
+                globals.push(u);
+            }
+            gen_pairs.push((bi, r.global));
+        }
+        r.extend(2 * k);
     };
     for (bi, b) in f.blocks.iter().enumerate() {
         if !reachable(bi) {
@@ -325,7 +319,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             let inst = &b.insts[i];
             let mut def = inst_def(inst).map_or(NONE, |d| d.0);
             let mut skip_next = false;
-            if let Some(v) = copy_fusion(f, &b.insts, i, &facts) {
+            if let Some(v) = copy_fusion(&b.insts, i, def, &facts) {
                 def = v.0;
                 skip_next = true;
             } else if def != NONE
@@ -338,13 +332,9 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 def = NONE;
             }
             let k = entries.len() as u32;
-            opnds.clear();
             for_each_use(inst, |u| {
-                if !is_const(&loc, u.0) {
-                    opnds.push(u.0)
-                }
+                note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k)
             });
-            note_uses(&mut facts, &mut globals, &mut gen_pairs, &opnds, bi, k);
             if def != NONE {
                 let r = &mut facts[def as usize];
                 r.last_def_block = bi;
@@ -375,25 +365,19 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             i += 1 + skip_next as usize;
         }
         let k = entries.len() as u32;
-        opnds.clear();
         let mut fused = NONE;
         if fused_cmp {
             fused = ninsts as u32;
             if let Some(Inst::Binary { lhs, rhs, .. }) = b.insts.last() {
                 for u in [*lhs, *rhs] {
-                    if !is_const(&loc, u.0) {
-                        opnds.push(u.0);
-                    }
+                    note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k);
                 }
             }
         } else {
             term_uses(&b.term, |u| {
-                if !is_const(&loc, u.0) {
-                    opnds.push(u.0)
-                }
+                note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k)
             });
         }
-        note_uses(&mut facts, &mut globals, &mut gen_pairs, &opnds, bi, k);
         block_term[bi as usize] = k;
         calls_before.push(calls);
         entries.push(Entry {
@@ -497,7 +481,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 kill[b as usize * words + g as usize / 64] |= 1 << (g % 64);
             }
         }
-        let mut work = opnds;
+        let mut work: Vec<u32> = Vec::with_capacity(nb.min(64));
         for &(b, g) in &gen_pairs {
             let (w, bit) = (g as usize / 64, 1u64 << (g % 64));
             let i = b as usize * words + w;

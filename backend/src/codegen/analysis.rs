@@ -279,9 +279,9 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let mut calls_before: Vec<u32> = Vec::with_capacity(ninsts_total + 1);
     let mut block_first = vec![NONE; nb];
     let mut block_term = vec![NONE; nb];
-    let mut globals: Vec<u32> = Vec::new();
-    let mut gen_pairs: Vec<(u32, u32)> = Vec::new();
-    let mut def_pairs: Vec<(u32, u32)> = Vec::new();
+    let mut globals: Vec<u32> = Vec::with_capacity(n);
+    let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
+    let mut def_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
     let mut calls = 0u32;
@@ -530,18 +530,23 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         lo < hi && calls_before[hi.min(nentries)] > calls_before[lo.min(nentries)]
     };
 
-    // Linear scan.
-    let mut order: Vec<u32> = (0..n as u32)
-        .filter(|&v| facts[v as usize].start != u32::MAX && !is_const(&loc, v))
-        .collect();
-    order.sort_unstable_by_key(|&v| (facts[v as usize].start, v));
+    // Linear scan, over the intervals by start (then register), each sort key packed
+    // as `start << 32 | register`.
+    let mut order: Vec<u64> = Vec::with_capacity(n);
+    for (v, r) in facts.iter().enumerate() {
+        if r.start != u32::MAX && !is_const(&loc, v as u32) {
+            order.push((r.start as u64) << 32 | v as u64);
+        }
+    }
+    order.sort_unstable();
     let mut free: u16 = ALLOCATABLE;
     // (end, vreg, reg); each holds a distinct allocatable register, so at most 12.
     let mut active = [(0u32, 0u32, 0u8); ALLOC_ORDER.len()];
     let mut nactive = 0usize;
     let mut spilled: Vec<u32> = Vec::new();
     let mut callee_used = 0u16;
-    for &v in &order {
+    for &key in &order {
+        let v = key as u32;
         let RegFacts {
             start: s,
             end: e,

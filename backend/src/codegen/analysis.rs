@@ -64,6 +64,8 @@ pub(crate) struct Analysis {
     pub max_stack_args: u32,
     /// Any call of another function (the stack check is needed).
     pub calls_functions: bool,
+    /// Entries that call a function or the runtime.
+    pub calls: u32,
 }
 
 pub(crate) fn successors(t: &Terminator) -> (u32, u32) {
@@ -439,7 +441,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     if words > 0 {
         // Predecessors of each block as one array: `preds[first[b]..first[b + 1]]`,
         // with `first` in the array's head (`nb + 1` entries).
-        let mut preds = vec![0u32; nb + 1];
+        let mut preds = Vec::with_capacity(3 * nb + 1);
+        preds.resize(nb + 1, 0u32);
         for b in 0..nb {
             if reachable(b) {
                 let (s1, s2) = successors(&f.blocks[b].term);
@@ -659,6 +662,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         callee_used,
         max_stack_args,
         calls_functions,
+        calls,
     }
 }
 

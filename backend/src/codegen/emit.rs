@@ -331,43 +331,46 @@ impl Emitter<'_> {
     }
 
     /// Moves `srcs[i]` into `dsts[i]` as if all at once (destinations distinct, never
-    /// rax, which breaks cycles).
+    /// rax, which breaks cycles; at most six). Sweeps over the moves in order, making each
+    /// whose destination no pending move still reads.
     fn parallel_move(&mut self, dsts: &[u8], srcs: &mut [Src]) {
         let n = dsts.len();
-        let mut done = [false; 6];
+        // Bit i: move i is still to be made.
+        let mut pending = 0u8;
+        // Per machine register, the pending moves reading it.
+        let mut readers = [0u8; 16];
         for i in 0..n {
-            if srcs[i] == Src::Reg(dsts[i]) {
-                done[i] = true;
+            if srcs[i] != Src::Reg(dsts[i]) {
+                pending |= 1 << i;
+                if let Src::Reg(r) = srcs[i] {
+                    readers[r as usize] += 1;
+                }
             }
         }
-        loop {
+        while pending != 0 {
             let mut progress = false;
-            let mut pending = false;
             for i in 0..n {
-                if done[i] {
+                if pending & (1 << i) == 0 || readers[dsts[i] as usize] != 0 {
                     continue;
                 }
-                pending = true;
-                let blocked = (0..n).any(|j| j != i && !done[j] && srcs[j] == Src::Reg(dsts[i]));
-                if !blocked {
-                    self.move_src(dsts[i], srcs[i]);
-                    done[i] = true;
-                    progress = true;
+                self.move_src(dsts[i], srcs[i]);
+                pending &= !(1 << i);
+                if let Src::Reg(r) = srcs[i] {
+                    readers[r as usize] -= 1;
                 }
+                progress = true;
             }
-            if !pending {
-                break;
-            }
-            if !progress {
+            if pending != 0 && !progress {
                 // Only register cycles remain: free one destination through rax.
-                let i = (0..n).find(|&i| !done[i]).unwrap_or(0);
-                let r = dsts[i];
+                let r = dsts[pending.trailing_zeros() as usize];
                 self.mov_rr(true, RAX, r);
                 for s in srcs.iter_mut() {
                     if *s == Src::Reg(r) {
                         *s = Src::Reg(RAX);
                     }
                 }
+                readers[RAX as usize] += readers[r as usize];
+                readers[r as usize] = 0;
             }
         }
     }

@@ -43,7 +43,9 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
         a: &a,
         frame: &frame,
         ops,
-        relocs: Vec::with_capacity(a.entries.len() / 4),
+        // At most two per call and per terminator (a runtime call, or a stack check),
+        // the prologue's stack check and the stack-limit stub's runtime call.
+        relocs: Vec::with_capacity(2 * (a.calls as usize + f.blocks.len()) + 3),
         blocks,
         data,
         limit_stub,

@@ -43,19 +43,29 @@ pub(crate) enum Loc {
     Const(u64),
 }
 
+/// What the analysis knows of one block.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockInfo {
+    /// The block's entries are `entries[first..=term]` ([`NONE`] if it is unreachable).
+    pub first: u32,
+    pub term: u32,
+    /// Its index in `emit_order` (or [`NONE`]).
+    pub emit_index: u32,
+    /// Which successors (bit 0: the first, bit 1: the second) are reached by a back
+    /// edge, where the stack-limit (interrupt) check goes.
+    pub back_edges: u8,
+    /// Reachability: 0 unvisited (so unreachable once the search is over), 1 on the
+    /// depth-first search's stack, 2 finished.
+    dfs: u8,
+}
+
 pub(crate) struct Analysis {
     pub entries: Vec<Entry>,
-    /// Entries of block `b` are `entries[block_first[b]..=block_term[b]]` (reachable only).
-    pub block_first: Vec<u32>,
-    pub block_term: Vec<u32>,
+    /// Per block, indexed by block.
+    pub blocks: Vec<BlockInfo>,
     /// Reachable blocks in emission order: the entry block, the other blocks not ending in
     /// a panic, then the cold ones.
     pub emit_order: Vec<u32>,
-    /// Per block, its index in `emit_order` (or [`NONE`]).
-    pub emit_index: Vec<u32>,
-    /// Per block, which successors (bit 0: the first, bit 1: the second) are reached by
-    /// a back edge, where the stack-limit (interrupt) check goes.
-    pub back_edges: Vec<u8>,
     pub loc: Vec<Loc>,
     pub spill_slots: u32,
     /// Callee-saved registers used, as a mask.
@@ -223,35 +233,44 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Reachability and back edges (edges to a block on the DFS stack: every cycle has
     // one), by an iterative depth-first search.
-    let mut state = vec![0u8; nb]; // 0 unvisited (unreachable), 1 on the stack, 2 finished
-    let mut back_edges = vec![0u8; nb];
-    let mut stack: Vec<(u32, u8)> = Vec::with_capacity(nb.min(64));
-    stack.push((0, 0));
-    state[0] = 1;
+    let mut blocks = vec![
+        BlockInfo {
+            first: NONE,
+            term: NONE,
+            emit_index: NONE,
+            back_edges: 0,
+            dfs: 0,
+        };
+        nb
+    ];
+    // Each element is `4 * block + the successor to visit next` (blocks are fewer than
+    // 2^30, see [`super::validate`]); the list serves the liveness walk below too.
+    let mut stack: Vec<u32> = Vec::with_capacity(nb.min(64));
+    stack.push(0);
+    blocks[0].dfs = 1;
     while let Some(top) = stack.last_mut() {
-        let (b, next) = (top.0, top.1);
+        let (b, next) = (*top / 4, *top % 4);
         if next >= 2 {
-            state[b as usize] = 2;
+            blocks[b as usize].dfs = 2;
             stack.pop();
             continue;
         }
-        top.1 += 1;
+        *top += 1;
         let (s1, s2) = successors(&f.blocks[b as usize].term);
         let s = if next == 0 { s1 } else { s2 };
         if s == NONE {
             continue;
         }
-        match state[s as usize] {
+        match blocks[s as usize].dfs {
             0 => {
-                state[s as usize] = 1;
-                stack.push((s, 0));
+                blocks[s as usize].dfs = 1;
+                stack.push(4 * s);
             }
-            1 => back_edges[b as usize] |= 1 << next,
+            1 => blocks[b as usize].back_edges |= 1 << next,
             _ => {}
         }
     }
-    drop(stack);
-    let reachable = |b: usize| state[b] != 0;
+    let reachable = |blocks: &[BlockInfo], b: usize| blocks[b].dfs != 0;
 
     // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
     // rematerialized at their uses.
@@ -279,8 +298,6 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
     let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
     let mut calls_before: Vec<u32> = Vec::with_capacity(ninsts_total + 1);
-    let mut block_first = vec![NONE; nb];
-    let mut block_term = vec![NONE; nb];
     let mut globals: Vec<u32> = Vec::with_capacity(n);
     let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
     let mut def_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
@@ -309,11 +326,11 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         r.extend(2 * k);
     };
     for (bi, b) in f.blocks.iter().enumerate() {
-        if !reachable(bi) {
+        if !reachable(&blocks, bi) {
             continue;
         }
         let bi = bi as u32;
-        block_first[bi as usize] = entries.len() as u32;
+        blocks[bi as usize].first = entries.len() as u32;
         let fused_cmp = cmp_fusion(&b.insts, &b.term, &facts);
         let ninsts = b.insts.len() - fused_cmp as usize;
         let mut i = 0;
@@ -380,7 +397,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k)
             });
         }
-        block_term[bi as usize] = k;
+        blocks[bi as usize].term = k;
         calls_before.push(calls);
         entries.push(Entry {
             inst: NONE,
@@ -400,14 +417,15 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         )
     };
     let mut emit_order: Vec<u32> = Vec::with_capacity(nb);
-    let mut emit_index = vec![NONE; nb]; // NONE: not placed yet
     let mut seed = 0usize;
     let mut cur = Some(0u32);
     loop {
         let b = match cur {
             Some(b) => b,
             None => {
-                while seed < nb && (emit_index[seed] != NONE || !reachable(seed) || cold(seed)) {
+                while seed < nb
+                    && (blocks[seed].emit_index != NONE || !reachable(&blocks, seed) || cold(seed))
+                {
                     seed += 1;
                 }
                 if seed == nb {
@@ -416,16 +434,16 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 seed as u32
             }
         };
-        emit_index[b as usize] = emit_order.len() as u32;
+        blocks[b as usize].emit_index = emit_order.len() as u32;
         emit_order.push(b);
         let (s1, s2) = successors(&f.blocks[b as usize].term);
         cur = [s1, s2]
             .into_iter()
-            .find(|&s| s != NONE && emit_index[s as usize] == NONE && !cold(s as usize));
+            .find(|&s| s != NONE && blocks[s as usize].emit_index == NONE && !cold(s as usize));
     }
     for b in 0..nb {
-        if reachable(b) && emit_index[b] == NONE {
-            emit_index[b] = emit_order.len() as u32;
+        if reachable(&blocks, b) && blocks[b].emit_index == NONE {
+            blocks[b].emit_index = emit_order.len() as u32;
             emit_order.push(b as u32);
         }
     }
@@ -444,7 +462,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         let mut preds = Vec::with_capacity(3 * nb + 1);
         preds.resize(nb + 1, 0u32);
         for b in 0..nb {
-            if reachable(b) {
+            if reachable(&blocks, b) {
                 let (s1, s2) = successors(&f.blocks[b].term);
                 for s in [s1, s2] {
                     if s != NONE {
@@ -460,7 +478,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         }
         preds.resize(end as usize, 0);
         for b in (0..nb).rev() {
-            if reachable(b) {
+            if reachable(&blocks, b) {
                 let (s1, s2) = successors(&f.blocks[b].term);
                 for s in [s1, s2] {
                     if s != NONE {
@@ -484,7 +502,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 kill[b as usize * words + g as usize / 64] |= 1 << (g % 64);
             }
         }
-        let mut work: Vec<u32> = Vec::with_capacity(nb.min(64));
+        let mut work = stack;
         for &(b, g) in &gen_pairs {
             let (w, bit) = (g as usize / 64, 1u64 << (g % 64));
             let i = b as usize * words + w;
@@ -493,7 +511,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             }
             let r = &mut facts[globals[g as usize] as usize];
             live_in[i] |= bit;
-            r.extend(2 * block_first[b as usize]);
+            r.extend(2 * blocks[b as usize].first);
             work.clear();
             work.push(b);
             while let Some(x) = work.pop() {
@@ -504,10 +522,10 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                         continue;
                     }
                     live_out[i] |= bit;
-                    r.extend(2 * block_term[p as usize] + 1);
+                    r.extend(2 * blocks[p as usize].term + 1);
                     if (kill[i] | live_in[i]) & bit == 0 {
                         live_in[i] |= bit;
-                        r.extend(2 * block_first[p as usize]);
+                        r.extend(2 * blocks[p as usize].first);
                         work.push(p);
                     }
                 }
@@ -652,11 +670,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     Analysis {
         entries,
-        block_first,
-        block_term,
+        blocks,
         emit_order,
-        emit_index,
-        back_edges,
         loc,
         spill_slots,
         callee_used,

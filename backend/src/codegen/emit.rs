@@ -459,8 +459,8 @@ impl Emitter<'_> {
         let l = self.blocks[bi as usize];
         dynasm!(self.ops ; .arch x64 ; =>l);
         let (lo, hi) = (
-            self.a.block_first[bi as usize],
-            self.a.block_term[bi as usize],
+            self.a.blocks[bi as usize].first,
+            self.a.blocks[bi as usize].term,
         );
         let f = self.f;
         for k in lo..hi {
@@ -954,12 +954,12 @@ impl Emitter<'_> {
     // ---- terminators ----
 
     fn is_next(&self, bi: u32, target: u32) -> bool {
-        self.a.emit_index[target as usize] == self.a.emit_index[bi as usize] + 1
+        self.a.blocks[target as usize].emit_index == self.a.blocks[bi as usize].emit_index + 1
     }
 
     /// Whether successor `which` (0 or 1) of `bi` is reached by a back edge.
     fn is_back(&self, bi: u32, which: u32) -> bool {
-        self.a.back_edges[bi as usize] & (1 << which) != 0
+        self.a.blocks[bi as usize].back_edges & (1 << which) != 0
     }
 
     fn jump(&mut self, bi: u32, target: u32, back: bool) {

@@ -165,7 +165,8 @@ pub(crate) fn validate(f: &IrFunction) -> Result<Vec<RegFacts>, String> {
             }
             Terminator::Return(v) => match (v, f.ret) {
                 (None, None) => {}
-                (Some(v), Some(t)) if class(regs.read(v).map_err(|e| ctx(e.into()))?) == class(t) => {}
+                (Some(v), Some(t))
+                    if class(regs.read(v).map_err(|e| ctx(e.into()))?) == class(t) => {}
                 (v, t) => return Err(ctx(format!("Return({v:?}) in a function returning {t:?}"))),
             },
             Terminator::Panic(shared_frontend::ir::PanicKind::IndexOutOfBounds {

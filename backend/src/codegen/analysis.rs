@@ -179,15 +179,12 @@ fn cmp_fusion(insts: &[Inst], term: &Terminator, facts: &[RegFacts]) -> bool {
 /// come from the walk of [`super::validate`], the rest from [`analyze`].
 #[derive(Clone, Copy)]
 pub(crate) struct RegFacts {
-    pub ty: ScalarTy,
+    /// The canonical bits of a `Const` defining the register (the last one, if several),
+    /// if `has_constant`.
+    pub constant: u64,
     /// Definitions (a parameter counts as one) and uses over all blocks, saturating.
     pub defs: u32,
     pub uses: u32,
-    /// The canonical bits of a `Const` defining the register (the last one, if several).
-    pub constant: Option<u64>,
-    /// That `Const` is followed by a copy of the register into another register of its
-    /// type (so, with one use, it is fused into that copy rather than rematerialized).
-    pub copied_next: bool,
     /// The live interval's first and last positions (`u32::MAX`, 0 while empty).
     start: u32,
     end: u32,
@@ -198,21 +195,31 @@ pub(crate) struct RegFacts {
     last_def_block: u32,
     /// Index among the registers live across a block boundary, or [`NONE`].
     global: u32,
+    pub ty: ScalarTy,
+    pub has_constant: bool,
+    /// That `Const` is followed by a copy of the register into another register of its
+    /// type (so, with one use, it is fused into that copy rather than rematerialized).
+    pub copied_next: bool,
+    /// The register is a constant rematerialized at its uses ([`Loc::Const`]), so it is
+    /// no operand and has no interval.
+    remat: bool,
 }
 
 impl RegFacts {
     pub fn new(ty: ScalarTy) -> RegFacts {
         RegFacts {
-            ty,
+            constant: 0,
             defs: 0,
             uses: 0,
-            constant: None,
-            copied_next: false,
             start: u32::MAX,
             end: 0,
             hint: NONE,
             last_def_block: NONE,
             global: NONE,
+            ty,
+            has_constant: false,
+            copied_next: false,
+            remat: false,
         }
     }
 
@@ -275,13 +282,16 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
     // rematerialized at their uses.
     let mut loc: Vec<Loc> = facts
-        .iter()
-        .map(|r| match r.constant {
-            Some(c) if r.defs == 1 && !(r.copied_next && r.uses == 1) => Loc::Const(c),
-            _ => Loc::None,
+        .iter_mut()
+        .map(|r| {
+            r.remat = r.has_constant && r.defs == 1 && !(r.copied_next && r.uses == 1);
+            if r.remat {
+                Loc::Const(r.constant)
+            } else {
+                Loc::None
+            }
         })
         .collect();
-    let is_const = |loc: &[Loc], v: u32| matches!(loc[v as usize], Loc::Const(_));
 
     // Parameter hints: the argument registers they arrive in.
     for (j, &p) in f.params.iter().enumerate().take(6) {
@@ -304,18 +314,20 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
     let mut calls = 0u32;
-    // Records an operand `u` of entry `k` in block `bi` (constants are not operands).
-    let note_use = |facts: &mut [RegFacts],
-                    globals: &mut Vec<u32>,
-                    gen_pairs: &mut Vec<(u32, u32)>,
-                    loc: &[Loc],
-                    u: u32,
-                    bi: u32,
-                    k: u32| {
-        if is_const(loc, u) {
+    /// Records an operand `u` of entry `k` in block `bi` (constants are not operands).
+    #[inline(always)]
+    fn note_use(
+        facts: &mut [RegFacts],
+        globals: &mut Vec<u32>,
+        gen_pairs: &mut Vec<(u32, u32)>,
+        u: u32,
+        bi: u32,
+        k: u32,
+    ) {
+        let r = &mut facts[u as usize];
+        if r.remat {
             return;
         }
-        let r = &mut facts[u as usize];
         if r.last_def_block != bi {
             if r.global == NONE {
                 r.global = globals.len() as u32;
@@ -324,7 +336,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             gen_pairs.push((bi, r.global));
         }
         r.extend(2 * k);
-    };
+    }
     for (bi, b) in f.blocks.iter().enumerate() {
         if !reachable(&blocks, bi) {
             continue;
@@ -342,7 +354,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 def = v.0;
                 skip_next = true;
             } else if def != NONE
-                && (is_const(&loc, def) || (facts[def as usize].uses == 0 && is_pure(inst)))
+                && (facts[def as usize].remat || (facts[def as usize].uses == 0 && is_pure(inst)))
             {
                 i += 1;
                 continue;
@@ -352,7 +364,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             }
             let k = entries.len() as u32;
             for_each_use(inst, |u| {
-                note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k)
+                note_use(&mut facts, &mut globals, &mut gen_pairs, u.0, bi, k)
             });
             if def != NONE {
                 let r = &mut facts[def as usize];
@@ -389,12 +401,12 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             fused = ninsts as u32;
             if let Some(Inst::Binary { lhs, rhs, .. }) = b.insts.last() {
                 for u in [*lhs, *rhs] {
-                    note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k);
+                    note_use(&mut facts, &mut globals, &mut gen_pairs, u.0, bi, k);
                 }
             }
         } else {
             term_uses(&b.term, |u| {
-                note_use(&mut facts, &mut globals, &mut gen_pairs, &loc, u.0, bi, k)
+                note_use(&mut facts, &mut globals, &mut gen_pairs, u.0, bi, k)
             });
         }
         blocks[bi as usize].term = k;
@@ -555,7 +567,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // as `start << 32 | register`.
     let mut order: Vec<u64> = Vec::with_capacity(n);
     for (v, r) in facts.iter().enumerate() {
-        if r.start != u32::MAX && !is_const(&loc, v as u32) {
+        if r.start != u32::MAX && !r.remat {
             order.push((r.start as u64) << 32 | v as u64);
         }
     }

@@ -144,7 +144,8 @@ pub(crate) fn validate(f: &IrFunction) -> Result<Vec<RegFacts>, String> {
             if let Inst::Const { dst, value } = *inst {
                 let r = &mut regs.facts[dst.0 as usize];
                 let ty = r.ty;
-                r.constant = Some(canon(ty, value));
+                r.constant = canon(ty, value);
+                r.has_constant = true;
                 r.copied_next = matches!(
                     b.insts.get(i + 1),
                     Some(&Inst::Copy { dst: c, src })

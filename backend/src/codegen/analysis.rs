@@ -30,6 +30,8 @@ pub(crate) struct Entry {
     pub def: u32,
     /// For a branch: the index of the comparison fused into it, or [`NONE`].
     pub fused_cmp: u32,
+    /// Entries before this one that call (a function or the runtime).
+    calls_before: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -307,7 +309,6 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // ("globals", with their blocks as `gen` pairs) and the blocks defining each register.
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
     let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
-    let mut calls_before: Vec<u32> = Vec::with_capacity(ninsts_total + 1);
     let mut globals: Vec<u32> = Vec::with_capacity(n);
     let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
     let mut def_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
@@ -386,13 +387,13 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 calls_functions = true;
                 max_stack_args = max_stack_args.max(args.len().saturating_sub(6) as u32);
             }
-            calls_before.push(calls);
-            calls += call as u32;
             entries.push(Entry {
                 inst: i as u32,
                 def,
                 fused_cmp: NONE,
+                calls_before: calls,
             });
+            calls += call as u32;
             i += 1 + skip_next as usize;
         }
         let k = entries.len() as u32;
@@ -410,14 +411,13 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             });
         }
         blocks[bi as usize].term = k;
-        calls_before.push(calls);
         entries.push(Entry {
             inst: NONE,
             def: NONE,
             fused_cmp: fused,
+            calls_before: calls,
         });
     }
-    calls_before.push(calls);
 
     // Emission order: greedy fall-through chains (a block's first hot unplaced
     // successor comes next), starting from the entry and then from the next unplaced
@@ -552,7 +552,6 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         }
     }
 
-    let nentries = entries.len();
     let crosses = |s: u32, e: u32| -> bool {
         // A call at entry k is crossed if s <= 2k and e >= 2k + 2.
         if e < 2 {
@@ -560,7 +559,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         }
         let lo = s.div_ceil(2) as usize;
         let hi = ((e - 2) / 2) as usize + 1;
-        lo < hi && calls_before[hi.min(nentries)] > calls_before[lo.min(nentries)]
+        let calls_before = |k: usize| entries.get(k).map_or(calls, |e| e.calls_before);
+        lo < hi && calls_before(hi) > calls_before(lo)
     };
 
     // Linear scan, over the intervals by start (then register), each sort key packed

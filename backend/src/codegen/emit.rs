@@ -128,19 +128,30 @@ macro_rules! alu {
 pub(crate) struct Frame {
     /// Bytes `sub rsp` allocates after the pushes.
     pub size: u32,
-    /// Callee-saved registers pushed, in push order.
-    pub pushed: Vec<u8>,
+    /// Callee-saved registers pushed, in push order: `pushed[..npushed]`.
+    pushed: [u8; CALLEE_ORDER.len()],
+    npushed: usize,
     pub spill_base: u32,
     /// Per IR slot: offset from rsp, and the alignment to apply dynamically (0 if none).
     pub slots: Vec<(u32, u32)>,
 }
 
+impl Frame {
+    /// Callee-saved registers pushed, in push order.
+    pub fn pushed(&self) -> &[u8] {
+        &self.pushed[..self.npushed]
+    }
+}
+
 pub(crate) fn layout_frame(f: &IrFunction, a: &Analysis) -> Frame {
-    let pushed: Vec<u8> = CALLEE_ORDER
-        .iter()
-        .copied()
-        .filter(|&r| a.callee_used & (1 << r) != 0)
-        .collect();
+    let mut pushed = [0u8; CALLEE_ORDER.len()];
+    let mut npushed = 0;
+    for r in CALLEE_ORDER {
+        if a.callee_used & (1 << r) != 0 {
+            pushed[npushed] = r;
+            npushed += 1;
+        }
+    }
     let spill_base = 8 * a.max_stack_args;
     let mut cur = (spill_base + 8 * a.spill_slots) as u64;
     let mut slots = Vec::with_capacity(f.slots.len());
@@ -157,12 +168,13 @@ pub(crate) fn layout_frame(f: &IrFunction, a: &Analysis) -> Frame {
         }
     }
     let mut size = cur.div_ceil(16) * 16;
-    if pushed.len() % 2 == 0 {
+    if npushed % 2 == 0 {
         size += 8;
     }
     Frame {
         size: size as u32,
         pushed,
+        npushed,
         spill_base,
         slots,
     }
@@ -378,8 +390,8 @@ impl Emitter<'_> {
     // ---- prologue and epilogue ----
 
     pub fn prologue(&mut self) {
-        for i in 0..self.frame.pushed.len() {
-            let r = self.frame.pushed[i];
+        let frame = self.frame;
+        for &r in frame.pushed() {
             dynasm!(self.ops ; .arch x64 ; push Rq(r));
         }
         let size = self.frame.size as i32;
@@ -390,7 +402,7 @@ impl Emitter<'_> {
             self.limit_check();
         }
         // Parameters to their locations.
-        let incoming = (self.frame.size + 8 * self.frame.pushed.len() as u32 + 8) as i32;
+        let incoming = (self.frame.size + 8 * self.frame.pushed().len() as u32 + 8) as i32;
         let mut dsts = [0u8; 6];
         let mut srcs = [Src::Zero; 6];
         let mut n = 0;
@@ -433,8 +445,8 @@ impl Emitter<'_> {
         if size != 0 {
             dynasm!(self.ops ; .arch x64 ; add rsp, size);
         }
-        for i in (0..self.frame.pushed.len()).rev() {
-            let r = self.frame.pushed[i];
+        let frame = self.frame;
+        for &r in frame.pushed().iter().rev() {
             dynasm!(self.ops ; .arch x64 ; pop Rq(r));
         }
         dynasm!(self.ops ; .arch x64 ; ret);

@@ -195,8 +195,6 @@ pub(crate) struct RegFacts {
     hint: u32,
     /// The last reachable block (in position order) that defined the register so far.
     last_def_block: u32,
-    /// Index among the registers live across a block boundary, or [`NONE`].
-    global: u32,
     pub ty: ScalarTy,
     pub has_constant: bool,
     /// That `Const` is followed by a copy of the register into another register of its
@@ -217,7 +215,6 @@ impl RegFacts {
             end: 0,
             hint: NONE,
             last_def_block: NONE,
-            global: NONE,
             ty,
             has_constant: false,
             copied_next: false,
@@ -283,17 +280,13 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
     // rematerialized at their uses.
-    let mut loc: Vec<Loc> = facts
-        .iter_mut()
-        .map(|r| {
-            r.remat = r.has_constant && r.defs == 1 && !(r.copied_next && r.uses == 1);
-            if r.remat {
-                Loc::Const(r.constant)
-            } else {
-                Loc::None
-            }
-        })
-        .collect();
+    let mut loc = vec![Loc::None; n];
+    for (r, l) in facts.iter_mut().zip(&mut loc) {
+        if r.has_constant && r.defs == 1 && !(r.copied_next && r.uses == 1) {
+            r.remat = true;
+            *l = Loc::Const(r.constant);
+        }
+    }
 
     // Parameter hints: the argument registers they arrive in.
     for (j, &p) in f.params.iter().enumerate().take(6) {
@@ -305,11 +298,10 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Entries in position order, and in the same walk: operand lists, use and definition
     // positions (the interval hulls before liveness widens them), hints, calls as a
-    // prefix count, and the registers used in a block before any definition there
-    // ("globals", with their blocks as `gen` pairs) and the blocks defining each register.
+    // prefix count, and the registers used in a block before any definition there (with
+    // their blocks as `gen` pairs) and the blocks defining each register.
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
     let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
-    let mut globals: Vec<u32> = Vec::with_capacity(n);
     let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
     let mut def_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
     let mut max_stack_args = 0u32;
@@ -317,24 +309,13 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let mut calls = 0u32;
     /// Records an operand `u` of entry `k` in block `bi` (constants are not operands).
     #[inline(always)]
-    fn note_use(
-        facts: &mut [RegFacts],
-        globals: &mut Vec<u32>,
-        gen_pairs: &mut Vec<(u32, u32)>,
-        u: u32,
-        bi: u32,
-        k: u32,
-    ) {
+    fn note_use(facts: &mut [RegFacts], gen_pairs: &mut Vec<(u32, u32)>, u: u32, bi: u32, k: u32) {
         let r = &mut facts[u as usize];
         if r.remat {
             return;
         }
         if r.last_def_block != bi {
-            if r.global == NONE {
-                r.global = globals.len() as u32;
-                globals.push(u);
-            }
-            gen_pairs.push((bi, r.global));
+            gen_pairs.push((bi, u));
         }
         r.extend(2 * k);
     }
@@ -364,9 +345,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 def = NONE;
             }
             let k = entries.len() as u32;
-            for_each_use(inst, |u| {
-                note_use(&mut facts, &mut globals, &mut gen_pairs, u.0, bi, k)
-            });
+            for_each_use(inst, |u| note_use(&mut facts, &mut gen_pairs, u.0, bi, k));
             if def != NONE {
                 let r = &mut facts[def as usize];
                 r.last_def_block = bi;
@@ -402,12 +381,12 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             fused = ninsts as u32;
             if let Some(Inst::Binary { lhs, rhs, .. }) = b.insts.last() {
                 for u in [*lhs, *rhs] {
-                    note_use(&mut facts, &mut globals, &mut gen_pairs, u.0, bi, k);
+                    note_use(&mut facts, &mut gen_pairs, u.0, bi, k);
                 }
             }
         } else {
             term_uses(&b.term, |u| {
-                note_use(&mut facts, &mut globals, &mut gen_pairs, u.0, bi, k)
+                note_use(&mut facts, &mut gen_pairs, u.0, bi, k)
             });
         }
         blocks[bi as usize].term = k;
@@ -460,15 +439,16 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         }
     }
 
-    // Liveness of the globals over the CFG, solved one register at a time by walking
+    // Liveness over the CFG of the registers used in a block before any definition there
+    // (only those can be live across a block boundary), solved one register at a time by
+    // walking
     // backwards from the blocks that use it before defining it (its `gen` blocks): a
     // block where it is live-in makes it live-out in every (reachable) predecessor, and
     // live-in there too unless that predecessor defines it. This reaches the same least
     // fixpoint as iterating the dataflow equations, visiting only the blocks where the
     // register is live. Each block where it is live-in (live-out) widens its interval to
     // the block's first (last) position.
-    let words = globals.len().div_ceil(64);
-    if words > 0 {
+    if !gen_pairs.is_empty() {
         // Predecessors of each block as one array: `preds[first[b]..first[b + 1]]`,
         // with `first` in the array's head (`nb + 1` entries).
         let mut preds = Vec::with_capacity(3 * nb + 1);
@@ -504,24 +484,23 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         let (first, preds) = preds.split_at(nb + 1);
         let base = nb + 1;
 
+        // Bitsets per block, indexed by register.
+        let words = n.div_ceil(64);
         let len = nb * words;
         let mut sets = vec![0u64; 3 * len];
         let (live_in, rest) = sets.split_at_mut(len);
         let (live_out, kill) = rest.split_at_mut(len);
         for &(b, v) in &def_pairs {
-            let g = facts[v as usize].global;
-            if g != NONE {
-                kill[b as usize * words + g as usize / 64] |= 1 << (g % 64);
-            }
+            kill[b as usize * words + v as usize / 64] |= 1 << (v % 64);
         }
         let mut work = stack;
-        for &(b, g) in &gen_pairs {
-            let (w, bit) = (g as usize / 64, 1u64 << (g % 64));
+        for &(b, v) in &gen_pairs {
+            let (w, bit) = (v as usize / 64, 1u64 << (v % 64));
             let i = b as usize * words + w;
             if live_in[i] & bit != 0 {
                 continue;
             }
-            let r = &mut facts[globals[g as usize] as usize];
+            let r = &mut facts[v as usize];
             live_in[i] |= bit;
             r.extend(2 * blocks[b as usize].first);
             work.clear();
@@ -544,7 +523,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             }
         }
     }
-    drop((globals, gen_pairs, def_pairs));
+    drop((gen_pairs, def_pairs));
     for &p in &f.params {
         let r = &mut facts[p.0 as usize];
         if r.start != u32::MAX {

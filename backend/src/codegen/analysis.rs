@@ -299,11 +299,15 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // Entries in position order, and in the same walk: operand lists, use and definition
     // positions (the interval hulls before liveness widens them), hints, calls as a
     // prefix count, and the registers used in a block before any definition there (with
-    // their blocks as `gen` pairs) and the blocks defining each register.
+    // their blocks as `gen` pairs) and the registers each block defines (`kill`).
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
     let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
     let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
-    let mut def_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
+    // Bitsets per block, indexed by register: live-in, live-out (see the liveness below)
+    // and kill.
+    let words = n.div_ceil(64);
+    let len = nb * words;
+    let mut sets = vec![0u64; 3 * len];
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
     let mut calls = 0u32;
@@ -359,7 +363,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                         _ => NONE,
                     };
                 }
-                def_pairs.push((bi, def));
+                sets[2 * len + bi as usize * words + def as usize / 64] |= 1 << (def % 64);
             }
             let call = matches!(inst, Inst::Call { .. } | Inst::Print(_));
             if let Inst::Call { args, .. } = inst {
@@ -441,9 +445,9 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Liveness over the CFG of the registers used in a block before any definition there
     // (only those can be live across a block boundary), solved one register at a time by
-    // walking
-    // backwards from the blocks that use it before defining it (its `gen` blocks): a
-    // block where it is live-in makes it live-out in every (reachable) predecessor, and
+    // walking backwards from the blocks that use it before defining it (its `gen`
+    // blocks): a block where it is live-in makes it live-out in every (reachable)
+    // predecessor, and
     // live-in there too unless that predecessor defines it. This reaches the same least
     // fixpoint as iterating the dataflow equations, visiting only the blocks where the
     // register is live. Each block where it is live-in (live-out) widens its interval to
@@ -484,15 +488,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         let (first, preds) = preds.split_at(nb + 1);
         let base = nb + 1;
 
-        // Bitsets per block, indexed by register.
-        let words = n.div_ceil(64);
-        let len = nb * words;
-        let mut sets = vec![0u64; 3 * len];
         let (live_in, rest) = sets.split_at_mut(len);
         let (live_out, kill) = rest.split_at_mut(len);
-        for &(b, v) in &def_pairs {
-            kill[b as usize * words + v as usize / 64] |= 1 << (v % 64);
-        }
         let mut work = stack;
         for &(b, v) in &gen_pairs {
             let (w, bit) = (v as usize / 64, 1u64 << (v % 64));
@@ -523,7 +520,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             }
         }
     }
-    drop((gen_pairs, def_pairs));
+    drop((gen_pairs, sets));
     for &p in &f.params {
         let r = &mut facts[p.0 as usize];
         if r.start != u32::MAX {

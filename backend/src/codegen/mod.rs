@@ -90,9 +90,9 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     }
 }
 
-/// Room for the whole blob, so that the buffer never grows while encoding: about 13
-/// bytes of code per entry on typical programs, then the data (each aligned to 16) and
-/// the name.
+/// Room for the whole blob, so that the buffer seldom grows while encoding: 16 bytes of
+/// code per entry (typical programs take about 13), then the data (each aligned to 16)
+/// and the name.
 fn code_capacity(f: &IrFunction, a: &analysis::Analysis) -> usize {
     let data: usize = f.data.iter().map(|d| d.len() + 15).sum();
     16 * a.entries.len() + 64 + data + f.name.len()

@@ -14,7 +14,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{Inst, IrFunction, PanicKind, PrintArg, ScalarTy, Terminator, VReg};
 
 use super::regs::*;
@@ -25,17 +24,14 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// An instruction (or a block's terminator) that generates code.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
-    pub block: u32,
     /// Index into the block's instructions, [`NONE`] for the terminator.
     pub inst: u32,
     /// The register written (after copy fusion: the copy's destination), or [`NONE`].
     pub def: u32,
-    pub uses: u32,
-    pub nuses: u32,
-    /// A call (of a function or the runtime) that returns: caller-saved registers die.
-    pub call: bool,
     /// For a branch: the index of the comparison fused into it, or [`NONE`].
     pub fused_cmp: u32,
+    /// Entries before this one that call (a function or the runtime).
+    calls_before: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,19 +45,29 @@ pub(crate) enum Loc {
     Const(u64),
 }
 
+/// What the analysis knows of one block.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockInfo {
+    /// The block's entries are `entries[first..=term]` ([`NONE`] if it is unreachable).
+    pub first: u32,
+    pub term: u32,
+    /// Its index in `emit_order` (or [`NONE`]).
+    pub emit_index: u32,
+    /// Which successors (bit 0: the first, bit 1: the second) are reached by a back
+    /// edge, where the stack-limit (interrupt) check goes.
+    pub back_edges: u8,
+    /// Reachability: 0 unvisited (so unreachable once the search is over), 1 on the
+    /// depth-first search's stack, 2 finished.
+    dfs: u8,
+}
+
 pub(crate) struct Analysis {
     pub entries: Vec<Entry>,
-    /// Entries of block `b` are `entries[block_first[b]..=block_term[b]]` (reachable only).
-    pub block_first: Vec<u32>,
-    pub block_term: Vec<u32>,
+    /// Per block, indexed by block.
+    pub blocks: Vec<BlockInfo>,
     /// Reachable blocks in emission order: the entry block, the other blocks not ending in
     /// a panic, then the cold ones.
     pub emit_order: Vec<u32>,
-    /// Per block, its index in `emit_order` (or [`NONE`]).
-    pub emit_index: Vec<u32>,
-    /// Per block, which successors (bit 0: the first, bit 1: the second) are reached by
-    /// a back edge, where the stack-limit (interrupt) check goes.
-    pub back_edges: Vec<u8>,
     pub loc: Vec<Loc>,
     pub spill_slots: u32,
     /// Callee-saved registers used, as a mask.
@@ -70,6 +76,8 @@ pub(crate) struct Analysis {
     pub max_stack_args: u32,
     /// Any call of another function (the stack check is needed).
     pub calls_functions: bool,
+    /// Entries that call a function or the runtime.
+    pub calls: u32,
 }
 
 pub(crate) fn successors(t: &Terminator) -> (u32, u32) {
@@ -145,184 +153,252 @@ fn is_pure(inst: &Inst) -> bool {
 
 /// Whether the result `t` of `insts[i]` can be written straight into the destination of
 /// the copy `insts[i + 1]` (returned).
-fn copy_fusion(
-    f: &IrFunction,
-    insts: &[Inst],
-    i: usize,
-    defs: &[u32],
-    uses: &[u32],
-) -> Option<VReg> {
-    let t = inst_def(&insts[i])?;
-    let Some(Inst::Copy { dst, src }) = insts.get(i + 1) else {
+fn copy_fusion(insts: &[Inst], i: usize, t: u32, facts: &[RegFacts]) -> Option<VReg> {
+    let Some(&Inst::Copy { dst, src }) = insts.get(i + 1) else {
         return None;
     };
-    let ok = *src == t
-        && *dst != t
-        && f.ty(*dst) == f.ty(t)
-        && defs[t.0 as usize] == 1
-        && uses[t.0 as usize] == 1;
-    ok.then_some(*dst)
+    if t == NONE || src.0 != t || dst.0 == t {
+        return None;
+    }
+    let r = &facts[t as usize];
+    let ok = facts[dst.0 as usize].ty == r.ty && r.defs == 1 && r.uses == 1;
+    ok.then_some(dst)
 }
 
 /// A comparison `insts[last]` whose only use is the block's branch.
-fn cmp_fusion(insts: &[Inst], term: &Terminator, defs: &[u32], uses: &[u32]) -> bool {
+fn cmp_fusion(insts: &[Inst], term: &Terminator, facts: &[RegFacts]) -> bool {
     let (Some(Inst::Binary { op, dst, .. }), Terminator::Branch { cond, .. }) =
         (insts.last(), term)
     else {
         return false;
     };
-    is_cmp(*op) && dst == cond && defs[dst.0 as usize] == 1 && uses[dst.0 as usize] == 1
+    let r = &facts[dst.0 as usize];
+    is_cmp(*op) && dst == cond && r.defs == 1 && r.uses == 1
 }
 
-pub(crate) fn analyze(f: &IrFunction) -> Analysis {
+/// What the analysis knows of one register; one array of these replaces a dozen
+/// parallel per-register arrays (and their allocations). The counts and the constant
+/// come from the walk of [`super::validate`], the rest from [`analyze`].
+#[derive(Clone, Copy)]
+pub(crate) struct RegFacts {
+    /// The canonical bits of a `Const` defining the register (the last one, if several),
+    /// if `has_constant`.
+    pub constant: u64,
+    /// Definitions (a parameter counts as one) and uses over all blocks, saturating.
+    pub defs: u32,
+    pub uses: u32,
+    /// The live interval's first and last positions (`u32::MAX`, 0 while empty).
+    start: u32,
+    end: u32,
+    /// The register the value would like: `PHYS | machine register`, another virtual
+    /// register (whose location is taken), or [`NONE`].
+    hint: u32,
+    /// The last reachable block (in position order) that defined the register so far.
+    last_def_block: u32,
+    pub ty: ScalarTy,
+    pub has_constant: bool,
+    /// That `Const` is followed by a copy of the register into another register of its
+    /// type (so, with one use, it is fused into that copy rather than rematerialized).
+    pub copied_next: bool,
+    /// The register is a constant rematerialized at its uses ([`Loc::Const`]), so it is
+    /// no operand and has no interval.
+    remat: bool,
+}
+
+impl RegFacts {
+    pub fn new(ty: ScalarTy) -> RegFacts {
+        RegFacts {
+            constant: 0,
+            defs: 0,
+            uses: 0,
+            start: u32::MAX,
+            end: 0,
+            hint: NONE,
+            last_def_block: NONE,
+            ty,
+            has_constant: false,
+            copied_next: false,
+            remat: false,
+        }
+    }
+
+    fn extend(&mut self, p: u32) {
+        self.start = self.start.min(p);
+        self.end = self.end.max(p);
+    }
+}
+
+/// Marks a hint that names a machine register rather than a virtual one.
+const PHYS: u32 = 1 << 31;
+
+/// Analyzes a function that [`super::validate::validate`] accepted, given the facts it
+/// gathered.
+pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let n = f.vregs.len();
     let nb = f.blocks.len();
 
     // Reachability and back edges (edges to a block on the DFS stack: every cycle has
     // one), by an iterative depth-first search.
-    let mut state = vec![0u8; nb]; // 0 unvisited, 1 on the stack, 2 finished
-    let mut back_edges = vec![0u8; nb];
-    let mut stack: Vec<(u32, u8)> = vec![(0, 0)];
-    state[0] = 1;
+    let mut blocks = vec![
+        BlockInfo {
+            first: NONE,
+            term: NONE,
+            emit_index: NONE,
+            back_edges: 0,
+            dfs: 0,
+        };
+        nb
+    ];
+    // Each element is `4 * block + the successor to visit next` (blocks are fewer than
+    // 2^30, see [`super::validate`]); the list serves the liveness walk below too.
+    let mut stack: Vec<u32> = Vec::with_capacity(nb.min(64));
+    stack.push(0);
+    blocks[0].dfs = 1;
     while let Some(top) = stack.last_mut() {
-        let (b, next) = (top.0, top.1);
+        let (b, next) = (*top / 4, *top % 4);
         if next >= 2 {
-            state[b as usize] = 2;
+            blocks[b as usize].dfs = 2;
             stack.pop();
             continue;
         }
-        top.1 += 1;
+        *top += 1;
         let (s1, s2) = successors(&f.blocks[b as usize].term);
         let s = if next == 0 { s1 } else { s2 };
         if s == NONE {
             continue;
         }
-        match state[s as usize] {
+        match blocks[s as usize].dfs {
             0 => {
-                state[s as usize] = 1;
-                stack.push((s, 0));
+                blocks[s as usize].dfs = 1;
+                stack.push(4 * s);
             }
-            1 => back_edges[b as usize] |= 1 << next,
+            1 => blocks[b as usize].back_edges |= 1 << next,
             _ => {}
         }
     }
-    let reachable: Vec<bool> = state.iter().map(|&s| s != 0).collect();
+    let reachable = |blocks: &[BlockInfo], b: usize| blocks[b].dfs != 0;
 
-    // Definition and use counts (over all blocks: conservative).
-    let mut defs = vec![0u32; n];
-    let mut uses = vec![0u32; n];
-    for &p in &f.params {
-        defs[p.0 as usize] += 1;
-    }
-    for b in &f.blocks {
-        for inst in &b.insts {
-            if let Some(d) = inst_def(inst) {
-                defs[d.0 as usize] = defs[d.0 as usize].saturating_add(1);
-            }
-            for_each_use(inst, |u| {
-                uses[u.0 as usize] = uses[u.0 as usize].saturating_add(1)
-            });
-        }
-        term_uses(&b.term, |u| {
-            uses[u.0 as usize] = uses[u.0 as usize].saturating_add(1)
-        });
-    }
-
-    // Single-definition constants (not fused into a copy).
+    // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
+    // rematerialized at their uses.
     let mut loc = vec![Loc::None; n];
-    for b in &f.blocks {
-        for (i, inst) in b.insts.iter().enumerate() {
-            if let Inst::Const { dst, value } = *inst {
-                if defs[dst.0 as usize] == 1 && copy_fusion(f, &b.insts, i, &defs, &uses).is_none()
-                {
-                    loc[dst.0 as usize] = Loc::Const(canon(f.ty(dst), value));
-                }
-            }
+    for (r, l) in facts.iter_mut().zip(&mut loc) {
+        if r.has_constant && r.defs == 1 && !(r.copied_next && r.uses == 1) {
+            r.remat = true;
+            *l = Loc::Const(r.constant);
         }
     }
-    let is_const = |loc: &[Loc], v: VReg| matches!(loc[v.0 as usize], Loc::Const(_));
 
-    // Entries in position order.
-    let mut entries: Vec<Entry> =
-        Vec::with_capacity(f.blocks.iter().map(|b| b.insts.len() + 1).sum());
-    let mut use_list: Vec<u32> = Vec::with_capacity(entries.capacity() * 2);
-    let mut block_first = vec![NONE; nb];
-    let mut block_term = vec![NONE; nb];
+    // Parameter hints: the argument registers they arrive in.
+    for (j, &p) in f.params.iter().enumerate().take(6) {
+        let r = ARG_REGS[j];
+        if ALLOCATABLE & (1 << r) != 0 {
+            facts[p.0 as usize].hint = PHYS | r as u32;
+        }
+    }
+
+    // Entries in position order, and in the same walk: operand lists, use and definition
+    // positions (the interval hulls before liveness widens them), hints, calls as a
+    // prefix count, and the registers used in a block before any definition there (with
+    // their blocks as `gen` pairs) and the registers each block defines (`kill`).
+    let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
+    let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
+    let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
+    // Bitsets per block, indexed by register: live-in, live-out (see the liveness below)
+    // and kill.
+    let words = n.div_ceil(64);
+    let len = nb * words;
+    let mut sets = vec![0u64; 3 * len];
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
+    let mut calls = 0u32;
+    /// Records an operand `u` of entry `k` in block `bi` (constants are not operands).
+    #[inline(always)]
+    fn note_use(facts: &mut [RegFacts], gen_pairs: &mut Vec<(u32, u32)>, u: u32, bi: u32, k: u32) {
+        let r = &mut facts[u as usize];
+        if r.remat {
+            return;
+        }
+        if r.last_def_block != bi {
+            gen_pairs.push((bi, u));
+        }
+        r.extend(2 * k);
+    }
     for (bi, b) in f.blocks.iter().enumerate() {
-        if !reachable[bi] {
+        if !reachable(&blocks, bi) {
             continue;
         }
-        block_first[bi] = entries.len() as u32;
-        let fused_cmp = cmp_fusion(&b.insts, &b.term, &defs, &uses);
+        let bi = bi as u32;
+        blocks[bi as usize].first = entries.len() as u32;
+        let fused_cmp = cmp_fusion(&b.insts, &b.term, &facts);
         let ninsts = b.insts.len() - fused_cmp as usize;
         let mut i = 0;
         while i < ninsts {
             let inst = &b.insts[i];
             let mut def = inst_def(inst).map_or(NONE, |d| d.0);
             let mut skip_next = false;
-            if let Some(v) = copy_fusion(f, &b.insts, i, &defs, &uses) {
+            if let Some(v) = copy_fusion(&b.insts, i, def, &facts) {
                 def = v.0;
                 skip_next = true;
             } else if def != NONE
-                && (is_const(&loc, VReg(def)) || (uses[def as usize] == 0 && is_pure(inst)))
+                && (facts[def as usize].remat || (facts[def as usize].uses == 0 && is_pure(inst)))
             {
                 i += 1;
                 continue;
             }
-            if def != NONE && uses[def as usize] == 0 && !skip_next {
+            if def != NONE && facts[def as usize].uses == 0 && !skip_next {
                 def = NONE;
             }
-            let start = use_list.len() as u32;
-            for_each_use(inst, |u| {
-                if !is_const(&loc, u) {
-                    use_list.push(u.0)
+            let k = entries.len() as u32;
+            for_each_use(inst, |u| note_use(&mut facts, &mut gen_pairs, u.0, bi, k));
+            if def != NONE {
+                let r = &mut facts[def as usize];
+                r.last_def_block = bi;
+                r.extend(2 * k + 1);
+                if r.hint == NONE {
+                    r.hint = match *inst {
+                        Inst::Copy { src, .. }
+                        | Inst::Cast { src, .. }
+                        | Inst::Unary { src, .. } => src.0,
+                        Inst::Binary { lhs, op, .. } if !is_cmp(op) => lhs.0,
+                        _ => NONE,
+                    };
                 }
-            });
+                sets[2 * len + bi as usize * words + def as usize / 64] |= 1 << (def % 64);
+            }
             let call = matches!(inst, Inst::Call { .. } | Inst::Print(_));
             if let Inst::Call { args, .. } = inst {
                 calls_functions = true;
                 max_stack_args = max_stack_args.max(args.len().saturating_sub(6) as u32);
             }
             entries.push(Entry {
-                block: bi as u32,
                 inst: i as u32,
                 def,
-                uses: start,
-                nuses: use_list.len() as u32 - start,
-                call,
                 fused_cmp: NONE,
+                calls_before: calls,
             });
+            calls += call as u32;
             i += 1 + skip_next as usize;
         }
-        let start = use_list.len() as u32;
+        let k = entries.len() as u32;
         let mut fused = NONE;
         if fused_cmp {
             fused = ninsts as u32;
             if let Some(Inst::Binary { lhs, rhs, .. }) = b.insts.last() {
                 for u in [*lhs, *rhs] {
-                    if !is_const(&loc, u) {
-                        use_list.push(u.0);
-                    }
+                    note_use(&mut facts, &mut gen_pairs, u.0, bi, k);
                 }
             }
         } else {
             term_uses(&b.term, |u| {
-                if !is_const(&loc, u) {
-                    use_list.push(u.0)
-                }
+                note_use(&mut facts, &mut gen_pairs, u.0, bi, k)
             });
         }
-        block_term[bi] = entries.len() as u32;
+        blocks[bi as usize].term = k;
         entries.push(Entry {
-            block: bi as u32,
             inst: NONE,
             def: NONE,
-            uses: start,
-            nuses: use_list.len() as u32 - start,
-            call: false,
             fused_cmp: fused,
+            calls_before: calls,
         });
     }
 
@@ -336,14 +412,15 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
         )
     };
     let mut emit_order: Vec<u32> = Vec::with_capacity(nb);
-    let mut placed = vec![false; nb];
     let mut seed = 0usize;
     let mut cur = Some(0u32);
     loop {
         let b = match cur {
             Some(b) => b,
             None => {
-                while seed < nb && (placed[seed] || !reachable[seed] || cold(seed)) {
+                while seed < nb
+                    && (blocks[seed].emit_index != NONE || !reachable(&blocks, seed) || cold(seed))
+                {
                     seed += 1;
                 }
                 if seed == nb {
@@ -352,146 +429,105 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
                 seed as u32
             }
         };
-        placed[b as usize] = true;
+        blocks[b as usize].emit_index = emit_order.len() as u32;
         emit_order.push(b);
         let (s1, s2) = successors(&f.blocks[b as usize].term);
         cur = [s1, s2]
             .into_iter()
-            .find(|&s| s != NONE && !placed[s as usize] && !cold(s as usize));
+            .find(|&s| s != NONE && blocks[s as usize].emit_index == NONE && !cold(s as usize));
     }
-    emit_order.extend(
-        (0..nb)
-            .filter(|&b| reachable[b] && !placed[b])
-            .map(|b| b as u32),
-    );
-    let mut emit_index = vec![NONE; nb];
-    for (i, &b) in emit_order.iter().enumerate() {
-        emit_index[b as usize] = i as u32;
+    for b in 0..nb {
+        if reachable(&blocks, b) && blocks[b].emit_index == NONE {
+            blocks[b].emit_index = emit_order.len() as u32;
+            emit_order.push(b as u32);
+        }
     }
 
-    // Liveness over registers live across block boundaries ("globals").
-    let pos_blocks: Vec<u32> = (0..nb as u32).filter(|&b| reachable[b as usize]).collect();
-    let npb = pos_blocks.len();
-    let mut dense = vec![NONE; nb];
-    for (i, &b) in pos_blocks.iter().enumerate() {
-        dense[b as usize] = i as u32;
-    }
-    let mut last_def = vec![NONE; n];
-    let mut global_id = vec![NONE; n];
-    let mut globals: Vec<u32> = Vec::new();
-    let mut gen_pairs: Vec<(u32, u32)> = Vec::new();
-    for (pi, &b) in pos_blocks.iter().enumerate() {
-        let (lo, hi) = (block_first[b as usize], block_term[b as usize]);
-        for e in &entries[lo as usize..=hi as usize] {
-            for &u in &use_list[e.uses as usize..(e.uses + e.nuses) as usize] {
-                if last_def[u as usize] != pi as u32 {
-                    if global_id[u as usize] == NONE {
-                        global_id[u as usize] = globals.len() as u32;
-                        globals.push(u);
-                    }
-                    gen_pairs.push((pi as u32, global_id[u as usize]));
-                }
-            }
-            if e.def != NONE {
-                last_def[e.def as usize] = pi as u32;
-            }
-        }
-    }
-    let words = globals.len().div_ceil(64);
-    let mut live_in = vec![0u64; npb * words];
-    let mut live_out = vec![0u64; npb * words];
-    if words > 0 {
-        let mut gen = vec![0u64; npb * words];
-        let mut kill = vec![0u64; npb * words];
-        for &(pi, g) in &gen_pairs {
-            gen[pi as usize * words + g as usize / 64] |= 1 << (g % 64);
-        }
-        for (pi, &b) in pos_blocks.iter().enumerate() {
-            let (lo, hi) = (block_first[b as usize], block_term[b as usize]);
-            for e in &entries[lo as usize..=hi as usize] {
-                if e.def != NONE && global_id[e.def as usize] != NONE {
-                    let g = global_id[e.def as usize] as usize;
-                    kill[pi * words + g / 64] |= 1 << (g % 64);
-                }
-            }
-        }
-        let mut changed = true;
-        let mut out = vec![0u64; words];
-        while changed {
-            changed = false;
-            for pi in (0..npb).rev() {
-                out.fill(0);
-                let (s1, s2) = successors(&f.blocks[pos_blocks[pi] as usize].term);
+    // Liveness over the CFG of the registers used in a block before any definition there
+    // (only those can be live across a block boundary), solved one register at a time by
+    // walking backwards from the blocks that use it before defining it (its `gen`
+    // blocks): a block where it is live-in makes it live-out in every (reachable)
+    // predecessor, and
+    // live-in there too unless that predecessor defines it. This reaches the same least
+    // fixpoint as iterating the dataflow equations, visiting only the blocks where the
+    // register is live. Each block where it is live-in (live-out) widens its interval to
+    // the block's first (last) position.
+    if !gen_pairs.is_empty() {
+        // Predecessors of each block as one array: `preds[first[b]..first[b + 1]]`,
+        // with `first` in the array's head (`nb + 1` entries).
+        let mut preds = Vec::with_capacity(3 * nb + 1);
+        preds.resize(nb + 1, 0u32);
+        for b in 0..nb {
+            if reachable(&blocks, b) {
+                let (s1, s2) = successors(&f.blocks[b].term);
                 for s in [s1, s2] {
                     if s != NONE {
-                        let si = dense[s as usize] as usize;
-                        for w in 0..words {
-                            out[w] |= live_in[si * words + w];
-                        }
-                    }
-                }
-                for w in 0..words {
-                    let i = pi * words + w;
-                    let new_in = gen[i] | (out[w] & !kill[i]);
-                    if out[w] != live_out[i] || new_in != live_in[i] {
-                        live_out[i] = out[w];
-                        live_in[i] = new_in;
-                        changed = true;
+                        preds[s as usize] += 1;
                     }
                 }
             }
         }
-    }
+        let mut end = nb as u32 + 1;
+        for p in &mut preds[..=nb] {
+            end += *p;
+            *p = end;
+        }
+        preds.resize(end as usize, 0);
+        for b in (0..nb).rev() {
+            if reachable(&blocks, b) {
+                let (s1, s2) = successors(&f.blocks[b].term);
+                for s in [s1, s2] {
+                    if s != NONE {
+                        preds[s as usize] -= 1;
+                        let at = preds[s as usize] as usize;
+                        preds[at] = b as u32;
+                    }
+                }
+            }
+        }
+        let (first, preds) = preds.split_at(nb + 1);
+        let base = nb + 1;
 
-    // Intervals.
-    let mut start = vec![u32::MAX; n];
-    let mut end = vec![0u32; n];
-    fn extend_at(start: &mut [u32], end: &mut [u32], v: u32, p: u32) {
-        let v = v as usize;
-        start[v] = start[v].min(p);
-        end[v] = end[v].max(p);
-    }
-    let mut extend = |v: u32, p: u32| extend_at(&mut start, &mut end, v, p);
-    for (pi, &b) in pos_blocks.iter().enumerate() {
-        let bstart = 2 * block_first[b as usize];
-        let bend = 2 * block_term[b as usize] + 1;
-        for w in 0..words {
-            let mut bits = live_in[pi * words + w];
-            while bits != 0 {
-                let g = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                extend(globals[g], bstart);
+        let (live_in, rest) = sets.split_at_mut(len);
+        let (live_out, kill) = rest.split_at_mut(len);
+        let mut work = stack;
+        for &(b, v) in &gen_pairs {
+            let (w, bit) = (v as usize / 64, 1u64 << (v % 64));
+            let i = b as usize * words + w;
+            if live_in[i] & bit != 0 {
+                continue;
             }
-            let mut bits = live_out[pi * words + w];
-            while bits != 0 {
-                let g = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                extend(globals[g], bend);
+            let r = &mut facts[v as usize];
+            live_in[i] |= bit;
+            r.extend(2 * blocks[b as usize].first);
+            work.clear();
+            work.push(b);
+            while let Some(x) = work.pop() {
+                let x = x as usize;
+                for &p in &preds[first[x] as usize - base..first[x + 1] as usize - base] {
+                    let i = p as usize * words + w;
+                    if live_out[i] & bit != 0 {
+                        continue;
+                    }
+                    live_out[i] |= bit;
+                    r.extend(2 * blocks[p as usize].term + 1);
+                    if (kill[i] | live_in[i]) & bit == 0 {
+                        live_in[i] |= bit;
+                        r.extend(2 * blocks[p as usize].first);
+                        work.push(p);
+                    }
+                }
             }
         }
     }
-    for (k, e) in entries.iter().enumerate() {
-        for &u in &use_list[e.uses as usize..(e.uses + e.nuses) as usize] {
-            extend(u, 2 * k as u32);
-        }
-        if e.def != NONE {
-            extend(e.def, 2 * k as u32 + 1);
-        }
-    }
+    drop((gen_pairs, sets));
     for &p in &f.params {
-        if start[p.0 as usize] != u32::MAX {
-            start[p.0 as usize] = 0;
+        let r = &mut facts[p.0 as usize];
+        if r.start != u32::MAX {
+            r.start = 0;
         }
     }
 
-    // Calls, as a prefix count over entries.
-    let mut calls_before = Vec::with_capacity(entries.len() + 1);
-    let mut c = 0u32;
-    for e in &entries {
-        calls_before.push(c);
-        c += e.call as u32;
-    }
-    calls_before.push(c);
     let crosses = |s: u32, e: u32| -> bool {
         // A call at entry k is crossed if s <= 2k and e >= 2k + 2.
         if e < 2 {
@@ -499,54 +535,48 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
         }
         let lo = s.div_ceil(2) as usize;
         let hi = ((e - 2) / 2) as usize + 1;
-        lo < hi && calls_before[hi.min(entries.len())] > calls_before[lo.min(entries.len())]
+        let calls_before = |k: usize| entries.get(k).map_or(calls, |e| e.calls_before);
+        lo < hi && calls_before(hi) > calls_before(lo)
     };
 
-    // Hints: a register the value would like (to make a move disappear).
-    let mut hint = vec![NONE; n];
-    const PHYS: u32 = 1 << 31;
-    for (j, &p) in f.params.iter().enumerate().take(6) {
-        let r = ARG_REGS[j];
-        if ALLOCATABLE & (1 << r) != 0 {
-            hint[p.0 as usize] = PHYS | r as u32;
+    // Linear scan, over the intervals by start (then register), each sort key packed
+    // as `start << 32 | register`.
+    let mut order: Vec<u64> = Vec::with_capacity(n);
+    for (v, r) in facts.iter().enumerate() {
+        if r.start != u32::MAX && !r.remat {
+            order.push((r.start as u64) << 32 | v as u64);
         }
     }
-    for e in &entries {
-        if e.inst == NONE || e.def == NONE || hint[e.def as usize] != NONE {
-            continue;
-        }
-        let inst = &f.blocks[e.block as usize].insts[e.inst as usize];
-        hint[e.def as usize] = match *inst {
-            Inst::Copy { src, .. } | Inst::Cast { src, .. } | Inst::Unary { src, .. } => src.0,
-            Inst::Binary { lhs, op, .. } if !is_cmp(op) => lhs.0,
-            _ => NONE,
-        };
-    }
-
-    // Linear scan.
-    let mut order: Vec<u32> = (0..n as u32)
-        .filter(|&v| start[v as usize] != u32::MAX && !matches!(loc[v as usize], Loc::Const(_)))
-        .collect();
-    order.sort_unstable_by_key(|&v| (start[v as usize], v));
+    order.sort_unstable();
     let mut free: u16 = ALLOCATABLE;
-    let mut active: Vec<(u32, u32, u8)> = Vec::with_capacity(16); // (end, vreg, reg)
+    // (end, vreg, reg); each holds a distinct allocatable register, so at most 12.
+    let mut active = [(0u32, 0u32, 0u8); ALLOC_ORDER.len()];
+    let mut nactive = 0usize;
     let mut spilled: Vec<u32> = Vec::new();
     let mut callee_used = 0u16;
-    for &v in &order {
-        let (s, e) = (start[v as usize], end[v as usize]);
-        active.retain(|&(ae, _, r)| {
+    for &key in &order {
+        let v = key as u32;
+        let RegFacts {
+            start: s,
+            end: e,
+            hint: h,
+            ..
+        } = facts[v as usize];
+        let mut kept = 0;
+        for j in 0..nactive {
+            let (ae, _, r) = active[j];
             if ae < s {
                 free |= 1 << r;
-                false
             } else {
-                true
+                active[kept] = active[j];
+                kept += 1;
             }
-        });
+        }
+        nactive = kept;
         let crossing = crosses(s, e);
         let allowed = if crossing { CALLEE_SAVED } else { ALLOCATABLE };
         let avail = free & allowed;
         let reg = if avail != 0 {
-            let h = hint[v as usize];
             let hr = if h == NONE {
                 None
             } else if h & PHYS != 0 {
@@ -572,7 +602,7 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
             }
         } else {
             // Spill whichever of the candidates ends last.
-            let cand = active
+            let cand = active[..nactive]
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| allowed & (1 << a.2) != 0)
@@ -580,7 +610,8 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
                 .map(|(i, a)| (i, *a));
             match cand {
                 Some((i, (ae, av, r))) if ae > e => {
-                    active.swap_remove(i);
+                    active[i] = active[nactive - 1];
+                    nactive -= 1;
                     loc[av as usize] = Loc::Spill(0);
                     spilled.push(av);
                     free |= 1 << r;
@@ -598,17 +629,19 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
             callee_used |= 1 << reg;
         }
         loc[v as usize] = Loc::Reg(reg);
-        active.push((e, v, reg));
+        active[nactive] = (e, v, reg);
+        nactive += 1;
     }
 
     // Stack slots for spilled intervals, reused once an interval ends.
-    spilled.sort_unstable_by_key(|&v| (start[v as usize], v));
+    spilled.sort_unstable_by_key(|&v| (facts[v as usize].start, v));
     let mut busy: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
     let mut free_slots: Vec<u32> = Vec::new();
     let mut spill_slots = 0u32;
     for &v in &spilled {
+        let RegFacts { start, end, .. } = facts[v as usize];
         while let Some(&Reverse((e, slot))) = busy.peek() {
-            if e < start[v as usize] {
+            if e < start {
                 busy.pop();
                 free_slots.push(slot);
             } else {
@@ -620,21 +653,19 @@ pub(crate) fn analyze(f: &IrFunction) -> Analysis {
             spill_slots - 1
         });
         loc[v as usize] = Loc::Spill(slot);
-        busy.push(Reverse((end[v as usize], slot)));
+        busy.push(Reverse((end, slot)));
     }
 
     Analysis {
         entries,
-        block_first,
-        block_term,
+        blocks,
         emit_order,
-        emit_index,
-        back_edges,
         loc,
         spill_slots,
         callee_used,
         max_stack_args,
         calls_functions,
+        calls,
     }
 }
 

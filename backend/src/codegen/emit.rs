@@ -128,19 +128,30 @@ macro_rules! alu {
 pub(crate) struct Frame {
     /// Bytes `sub rsp` allocates after the pushes.
     pub size: u32,
-    /// Callee-saved registers pushed, in push order.
-    pub pushed: Vec<u8>,
+    /// Callee-saved registers pushed, in push order: `pushed[..npushed]`.
+    pushed: [u8; CALLEE_ORDER.len()],
+    npushed: usize,
     pub spill_base: u32,
     /// Per IR slot: offset from rsp, and the alignment to apply dynamically (0 if none).
     pub slots: Vec<(u32, u32)>,
 }
 
+impl Frame {
+    /// Callee-saved registers pushed, in push order.
+    pub fn pushed(&self) -> &[u8] {
+        &self.pushed[..self.npushed]
+    }
+}
+
 pub(crate) fn layout_frame(f: &IrFunction, a: &Analysis) -> Frame {
-    let pushed: Vec<u8> = CALLEE_ORDER
-        .iter()
-        .copied()
-        .filter(|&r| a.callee_used & (1 << r) != 0)
-        .collect();
+    let mut pushed = [0u8; CALLEE_ORDER.len()];
+    let mut npushed = 0;
+    for r in CALLEE_ORDER {
+        if a.callee_used & (1 << r) != 0 {
+            pushed[npushed] = r;
+            npushed += 1;
+        }
+    }
     let spill_base = 8 * a.max_stack_args;
     let mut cur = (spill_base + 8 * a.spill_slots) as u64;
     let mut slots = Vec::with_capacity(f.slots.len());
@@ -157,12 +168,13 @@ pub(crate) fn layout_frame(f: &IrFunction, a: &Analysis) -> Frame {
         }
     }
     let mut size = cur.div_ceil(16) * 16;
-    if pushed.len() % 2 == 0 {
+    if npushed % 2 == 0 {
         size += 8;
     }
     Frame {
         size: size as u32,
         pushed,
+        npushed,
         spill_base,
         slots,
     }
@@ -331,43 +343,46 @@ impl Emitter<'_> {
     }
 
     /// Moves `srcs[i]` into `dsts[i]` as if all at once (destinations distinct, never
-    /// rax, which breaks cycles).
+    /// rax, which breaks cycles; at most six). Sweeps over the moves in order, making each
+    /// whose destination no pending move still reads.
     fn parallel_move(&mut self, dsts: &[u8], srcs: &mut [Src]) {
         let n = dsts.len();
-        let mut done = [false; 6];
+        // Bit i: move i is still to be made.
+        let mut pending = 0u8;
+        // Per machine register, the pending moves reading it.
+        let mut readers = [0u8; 16];
         for i in 0..n {
-            if srcs[i] == Src::Reg(dsts[i]) {
-                done[i] = true;
+            if srcs[i] != Src::Reg(dsts[i]) {
+                pending |= 1 << i;
+                if let Src::Reg(r) = srcs[i] {
+                    readers[r as usize] += 1;
+                }
             }
         }
-        loop {
+        while pending != 0 {
             let mut progress = false;
-            let mut pending = false;
             for i in 0..n {
-                if done[i] {
+                if pending & (1 << i) == 0 || readers[dsts[i] as usize] != 0 {
                     continue;
                 }
-                pending = true;
-                let blocked = (0..n).any(|j| j != i && !done[j] && srcs[j] == Src::Reg(dsts[i]));
-                if !blocked {
-                    self.move_src(dsts[i], srcs[i]);
-                    done[i] = true;
-                    progress = true;
+                self.move_src(dsts[i], srcs[i]);
+                pending &= !(1 << i);
+                if let Src::Reg(r) = srcs[i] {
+                    readers[r as usize] -= 1;
                 }
+                progress = true;
             }
-            if !pending {
-                break;
-            }
-            if !progress {
+            if pending != 0 && !progress {
                 // Only register cycles remain: free one destination through rax.
-                let i = (0..n).find(|&i| !done[i]).unwrap_or(0);
-                let r = dsts[i];
+                let r = dsts[pending.trailing_zeros() as usize];
                 self.mov_rr(true, RAX, r);
                 for s in srcs.iter_mut() {
                     if *s == Src::Reg(r) {
                         *s = Src::Reg(RAX);
                     }
                 }
+                readers[RAX as usize] += readers[r as usize];
+                readers[r as usize] = 0;
             }
         }
     }
@@ -375,8 +390,8 @@ impl Emitter<'_> {
     // ---- prologue and epilogue ----
 
     pub fn prologue(&mut self) {
-        for i in 0..self.frame.pushed.len() {
-            let r = self.frame.pushed[i];
+        let frame = self.frame;
+        for &r in frame.pushed() {
             dynasm!(self.ops ; .arch x64 ; push Rq(r));
         }
         let size = self.frame.size as i32;
@@ -387,7 +402,7 @@ impl Emitter<'_> {
             self.limit_check();
         }
         // Parameters to their locations.
-        let incoming = (self.frame.size + 8 * self.frame.pushed.len() as u32 + 8) as i32;
+        let incoming = (self.frame.size + 8 * self.frame.pushed().len() as u32 + 8) as i32;
         let mut dsts = [0u8; 6];
         let mut srcs = [Src::Zero; 6];
         let mut n = 0;
@@ -430,8 +445,8 @@ impl Emitter<'_> {
         if size != 0 {
             dynasm!(self.ops ; .arch x64 ; add rsp, size);
         }
-        for i in (0..self.frame.pushed.len()).rev() {
-            let r = self.frame.pushed[i];
+        let frame = self.frame;
+        for &r in frame.pushed().iter().rev() {
             dynasm!(self.ops ; .arch x64 ; pop Rq(r));
         }
         dynasm!(self.ops ; .arch x64 ; ret);
@@ -456,8 +471,8 @@ impl Emitter<'_> {
         let l = self.blocks[bi as usize];
         dynasm!(self.ops ; .arch x64 ; =>l);
         let (lo, hi) = (
-            self.a.block_first[bi as usize],
-            self.a.block_term[bi as usize],
+            self.a.blocks[bi as usize].first,
+            self.a.blocks[bi as usize].term,
         );
         let f = self.f;
         for k in lo..hi {
@@ -951,12 +966,12 @@ impl Emitter<'_> {
     // ---- terminators ----
 
     fn is_next(&self, bi: u32, target: u32) -> bool {
-        self.a.emit_index[target as usize] == self.a.emit_index[bi as usize] + 1
+        self.a.blocks[target as usize].emit_index == self.a.blocks[bi as usize].emit_index + 1
     }
 
     /// Whether successor `which` (0 or 1) of `bi` is reached by a back edge.
     fn is_back(&self, bi: u32, which: u32) -> bool {
-        self.a.back_edges[bi as usize] & (1 << which) != 0
+        self.a.blocks[bi as usize].back_edges & (1 << which) != 0
     }
 
     fn jump(&mut self, bi: u32, target: u32, back: bool) {

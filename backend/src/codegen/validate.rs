@@ -1,10 +1,18 @@
 //! Checks that a function is well-formed enough to compile: register, block, slot and data
 //! indices in range and operand types that the instruction selection relies on. A
 //! malformed function compiles to code that ends the run with an internal error.
+//!
+//! The check is also the first walk of the analysis: as it looks at each register
+//! operand it counts the register's definitions and uses, and it notes every constant
+//! (see [`RegFacts`]), so the analysis does not walk the instructions a second time for
+//! them.
 
+use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{
-    Inst, IrBinOp, IrFunction, IrUnOp, PrintArg, ScalarTy, Terminator, VReg,
+    BlockId, Inst, IrBinOp, IrFunction, IrUnOp, PrintArg, ScalarTy, Terminator, VReg,
 };
+
+use super::analysis::RegFacts;
 
 /// Register classes sharing a machine representation.
 pub(crate) fn class(ty: ScalarTy) -> ScalarTy {
@@ -28,7 +36,69 @@ pub(crate) fn is_cmp(op: IrBinOp) -> bool {
 /// The largest frame (slots) a function may have.
 pub(crate) const MAX_FRAME: u64 = 1 << 30;
 
-pub(crate) fn validate(f: &IrFunction) -> Result<(), String> {
+/// Register operands, checked and counted.
+struct Regs {
+    facts: Vec<RegFacts>,
+}
+
+/// A register index out of range (the common error, kept small so that the checks of
+/// well-formed operands stay cheap).
+struct RegOutOfRange(u32);
+
+impl From<RegOutOfRange> for String {
+    fn from(e: RegOutOfRange) -> String {
+        format!("register %{} out of range", e.0)
+    }
+}
+
+impl Regs {
+    #[inline]
+    fn get(&mut self, v: VReg) -> Result<&mut RegFacts, RegOutOfRange> {
+        self.facts.get_mut(v.0 as usize).ok_or(RegOutOfRange(v.0))
+    }
+
+    /// A register written.
+    #[inline]
+    fn def(&mut self, v: VReg) -> Result<ScalarTy, RegOutOfRange> {
+        let r = self.get(v)?;
+        r.defs = r.defs.saturating_add(1);
+        Ok(r.ty)
+    }
+
+    /// A register read.
+    #[inline]
+    fn read(&mut self, v: VReg) -> Result<ScalarTy, RegOutOfRange> {
+        let r = self.get(v)?;
+        r.uses = r.uses.saturating_add(1);
+        Ok(r.ty)
+    }
+
+    fn addr(t: ScalarTy, v: VReg) -> Result<(), String> {
+        if class(t) != ScalarTy::U64 {
+            return Err(format!("address %{} of type {t:?}", v.0));
+        }
+        Ok(())
+    }
+
+    /// A register written with an address.
+    #[inline]
+    fn def_addr(&mut self, v: VReg) -> Result<(), String> {
+        let t = self.def(v)?;
+        Self::addr(t, v)
+    }
+
+    /// A register read as an address.
+    #[inline]
+    fn read_addr(&mut self, v: VReg) -> Result<(), String> {
+        let t = self.read(v)?;
+        Self::addr(t, v)
+    }
+}
+
+/// Checks `f`; on success, returns the counts of every register's definitions (a
+/// parameter counts as one) and uses over all blocks, and its constant if a `Const`
+/// defines it.
+pub(crate) fn validate(f: &IrFunction) -> Result<Vec<RegFacts>, String> {
     let n = f.vregs.len();
     if f.blocks.is_empty() {
         return Err("no blocks".to_string());
@@ -36,23 +106,13 @@ pub(crate) fn validate(f: &IrFunction) -> Result<(), String> {
     if n >= (u32::MAX / 4) as usize || f.blocks.len() >= (u32::MAX / 4) as usize {
         return Err("function too large".to_string());
     }
-    let r = |v: VReg| -> Result<ScalarTy, String> {
-        f.vregs
-            .get(v.0 as usize)
-            .copied()
-            .ok_or_else(|| format!("register %{} out of range", v.0))
+    let mut regs = Regs {
+        facts: f.vregs.iter().map(|&ty| RegFacts::new(ty)).collect(),
     };
-    let ptr = |v: VReg| -> Result<(), String> {
-        let t = r(v)?;
-        if class(t) != ScalarTy::U64 {
-            return Err(format!("address %{} of type {t:?}", v.0));
-        }
-        Ok(())
-    };
-    let mut seen = vec![false; n];
     for &p in &f.params {
-        r(p)?;
-        if std::mem::replace(&mut seen[p.0 as usize], true) {
+        let r = regs.get(p)?;
+        r.defs += 1;
+        if r.defs > 1 {
             return Err(format!("parameter %{} twice", p.0));
         }
     }
@@ -70,7 +130,7 @@ pub(crate) fn validate(f: &IrFunction) -> Result<(), String> {
         return Err("frame larger than 1 GiB".to_string());
     }
     let nb = f.blocks.len();
-    let block = |b: shared_frontend::ir::BlockId| -> Result<(), String> {
+    let block = |b: BlockId| -> Result<(), String> {
         if (b.0 as usize) < nb {
             Ok(())
         } else {
@@ -79,8 +139,19 @@ pub(crate) fn validate(f: &IrFunction) -> Result<(), String> {
     };
     for (bi, b) in f.blocks.iter().enumerate() {
         let ctx = |e: String| format!("block {bi}: {e}");
-        for inst in &b.insts {
-            check_inst(f, inst, &r, &ptr).map_err(ctx)?;
+        for (i, inst) in b.insts.iter().enumerate() {
+            check_inst(f, inst, &mut regs).map_err(ctx)?;
+            if let Inst::Const { dst, value } = *inst {
+                let r = &mut regs.facts[dst.0 as usize];
+                let ty = r.ty;
+                r.constant = canon(ty, value);
+                r.has_constant = true;
+                r.copied_next = matches!(
+                    b.insts.get(i + 1),
+                    Some(&Inst::Copy { dst: c, src })
+                        if src == dst && c != dst && f.vregs.get(c.0 as usize) == Some(&ty)
+                );
+            }
         }
         match b.term {
             Terminator::Jump(t) => block(t).map_err(ctx)?,
@@ -89,48 +160,44 @@ pub(crate) fn validate(f: &IrFunction) -> Result<(), String> {
                 then_block,
                 else_block,
             } => {
-                r(cond).map_err(ctx)?;
+                regs.read(cond).map_err(|e| ctx(e.into()))?;
                 block(then_block).map_err(ctx)?;
                 block(else_block).map_err(ctx)?;
             }
             Terminator::Return(v) => match (v, f.ret) {
                 (None, None) => {}
-                (Some(v), Some(t)) if class(r(v).map_err(ctx)?) == class(t) => {}
+                (Some(v), Some(t))
+                    if class(regs.read(v).map_err(|e| ctx(e.into()))?) == class(t) => {}
                 (v, t) => return Err(ctx(format!("Return({v:?}) in a function returning {t:?}"))),
             },
             Terminator::Panic(shared_frontend::ir::PanicKind::IndexOutOfBounds {
                 index, ..
             }) => {
-                r(index).map_err(ctx)?;
+                regs.read(index).map_err(|e| ctx(e.into()))?;
             }
             Terminator::Panic(_) | Terminator::Unreachable => {}
         }
     }
-    Ok(())
+    Ok(regs.facts)
 }
 
-fn check_inst(
-    f: &IrFunction,
-    inst: &Inst,
-    r: &dyn Fn(VReg) -> Result<ScalarTy, String>,
-    ptr: &dyn Fn(VReg) -> Result<(), String>,
-) -> Result<(), String> {
+fn check_inst(f: &IrFunction, inst: &Inst, regs: &mut Regs) -> Result<(), String> {
     match *inst {
         Inst::Const { dst, .. } => {
-            r(dst)?;
+            regs.def(dst)?;
         }
         Inst::Copy { dst, src } | Inst::Cast { dst, src } => {
-            r(dst)?;
-            r(src)?;
+            regs.def(dst)?;
+            regs.read(src)?;
         }
         Inst::Unary { op, dst, src } => {
-            let (d, s) = (r(dst)?, r(src)?);
+            let (d, s) = (regs.def(dst)?, regs.read(src)?);
             if class(d) != class(s) || (op == IrUnOp::Neg && s == ScalarTy::Bool) {
                 return Err(format!("{op:?} of {s:?} into {d:?}"));
             }
         }
         Inst::Binary { op, dst, lhs, rhs } => {
-            let (d, lt, rt) = (r(dst)?, r(lhs)?, r(rhs)?);
+            let (d, lt, rt) = (regs.def(dst)?, regs.read(lhs)?, regs.read(rhs)?);
             let shift = matches!(op, IrBinOp::Shl | IrBinOp::Shr);
             if !shift && class(lt) != class(rt) {
                 return Err(format!("{op:?} of {lt:?} and {rt:?}"));
@@ -158,44 +225,44 @@ fn check_inst(
             }
         }
         Inst::SlotAddr { dst, slot } => {
-            ptr(dst)?;
+            regs.def_addr(dst)?;
             if slot.0 as usize >= f.slots.len() {
                 return Err(format!("slot {} out of range", slot.0));
             }
         }
         Inst::DataAddr { dst, data } => {
-            ptr(dst)?;
+            regs.def_addr(dst)?;
             if data.0 as usize >= f.data.len() {
                 return Err(format!("data {} out of range", data.0));
             }
         }
         Inst::Load { dst, addr, .. } => {
-            r(dst)?;
-            ptr(addr)?;
+            regs.def(dst)?;
+            regs.read_addr(addr)?;
         }
         Inst::Store { addr, src, .. } => {
-            ptr(addr)?;
-            r(src)?;
+            regs.read_addr(addr)?;
+            regs.read(src)?;
         }
         Inst::ElemAddr {
             dst, base, index, ..
         } => {
-            ptr(dst)?;
-            ptr(base)?;
-            if !is_wide(r(index)?) {
+            regs.def_addr(dst)?;
+            regs.read_addr(base)?;
+            if !is_wide(regs.read(index)?) {
                 return Err(format!("ElemAddr index of type {:?}", f.ty(index)));
             }
         }
         Inst::MemCopy { dst, src, .. } => {
-            ptr(dst)?;
-            ptr(src)?;
+            regs.read_addr(dst)?;
+            regs.read_addr(src)?;
         }
         Inst::Call { dst, ref args, .. } => {
             if let Some(d) = dst {
-                r(d)?;
+                regs.def(d)?;
             }
             for &a in args {
-                r(a)?;
+                regs.read(a)?;
             }
             if args.len() > 1 << 16 {
                 return Err("too many arguments".to_string());
@@ -208,7 +275,7 @@ fn check_inst(
                 }
             }
             PrintArg::Int(v) | PrintArg::Bool(v) => {
-                r(v)?;
+                regs.read(v)?;
             }
         },
     }

@@ -18,7 +18,27 @@ use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
 use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
-use shared_frontend::syntax::ast::Path;
+use shared_frontend::syntax::ast::{Path, PathSegmentKind};
+
+/// Paths of at most this many segments are memoized (see [`Tables::paths`]); longer
+/// ones, rare in practice, are resolved every time.
+const MEMO_PATH_LEN: usize = 4;
+
+/// A path as resolution sees it: the module it is written in, where it is written, and
+/// its segments without their spans (which only diagnostics use).
+type PathKey = (DefId, PathSource, [Option<PathSegmentKind>; MEMO_PATH_LEN]);
+
+fn path_key(from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
+    let segs = path.segments.as_slice();
+    if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
+        return None;
+    }
+    let mut kinds = [None; MEMO_PATH_LEN];
+    for (k, s) in kinds.iter_mut().zip(segs) {
+        *k = Some(s.kind);
+    }
+    Some((from, source, kinds))
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Table {
@@ -68,6 +88,10 @@ pub struct Tables<'a> {
     alias_tys: Memo<Ty>,
     const_tys: Memo<Ty>,
     const_values: Memo<Arc<ConstValue>>,
+    /// Successful path resolutions. Resolution reads only the item tree and the resolved
+    /// imports, so its answer for a key never changes; bodies name the same items over
+    /// and over. Failures are not kept: their diagnostics carry the path's spans.
+    paths: RefCell<FxHashMap<PathKey, Res>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
     active: RefCell<Vec<(Table, DefId)>>,
     diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
@@ -85,6 +109,7 @@ impl<'a> Tables<'a> {
             alias_tys: Default::default(),
             const_tys: Default::default(),
             const_values: Default::default(),
+            paths: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
             main_diagnostics: Default::default(),
@@ -230,15 +255,11 @@ impl<'a> Tables<'a> {
 
 impl SemaEnv for Tables<'_> {
     fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
-        resolve::resolve_path(
-            &resolve::CrateScopes {
-                tree: self.tree,
-                resolved: self.resolved,
-            },
-            from,
-            path,
-            ns,
-        )
+        let source = match ns {
+            Namespace::Type => PathSource::Type,
+            Namespace::Value => PathSource::Value,
+        };
+        self.resolve_path_as(from, path, source)
     }
 
     fn resolve_path_as(
@@ -247,7 +268,13 @@ impl SemaEnv for Tables<'_> {
         path: &Path,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
-        resolve::resolve_path_as(
+        let key = path_key(from, path, source);
+        if let Some(key) = &key {
+            if let Some(&res) = self.paths.borrow().get(key) {
+                return Ok(res);
+            }
+        }
+        let res = resolve::resolve_path_as(
             &resolve::CrateScopes {
                 tree: self.tree,
                 resolved: self.resolved,
@@ -255,7 +282,11 @@ impl SemaEnv for Tables<'_> {
             from,
             path,
             source,
-        )
+        )?;
+        if let Some(key) = key {
+            self.paths.borrow_mut().insert(key, res);
+        }
+        Ok(res)
     }
 
     fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {

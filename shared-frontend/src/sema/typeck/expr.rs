@@ -539,7 +539,7 @@ impl<'a> Checker<'a> {
         match self.env.resolve_path(self.module, path, Namespace::Value) {
             Ok(Res::Def(DefKind::Const, def)) => {
                 let ty = match self.env.const_ty(def) {
-                    Ok(t) => ITy::from_ty(&t),
+                    Ok(t) => self.infer.from_ty(&t),
                     Err(_) => ITy::Error,
                 };
                 self.alloc(TExprKind::ConstRef(def), ty, span)
@@ -612,7 +612,10 @@ impl<'a> Checker<'a> {
         let stmt = &self.arena[s];
         match &stmt.kind {
             StmtKind::Let { pattern, ty, init } => {
-                let annotated = ty.map(|t| ITy::from_ty(&self.lower_ty(t)));
+                let annotated = ty.map(|t| {
+                    let t = self.lower_ty(t);
+                    self.infer.from_ty(&t)
+                });
                 let (init, local_ty) = match annotated {
                     Some(t) => (self.check_expr_coercible(*init, &t), t),
                     None => {
@@ -721,7 +724,7 @@ pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> Ty
             .map_or(Ty::Unit, |t| sig::lower_ty(&lcx, t, &mut sig_diags));
         (params, ret)
     };
-    cx.ret = ITy::from_ty(&ret);
+    cx.ret = cx.infer.from_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());
     let mut seen: FxHashSet<Symbol> = FxHashSet::default();
     for (p, ty) in def.params.iter().zip(&params) {
@@ -739,7 +742,8 @@ pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> Ty
             );
         }
         cx.check_binding_name(p.name, BindingSite::Param);
-        param_ids.push(cx.declare_local(p.name, p.mutable, ITy::from_ty(ty), true));
+        let ty = cx.infer.from_ty(ty);
+        param_ids.push(cx.declare_local(p.name, p.mutable, ty, true));
     }
     let ret_ity = cx.ret.clone();
     let body = cx.check_expr_coercible(def.body, &ret_ity);
@@ -761,7 +765,7 @@ pub(super) fn check_const_body(env: &dyn SemaEnv, module: DefId, def: &ConstDef)
         &mut sig_diags,
     );
     let mut cx = Checker::new(env, module, &def.arena, true, None, 0);
-    cx.ret = ITy::from_ty(&ty);
+    cx.ret = cx.infer.from_ty(&ty);
     let target = cx.ret.clone();
     let body = cx.check_expr_coercible(def.value, &target);
     cx.finish(Vec::new(), body, ty)
@@ -778,7 +782,7 @@ pub(super) fn check_anon_const(lcx: &LowerCx<'_>, expr: ExprId, ty: Ty) -> Typec
         lcx.outer_locals,
         lcx.depth,
     );
-    cx.ret = ITy::from_ty(&ty);
+    cx.ret = cx.infer.from_ty(&ty);
     let target = cx.ret.clone();
     let body = cx.check_expr_coercible(expr, &target);
     cx.finish(Vec::new(), body, ty)

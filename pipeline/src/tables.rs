@@ -25,19 +25,49 @@ use shared_frontend::syntax::ast::{Path, PathSegmentKind};
 const MEMO_PATH_LEN: usize = 4;
 
 /// A path as resolution sees it: the module it is written in, where it is written, and
-/// its segments without their spans (which only diagnostics use).
-type PathKey = (DefId, PathSource, [Option<PathSegmentKind>; MEMO_PATH_LEN]);
+/// its segments without their spans (which only diagnostics use). Segments past `len`
+/// are `Crate` and take no part in hashing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PathKey {
+    from: DefId,
+    source: PathSource,
+    len: u8,
+    segs: [PathSegmentKind; MEMO_PATH_LEN],
+}
 
-fn path_key(from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
-    let segs = path.segments.as_slice();
-    if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
-        return None;
+impl PathKey {
+    fn new(from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
+        let segs = path.segments.as_slice();
+        if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
+            return None;
+        }
+        let mut kinds = [PathSegmentKind::Crate; MEMO_PATH_LEN];
+        for (k, s) in kinds.iter_mut().zip(segs) {
+            *k = s.kind;
+        }
+        Some(PathKey {
+            from,
+            source,
+            len: segs.len() as u8,
+            segs: kinds,
+        })
     }
-    let mut kinds = [None; MEMO_PATH_LEN];
-    for (k, s) in kinds.iter_mut().zip(segs) {
-        *k = Some(s.kind);
+}
+
+impl std::hash::Hash for PathKey {
+    /// One word per segment: lookups are frequent and most paths are short.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.from.hash(state);
+        state.write_u8(self.source as u8 | (self.len << 4));
+        for seg in &self.segs[..self.len as usize] {
+            match seg {
+                PathSegmentKind::Name(name) => name.hash(state),
+                PathSegmentKind::Crate => state.write_u32(u32::MAX),
+                PathSegmentKind::SelfMod => state.write_u32(u32::MAX - 1),
+                PathSegmentKind::Super => state.write_u32(u32::MAX - 2),
+            }
+        }
     }
-    Some((from, source, kinds))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -268,7 +298,7 @@ impl SemaEnv for Tables<'_> {
         path: &Path,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
-        let key = path_key(from, path, source);
+        let key = PathKey::new(from, path, source);
         if let Some(key) = &key {
             if let Some(&res) = self.paths.borrow().get(key) {
                 return Ok(res);

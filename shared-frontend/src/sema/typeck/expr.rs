@@ -83,6 +83,13 @@ pub(super) struct Scopes {
 }
 
 impl Scopes {
+    fn with_capacity(n: usize) -> Scopes {
+        Scopes {
+            map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            undo: Vec::with_capacity(n),
+        }
+    }
+
     pub(super) fn lookup(&self, name: Symbol) -> Option<LocalId> {
         self.map.get(&name).copied()
     }
@@ -216,9 +223,16 @@ pub(super) struct Checker<'a> {
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
     /// candidates for "type `S` is private".
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
+    /// Set when types are final: some node is an array or repeat expression.
+    pub has_array_exprs: bool,
+    /// Set when types are final: the structs that nodes' types hold (each once).
+    pub expr_structs: Vec<DefId>,
 }
 
 impl<'a> Checker<'a> {
+    /// A checker for a body in `arena`. `whole_arena` says whether the body is all of
+    /// the arena (a function or constant) or a small part of it (an array length), which
+    /// only sizes the initial buffers.
     pub(super) fn new(
         env: &'a dyn SemaEnv,
         module: DefId,
@@ -226,20 +240,26 @@ impl<'a> Checker<'a> {
         in_const: bool,
         outer_locals: Option<&'a Scopes>,
         depth: u32,
+        whole_arena: bool,
     ) -> Checker<'a> {
+        let (exprs, locals) = if whole_arena {
+            (arena.exprs.len() + 1, arena.stmts.len() + 4)
+        } else {
+            (8, 0)
+        };
         Checker {
             env,
             module,
             arena,
             in_const,
             outer_locals,
-            infer: InferCtxt::default(),
-            exprs: Vec::with_capacity(arena.exprs.len() + 1),
-            tys: Vec::with_capacity(arena.exprs.len() + 1),
-            locals: Vec::new(),
-            local_tys: Vec::new(),
-            local_is_param: Vec::new(),
-            scopes: Scopes::default(),
+            infer: InferCtxt::with_capacity(exprs / 4),
+            exprs: Vec::with_capacity(exprs),
+            tys: Vec::with_capacity(exprs),
+            locals: Vec::with_capacity(locals),
+            local_tys: Vec::with_capacity(locals),
+            local_is_param: Vec::with_capacity(locals),
+            scopes: Scopes::with_capacity(locals),
             loops: Vec::new(),
             ret: ITy::Unit,
             diverges: false,
@@ -248,13 +268,15 @@ impl<'a> Checker<'a> {
             neg_target: None,
             spine: Vec::new(),
             diags: Vec::new(),
-            lits: Vec::new(),
+            lits: Vec::with_capacity(exprs / 4),
             negs: Vec::new(),
             casts: Vec::new(),
             deferred_ops: Vec::new(),
             in_println: 0,
             const_fors: Vec::new(),
             struct_calls: Vec::new(),
+            has_array_exprs: false,
+            expr_structs: Vec::new(),
         }
     }
 
@@ -703,7 +725,7 @@ impl<'a> Checker<'a> {
 
 /// Checks a function body (see [`super::typeck_fn`]).
 pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
-    let mut cx = Checker::new(env, module, &def.arena, false, None, 0);
+    let mut cx = Checker::new(env, module, &def.arena, false, None, 0, true);
     // The signature's own errors are reported by `fn_sig`.
     let mut sig_diags = Vec::new();
     let (params, ret) = {
@@ -726,9 +748,16 @@ pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> Ty
     };
     cx.ret = cx.infer.from_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());
+    // Parameter lists are short: a set pays off only for long ones.
+    const SCAN_PARAMS: usize = 16;
     let mut seen: FxHashSet<Symbol> = FxHashSet::default();
-    for (p, ty) in def.params.iter().zip(&params) {
-        if !seen.insert(p.name.name) {
+    for (i, (p, ty)) in def.params.iter().zip(&params).enumerate() {
+        let repeated = if def.params.len() <= SCAN_PARAMS {
+            def.params[..i].iter().any(|q| q.name.name == p.name.name)
+        } else {
+            !seen.insert(p.name.name)
+        };
+        if repeated {
             cx.report(
                 Diagnostic::error(
                     format!(
@@ -764,7 +793,7 @@ pub(super) fn check_const_body(env: &dyn SemaEnv, module: DefId, def: &ConstDef)
         def.ty,
         &mut sig_diags,
     );
-    let mut cx = Checker::new(env, module, &def.arena, true, None, 0);
+    let mut cx = Checker::new(env, module, &def.arena, true, None, 0, true);
     cx.ret = cx.infer.from_ty(&ty);
     let target = cx.ret.clone();
     let body = cx.check_expr_coercible(def.value, &target);
@@ -781,6 +810,7 @@ pub(super) fn check_anon_const(lcx: &LowerCx<'_>, expr: ExprId, ty: Ty) -> Typec
         true,
         lcx.outer_locals,
         lcx.depth,
+        false,
     );
     cx.ret = cx.infer.from_ty(&ty);
     let target = cx.ret.clone();

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::expr::Checker;
-use super::infer::VarId;
+use super::infer::{ITy, VarId};
 use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
@@ -147,6 +147,8 @@ impl Checker<'_> {
         }
     }
 
+    /// Makes every type final, and notes for the checks below whether any expression
+    /// is an array expression and which structs the expressions' types hold.
     fn resolve_types(&mut self) {
         let mut reported: FxHashSet<VarId> = FxHashSet::default();
         let mut origins = Vec::new();
@@ -155,8 +157,25 @@ impl Checker<'_> {
                 origins.push(origin);
             }
         };
+        let mut has_array_exprs = false;
+        let mut structs: Vec<DefId> = Vec::new();
         for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
-            e.ty = self.infer.finalize(t, &mut unresolved);
+            // Types without variables or arrays are final as they are.
+            e.ty = match *t {
+                ITy::Int(i) => Ty::Int(i),
+                ITy::Bool => Ty::Bool,
+                ITy::Unit => Ty::Unit,
+                ITy::Never => Ty::Never,
+                ITy::Struct(d) => Ty::Struct(d),
+                ITy::Error => Ty::Error,
+                ITy::Var(_) | ITy::Array(_) => self.infer.finalize(t, &mut unresolved),
+            };
+            has_array_exprs |= matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. });
+            if let Some(d) = struct_in(&e.ty) {
+                if structs.last() != Some(&d) && !structs.contains(&d) {
+                    structs.push(d);
+                }
+            }
         }
         for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
             l.ty = self.infer.finalize(t, &mut unresolved);
@@ -164,6 +183,8 @@ impl Checker<'_> {
         for origin in origins {
             self.annotations_needed(origin);
         }
+        self.has_array_exprs = has_array_exprs;
+        self.expr_structs = structs;
     }
 
     /// Range checks (rustc's `overflowing_literals`, deny by default) and canonical bits.
@@ -292,6 +313,9 @@ impl Checker<'_> {
     /// Array expressions larger than the value-size limit (types written in the source
     /// were checked when lowered). One report per body is enough.
     fn check_array_sizes(&mut self) {
+        if !self.has_array_exprs {
+            return;
+        }
         let mut layouts = LayoutCache::default();
         for e in &self.exprs {
             if matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. })
@@ -323,7 +347,12 @@ impl Checker<'_> {
                 private_callees.insert(call, (d, span));
             }
         }
-        if private_callees.is_empty() && !self.exprs.iter().any(|e| is_private(&e.ty).is_some()) {
+        let expr_structs = std::mem::take(&mut self.expr_structs);
+        if private_callees.is_empty()
+            && !expr_structs
+                .iter()
+                .any(|&d| is_private(&Ty::Struct(d)).is_some())
+        {
             return;
         }
         let mut skip = vec![false; self.exprs.len()];

@@ -79,6 +79,14 @@ pub(super) struct InferCtxt {
 }
 
 impl InferCtxt {
+    /// A context with room for `vars` variables before it grows.
+    pub(super) fn with_capacity(vars: usize) -> InferCtxt {
+        InferCtxt {
+            vars: Vec::with_capacity(vars),
+            ..InferCtxt::default()
+        }
+    }
+
     /// The type `[elem; n]`.
     pub(super) fn array(&mut self, elem: ITy, n: u64) -> ITy {
         if let Some(&id) = self.array_ids.get(&(elem, n)) {

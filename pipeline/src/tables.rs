@@ -11,6 +11,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::intern::Symbol;
+use shared_frontend::ir::layout::StructLayout;
 use shared_frontend::sema::consteval;
 use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
@@ -122,6 +123,9 @@ pub struct Tables<'a> {
     /// imports, so its answer for a key never changes; bodies name the same items over
     /// and over. Failures are not kept: their diagnostics carry the path's spans.
     paths: RefCell<FxHashMap<PathKey, Res>>,
+    /// Exact struct layouts (see `LayoutCache`), so that each is computed once per run
+    /// rather than once per body that uses it.
+    struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
     active: RefCell<Vec<(Table, DefId)>>,
     diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
@@ -140,6 +144,7 @@ impl<'a> Tables<'a> {
             const_tys: Default::default(),
             const_values: Default::default(),
             paths: Default::default(),
+            struct_layouts: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
             main_diagnostics: Default::default(),
@@ -394,6 +399,17 @@ impl SemaEnv for Tables<'_> {
             self.report(Slot::Table(Table::ConstTy), def, diags);
             Ok(ty)
         })
+    }
+
+    fn struct_layout(&self, def: DefId) -> Option<Arc<StructLayout>> {
+        self.struct_layouts.borrow().get(&def).cloned()
+    }
+
+    fn remember_struct_layout(&self, def: DefId, layout: &Arc<StructLayout>) {
+        self.struct_layouts
+            .borrow_mut()
+            .entry(def)
+            .or_insert_with(|| layout.clone());
     }
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {

@@ -19,6 +19,46 @@ use crate::ir::{
 };
 use crate::sema::def::DefId;
 
+/// The constants of the current block: a short list scanned linearly (blocks hold few
+/// constants), and a table for the rest once the list is full.
+#[derive(Default)]
+struct BlockConsts {
+    first: Vec<(ScalarTy, u64, VReg)>,
+    rest: FxHashMap<(ScalarTy, u64), VReg>,
+}
+
+impl BlockConsts {
+    const SCANNED: usize = 16;
+
+    fn get(&self, ty: ScalarTy, value: u64) -> Option<VReg> {
+        for &(t, v, r) in &self.first {
+            if v == value && t == ty {
+                return Some(r);
+            }
+        }
+        if self.rest.is_empty() {
+            return None;
+        }
+        self.rest.get(&(ty, value)).copied()
+    }
+
+    fn insert(&mut self, ty: ScalarTy, value: u64, reg: VReg) {
+        if self.first.len() < Self::SCANNED {
+            self.first.push((ty, value, reg));
+        } else {
+            self.rest.insert((ty, value), reg);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first.clear();
+        // `clear` costs the table's capacity: skip it when there is nothing to forget.
+        if !self.rest.is_empty() {
+            self.rest.clear();
+        }
+    }
+}
+
 struct BlockData {
     insts: Vec<Inst>,
     term: Option<Terminator>,
@@ -40,8 +80,11 @@ pub(super) struct Builder {
     pub(super) live: bool,
     /// Registers holding constants and addresses already computed in the current block;
     /// they are never reassigned, so the current block may reuse them.
-    consts: FxHashMap<(ScalarTy, u64), VReg>,
-    slot_addrs: FxHashMap<SlotId, VReg>,
+    consts: BlockConsts,
+    /// By slot: the register holding its address in the current block, if any (the
+    /// slots set are listed in `slot_addrs_set`, to forget them when the block ends).
+    slot_addrs: Vec<Option<VReg>>,
+    slot_addrs_set: Vec<SlotId>,
     data_addrs: FxHashMap<DataId, VReg>,
     /// The shared block that panics with each payload-free kind.
     panic_blocks: [Option<BlockId>; 4],
@@ -59,8 +102,9 @@ impl Builder {
             cur: BlockId(0),
             cur_insts: Vec::with_capacity(64),
             live: true,
-            consts: FxHashMap::default(),
-            slot_addrs: FxHashMap::default(),
+            consts: BlockConsts::default(),
+            slot_addrs: Vec::new(),
+            slot_addrs_set: Vec::new(),
             data_addrs: FxHashMap::default(),
             panic_blocks: [None; 4],
         };
@@ -145,13 +189,11 @@ impl Builder {
         self.flush();
         self.cur = b;
         self.live = self.blocks[b.0 as usize].reached;
+        self.consts.clear();
+        for s in self.slot_addrs_set.drain(..) {
+            self.slot_addrs[s.0 as usize] = None;
+        }
         // `clear` costs the table's capacity: skip it when there is nothing to forget.
-        if !self.consts.is_empty() {
-            self.consts.clear();
-        }
-        if !self.slot_addrs.is_empty() {
-            self.slot_addrs.clear();
-        }
         if !self.data_addrs.is_empty() {
             self.data_addrs.clear();
         }
@@ -213,22 +255,27 @@ impl Builder {
 
     /// A register holding `value` (canonical bits), shared within the current block.
     pub(super) fn const_reg(&mut self, ty: ScalarTy, value: u64) -> VReg {
-        if let Some(&v) = self.consts.get(&(ty, value)) {
+        if let Some(v) = self.consts.get(ty, value) {
             return v;
         }
         let dst = self.new_vreg(ty);
         self.emit(Inst::Const { dst, value });
-        self.consts.insert((ty, value), dst);
+        self.consts.insert(ty, value, dst);
         dst
     }
 
     pub(super) fn slot_addr(&mut self, slot: SlotId) -> VReg {
-        if let Some(&v) = self.slot_addrs.get(&slot) {
-            return v;
+        let i = slot.0 as usize;
+        if let Some(Some(v)) = self.slot_addrs.get(i) {
+            return *v;
         }
         let dst = self.new_vreg(ScalarTy::Ptr);
         self.emit(Inst::SlotAddr { dst, slot });
-        self.slot_addrs.insert(slot, dst);
+        if self.slot_addrs.len() <= i {
+            self.slot_addrs.resize(self.slots.len().max(i + 1), None);
+        }
+        self.slot_addrs[i] = Some(dst);
+        self.slot_addrs_set.push(slot);
         dst
     }
 

@@ -168,7 +168,8 @@ impl Checker<'_> {
         let bt = self.resolved_ty(b);
         let f = name.name;
         match bt {
-            ITy::Struct(def) => {
+            ITy::Struct(id) => {
+                let def = self.infer.struct_def(id);
                 let Ok(fields) = self.env.struct_fields(def) else {
                     return self.error_node(span);
                 };
@@ -417,11 +418,8 @@ impl Checker<'_> {
                 .with_label_message(format!("missing {list}")),
             );
         }
-        self.alloc(
-            TExprKind::StructLit { def, fields: out },
-            ITy::Struct(def),
-            span,
-        )
+        let ty = self.infer.struct_ty(def);
+        self.alloc(TExprKind::StructLit { def, fields: out }, ty, span)
     }
 
     pub(super) fn check_array(&mut self, elems: &[ExprId], span: Span, expect: &Expect) -> TExprId {

@@ -166,7 +166,7 @@ impl Checker<'_> {
                 ITy::Bool => Ty::Bool,
                 ITy::Unit => Ty::Unit,
                 ITy::Never => Ty::Never,
-                ITy::Struct(d) => Ty::Struct(d),
+                ITy::Struct(d) => Ty::Struct(self.infer.struct_def(d)),
                 ITy::Error => Ty::Error,
                 ITy::Var(_) | ITy::Array(_) => self.infer.finalize(t, &mut unresolved),
             };

@@ -30,15 +30,21 @@ pub(super) struct VarId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct ArrayId(u32);
 
+/// A struct type of one body's [`InferCtxt`]: an index standing for the struct's
+/// [`DefId`] (which is 16 bytes), so that an [`ITy`] fits in a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct StructId(u32);
+
 /// A type during inference. Equality is structural (variables compare by id, not by
-/// what they are bound to), as array types are hash-consed.
+/// what they are bound to), as array and struct types are interned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum ITy {
     Int(IntTy),
     Bool,
     Unit,
     Never,
-    Struct(DefId),
+    /// See [`InferCtxt::struct_def`].
+    Struct(StructId),
     /// See [`InferCtxt::array_parts`].
     Array(ArrayId),
     Var(VarId),
@@ -66,10 +72,13 @@ struct VarData {
     origin: Span,
 }
 
-/// The type variables and array types of one body.
+/// The type variables, array types and struct types of one body.
 #[derive(Default)]
 pub(super) struct InferCtxt {
     vars: Vec<VarData>,
+    /// The struct of each [`StructId`].
+    structs: Vec<DefId>,
+    struct_ids: FxHashMap<DefId, StructId>,
     /// Element type and length of each [`ArrayId`].
     arrays: Vec<(ITy, u64)>,
     array_ids: FxHashMap<(ITy, u64), ArrayId>,
@@ -98,6 +107,22 @@ impl InferCtxt {
         ITy::Array(id)
     }
 
+    /// The type of struct `def`.
+    pub(super) fn struct_ty(&mut self, def: DefId) -> ITy {
+        if let Some(&id) = self.struct_ids.get(&def) {
+            return ITy::Struct(id);
+        }
+        let id = StructId(self.structs.len() as u32);
+        self.structs.push(def);
+        self.struct_ids.insert(def, id);
+        ITy::Struct(id)
+    }
+
+    /// The struct a struct type stands for.
+    pub(super) fn struct_def(&self, id: StructId) -> DefId {
+        self.structs[id.0 as usize]
+    }
+
     /// The element type and length of an array type.
     pub(super) fn array_parts(&self, id: ArrayId) -> (ITy, u64) {
         self.arrays[id.0 as usize]
@@ -109,7 +134,7 @@ impl InferCtxt {
             Ty::Bool => ITy::Bool,
             Ty::Unit => ITy::Unit,
             Ty::Never => ITy::Never,
-            Ty::Struct(d) => ITy::Struct(*d),
+            Ty::Struct(d) => self.struct_ty(*d),
             Ty::Array(elem, n) => {
                 let elem = self.from_ty(elem);
                 self.array(elem, *n)
@@ -299,7 +324,7 @@ impl InferCtxt {
             ITy::Bool => Ty::Bool,
             ITy::Unit => Ty::Unit,
             ITy::Never => Ty::Never,
-            ITy::Struct(d) => Ty::Struct(d),
+            ITy::Struct(d) => Ty::Struct(self.struct_def(d)),
             ITy::Array(id) => {
                 let i = id.0 as usize;
                 if let Some(Some(t)) = self.final_arrays.get(i) {
@@ -339,7 +364,7 @@ impl InferCtxt {
             ITy::Bool => out.push_str("bool"),
             ITy::Unit => out.push_str("()"),
             ITy::Never => out.push('!'),
-            ITy::Struct(d) => out.push_str(&env.def_name(d)),
+            ITy::Struct(d) => out.push_str(&env.def_name(self.struct_def(d))),
             ITy::Array(id) => {
                 let (elem, n) = self.array_parts(id);
                 out.push('[');

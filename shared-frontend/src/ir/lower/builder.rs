@@ -365,17 +365,20 @@ impl Builder {
                 _ => None,
             }
         };
-        // Iterative depth-first search: (block, successors visited so far).
-        let mut visited = vec![false; n];
+        // Iterative depth-first search: (block, successors visited so far). `new_id`
+        // doubles as the visited set (`u32::MAX`: not reached) until it is filled in.
+        const UNSEEN: u32 = u32::MAX;
+        const SEEN: u32 = u32::MAX - 1;
+        let mut new_id = vec![UNSEEN; n];
         let mut post = Vec::with_capacity(n);
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-        visited[0] = true;
+        new_id[0] = SEEN;
         while let Some((b, k)) = stack.last_mut() {
             match succ_from_last(*b, *k) {
                 Some(s) => {
                     *k += 1;
-                    if !visited[s] {
-                        visited[s] = true;
+                    if new_id[s] == UNSEEN {
+                        new_id[s] = SEEN;
                         stack.push((s, 0));
                     }
                 }
@@ -385,22 +388,18 @@ impl Builder {
                 }
             }
         }
-        let mut new_id = vec![u32::MAX; n];
         for (i, &b) in post.iter().rev().enumerate() {
             new_id[b] = i as u32;
         }
         let remap = |b: BlockId| BlockId(new_id[b.0 as usize]);
-        let mut old_blocks: Vec<Option<BlockData>> = self.blocks.into_iter().map(Some).collect();
         let mut blocks = Vec::with_capacity(post.len());
         for &b in post.iter().rev() {
-            let Some(data) = old_blocks[b].take() else {
-                continue;
-            };
+            let data = &mut self.blocks[b];
             debug_assert!(
                 data.reached,
                 "block {b} is reachable but was lowered as dead"
             );
-            let term = match data.term.unwrap_or(Terminator::Unreachable) {
+            let term = match data.term.take().unwrap_or(Terminator::Unreachable) {
                 Terminator::Jump(t) => Terminator::Jump(remap(t)),
                 Terminator::Branch {
                     cond,
@@ -414,7 +413,7 @@ impl Builder {
                 other => other,
             };
             blocks.push(BasicBlock {
-                insts: data.insts,
+                insts: std::mem::take(&mut data.insts),
                 term,
             });
         }

@@ -122,7 +122,10 @@ impl LayoutCache {
         // `[[T; n]; m]` takes `m × n × size(T)` bytes: sizes are multiples of alignments.
         let (leaf, count) = peel_arrays(ty);
         let leaf = match leaf {
-            Ty::Struct(def) => self.struct_layout(env, *def).layout,
+            Ty::Struct(def) => match self.structs.get(def) {
+                Some((l, _)) => l.layout,
+                None => self.struct_layout(env, *def).layout,
+            },
             other => scalar_of(other).map_or(Layout::EMPTY, Layout::scalar),
         };
         Layout {
@@ -132,6 +135,16 @@ impl LayoutCache {
                 leaf.size.saturating_mul(count)
             },
             align: leaf.align,
+        }
+    }
+
+    /// The byte offset of field `index` (in declaration order) of struct `def`; 0 when
+    /// there is no such field (its fields could not be determined).
+    pub fn field_offset(&mut self, env: &dyn SemaEnv, def: DefId, index: usize) -> u64 {
+        let offset = |l: &StructLayout| l.offsets.get(index).copied().unwrap_or(0);
+        match self.structs.get(&def) {
+            Some((l, _)) => offset(l),
+            None => offset(&self.struct_layout(env, def)),
         }
     }
 

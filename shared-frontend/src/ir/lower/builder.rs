@@ -21,7 +21,6 @@ use crate::sema::def::DefId;
 
 /// The constants of the current block: a short list scanned linearly (blocks hold few
 /// constants), and a table for the rest once the list is full.
-#[derive(Default)]
 struct BlockConsts {
     first: Vec<(ScalarTy, u64, VReg)>,
     rest: FxHashMap<(ScalarTy, u64), VReg>,
@@ -29,6 +28,13 @@ struct BlockConsts {
 
 impl BlockConsts {
     const SCANNED: usize = 16;
+
+    fn new() -> BlockConsts {
+        BlockConsts {
+            first: Vec::with_capacity(Self::SCANNED),
+            rest: FxHashMap::default(),
+        }
+    }
 
     fn get(&self, ty: ScalarTy, value: u64) -> Option<VReg> {
         for &(t, v, r) in &self.first {
@@ -102,7 +108,7 @@ impl Builder {
             cur: BlockId(0),
             cur_insts: Vec::with_capacity(64),
             live: true,
-            consts: BlockConsts::default(),
+            consts: BlockConsts::new(),
             slot_addrs: Vec::new(),
             slot_addrs_set: Vec::new(),
             data_addrs: FxHashMap::default(),

@@ -432,6 +432,7 @@ impl Checker<'_> {
             ids.push(self.check_expr_coercible(e, &elem_ty));
         }
         let ty = self.infer.array(elem_ty, elems.len() as u64);
+        self.has_array_exprs = true;
         self.alloc(TExprKind::Array(ids), ty, span)
     }
 
@@ -462,6 +463,7 @@ impl Checker<'_> {
         match count {
             Some(count) => {
                 let ty = self.infer.array(elem, count);
+                self.has_array_exprs = true;
                 self.alloc(TExprKind::Repeat { value, count }, ty, span)
             }
             None => self.error_node(span),

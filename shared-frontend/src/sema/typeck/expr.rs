@@ -223,10 +223,8 @@ pub(super) struct Checker<'a> {
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
     /// candidates for "type `S` is private".
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
-    /// Set when types are final: some node is an array or repeat expression.
+    /// Some node is an array or repeat expression.
     pub has_array_exprs: bool,
-    /// Set when types are final: the structs that nodes' types hold (each once).
-    pub expr_structs: Vec<DefId>,
 }
 
 impl<'a> Checker<'a> {
@@ -276,7 +274,6 @@ impl<'a> Checker<'a> {
             const_fors: Vec::new(),
             struct_calls: Vec::new(),
             has_array_exprs: false,
-            expr_structs: Vec::new(),
         }
     }
 

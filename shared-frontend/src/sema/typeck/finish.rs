@@ -147,8 +147,7 @@ impl Checker<'_> {
         }
     }
 
-    /// Makes every type final, and notes for the checks below whether any expression
-    /// is an array expression and which structs the expressions' types hold.
+    /// Makes every type final.
     fn resolve_types(&mut self) {
         let mut reported: FxHashSet<VarId> = FxHashSet::default();
         let mut origins = Vec::new();
@@ -157,8 +156,6 @@ impl Checker<'_> {
                 origins.push(origin);
             }
         };
-        let mut has_array_exprs = false;
-        let mut structs: Vec<DefId> = Vec::new();
         for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
             // Types without variables or arrays are final as they are.
             e.ty = match *t {
@@ -170,12 +167,6 @@ impl Checker<'_> {
                 ITy::Error => Ty::Error,
                 ITy::Var(_) | ITy::Array(_) => self.infer.finalize(t, &mut unresolved),
             };
-            has_array_exprs |= matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. });
-            if let Some(d) = struct_in(&e.ty) {
-                if structs.last() != Some(&d) && !structs.contains(&d) {
-                    structs.push(d);
-                }
-            }
         }
         for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
             l.ty = self.infer.finalize(t, &mut unresolved);
@@ -183,8 +174,6 @@ impl Checker<'_> {
         for origin in origins {
             self.annotations_needed(origin);
         }
-        self.has_array_exprs = has_array_exprs;
-        self.expr_structs = structs;
     }
 
     /// Range checks (rustc's `overflowing_literals`, deny by default) and canonical bits.
@@ -347,9 +336,12 @@ impl Checker<'_> {
                 private_callees.insert(call, (d, span));
             }
         }
-        let expr_structs = std::mem::take(&mut self.expr_structs);
+        // Every struct in a node's type is among the body's struct types: when none of
+        // those is private, no node's type is.
         if private_callees.is_empty()
-            && !expr_structs
+            && !self
+                .infer
+                .structs()
                 .iter()
                 .any(|&d| is_private(&Ty::Struct(d)).is_some())
         {

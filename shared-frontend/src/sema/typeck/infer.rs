@@ -76,15 +76,45 @@ struct VarData {
 #[derive(Default)]
 pub(super) struct InferCtxt {
     vars: Vec<VarData>,
-    /// The struct of each [`StructId`].
+    /// The struct of each [`StructId`] (see [`intern`]).
     structs: Vec<DefId>,
-    struct_ids: FxHashMap<DefId, StructId>,
-    /// Element type and length of each [`ArrayId`].
+    struct_ids: FxHashMap<DefId, u32>,
+    /// Element type and length of each [`ArrayId`] (see [`intern`]).
     arrays: Vec<(ITy, u64)>,
-    array_ids: FxHashMap<(ITy, u64), ArrayId>,
+    array_ids: FxHashMap<(ITy, u64), u32>,
     /// The final type of each array type, filled by [`InferCtxt::finalize`] (which runs
     /// only once no variable can change any more).
     final_arrays: Vec<Option<Ty>>,
+}
+
+/// Bodies use few distinct array and struct types: up to this many are found by
+/// scanning the list, more through the index.
+const SCANNED_TYPES: usize = 8;
+
+/// The index of `key` in `list`, appended if missing. `index` maps keys to indices once
+/// the list is longer than [`SCANNED_TYPES`] (it is empty until then).
+fn intern<K: Copy + Eq + std::hash::Hash>(
+    list: &mut Vec<K>,
+    index: &mut FxHashMap<K, u32>,
+    key: K,
+) -> u32 {
+    if list.len() <= SCANNED_TYPES {
+        if let Some(i) = list.iter().position(|&k| k == key) {
+            return i as u32;
+        }
+    } else if let Some(&i) = index.get(&key) {
+        return i;
+    }
+    let id = list.len() as u32;
+    list.push(key);
+    if list.len() > SCANNED_TYPES {
+        if index.is_empty() {
+            index.extend(list.iter().enumerate().map(|(i, &k)| (k, i as u32)));
+        } else {
+            index.insert(key, id);
+        }
+    }
+    id
 }
 
 impl InferCtxt {
@@ -98,24 +128,19 @@ impl InferCtxt {
 
     /// The type `[elem; n]`.
     pub(super) fn array(&mut self, elem: ITy, n: u64) -> ITy {
-        if let Some(&id) = self.array_ids.get(&(elem, n)) {
-            return ITy::Array(id);
-        }
-        let id = ArrayId(self.arrays.len() as u32);
-        self.arrays.push((elem, n));
-        self.array_ids.insert((elem, n), id);
-        ITy::Array(id)
+        let id = intern(&mut self.arrays, &mut self.array_ids, (elem, n));
+        ITy::Array(ArrayId(id))
     }
 
     /// The type of struct `def`.
     pub(super) fn struct_ty(&mut self, def: DefId) -> ITy {
-        if let Some(&id) = self.struct_ids.get(&def) {
-            return ITy::Struct(id);
-        }
-        let id = StructId(self.structs.len() as u32);
-        self.structs.push(def);
-        self.struct_ids.insert(def, id);
-        ITy::Struct(id)
+        let id = intern(&mut self.structs, &mut self.struct_ids, def);
+        ITy::Struct(StructId(id))
+    }
+
+    /// Every struct that a type of this body holds (and possibly more).
+    pub(super) fn structs(&self) -> &[DefId] {
+        &self.structs
     }
 
     /// The struct a struct type stands for.

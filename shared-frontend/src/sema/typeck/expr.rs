@@ -372,7 +372,8 @@ impl<'a> Checker<'a> {
             self.infer.mark_diverging(target);
             return (self.never_to_any(id, target.clone()), true);
         }
-        if self.infer.unify(&t, target) {
+        // Equal types unify without binding anything.
+        if t == *target || self.infer.unify(&t, target) {
             (id, true)
         } else {
             let span = self.span_of(id);

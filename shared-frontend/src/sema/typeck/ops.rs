@@ -208,13 +208,28 @@ impl Checker<'_> {
     ) -> ITy {
         let lt = self.resolved_ty(lhs);
         let rt = self.resolved_ty(rhs);
+        // The common case, settled without the checks below (which it passes): both
+        // operands of one integer type, or both `bool` for a bitwise or comparison
+        // operator.
+        let cat = category(op);
+        let same_prim = match (lt, rt) {
+            (ITy::Int(a), ITy::Int(b)) => a == b,
+            (ITy::Bool, ITy::Bool) => matches!(cat, Category::Bitwise | Category::Comparison),
+            _ => false,
+        };
+        if same_prim && cat != Category::Shortcircuit {
+            return match (assign, cat) {
+                (true, _) => ITy::Unit,
+                (false, Category::Comparison) => ITy::Bool,
+                (false, _) => lt,
+            };
+        }
         // rustc coerces a `!` operand to a fresh variable, which falls back to `()`; what
         // fails is then only known (and worded) after the fallback.
         let had_never = lt == ITy::Never || rt == ITy::Never;
         let never_as_unit = |t: ITy| if t == ITy::Never { ITy::Unit } else { t };
         let lt = never_as_unit(lt);
         let rt = never_as_unit(rt);
-        let cat = category(op);
         let failed = if cat == Category::Comparison {
             ITy::Bool
         } else {

@@ -251,6 +251,15 @@ impl InferCtxt {
         }
     }
 
+    /// [`InferCtxt::is_integral`] for a type already resolved by [`InferCtxt::shallow`].
+    pub(super) fn is_integral_resolved(&self, ty: ITy) -> bool {
+        match ty {
+            ITy::Int(_) => true,
+            ITy::Var(v) => self.vars[v.0 as usize].kind == VarKind::Int,
+            _ => false,
+        }
+    }
+
     /// Makes `a` and `b` equal; `false` if they cannot be. `Error` unifies with anything.
     /// Recursion follows array nesting only, which follows the nesting of the source.
     pub(super) fn unify(&mut self, a: &ITy, b: &ITy) -> bool {

@@ -224,6 +224,22 @@ impl Checker<'_> {
                 (false, _) => lt,
             };
         }
+        // Integers or integer variables on both sides (`x + 1`): what the checks below
+        // come to for them.
+        if cat != Category::Shortcircuit
+            && self.infer.is_integral_resolved(lt)
+            && self.infer.is_integral_resolved(rt)
+        {
+            if cat != Category::Shift {
+                let rhs_span = self.span_of(rhs);
+                self.same_types(&lt, &rt, rhs_span);
+            }
+            return match (assign, cat) {
+                (true, _) => ITy::Unit,
+                (false, Category::Comparison) => ITy::Bool,
+                (false, _) => lt,
+            };
+        }
         // rustc coerces a `!` operand to a fresh variable, which falls back to `()`; what
         // fails is then only known (and worded) after the fallback.
         let had_never = lt == ITy::Never || rt == ITy::Never;

@@ -10,8 +10,8 @@
 //! ("type annotations needed").
 //!
 //! Variables live in a union-find table owned by one body's checker; nothing here is
-//! shared between bodies. So do array types: an [`ITy`] names its array type by an index
-//! into the same context, which keeps `ITy` a small `Copy` value.
+//! shared between bodies. So do array and struct types: an [`ITy`] names them by an index
+//! into the same context, which keeps `ITy` an 8-byte `Copy` value.
 
 use std::sync::Arc;
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::intern::Symbol;
+use shared_frontend::ir::layout::StructLayout;
 use shared_frontend::sema::consteval;
 use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
@@ -18,7 +19,57 @@ use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
 use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
-use shared_frontend::syntax::ast::Path;
+use shared_frontend::syntax::ast::{Path, PathSegmentKind};
+
+/// Paths of at most this many segments are memoized (see [`Tables::paths`]); longer
+/// ones, rare in practice, are resolved every time.
+const MEMO_PATH_LEN: usize = 4;
+
+/// A path as resolution sees it: the module it is written in, where it is written, and
+/// its segments without their spans (which only diagnostics use). Segments past `len`
+/// are `Crate` and take no part in hashing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PathKey {
+    from: DefId,
+    source: PathSource,
+    len: u8,
+    segs: [PathSegmentKind; MEMO_PATH_LEN],
+}
+
+impl PathKey {
+    fn new(from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
+        let segs = path.segments.as_slice();
+        if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
+            return None;
+        }
+        let mut kinds = [PathSegmentKind::Crate; MEMO_PATH_LEN];
+        for (k, s) in kinds.iter_mut().zip(segs) {
+            *k = s.kind;
+        }
+        Some(PathKey {
+            from,
+            source,
+            len: segs.len() as u8,
+            segs: kinds,
+        })
+    }
+}
+
+impl std::hash::Hash for PathKey {
+    /// One word per segment: lookups are frequent and most paths are short.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.from.hash(state);
+        state.write_u8(self.source as u8 | (self.len << 4));
+        for seg in &self.segs[..self.len as usize] {
+            match seg {
+                PathSegmentKind::Name(name) => name.hash(state),
+                PathSegmentKind::Crate => state.write_u32(u32::MAX),
+                PathSegmentKind::SelfMod => state.write_u32(u32::MAX - 1),
+                PathSegmentKind::Super => state.write_u32(u32::MAX - 2),
+            }
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Table {
@@ -68,6 +119,13 @@ pub struct Tables<'a> {
     alias_tys: Memo<Ty>,
     const_tys: Memo<Ty>,
     const_values: Memo<Arc<ConstValue>>,
+    /// Successful path resolutions. Resolution reads only the item tree and the resolved
+    /// imports, so its answer for a key never changes; bodies name the same items over
+    /// and over. Failures are not kept: their diagnostics carry the path's spans.
+    paths: RefCell<FxHashMap<PathKey, Res>>,
+    /// Exact struct layouts (see `LayoutCache`), so that each is computed once per run
+    /// rather than once per body that uses it.
+    struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
     active: RefCell<Vec<(Table, DefId)>>,
     diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
@@ -85,6 +143,8 @@ impl<'a> Tables<'a> {
             alias_tys: Default::default(),
             const_tys: Default::default(),
             const_values: Default::default(),
+            paths: Default::default(),
+            struct_layouts: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
             main_diagnostics: Default::default(),
@@ -230,15 +290,11 @@ impl<'a> Tables<'a> {
 
 impl SemaEnv for Tables<'_> {
     fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
-        resolve::resolve_path(
-            &resolve::CrateScopes {
-                tree: self.tree,
-                resolved: self.resolved,
-            },
-            from,
-            path,
-            ns,
-        )
+        let source = match ns {
+            Namespace::Type => PathSource::Type,
+            Namespace::Value => PathSource::Value,
+        };
+        self.resolve_path_as(from, path, source)
     }
 
     fn resolve_path_as(
@@ -247,7 +303,13 @@ impl SemaEnv for Tables<'_> {
         path: &Path,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
-        resolve::resolve_path_as(
+        let key = PathKey::new(from, path, source);
+        if let Some(key) = &key {
+            if let Some(&res) = self.paths.borrow().get(key) {
+                return Ok(res);
+            }
+        }
+        let res = resolve::resolve_path_as(
             &resolve::CrateScopes {
                 tree: self.tree,
                 resolved: self.resolved,
@@ -255,7 +317,11 @@ impl SemaEnv for Tables<'_> {
             from,
             path,
             source,
-        )
+        )?;
+        if let Some(key) = key {
+            self.paths.borrow_mut().insert(key, res);
+        }
+        Ok(res)
     }
 
     fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
@@ -333,6 +399,17 @@ impl SemaEnv for Tables<'_> {
             self.report(Slot::Table(Table::ConstTy), def, diags);
             Ok(ty)
         })
+    }
+
+    fn struct_layout(&self, def: DefId) -> Option<Arc<StructLayout>> {
+        self.struct_layouts.borrow().get(&def).cloned()
+    }
+
+    fn remember_struct_layout(&self, def: DefId, layout: &Arc<StructLayout>) {
+        self.struct_layouts
+            .borrow_mut()
+            .entry(def)
+            .or_insert_with(|| layout.clone());
     }
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {

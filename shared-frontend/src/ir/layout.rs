@@ -105,9 +105,16 @@ fn peel_arrays(ty: &Ty) -> (&Ty, u64) {
 
 /// Memoized struct layouts, for callers that ask about many types (lowering asks about
 /// every local, field and element).
+///
+/// Each entry records whether it is *exact*: the struct's layout whatever was computed
+/// before. It is not when the computation met a recursive struct or a struct whose fields
+/// could not be determined (errors reported elsewhere): the sizes then given to the
+/// structs involved depend on where the computation started. Exact layouts are shared
+/// with the environment ([`SemaEnv::struct_layout`], [`SemaEnv::remember_struct_layout`]),
+/// so that an implementation that memoizes them computes each once.
 #[derive(Default)]
 pub struct LayoutCache {
-    structs: FxHashMap<DefId, Arc<StructLayout>>,
+    structs: FxHashMap<DefId, (Arc<StructLayout>, bool)>,
 }
 
 impl LayoutCache {
@@ -115,7 +122,10 @@ impl LayoutCache {
         // `[[T; n]; m]` takes `m × n × size(T)` bytes: sizes are multiples of alignments.
         let (leaf, count) = peel_arrays(ty);
         let leaf = match leaf {
-            Ty::Struct(def) => self.struct_layout(env, *def).layout,
+            Ty::Struct(def) => match self.structs.get(def) {
+                Some((l, _)) => l.layout,
+                None => self.struct_layout(env, *def).layout,
+            },
             other => scalar_of(other).map_or(Layout::EMPTY, Layout::scalar),
         };
         Layout {
@@ -128,11 +138,25 @@ impl LayoutCache {
         }
     }
 
+    /// The byte offset of field `index` (in declaration order) of struct `def`; 0 when
+    /// there is no such field (its fields could not be determined).
+    pub fn field_offset(&mut self, env: &dyn SemaEnv, def: DefId, index: usize) -> u64 {
+        let offset = |l: &StructLayout| l.offsets.get(index).copied().unwrap_or(0);
+        match self.structs.get(&def) {
+            Some((l, _)) => offset(l),
+            None => offset(&self.struct_layout(env, def)),
+        }
+    }
+
     /// The layout of struct `def`, computing (and caching) those of the structs it
     /// contains first, with an explicit stack.
     pub fn struct_layout(&mut self, env: &dyn SemaEnv, def: DefId) -> Arc<StructLayout> {
-        if let Some(l) = self.structs.get(&def) {
+        if let Some((l, _)) = self.structs.get(&def) {
             return l.clone();
+        }
+        if let Some(l) = env.struct_layout(def) {
+            self.structs.insert(def, (l.clone(), true));
+            return l;
         }
         let mut stack = vec![def];
         let mut on_stack: FxHashSet<DefId> = FxHashSet::default();
@@ -144,7 +168,8 @@ impl LayoutCache {
                 .or_insert_with(|| env.struct_fields(top).ok())
                 .clone();
             let Some(fields) = fields else {
-                self.structs.insert(top, Arc::new(StructLayout::empty()));
+                self.structs
+                    .insert(top, (Arc::new(StructLayout::empty()), false));
                 on_stack.remove(&top);
                 stack.pop();
                 continue;
@@ -161,7 +186,10 @@ impl LayoutCache {
                 if on_stack.contains(&d) {
                     // A recursive struct (E0072, reported by typeck): give it no size so
                     // that the computation ends.
-                    self.structs.insert(d, Arc::new(StructLayout::empty()));
+                    self.structs
+                        .insert(d, (Arc::new(StructLayout::empty()), false));
+                } else if let Some(l) = env.struct_layout(d) {
+                    self.structs.insert(d, (l, true));
                 } else {
                     on_stack.insert(d);
                     stack.push(d);
@@ -170,9 +198,13 @@ impl LayoutCache {
             }
             let mut offset = 0u64;
             let mut align = 1u32;
+            let mut exact = true;
             let mut offsets = Vec::with_capacity(fields.fields.len());
             let mut field_tys = Vec::with_capacity(fields.fields.len());
             for f in &fields.fields {
+                if let Ty::Struct(d) = peel_arrays(&f.ty).0 {
+                    exact &= self.structs.get(d).is_some_and(|&(_, e)| e);
+                }
                 let l = self.layout_of(env, &f.ty);
                 offset = align_to(offset, l.align);
                 offsets.push(offset);
@@ -180,24 +212,24 @@ impl LayoutCache {
                 align = align.max(l.align);
                 field_tys.push(f.ty.clone());
             }
-            let layout = Layout {
-                size: align_to(offset, align),
-                align,
-            };
-            self.structs.insert(
-                top,
-                Arc::new(StructLayout {
-                    layout,
-                    offsets,
-                    field_tys,
-                }),
-            );
+            let layout = Arc::new(StructLayout {
+                layout: Layout {
+                    size: align_to(offset, align),
+                    align,
+                },
+                offsets,
+                field_tys,
+            });
+            if exact {
+                env.remember_struct_layout(top, &layout);
+            }
+            self.structs.insert(top, (layout, exact));
             on_stack.remove(&top);
             stack.pop();
         }
         self.structs
             .get(&def)
-            .cloned()
+            .map(|(l, _)| l.clone())
             .unwrap_or_else(|| Arc::new(StructLayout::empty()))
     }
 }

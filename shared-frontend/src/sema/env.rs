@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use crate::diag::Diagnostic;
+use crate::ir::layout::StructLayout;
 use crate::intern::Symbol;
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 pub use crate::sema::resolve::PathSource;
@@ -70,6 +71,19 @@ pub trait SemaEnv {
     fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported>;
 
     fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported>;
+
+    /// The layout of struct `def` if an exact one was remembered
+    /// ([`SemaEnv::remember_struct_layout`]); otherwise the caller computes it.
+    fn struct_layout(&self, def: DefId) -> Option<Arc<StructLayout>> {
+        let _ = def;
+        None
+    }
+
+    /// Offers the exact layout of struct `def` (see [`crate::ir::layout::LayoutCache`])
+    /// for [`SemaEnv::struct_layout`] to return later. Implementations may ignore it.
+    fn remember_struct_layout(&self, def: DefId, layout: &Arc<StructLayout>) {
+        let _ = (def, layout);
+    }
 
     /// The value of a `const` item. A cycle (`const A: i32 = B; const B: i32 = A;`) is
     /// reported by the implementation (E0391) and yields `Err`.

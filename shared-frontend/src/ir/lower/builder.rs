@@ -19,6 +19,52 @@ use crate::ir::{
 };
 use crate::sema::def::DefId;
 
+/// The constants of the current block: a short list scanned linearly (blocks hold few
+/// constants), and a table for the rest once the list is full.
+struct BlockConsts {
+    first: Vec<(ScalarTy, u64, VReg)>,
+    rest: FxHashMap<(ScalarTy, u64), VReg>,
+}
+
+impl BlockConsts {
+    const SCANNED: usize = 16;
+
+    fn new() -> BlockConsts {
+        BlockConsts {
+            first: Vec::with_capacity(Self::SCANNED),
+            rest: FxHashMap::default(),
+        }
+    }
+
+    fn get(&self, ty: ScalarTy, value: u64) -> Option<VReg> {
+        for &(t, v, r) in &self.first {
+            if v == value && t == ty {
+                return Some(r);
+            }
+        }
+        if self.rest.is_empty() {
+            return None;
+        }
+        self.rest.get(&(ty, value)).copied()
+    }
+
+    fn insert(&mut self, ty: ScalarTy, value: u64, reg: VReg) {
+        if self.first.len() < Self::SCANNED {
+            self.first.push((ty, value, reg));
+        } else {
+            self.rest.insert((ty, value), reg);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first.clear();
+        // `clear` costs the table's capacity: skip it when there is nothing to forget.
+        if !self.rest.is_empty() {
+            self.rest.clear();
+        }
+    }
+}
+
 struct BlockData {
     insts: Vec<Inst>,
     term: Option<Terminator>,
@@ -40,8 +86,11 @@ pub(super) struct Builder {
     pub(super) live: bool,
     /// Registers holding constants and addresses already computed in the current block;
     /// they are never reassigned, so the current block may reuse them.
-    consts: FxHashMap<(ScalarTy, u64), VReg>,
-    slot_addrs: FxHashMap<SlotId, VReg>,
+    consts: BlockConsts,
+    /// By slot: the register holding its address in the current block, if any (the
+    /// slots set are listed in `slot_addrs_set`, to forget them when the block ends).
+    slot_addrs: Vec<Option<VReg>>,
+    slot_addrs_set: Vec<SlotId>,
     data_addrs: FxHashMap<DataId, VReg>,
     /// The shared block that panics with each payload-free kind.
     panic_blocks: [Option<BlockId>; 4],
@@ -59,8 +108,9 @@ impl Builder {
             cur: BlockId(0),
             cur_insts: Vec::with_capacity(64),
             live: true,
-            consts: FxHashMap::default(),
-            slot_addrs: FxHashMap::default(),
+            consts: BlockConsts::new(),
+            slot_addrs: Vec::new(),
+            slot_addrs_set: Vec::new(),
             data_addrs: FxHashMap::default(),
             panic_blocks: [None; 4],
         };
@@ -145,13 +195,11 @@ impl Builder {
         self.flush();
         self.cur = b;
         self.live = self.blocks[b.0 as usize].reached;
+        self.consts.clear();
+        for s in self.slot_addrs_set.drain(..) {
+            self.slot_addrs[s.0 as usize] = None;
+        }
         // `clear` costs the table's capacity: skip it when there is nothing to forget.
-        if !self.consts.is_empty() {
-            self.consts.clear();
-        }
-        if !self.slot_addrs.is_empty() {
-            self.slot_addrs.clear();
-        }
         if !self.data_addrs.is_empty() {
             self.data_addrs.clear();
         }
@@ -213,22 +261,27 @@ impl Builder {
 
     /// A register holding `value` (canonical bits), shared within the current block.
     pub(super) fn const_reg(&mut self, ty: ScalarTy, value: u64) -> VReg {
-        if let Some(&v) = self.consts.get(&(ty, value)) {
+        if let Some(v) = self.consts.get(ty, value) {
             return v;
         }
         let dst = self.new_vreg(ty);
         self.emit(Inst::Const { dst, value });
-        self.consts.insert((ty, value), dst);
+        self.consts.insert(ty, value, dst);
         dst
     }
 
     pub(super) fn slot_addr(&mut self, slot: SlotId) -> VReg {
-        if let Some(&v) = self.slot_addrs.get(&slot) {
-            return v;
+        let i = slot.0 as usize;
+        if let Some(Some(v)) = self.slot_addrs.get(i) {
+            return *v;
         }
         let dst = self.new_vreg(ScalarTy::Ptr);
         self.emit(Inst::SlotAddr { dst, slot });
-        self.slot_addrs.insert(slot, dst);
+        if self.slot_addrs.len() <= i {
+            self.slot_addrs.resize(self.slots.len().max(i + 1), None);
+        }
+        self.slot_addrs[i] = Some(dst);
+        self.slot_addrs_set.push(slot);
         dst
     }
 
@@ -318,17 +371,20 @@ impl Builder {
                 _ => None,
             }
         };
-        // Iterative depth-first search: (block, successors visited so far).
-        let mut visited = vec![false; n];
+        // Iterative depth-first search: (block, successors visited so far). `new_id`
+        // doubles as the visited set (`u32::MAX`: not reached) until it is filled in.
+        const UNSEEN: u32 = u32::MAX;
+        const SEEN: u32 = u32::MAX - 1;
+        let mut new_id = vec![UNSEEN; n];
         let mut post = Vec::with_capacity(n);
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-        visited[0] = true;
+        new_id[0] = SEEN;
         while let Some((b, k)) = stack.last_mut() {
             match succ_from_last(*b, *k) {
                 Some(s) => {
                     *k += 1;
-                    if !visited[s] {
-                        visited[s] = true;
+                    if new_id[s] == UNSEEN {
+                        new_id[s] = SEEN;
                         stack.push((s, 0));
                     }
                 }
@@ -338,22 +394,18 @@ impl Builder {
                 }
             }
         }
-        let mut new_id = vec![u32::MAX; n];
         for (i, &b) in post.iter().rev().enumerate() {
             new_id[b] = i as u32;
         }
         let remap = |b: BlockId| BlockId(new_id[b.0 as usize]);
-        let mut old_blocks: Vec<Option<BlockData>> = self.blocks.into_iter().map(Some).collect();
         let mut blocks = Vec::with_capacity(post.len());
         for &b in post.iter().rev() {
-            let Some(data) = old_blocks[b].take() else {
-                continue;
-            };
+            let data = &mut self.blocks[b];
             debug_assert!(
                 data.reached,
                 "block {b} is reachable but was lowered as dead"
             );
-            let term = match data.term.unwrap_or(Terminator::Unreachable) {
+            let term = match data.term.take().unwrap_or(Terminator::Unreachable) {
                 Terminator::Jump(t) => Terminator::Jump(remap(t)),
                 Terminator::Branch {
                     cond,
@@ -367,7 +419,7 @@ impl Builder {
                 other => other,
             };
             blocks.push(BasicBlock {
-                insts: data.insts,
+                insts: std::mem::take(&mut data.insts),
                 term,
             });
         }

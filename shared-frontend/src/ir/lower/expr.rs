@@ -727,8 +727,7 @@ impl<'a> Lowerer<'a> {
     fn field(&mut self, base: Value, base_ty: &Ty, index: u32) -> Value {
         match (base, base_ty) {
             (Value::Mem { mem, place }, Ty::Struct(def)) => {
-                let layout = self.layouts.struct_layout(self.env, *def);
-                let offset = layout.offsets.get(index as usize).copied().unwrap_or(0);
+                let offset = self.layouts.field_offset(self.env, *def, index as usize);
                 Value::Mem {
                     mem: mem.plus(offset),
                     place,

@@ -1,6 +1,5 @@
 //! Calls, field access, indexing, struct and array literals, and `println!`.
 
-use std::rc::Rc;
 use std::sync::Arc;
 
 use super::expr::{Checker, Expect};
@@ -44,7 +43,10 @@ impl Checker<'_> {
                             Err(_) => Callee::Failed,
                         },
                         Ok(Res::Def(DefKind::Const, def)) => match self.env.const_ty(def) {
-                            Ok(t) => Callee::NotFn(self.display(&ITy::from_ty(&t))),
+                            Ok(t) => {
+                                let t = self.infer.from_ty(&t);
+                                Callee::NotFn(self.display(&t))
+                            }
                             Err(_) => Callee::Failed,
                         },
                         Ok(Res::IntConst(t, _)) => Callee::NotFn(t.name().to_string()),
@@ -112,12 +114,15 @@ impl Checker<'_> {
                 let mut targs = Vec::with_capacity(args.len());
                 for (i, &a) in args.iter().enumerate() {
                     let id = match sig.params.get(i) {
-                        Some(p) => self.check_expr_coercible(a, &ITy::from_ty(p)),
+                        Some(p) => {
+                            let p = self.infer.from_ty(p);
+                            self.check_expr_coercible(a, &p)
+                        }
                         None => self.check_expr(a, &Expect::None),
                     };
                     targs.push(id);
                 }
-                let ty = ITy::from_ty(&sig.ret);
+                let ty = self.infer.from_ty(&sig.ret);
                 let id = self.alloc(
                     TExprKind::Call {
                         callee: def,
@@ -163,7 +168,8 @@ impl Checker<'_> {
         let bt = self.resolved_ty(b);
         let f = name.name;
         match bt {
-            ITy::Struct(def) => {
+            ITy::Struct(id) => {
+                let def = self.infer.struct_def(id);
                 let Ok(fields) = self.env.struct_fields(def) else {
                     return self.error_node(span);
                 };
@@ -188,7 +194,7 @@ impl Checker<'_> {
                         .with_label_message("private field"),
                     );
                 }
-                let ty = ITy::from_ty(&field.ty);
+                let ty = self.infer.from_ty(&field.ty);
                 self.alloc(
                     TExprKind::Field {
                         base: b,
@@ -238,7 +244,8 @@ impl Checker<'_> {
         let b = self.check_expr(base, &Expect::None);
         let i = self.check_expr(index, &Expect::None);
         match self.resolved_ty(b) {
-            ITy::Array(elem, _) => {
+            ITy::Array(array) => {
+                let elem = self.infer.array_parts(array).0;
                 let it = self.resolved_ty(i);
                 let usize_ty = ITy::Int(IntTy::Usize);
                 let i = if self.infer.is_never(&it) {
@@ -268,7 +275,7 @@ impl Checker<'_> {
                 };
                 self.alloc(
                     TExprKind::Index { base: b, index: i },
-                    (*elem).clone(),
+                    elem,
                     span,
                 )
             }
@@ -300,7 +307,8 @@ impl Checker<'_> {
                 Ok(Ty::Struct(def)) => Some(def),
                 Ok(Ty::Error) | Err(_) => None,
                 Ok(t) => {
-                    let t = self.display(&ITy::from_ty(&t));
+                    let t = self.infer.from_ty(&t);
+                    let t = self.display(&t);
                     self.report(
                         Diagnostic::error(
                             format!("expected struct, variant or union type, found `{t}`"),
@@ -347,7 +355,8 @@ impl Checker<'_> {
             match sf.index_of(name) {
                 Some(i) => {
                     let field = &sf.fields[i];
-                    let id = self.check_expr_coercible(f.value, &ITy::from_ty(&field.ty));
+                    let fty = self.infer.from_ty(&field.ty);
+                    let id = self.check_expr_coercible(f.value, &fty);
                     if !self.env.is_accessible(field.vis, self.module) {
                         let s = self.env.def_name(def);
                         self.report(
@@ -409,23 +418,21 @@ impl Checker<'_> {
                 .with_label_message(format!("missing {list}")),
             );
         }
-        self.alloc(
-            TExprKind::StructLit { def, fields: out },
-            ITy::Struct(def),
-            span,
-        )
+        let ty = self.infer.struct_ty(def);
+        self.alloc(TExprKind::StructLit { def, fields: out }, ty, span)
     }
 
     pub(super) fn check_array(&mut self, elems: &[ExprId], span: Span, expect: &Expect) -> TExprId {
         let elem_ty = match expect.to_option(&mut self.infer) {
-            Some(ITy::Array(e, _)) => (*e).clone(),
+            Some(ITy::Array(a)) => self.infer.array_parts(a).0,
             _ => self.infer.new_var(VarKind::General, span),
         };
         let mut ids = Vec::with_capacity(elems.len());
         for &e in elems {
             ids.push(self.check_expr_coercible(e, &elem_ty));
         }
-        let ty = ITy::Array(Rc::new(elem_ty), elems.len() as u64);
+        let ty = self.infer.array(elem_ty, elems.len() as u64);
+        self.has_array_exprs = true;
         self.alloc(TExprKind::Array(ids), ty, span)
     }
 
@@ -443,8 +450,8 @@ impl Checker<'_> {
             n
         };
         let (value, elem) = match expect.to_option(&mut self.infer) {
-            Some(ITy::Array(e, _)) => {
-                let e = (*e).clone();
+            Some(ITy::Array(a)) => {
+                let e = self.infer.array_parts(a).0;
                 (self.check_expr_coercible(value, &e), e)
             }
             _ => {
@@ -454,11 +461,11 @@ impl Checker<'_> {
             }
         };
         match count {
-            Some(count) => self.alloc(
-                TExprKind::Repeat { value, count },
-                ITy::Array(Rc::new(elem), count),
-                span,
-            ),
+            Some(count) => {
+                let ty = self.infer.array(elem, count);
+                self.has_array_exprs = true;
+                self.alloc(TExprKind::Repeat { value, count }, ty, span)
+            }
             None => self.error_node(span),
         }
     }

@@ -83,6 +83,13 @@ pub(super) struct Scopes {
 }
 
 impl Scopes {
+    fn with_capacity(n: usize) -> Scopes {
+        Scopes {
+            map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            undo: Vec::with_capacity(n),
+        }
+    }
+
     pub(super) fn lookup(&self, name: Symbol) -> Option<LocalId> {
         self.map.get(&name).copied()
     }
@@ -216,9 +223,14 @@ pub(super) struct Checker<'a> {
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
     /// candidates for "type `S` is private".
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
+    /// Some node is an array or repeat expression.
+    pub has_array_exprs: bool,
 }
 
 impl<'a> Checker<'a> {
+    /// A checker for a body in `arena`. `whole_arena` says whether the body is all of
+    /// the arena (a function or constant) or a small part of it (an array length), which
+    /// only sizes the initial buffers.
     pub(super) fn new(
         env: &'a dyn SemaEnv,
         module: DefId,
@@ -226,20 +238,26 @@ impl<'a> Checker<'a> {
         in_const: bool,
         outer_locals: Option<&'a Scopes>,
         depth: u32,
+        whole_arena: bool,
     ) -> Checker<'a> {
+        let (exprs, locals) = if whole_arena {
+            (arena.exprs.len() + 1, arena.stmts.len() + 4)
+        } else {
+            (8, 0)
+        };
         Checker {
             env,
             module,
             arena,
             in_const,
             outer_locals,
-            infer: InferCtxt::default(),
-            exprs: Vec::with_capacity(arena.exprs.len() + 1),
-            tys: Vec::with_capacity(arena.exprs.len() + 1),
-            locals: Vec::new(),
-            local_tys: Vec::new(),
-            local_is_param: Vec::new(),
-            scopes: Scopes::default(),
+            infer: InferCtxt::with_capacity(exprs / 4),
+            exprs: Vec::with_capacity(exprs),
+            tys: Vec::with_capacity(exprs),
+            locals: Vec::with_capacity(locals),
+            local_tys: Vec::with_capacity(locals),
+            local_is_param: Vec::with_capacity(locals),
+            scopes: Scopes::with_capacity(locals),
             loops: Vec::new(),
             ret: ITy::Unit,
             diverges: false,
@@ -248,13 +266,14 @@ impl<'a> Checker<'a> {
             neg_target: None,
             spine: Vec::new(),
             diags: Vec::new(),
-            lits: Vec::new(),
+            lits: Vec::with_capacity(exprs / 4),
             negs: Vec::new(),
             casts: Vec::new(),
             deferred_ops: Vec::new(),
             in_println: 0,
             const_fors: Vec::new(),
             struct_calls: Vec::new(),
+            has_array_exprs: false,
         }
     }
 
@@ -353,7 +372,8 @@ impl<'a> Checker<'a> {
             self.infer.mark_diverging(target);
             return (self.never_to_any(id, target.clone()), true);
         }
-        if self.infer.unify(&t, target) {
+        // Equal types unify without binding anything.
+        if t == *target || self.infer.unify(&t, target) {
             (id, true)
         } else {
             let span = self.span_of(id);
@@ -539,7 +559,7 @@ impl<'a> Checker<'a> {
         match self.env.resolve_path(self.module, path, Namespace::Value) {
             Ok(Res::Def(DefKind::Const, def)) => {
                 let ty = match self.env.const_ty(def) {
-                    Ok(t) => ITy::from_ty(&t),
+                    Ok(t) => self.infer.from_ty(&t),
                     Err(_) => ITy::Error,
                 };
                 self.alloc(TExprKind::ConstRef(def), ty, span)
@@ -612,7 +632,10 @@ impl<'a> Checker<'a> {
         let stmt = &self.arena[s];
         match &stmt.kind {
             StmtKind::Let { pattern, ty, init } => {
-                let annotated = ty.map(|t| ITy::from_ty(&self.lower_ty(t)));
+                let annotated = ty.map(|t| {
+                    let t = self.lower_ty(t);
+                    self.infer.from_ty(&t)
+                });
                 let (init, local_ty) = match annotated {
                     Some(t) => (self.check_expr_coercible(*init, &t), t),
                     None => {
@@ -700,7 +723,7 @@ impl<'a> Checker<'a> {
 
 /// Checks a function body (see [`super::typeck_fn`]).
 pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
-    let mut cx = Checker::new(env, module, &def.arena, false, None, 0);
+    let mut cx = Checker::new(env, module, &def.arena, false, None, 0, true);
     // The signature's own errors are reported by `fn_sig`.
     let mut sig_diags = Vec::new();
     let (params, ret) = {
@@ -721,11 +744,18 @@ pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> Ty
             .map_or(Ty::Unit, |t| sig::lower_ty(&lcx, t, &mut sig_diags));
         (params, ret)
     };
-    cx.ret = ITy::from_ty(&ret);
+    cx.ret = cx.infer.from_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());
+    // Parameter lists are short: a set pays off only for long ones.
+    const SCAN_PARAMS: usize = 16;
     let mut seen: FxHashSet<Symbol> = FxHashSet::default();
-    for (p, ty) in def.params.iter().zip(&params) {
-        if !seen.insert(p.name.name) {
+    for (i, (p, ty)) in def.params.iter().zip(&params).enumerate() {
+        let repeated = if def.params.len() <= SCAN_PARAMS {
+            def.params[..i].iter().any(|q| q.name.name == p.name.name)
+        } else {
+            !seen.insert(p.name.name)
+        };
+        if repeated {
             cx.report(
                 Diagnostic::error(
                     format!(
@@ -739,7 +769,8 @@ pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> Ty
             );
         }
         cx.check_binding_name(p.name, BindingSite::Param);
-        param_ids.push(cx.declare_local(p.name, p.mutable, ITy::from_ty(ty), true));
+        let ty = cx.infer.from_ty(ty);
+        param_ids.push(cx.declare_local(p.name, p.mutable, ty, true));
     }
     let ret_ity = cx.ret.clone();
     let body = cx.check_expr_coercible(def.body, &ret_ity);
@@ -760,8 +791,8 @@ pub(super) fn check_const_body(env: &dyn SemaEnv, module: DefId, def: &ConstDef)
         def.ty,
         &mut sig_diags,
     );
-    let mut cx = Checker::new(env, module, &def.arena, true, None, 0);
-    cx.ret = ITy::from_ty(&ty);
+    let mut cx = Checker::new(env, module, &def.arena, true, None, 0, true);
+    cx.ret = cx.infer.from_ty(&ty);
     let target = cx.ret.clone();
     let body = cx.check_expr_coercible(def.value, &target);
     cx.finish(Vec::new(), body, ty)
@@ -777,8 +808,9 @@ pub(super) fn check_anon_const(lcx: &LowerCx<'_>, expr: ExprId, ty: Ty) -> Typec
         true,
         lcx.outer_locals,
         lcx.depth,
+        false,
     );
-    cx.ret = ITy::from_ty(&ty);
+    cx.ret = cx.infer.from_ty(&ty);
     let target = cx.ret.clone();
     let body = cx.check_expr_coercible(expr, &target);
     cx.finish(Vec::new(), body, ty)

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::expr::Checker;
-use super::infer::VarId;
+use super::infer::{ITy, VarId};
 use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
@@ -147,6 +147,7 @@ impl Checker<'_> {
         }
     }
 
+    /// Makes every type final.
     fn resolve_types(&mut self) {
         let mut reported: FxHashSet<VarId> = FxHashSet::default();
         let mut origins = Vec::new();
@@ -156,7 +157,16 @@ impl Checker<'_> {
             }
         };
         for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
-            e.ty = self.infer.finalize(t, &mut unresolved);
+            // Types without variables or arrays are final as they are.
+            e.ty = match *t {
+                ITy::Int(i) => Ty::Int(i),
+                ITy::Bool => Ty::Bool,
+                ITy::Unit => Ty::Unit,
+                ITy::Never => Ty::Never,
+                ITy::Struct(d) => Ty::Struct(self.infer.struct_def(d)),
+                ITy::Error => Ty::Error,
+                ITy::Var(_) | ITy::Array(_) => self.infer.finalize(t, &mut unresolved),
+            };
         }
         for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
             l.ty = self.infer.finalize(t, &mut unresolved);
@@ -292,6 +302,9 @@ impl Checker<'_> {
     /// Array expressions larger than the value-size limit (types written in the source
     /// were checked when lowered). One report per body is enough.
     fn check_array_sizes(&mut self) {
+        if !self.has_array_exprs {
+            return;
+        }
         let mut layouts = LayoutCache::default();
         for e in &self.exprs {
             if matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. })
@@ -323,7 +336,15 @@ impl Checker<'_> {
                 private_callees.insert(call, (d, span));
             }
         }
-        if private_callees.is_empty() && !self.exprs.iter().any(|e| is_private(&e.ty).is_some()) {
+        // Every struct in a node's type is among the body's struct types: when none of
+        // those is private, no node's type is.
+        if private_callees.is_empty()
+            && !self
+                .infer
+                .structs()
+                .iter()
+                .any(|&d| is_private(&Ty::Struct(d)).is_some())
+        {
             return;
         }
         let mut skip = vec![false; self.exprs.len()];

@@ -10,10 +10,12 @@
 //! ("type annotations needed").
 //!
 //! Variables live in a union-find table owned by one body's checker; nothing here is
-//! shared between bodies.
+//! shared between bodies. So do array and struct types: an [`ITy`] names them by an index
+//! into the same context, which keeps `ITy` an 8-byte `Copy` value.
 
-use std::rc::Rc;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::sema::def::DefId;
 use crate::sema::env::SemaEnv;
@@ -23,31 +25,30 @@ use crate::span::Span;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct VarId(pub u32);
 
-/// A type during inference.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An array type of one body's [`InferCtxt`]. Array types are hash-consed there, so two
+/// ids are equal exactly when their element types and lengths are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct ArrayId(u32);
+
+/// A struct type of one body's [`InferCtxt`]: an index standing for the struct's
+/// [`DefId`] (which is 16 bytes), so that an [`ITy`] fits in a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct StructId(u32);
+
+/// A type during inference. Equality is structural (variables compare by id, not by
+/// what they are bound to), as array and struct types are interned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum ITy {
     Int(IntTy),
     Bool,
     Unit,
     Never,
-    Struct(DefId),
-    Array(Rc<ITy>, u64),
+    /// See [`InferCtxt::struct_def`].
+    Struct(StructId),
+    /// See [`InferCtxt::array_parts`].
+    Array(ArrayId),
     Var(VarId),
     Error,
-}
-
-impl ITy {
-    pub(super) fn from_ty(ty: &Ty) -> ITy {
-        match ty {
-            Ty::Int(i) => ITy::Int(*i),
-            Ty::Bool => ITy::Bool,
-            Ty::Unit => ITy::Unit,
-            Ty::Never => ITy::Never,
-            Ty::Struct(d) => ITy::Struct(*d),
-            Ty::Array(elem, n) => ITy::Array(Rc::new(ITy::from_ty(elem)), *n),
-            Ty::Error => ITy::Error,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,13 +72,102 @@ struct VarData {
     origin: Span,
 }
 
-/// The type variables of one body.
+/// The type variables, array types and struct types of one body.
 #[derive(Default)]
 pub(super) struct InferCtxt {
     vars: Vec<VarData>,
+    /// The struct of each [`StructId`] (see [`intern`]).
+    structs: Vec<DefId>,
+    struct_ids: FxHashMap<DefId, u32>,
+    /// Element type and length of each [`ArrayId`] (see [`intern`]).
+    arrays: Vec<(ITy, u64)>,
+    array_ids: FxHashMap<(ITy, u64), u32>,
+    /// The final type of each array type, filled by [`InferCtxt::finalize`] (which runs
+    /// only once no variable can change any more).
+    final_arrays: Vec<Option<Ty>>,
+}
+
+/// Bodies use few distinct array and struct types: up to this many are found by
+/// scanning the list, more through the index.
+const SCANNED_TYPES: usize = 8;
+
+/// The index of `key` in `list`, appended if missing. `index` maps keys to indices once
+/// the list is longer than [`SCANNED_TYPES`] (it is empty until then).
+fn intern<K: Copy + Eq + std::hash::Hash>(
+    list: &mut Vec<K>,
+    index: &mut FxHashMap<K, u32>,
+    key: K,
+) -> u32 {
+    if list.len() <= SCANNED_TYPES {
+        if let Some(i) = list.iter().position(|&k| k == key) {
+            return i as u32;
+        }
+    } else if let Some(&i) = index.get(&key) {
+        return i;
+    }
+    let id = list.len() as u32;
+    list.push(key);
+    if list.len() > SCANNED_TYPES {
+        if index.is_empty() {
+            index.extend(list.iter().enumerate().map(|(i, &k)| (k, i as u32)));
+        } else {
+            index.insert(key, id);
+        }
+    }
+    id
 }
 
 impl InferCtxt {
+    /// A context with room for `vars` variables before it grows.
+    pub(super) fn with_capacity(vars: usize) -> InferCtxt {
+        InferCtxt {
+            vars: Vec::with_capacity(vars),
+            ..InferCtxt::default()
+        }
+    }
+
+    /// The type `[elem; n]`.
+    pub(super) fn array(&mut self, elem: ITy, n: u64) -> ITy {
+        let id = intern(&mut self.arrays, &mut self.array_ids, (elem, n));
+        ITy::Array(ArrayId(id))
+    }
+
+    /// The type of struct `def`.
+    pub(super) fn struct_ty(&mut self, def: DefId) -> ITy {
+        let id = intern(&mut self.structs, &mut self.struct_ids, def);
+        ITy::Struct(StructId(id))
+    }
+
+    /// Every struct that a type of this body holds (and possibly more).
+    pub(super) fn structs(&self) -> &[DefId] {
+        &self.structs
+    }
+
+    /// The struct a struct type stands for.
+    pub(super) fn struct_def(&self, id: StructId) -> DefId {
+        self.structs[id.0 as usize]
+    }
+
+    /// The element type and length of an array type.
+    pub(super) fn array_parts(&self, id: ArrayId) -> (ITy, u64) {
+        self.arrays[id.0 as usize]
+    }
+
+    pub(super) fn from_ty(&mut self, ty: &Ty) -> ITy {
+        match ty {
+            Ty::Int(i) => ITy::Int(*i),
+            Ty::Bool => ITy::Bool,
+            Ty::Unit => ITy::Unit,
+            Ty::Never => ITy::Never,
+            Ty::Struct(d) => self.struct_ty(*d),
+            Ty::Array(elem, n) => {
+                let elem = self.from_ty(elem);
+                self.array(elem, *n)
+            }
+            Ty::Error => ITy::Error,
+        }
+    }
+
     pub(super) fn new_var(&mut self, kind: VarKind, origin: Span) -> ITy {
         let id = self.vars.len() as u32;
         self.vars.push(VarData {
@@ -115,16 +205,19 @@ impl InferCtxt {
     }
 
     /// Resolves a top-level variable to its value, or to its root variable.
+    #[inline]
     pub(super) fn shallow(&mut self, ty: &ITy) -> ITy {
-        match ty {
-            ITy::Var(v) => {
-                let root = self.find(*v);
-                match &self.vars[root as usize].value {
-                    Some(t) => t.clone(),
-                    None => ITy::Var(VarId(root)),
-                }
-            }
-            _ => ty.clone(),
+        match *ty {
+            ITy::Var(v) => self.shallow_var(v),
+            t => t,
+        }
+    }
+
+    fn shallow_var(&mut self, v: VarId) -> ITy {
+        let root = self.find(v);
+        match self.vars[root as usize].value {
+            Some(t) => t,
+            None => ITy::Var(VarId(root)),
         }
     }
 
@@ -152,6 +245,15 @@ impl InferCtxt {
     /// An integer type or an integer variable.
     pub(super) fn is_integral(&mut self, ty: &ITy) -> bool {
         match self.shallow(ty) {
+            ITy::Int(_) => true,
+            ITy::Var(v) => self.vars[v.0 as usize].kind == VarKind::Int,
+            _ => false,
+        }
+    }
+
+    /// [`InferCtxt::is_integral`] for a type already resolved by [`InferCtxt::shallow`].
+    pub(super) fn is_integral_resolved(&self, ty: ITy) -> bool {
+        match ty {
             ITy::Int(_) => true,
             ITy::Var(v) => self.vars[v.0 as usize].kind == VarKind::Int,
             _ => false,
@@ -189,7 +291,12 @@ impl InferCtxt {
             }
             (ITy::Var(v), t) | (t, ITy::Var(v)) => self.bind(*v, t),
             (ITy::Int(x), ITy::Int(y)) => x == y,
-            (ITy::Array(ea, na), ITy::Array(eb, nb)) => na == nb && self.unify(ea, eb),
+            (ITy::Array(x), ITy::Array(y)) => {
+                x == y || {
+                    let ((ea, na), (eb, nb)) = (self.array_parts(*x), self.array_parts(*y));
+                    na == nb && self.unify(&ea, &eb)
+                }
+            }
             (ITy::Bool, ITy::Bool) | (ITy::Unit, ITy::Unit) | (ITy::Never, ITy::Never) => true,
             (ITy::Struct(x), ITy::Struct(y)) => x == y,
             _ => false,
@@ -205,7 +312,7 @@ impl InferCtxt {
             VarKind::General => !matches!(t, ITy::Never) && !self.occurs(v, t),
         };
         if ok {
-            self.vars[v.0 as usize].value = Some(t.clone());
+            self.vars[v.0 as usize].value = Some(*t);
         }
         ok
     }
@@ -213,8 +320,9 @@ impl InferCtxt {
     fn occurs(&mut self, v: VarId, t: &ITy) -> bool {
         match t {
             ITy::Var(w) => self.find(*w) == v.0,
-            ITy::Array(elem, _) => {
-                let elem = self.shallow(elem);
+            ITy::Array(id) => {
+                let elem = self.array_parts(*id).0;
+                let elem = self.shallow(&elem);
                 self.occurs(v, &elem)
             }
             _ => false,
@@ -241,17 +349,32 @@ impl InferCtxt {
     /// The final type. An unresolved variable (possible only after
     /// [`InferCtxt::apply_fallback`] for non-diverging general variables) becomes
     /// `Ty::Error`, and its root is reported through `unresolved`.
+    ///
+    /// An array type is made final once and then cloned: its unresolved variables were
+    /// reported the first time, and reporting is once per variable.
     pub(super) fn finalize(&mut self, ty: &ITy, unresolved: &mut dyn FnMut(VarId, Span)) -> Ty {
         match self.shallow(ty) {
             ITy::Int(i) => Ty::Int(i),
             ITy::Bool => Ty::Bool,
             ITy::Unit => Ty::Unit,
             ITy::Never => Ty::Never,
-            ITy::Struct(d) => Ty::Struct(d),
-            ITy::Array(elem, n) => match self.finalize(&elem, unresolved) {
-                Ty::Error => Ty::Error,
-                elem => Ty::Array(Arc::new(elem), n),
-            },
+            ITy::Struct(d) => Ty::Struct(self.struct_def(d)),
+            ITy::Array(id) => {
+                let i = id.0 as usize;
+                if let Some(Some(t)) = self.final_arrays.get(i) {
+                    return t.clone();
+                }
+                let (elem, n) = self.array_parts(id);
+                let t = match self.finalize(&elem, unresolved) {
+                    Ty::Error => Ty::Error,
+                    elem => Ty::Array(Arc::new(elem), n),
+                };
+                if self.final_arrays.len() <= i {
+                    self.final_arrays.resize(self.arrays.len(), None);
+                }
+                self.final_arrays[i] = Some(t.clone());
+                t
+            }
             ITy::Var(v) => {
                 let origin = self.vars[v.0 as usize].origin;
                 unresolved(v, origin);
@@ -275,8 +398,9 @@ impl InferCtxt {
             ITy::Bool => out.push_str("bool"),
             ITy::Unit => out.push_str("()"),
             ITy::Never => out.push('!'),
-            ITy::Struct(d) => out.push_str(&env.def_name(d)),
-            ITy::Array(elem, n) => {
+            ITy::Struct(d) => out.push_str(&env.def_name(self.struct_def(d))),
+            ITy::Array(id) => {
+                let (elem, n) = self.array_parts(id);
                 out.push('[');
                 self.display_into(&elem, env, out);
                 out.push_str("; ");

@@ -208,13 +208,44 @@ impl Checker<'_> {
     ) -> ITy {
         let lt = self.resolved_ty(lhs);
         let rt = self.resolved_ty(rhs);
+        // The common case, settled without the checks below (which it passes): both
+        // operands of one integer type, or both `bool` for a bitwise or comparison
+        // operator.
+        let cat = category(op);
+        let same_prim = match (lt, rt) {
+            (ITy::Int(a), ITy::Int(b)) => a == b,
+            (ITy::Bool, ITy::Bool) => matches!(cat, Category::Bitwise | Category::Comparison),
+            _ => false,
+        };
+        if same_prim && cat != Category::Shortcircuit {
+            return match (assign, cat) {
+                (true, _) => ITy::Unit,
+                (false, Category::Comparison) => ITy::Bool,
+                (false, _) => lt,
+            };
+        }
+        // Integers or integer variables on both sides (`x + 1`): what the checks below
+        // come to for them.
+        if cat != Category::Shortcircuit
+            && self.infer.is_integral_resolved(lt)
+            && self.infer.is_integral_resolved(rt)
+        {
+            if cat != Category::Shift {
+                let rhs_span = self.span_of(rhs);
+                self.same_types(&lt, &rt, rhs_span);
+            }
+            return match (assign, cat) {
+                (true, _) => ITy::Unit,
+                (false, Category::Comparison) => ITy::Bool,
+                (false, _) => lt,
+            };
+        }
         // rustc coerces a `!` operand to a fresh variable, which falls back to `()`; what
         // fails is then only known (and worded) after the fallback.
         let had_never = lt == ITy::Never || rt == ITy::Never;
         let never_as_unit = |t: ITy| if t == ITy::Never { ITy::Unit } else { t };
         let lt = never_as_unit(lt);
         let rt = never_as_unit(rt);
-        let cat = category(op);
         let failed = if cat == Category::Comparison {
             ITy::Bool
         } else {
@@ -327,7 +358,7 @@ impl Checker<'_> {
 
     pub(super) fn check_cast(&mut self, source: ExprId, ty: TypeId, span: Span) -> TExprId {
         let target = self.lower_ty(ty);
-        let target_ity = ITy::from_ty(&target);
+        let target_ity = self.infer.from_ty(&target);
         let s = self.check_expr(source, &Expect::Cast(target_ity.clone()));
         let st = self.ty_of(s);
         if self.infer.is_never(&st) {

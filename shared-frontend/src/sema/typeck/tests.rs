@@ -9,7 +9,6 @@
 
 use std::cell::RefCell;
 use std::path::Path as FsPath;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use expect_test::{expect, Expect};
@@ -284,10 +283,13 @@ fn general_variables_take_any_type_and_diverging_ones_default_to_unit() {
     assert!(!infer.unify(&g, &ITy::Bool));
     let arr = infer.new_var(VarKind::General, Span::DUMMY);
     let elem = infer.new_var(VarKind::Int, Span::DUMMY);
-    assert!(infer.unify(&arr, &ITy::Array(Rc::new(elem.clone()), 2)));
+    let elem_array = infer.array(elem, 2);
+    assert!(infer.unify(&arr, &elem_array));
     // No infinite types.
-    assert!(!infer.unify(&arr, &ITy::Array(Rc::new(arr.clone()), 2)));
-    assert!(infer.unify(&arr, &ITy::Array(Rc::new(ITy::Int(IntTy::Usize)), 2)));
+    let arr_array = infer.array(arr, 2);
+    assert!(!infer.unify(&arr, &arr_array));
+    let usize_array = infer.array(ITy::Int(IntTy::Usize), 2);
+    assert!(infer.unify(&arr, &usize_array));
     let d = infer.new_diverging_var(Span::DUMMY);
     let lost = infer.new_var(VarKind::General, Span::new(3, 4));
     infer.apply_fallback();

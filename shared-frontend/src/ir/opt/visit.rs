@@ -222,7 +222,7 @@ pub(super) struct Scratch {
     pub classes: Option<RegClasses>,
     pub block_of: Vec<u32>,
     pub u32s: [Vec<u32>; 4],
-    pub words: [Vec<u64>; 4],
+    pub words: [Vec<u64>; 5],
     pub visited: Vec<bool>,
     pub stack: Vec<(u32, u8)>,
     /// Whether `rpo`/`rpo_index` describe the function's current CFG: set by

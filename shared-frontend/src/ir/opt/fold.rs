@@ -8,7 +8,7 @@
 //! registers); parameters are unknown. A division or remainder whose check would panic
 //! is never folded: its check is a branch, and folding that branch is what removes it.
 
-use super::visit::{def_of, RegClasses, Scratch, NONE};
+use super::visit::{def_of, is_pure, RegClasses, Scratch, NONE};
 use super::{Changes, OptStats};
 use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
 use crate::ir::{Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
@@ -44,6 +44,12 @@ struct Analysis<'a> {
     vals: Vec<Lat>,
     /// Untracked global registers written during the current scan (reset on next).
     dirty: Vec<VReg>,
+    /// Per block, whether its last scan found something to rewrite: an instruction
+    /// with a known result that is not that constant yet, a binary instruction an
+    /// algebraic identity simplifies, or a branch with a known condition or equal arms.
+    /// The last scan of a block sees its final entry state, so at the fixpoint this says
+    /// exactly which blocks the rewrite changes.
+    rewrite: Vec<bool>,
 }
 
 /// The buffers of an [`Analysis`], kept between calls.
@@ -54,6 +60,7 @@ pub(super) struct FoldBufs {
     vals: Vec<Lat>,
     dirty: Vec<VReg>,
     block_dirty: Vec<bool>,
+    rewrite: Vec<bool>,
 }
 
 impl<'a> Analysis<'a> {
@@ -84,6 +91,9 @@ impl<'a> Analysis<'a> {
         vals.resize(f.vregs.len(), Lat::Varying);
         let mut dirty = std::mem::take(&mut bufs.dirty);
         dirty.clear();
+        let mut rewrite = std::mem::take(&mut bufs.rewrite);
+        rewrite.clear();
+        rewrite.resize(f.blocks.len(), false);
         Analysis {
             f,
             classes,
@@ -92,6 +102,7 @@ impl<'a> Analysis<'a> {
             reached,
             vals,
             dirty,
+            rewrite,
         }
     }
 
@@ -119,20 +130,44 @@ impl<'a> Analysis<'a> {
 
     fn set(&mut self, r: VReg, v: Lat) {
         self.vals[r.0 as usize] = v;
-        let gi = self.classes.global_index[r.0 as usize];
-        if gi != NONE && gi as usize >= self.tracked {
+        // Globals are tracked all or none.
+        if self.tracked == 0 && self.classes.global_index[r.0 as usize] != NONE {
             self.dirty.push(r);
         }
     }
 
     fn scan(&mut self, b: usize) {
         let f = self.f;
+        let mut rewrite = false;
         for inst in &f.blocks[b].insts {
             if let Some(d) = def_of(inst) {
                 let v = self.eval(inst);
+                // What the rewrite will do with this instruction (see there).
+                rewrite = rewrite
+                    || match v {
+                        Lat::Const(c) if is_pure(inst) => {
+                            !matches!(*inst, Inst::Const { value, .. } if value == c)
+                        }
+                        _ => match *inst {
+                            Inst::Binary { op, dst, lhs, rhs } => {
+                                let (a, b) = (self.val(lhs), self.val(rhs));
+                                simplify_binary(f, op, dst, lhs, rhs, a, b).is_some()
+                            }
+                            _ => false,
+                        },
+                    };
                 self.set(d, v);
             }
         }
+        if let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = f.blocks[b].term
+        {
+            rewrite |= then_block == else_block || matches!(self.val(cond), Lat::Const(_));
+        }
+        self.rewrite[b] = rewrite;
     }
 
     /// The successors control can reach from the end of the scanned block.
@@ -295,11 +330,13 @@ pub(super) fn fold_constants_unchecked(
         reached,
         mut vals,
         dirty,
+        rewrite,
         ..
     } = an;
-    // Rewrite reached blocks with the final entry states.
+    // Rewrite reached blocks with the final entry states (those where there is
+    // something to rewrite).
     for bi in 0..f.blocks.len() {
-        if !reached[bi] {
+        if !reached[bi] || !rewrite[bi] {
             continue;
         }
         let st = &state[bi * tracked..(bi + 1) * tracked];
@@ -372,6 +409,7 @@ pub(super) fn fold_constants_unchecked(
         vals,
         dirty,
         block_dirty: std::mem::take(&mut bufs.block_dirty),
+        rewrite,
     };
     Changes {
         any: changed,
@@ -382,6 +420,7 @@ pub(super) fn fold_constants_unchecked(
 }
 
 /// [`Analysis::eval`] over a plain value array.
+#[inline]
 fn eval_with(f: &IrFunction, inst: &Inst, vals: &[Lat]) -> Lat {
     let known = |r: VReg| match vals[r.0 as usize] {
         Lat::Const(c) => Some(c),

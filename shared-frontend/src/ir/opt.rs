@@ -129,13 +129,19 @@ thread_local! {
 pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
     let mut f = f.clone();
-    if !well_formed_registers(&f) {
-        // Malformed IR is left for the interpreter or backend to report.
-        return (f, stats);
-    }
     let (mut sc, mut fold_bufs) = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
     sc.rpo_valid = false;
     sc.classes_valid = false;
+    // The first pass needs the register classes anyway; computing them checks the
+    // registers (`well_formed_registers`).
+    let classes = sc.take_classes(&f);
+    let well_formed = classes.in_range && well_formed_blocks(&f);
+    sc.put_classes(classes);
+    if !well_formed {
+        let _ = SCRATCH.try_with(|s| s.replace((sc, fold_bufs)));
+        // Malformed IR is left for the interpreter or backend to report.
+        return (f, stats);
+    }
     // Rounds of fold, copy propagation, dead code elimination and CFG simplification,
     // skipping a pass that cannot change anything (see `enabled_by`): nothing changed
     // since it last ran, or only what it does not depend on. A round where no pass is

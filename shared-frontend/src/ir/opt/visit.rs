@@ -158,6 +158,9 @@ pub(super) struct RegClasses {
     /// Dense index of each global register, [`NONE`] for local ones.
     pub global_index: Vec<u32>,
     pub globals: Vec<VReg>,
+    /// Whether every register mentioned (parameters included) exists; out-of-range
+    /// ones are otherwise ignored.
+    pub in_range: bool,
 }
 
 impl RegClasses {
@@ -171,9 +174,11 @@ impl RegClasses {
         let global = &mut self.global_index;
         global.clear();
         global.resize(n, 0);
+        let mut in_range = true;
         for &p in &f.params {
-            if let Some(g) = global.get_mut(p.0 as usize) {
-                *g = 1;
+            match global.get_mut(p.0 as usize) {
+                Some(g) => *g = 1,
+                None => in_range = false,
             }
         }
         for (bi, b) in f.blocks.iter().enumerate() {
@@ -181,6 +186,7 @@ impl RegClasses {
             let mut touch = |r: VReg, is_def: bool| {
                 let i = r.0 as usize;
                 if i >= n {
+                    in_range = false;
                     return;
                 }
                 if block_of[i] == NONE {
@@ -202,6 +208,7 @@ impl RegClasses {
                 touch(r, false);
             }
         }
+        self.in_range = in_range;
         self.globals.clear();
         for (i, g) in self.global_index.iter_mut().enumerate() {
             if *g != 0 {
@@ -265,6 +272,7 @@ impl Scratch {
         let mut c = self.classes.take().unwrap_or(RegClasses {
             global_index: Vec::new(),
             globals: Vec::new(),
+            in_range: true,
         });
         if !valid || c.global_index.len() != f.vregs.len() {
             c.recompute(f, &mut self.block_of);

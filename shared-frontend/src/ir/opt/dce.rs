@@ -105,6 +105,8 @@ struct Dce {
     /// The previous round's `live_out`, or spare.
     old_out: BitSet,
     rpo: Vec<u32>,
+    /// Scratch of [`Dce::solve`].
+    order: Vec<[u32; 3]>,
     live_stamp: Vec<u32>,
     /// The stamp of the last scan.
     clock: u32,
@@ -131,6 +133,7 @@ impl Dce {
             live_in: BitSet::new(0, 0, std::mem::take(w3)),
             old_out: BitSet::new(0, 0, std::mem::take(w4)),
             rpo: Vec::new(),
+            order: std::mem::take(&mut sc.triples),
             live_stamp: std::mem::take(&mut sc.u32s[0]),
             clock: 0,
             block_of: std::mem::take(&mut sc.block_of),
@@ -149,6 +152,7 @@ impl Dce {
     fn finish(self, sc: &mut Scratch) {
         sc.put_classes(self.classes);
         sc.rpo = self.rpo;
+        sc.triples = self.order;
         sc.u32s[0] = self.live_stamp;
         sc.block_of = self.block_of;
         sc.u32s[1] = self.shrunk;
@@ -244,23 +248,31 @@ impl Dce {
         let g = self.classes.globals.len();
         self.live_out = BitSet::new(nb, g, std::mem::take(&mut self.live_out.words));
         self.live_in = BitSet::new(nb, g, std::mem::take(&mut self.live_in.words));
+        // The reachable blocks in postorder with their successors (NONE when absent),
+        // so that the sweeps do not decode terminators.
+        let order = &mut self.order;
+        order.clear();
+        order.extend(self.rpo.iter().rev().map(|&b| {
+            let [s0, s1] = successors(&f.blocks[b as usize].term)
+                .map(|s| s.map_or(NONE, |s| s.0));
+            let ok = |s: u32| if (s as usize) < nb { s } else { NONE };
+            [b, ok(s0), ok(s1)]
+        }));
         let (live_in, live_out) = (&mut self.live_in, &mut self.live_out);
         let (gen, kill) = (&self.gen, &self.kill);
         let words = live_out.per_block;
         let mut changed = true;
         while changed {
             changed = false;
-            for &b in self.rpo.iter().rev() {
+            for &[b, s0, s1] in order.iter() {
                 let b = b as usize;
-                let [s0, s1] = successors(&f.blocks[b].term)
-                    .map(|s| s.map(|s| s.0 as usize).filter(|&s| s < nb));
                 for i in 0..words {
                     let mut out = 0u64;
-                    if let Some(s) = s0 {
-                        out |= live_in.words[s * words + i];
+                    if s0 != NONE {
+                        out |= live_in.words[s0 as usize * words + i];
                     }
-                    if let Some(s) = s1 {
-                        out |= live_in.words[s * words + i];
+                    if s1 != NONE {
+                        out |= live_in.words[s1 as usize * words + i];
                     }
                     let at = b * words + i;
                     live_out.words[at] = out;

@@ -233,6 +233,7 @@ pub(super) struct Scratch {
     pub visited: Vec<bool>,
     pub stack: Vec<(u32, u8)>,
     pub copies: super::copyprop::CopyBufs,
+    pub triples: Vec<[u32; 3]>,
     /// Whether `rpo`/`rpo_index` describe the function's current CFG: set by
     /// [`Scratch::compute_rpo`], cleared by every pass that changes a jump target or the
     /// block list ([`Scratch::cfg_changed`]).

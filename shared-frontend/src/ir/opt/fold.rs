@@ -187,18 +187,22 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Runs to a fixpoint, visiting blocks in reverse postorder round by round.
-    fn solve(&mut self, rpo: &[u32], dirty: &mut Vec<bool>) {
+    /// Runs to a fixpoint, always visiting the changed block earliest in reverse
+    /// postorder next: a loop is iterated until stable before the blocks after it in that
+    /// order see its values. (The fixpoint does not depend on the order: the transfer
+    /// functions and the edges taken are monotone.)
+    fn solve(&mut self, rpo: &[u32], rpo_index: &[u32], dirty: &mut Vec<bool>) {
         let n = self.f.blocks.len();
         dirty.clear();
         dirty.resize(n, false);
         if n > 0 {
             dirty[0] = true;
         }
-        let mut any = n > 0;
-        while any {
-            any = false;
-            for &b in rpo {
+        // Every changed block is at `pos` or after it in `rpo`.
+        let mut pos = 0;
+        {
+            while let Some(&b) = rpo.get(pos) {
+                pos += 1;
                 let b = b as usize;
                 if !dirty[b] {
                     continue;
@@ -233,7 +237,7 @@ impl<'a> Analysis<'a> {
                     };
                     if changed {
                         dirty[s] = true;
-                        any = true;
+                        pos = pos.min(rpo_index[s] as usize);
                     }
                 }
             }
@@ -321,7 +325,7 @@ pub(super) fn fold_constants_unchecked(
     let classes = sc.take_classes(f);
     let mut an = Analysis::new(f, classes, bufs);
     let mut block_dirty = std::mem::take(&mut bufs.block_dirty);
-    an.solve(&sc.rpo, &mut block_dirty);
+    an.solve(&sc.rpo, &sc.rpo_index, &mut block_dirty);
     bufs.block_dirty = block_dirty;
     let Analysis {
         classes,

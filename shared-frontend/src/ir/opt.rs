@@ -193,8 +193,7 @@ fn compact_registers_unchecked(f: &mut IrFunction, sc: &mut visit::Scratch) {
     }
     for b in &f.blocks {
         for inst in &b.insts {
-            visit::for_each_use(inst, |r| used[r.0 as usize] = true);
-            if let Some(d) = visit::def_of(inst) {
+            if let Some(d) = visit::uses_then_def(inst, |r| used[r.0 as usize] = true) {
                 used[d.0 as usize] = true;
             }
         }
@@ -229,8 +228,7 @@ fn compact_registers_unchecked(f: &mut IrFunction, sc: &mut visit::Scratch) {
     }
     for b in &mut f.blocks {
         for inst in &mut b.insts {
-            visit::map_uses(inst, map);
-            visit::map_def(inst, map);
+            visit::map_registers(inst, map);
         }
         visit::map_term_use(&mut b.term, map);
     }

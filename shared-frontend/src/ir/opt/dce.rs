@@ -3,9 +3,11 @@
 //! block) and a backward scan within each block. Calls, prints, stores and copies to
 //! memory always stay.
 
-use super::visit::{def_of, for_each_use, is_pure, successors, term_use, RegClasses, Scratch, NONE};
+use super::visit::{
+    def_of, for_each_use, is_pure, successors, term_use, uses_then_def, RegClasses, Scratch, NONE,
+};
 use super::{Changes, OptStats};
-use crate::ir::IrFunction;
+use crate::ir::{Inst, IrFunction};
 
 /// Above this many (block, global register) bits, every global register is taken as live
 /// at every block end (the analysis stays block-local).
@@ -228,8 +230,7 @@ impl Dce {
         };
         let b = &f.blocks[bi];
         for inst in &b.insts {
-            for_each_use(inst, |r| read(r.0, gen_row, kill_row));
-            if let Some(d) = def_of(inst) {
+            if let Some(d) = uses_then_def(inst, |r| read(r.0, gen_row, kill_row)) {
                 let gi = classes.global_index[d.0 as usize];
                 if gi != NONE {
                     set(kill_row, gi as usize);
@@ -321,7 +322,9 @@ impl Dce {
         for (i, inst) in b.insts.iter().enumerate().rev() {
             let def = def_of(inst);
             if let Some(d) = def {
-                if is_pure(inst) && live_stamp[d.0 as usize] != st {
+                // Of the instructions that write a register only calls are not pure.
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
+                if !matches!(inst, Inst::Call { .. }) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
                     removed += 1;
                     // A write the removed read saw is in another block only if the

@@ -52,6 +52,102 @@ pub(super) fn for_each_use(inst: &Inst, mut f: impl FnMut(VReg)) {
     }
 }
 
+/// [`for_each_use`] then [`def_of`], deciding the instruction's kind once.
+#[inline]
+pub(super) fn uses_then_def(inst: &Inst, mut f: impl FnMut(VReg)) -> Option<VReg> {
+    match inst {
+        Inst::Const { dst, .. } | Inst::SlotAddr { dst, .. } | Inst::DataAddr { dst, .. } => {
+            Some(*dst)
+        }
+        Inst::Copy { dst, src } | Inst::Unary { dst, src, .. } | Inst::Cast { dst, src } => {
+            f(*src);
+            Some(*dst)
+        }
+        Inst::Binary { dst, lhs, rhs, .. } => {
+            f(*lhs);
+            f(*rhs);
+            Some(*dst)
+        }
+        Inst::Load { dst, addr, .. } => {
+            f(*addr);
+            Some(*dst)
+        }
+        Inst::Store { addr, src, .. } => {
+            f(*addr);
+            f(*src);
+            None
+        }
+        Inst::ElemAddr {
+            dst, base, index, ..
+        } => {
+            f(*base);
+            f(*index);
+            Some(*dst)
+        }
+        Inst::MemCopy { dst, src, .. } => {
+            f(*dst);
+            f(*src);
+            None
+        }
+        Inst::Call { dst, args, .. } => {
+            args.iter().for_each(|&a| f(a));
+            *dst
+        }
+        Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => {
+            f(*r);
+            None
+        }
+        Inst::Print(PrintArg::Str(_)) => None,
+    }
+}
+
+/// [`map_uses`], then the same on the register the instruction writes, deciding the
+/// instruction's kind once.
+#[inline]
+pub(super) fn map_registers(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
+    match inst {
+        Inst::Const { dst, .. } | Inst::SlotAddr { dst, .. } | Inst::DataAddr { dst, .. } => {
+            *dst = f(*dst)
+        }
+        Inst::Copy { dst, src } | Inst::Unary { dst, src, .. } | Inst::Cast { dst, src } => {
+            *src = f(*src);
+            *dst = f(*dst);
+        }
+        Inst::Binary { dst, lhs, rhs, .. } => {
+            *lhs = f(*lhs);
+            *rhs = f(*rhs);
+            *dst = f(*dst);
+        }
+        Inst::Load { dst, addr, .. } => {
+            *addr = f(*addr);
+            *dst = f(*dst);
+        }
+        Inst::Store { addr, src, .. } => {
+            *addr = f(*addr);
+            *src = f(*src);
+        }
+        Inst::ElemAddr {
+            dst, base, index, ..
+        } => {
+            *base = f(*base);
+            *index = f(*index);
+            *dst = f(*dst);
+        }
+        Inst::MemCopy { dst, src, .. } => {
+            *dst = f(*dst);
+            *src = f(*src);
+        }
+        Inst::Call { dst, args, .. } => {
+            args.iter_mut().for_each(|a| *a = f(*a));
+            if let Some(d) = dst {
+                *d = f(*d);
+            }
+        }
+        Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => *r = f(*r),
+        Inst::Print(PrintArg::Str(_)) => {}
+    }
+}
+
 /// Rewrites every register an instruction reads.
 #[inline]
 pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
@@ -78,27 +174,6 @@ pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
         Inst::Call { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
         Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => *r = f(*r),
         Inst::Print(PrintArg::Str(_)) => {}
-    }
-}
-
-/// Rewrites the register written by an instruction.
-#[inline]
-pub(super) fn map_def(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
-    match inst {
-        Inst::Const { dst, .. }
-        | Inst::Copy { dst, .. }
-        | Inst::Unary { dst, .. }
-        | Inst::Binary { dst, .. }
-        | Inst::Cast { dst, .. }
-        | Inst::SlotAddr { dst, .. }
-        | Inst::DataAddr { dst, .. }
-        | Inst::Load { dst, .. }
-        | Inst::ElemAddr { dst, .. }
-        | Inst::Call { dst: Some(dst), .. } => *dst = f(*dst),
-        Inst::Call { dst: None, .. }
-        | Inst::Store { .. }
-        | Inst::MemCopy { .. }
-        | Inst::Print(_) => {}
     }
 }
 
@@ -199,8 +274,7 @@ impl RegClasses {
                 }
             };
             for inst in &b.insts {
-                for_each_use(inst, |r| touch(r, false));
-                if let Some(d) = def_of(inst) {
+                if let Some(d) = uses_then_def(inst, |r| touch(r, false)) {
                     touch(d, true);
                 }
             }

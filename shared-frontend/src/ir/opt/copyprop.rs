@@ -35,6 +35,8 @@ pub(super) struct CopyBufs {
     root: Vec<u32>,
     /// Per register, the last copy written to it (`src`, `dst_version`, `src_version`).
     copy_of: Vec<(u32, u32, u32)>,
+    /// The registers that reads were redirected to.
+    moved: Vec<VReg>,
 }
 
 impl CopyBufs {
@@ -98,16 +100,17 @@ pub(super) fn propagate_unchecked(
     }
     let mut bufs = std::mem::take(&mut sc.copies);
     bufs.gather(f);
+    bufs.moved.clear();
     let before = stats.copies_propagated;
     propagate_global(f, stats, sc, &mut bufs, &mut ch);
     propagate_local(f, stats, sc, &mut bufs, &mut ch);
-    sc.copies = bufs;
     ch.any = stats.copies_propagated != before;
     if ch.any {
         // Only registers changed (terminators keep their targets), but some are read
         // in new places.
-        sc.reads_moved();
+        sc.reads_moved(&bufs.moved);
     }
+    sc.copies = bufs;
     ch
 }
 
@@ -135,6 +138,7 @@ fn propagate_global(
         copies,
         repl,
         root,
+        moved,
         ..
     } = bufs;
     // Candidates: copies in reachable blocks between single-write registers of one type.
@@ -200,6 +204,7 @@ fn propagate_global(
             };
             if root[x] != NONE && dominates(def_at[x], here, true) {
                 stats.copies_propagated += 1;
+                moved.push(VReg(root[x]));
                 VReg(root[x])
             } else {
                 r
@@ -233,6 +238,7 @@ fn propagate_local(
     version.resize(n, 0);
     let mut clock = 0u32;
     let copy_of = &mut bufs.copy_of;
+    let moved = &mut bufs.moved;
     copy_of.clear();
     copy_of.resize(n, (NONE, 0, 0));
     let vregs = &f.vregs;
@@ -262,6 +268,7 @@ fn propagate_local(
                 Some(s) => {
                     stats.copies_propagated += 1;
                     hit = true;
+                    moved.push(VReg(s));
                     VReg(s)
                 }
                 None => r,
@@ -289,6 +296,7 @@ fn propagate_local(
         map_term_use(&mut b.term, |r| match lookup(copy_of, version, r) {
             Some(s) => {
                 stats.copies_propagated += 1;
+                moved.push(VReg(s));
                 VReg(s)
             }
             None => r,

@@ -367,9 +367,23 @@ impl Scratch {
         self.classes_valid &= self.superset_classes_ok;
     }
 
-    /// A pass made instructions read registers they did not read: the classes are stale.
-    pub fn reads_moved(&mut self) {
-        self.classes_valid = false;
+    /// A pass made instructions read the registers `regs` where they did not read them:
+    /// the classes are stale, unless a superset of the globals will do. Then these
+    /// registers become global (a local one may be read in another block now), and the
+    /// others can only have become local.
+    pub fn reads_moved(&mut self, regs: &[VReg]) {
+        match &mut self.classes {
+            Some(c) if self.classes_valid && self.superset_classes_ok => {
+                for &r in regs {
+                    let gi = &mut c.global_index[r.0 as usize];
+                    if *gi == NONE {
+                        *gi = c.globals.len() as u32;
+                        c.globals.push(r);
+                    }
+                }
+            }
+            _ => self.classes_valid = false,
+        }
     }
 
     /// A pass changed jump targets or the block list: the block order is stale, and the

@@ -107,8 +107,12 @@ struct Dce {
     /// The previous round's `live_out`, or spare.
     old_out: BitSet,
     rpo: Vec<u32>,
-    /// Scratch of [`Dce::solve`].
+    /// The reachable blocks in postorder with their successors (NONE when absent), so
+    /// that the liveness sweeps do not decode terminators (the CFG does not change here).
     order: Vec<[u32; 3]>,
+    /// Whether every edge in `order` goes to a block earlier in it (no loops): then one
+    /// sweep is stable.
+    acyclic: bool,
     live_stamp: Vec<u32>,
     /// The stamp of the last scan.
     clock: u32,
@@ -136,6 +140,7 @@ impl Dce {
             old_out: BitSet::new(0, 0, std::mem::take(w4)),
             rpo: Vec::new(),
             order: std::mem::take(&mut sc.triples),
+            acyclic: true,
             live_stamp: std::mem::take(&mut sc.u32s[0]),
             clock: 0,
             block_of: std::mem::take(&mut sc.block_of),
@@ -144,6 +149,19 @@ impl Dce {
             removed_global_read: false,
         };
         sc.compute_rpo(f);
+        let nb = f.blocks.len();
+        let rpo_index = &sc.rpo_index;
+        dce.order.clear();
+        dce.order.extend(sc.rpo.iter().rev().map(|&b| {
+            let [s0, s1] =
+                successors(&f.blocks[b as usize].term).map(|s| s.map_or(NONE, |s| s.0));
+            let ok = |s: u32| if (s as usize) < nb { s } else { NONE };
+            let [s0, s1] = [ok(s0), ok(s1)];
+            for s in [s0, s1] {
+                dce.acyclic &= s == NONE || rpo_index[s as usize] > rpo_index[b as usize];
+            }
+            [b, s0, s1]
+        }));
         dce.rpo = std::mem::take(&mut sc.rpo);
         dce.live_stamp.clear();
         dce.live_stamp.resize(f.vregs.len(), 0);
@@ -243,22 +261,14 @@ impl Dce {
     }
 
     /// live_in = gen | (live_out & !kill), from nothing live, iterating in postorder
-    /// until stable (blocks unreachable from the entry keep nothing live).
+    /// until stable (blocks unreachable from the entry keep nothing live; without loops
+    /// one sweep is).
     fn solve(&mut self, f: &IrFunction) {
         let nb = f.blocks.len();
         let g = self.classes.globals.len();
         self.live_out = BitSet::new(nb, g, std::mem::take(&mut self.live_out.words));
         self.live_in = BitSet::new(nb, g, std::mem::take(&mut self.live_in.words));
-        // The reachable blocks in postorder with their successors (NONE when absent),
-        // so that the sweeps do not decode terminators.
-        let order = &mut self.order;
-        order.clear();
-        order.extend(self.rpo.iter().rev().map(|&b| {
-            let [s0, s1] = successors(&f.blocks[b as usize].term)
-                .map(|s| s.map_or(NONE, |s| s.0));
-            let ok = |s: u32| if (s as usize) < nb { s } else { NONE };
-            [b, ok(s0), ok(s1)]
-        }));
+        let order = &self.order;
         let (live_in, live_out) = (&mut self.live_in, &mut self.live_out);
         let (gen, kill) = (&self.gen, &self.kill);
         let words = live_out.per_block;
@@ -284,6 +294,7 @@ impl Dce {
                     }
                 }
             }
+            changed &= !self.acyclic;
         }
     }
 

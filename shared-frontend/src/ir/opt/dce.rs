@@ -106,7 +106,6 @@ struct Dce {
     live_out: BitSet,
     /// The previous round's `live_out`, or spare.
     old_out: BitSet,
-    rpo: Vec<u32>,
     /// The reachable blocks in postorder with their successors (NONE when absent), so
     /// that the liveness sweeps do not decode terminators (the CFG does not change here).
     order: Vec<[u32; 3]>,
@@ -138,7 +137,6 @@ impl Dce {
             kill: BitSet::new(0, 0, std::mem::take(w2)),
             live_in: BitSet::new(0, 0, std::mem::take(w3)),
             old_out: BitSet::new(0, 0, std::mem::take(w4)),
-            rpo: Vec::new(),
             order: std::mem::take(&mut sc.triples),
             acyclic: true,
             live_stamp: std::mem::take(&mut sc.u32s[0]),
@@ -162,7 +160,6 @@ impl Dce {
             }
             [b, s0, s1]
         }));
-        dce.rpo = std::mem::take(&mut sc.rpo);
         dce.live_stamp.clear();
         dce.live_stamp.resize(f.vregs.len(), 0);
         dce
@@ -171,7 +168,6 @@ impl Dce {
     /// Gives the buffers back.
     fn finish(self, sc: &mut Scratch) {
         sc.put_classes(self.classes);
-        sc.rpo = self.rpo;
         sc.triples = self.order;
         sc.u32s[0] = self.live_stamp;
         sc.block_of = self.block_of;

@@ -31,6 +31,49 @@ fn meet(a: Lat, b: Lat) -> Lat {
     }
 }
 
+/// The values of all registers at one point of a scan: the tracked globals first and
+/// contiguous (in global order, so a block's entry state loads and merges as one slice),
+/// then every other register at `tracked + r`.
+#[derive(Default)]
+pub(super) struct Vals {
+    slot_of: Vec<u32>,
+    vals: Vec<Lat>,
+}
+
+impl Vals {
+    /// Lays out the registers of `f` for `tracked` tracked globals, all unknown.
+    fn reset(&mut self, f: &IrFunction, classes: &RegClasses, tracked: usize) {
+        let n = f.vregs.len();
+        self.slot_of.clear();
+        self.slot_of.extend((0..n).map(|r| {
+            let gi = classes.global_index[r] as usize;
+            if gi < tracked {
+                gi as u32
+            } else {
+                (tracked + r) as u32
+            }
+        }));
+        self.vals.clear();
+        self.vals.resize(tracked + n, Lat::Varying);
+    }
+
+    #[inline]
+    fn get(&self, r: VReg) -> Lat {
+        self.vals[self.slot_of[r.0 as usize] as usize]
+    }
+
+    #[inline]
+    fn set(&mut self, r: VReg, v: Lat) {
+        self.vals[self.slot_of[r.0 as usize] as usize] = v;
+    }
+
+    /// The tracked globals' values.
+    #[inline]
+    fn tracked(&mut self, t: usize) -> &mut [Lat] {
+        &mut self.vals[..t]
+    }
+}
+
 struct Analysis<'a> {
     f: &'a IrFunction,
     classes: RegClasses,
@@ -41,7 +84,7 @@ struct Analysis<'a> {
     state: Vec<Lat>,
     reached: Vec<bool>,
     /// Scratch values of all registers while scanning a block.
-    vals: Vec<Lat>,
+    vals: Vals,
     /// Untracked global registers written during the current scan (reset on next).
     dirty: Vec<VReg>,
     /// Per block, whether its last scan found something to rewrite: an instruction
@@ -57,7 +100,7 @@ struct Analysis<'a> {
 pub(super) struct FoldBufs {
     state: Vec<Lat>,
     reached: Vec<bool>,
-    vals: Vec<Lat>,
+    vals: Vals,
     dirty: Vec<VReg>,
     block_dirty: Vec<bool>,
     rewrite: Vec<bool>,
@@ -87,8 +130,7 @@ impl<'a> Analysis<'a> {
             *r = true;
         }
         let mut vals = std::mem::take(&mut bufs.vals);
-        vals.clear();
-        vals.resize(f.vregs.len(), Lat::Varying);
+        vals.reset(f, &classes, tracked);
         let mut dirty = std::mem::take(&mut bufs.dirty);
         dirty.clear();
         let mut rewrite = std::mem::take(&mut bufs.rewrite);
@@ -109,18 +151,18 @@ impl<'a> Analysis<'a> {
     /// Loads a block's entry state into the scratch values.
     fn enter(&mut self, b: usize) {
         for r in self.dirty.drain(..) {
-            self.vals[r.0 as usize] = Lat::Varying;
+            self.vals.set(r, Lat::Varying);
         }
         if self.reached[b] {
             let t = self.tracked;
-            for (gi, &v) in self.state[b * t..(b + 1) * t].iter().enumerate() {
-                self.vals[self.classes.globals[gi].0 as usize] = v;
-            }
+            self.vals
+                .tracked(t)
+                .copy_from_slice(&self.state[b * t..(b + 1) * t]);
         }
     }
 
     fn val(&self, r: VReg) -> Lat {
-        self.vals[r.0 as usize]
+        self.vals.get(r)
     }
 
     /// The value an instruction computes, from the scratch values.
@@ -129,7 +171,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn set(&mut self, r: VReg, v: Lat) {
-        self.vals[r.0 as usize] = v;
+        self.vals.set(r, v);
         // Globals are tracked all or none.
         if self.tracked == 0 && self.classes.global_index[r.0 as usize] != NONE {
             self.dirty.push(r);
@@ -216,18 +258,16 @@ impl<'a> Analysis<'a> {
                         continue;
                     }
                     let t = self.tracked;
-                    let globals = &self.classes.globals[..t];
+                    let exit = self.vals.tracked(t);
                     let row = &mut self.state[s * t..(s + 1) * t];
                     let changed = if !self.reached[s] {
                         self.reached[s] = true;
-                        for (slot, r) in row.iter_mut().zip(globals) {
-                            *slot = self.vals[r.0 as usize];
-                        }
+                        row.copy_from_slice(exit);
                         true
                     } else {
                         let mut changed = false;
-                        for (slot, r) in row.iter_mut().zip(globals) {
-                            let m = meet(*slot, self.vals[r.0 as usize]);
+                        for (slot, &v) in row.iter_mut().zip(exit.iter()) {
+                            let m = meet(*slot, v);
                             if m != *slot {
                                 *slot = m;
                                 changed = true;
@@ -343,10 +383,11 @@ pub(super) fn fold_constants_unchecked(
         if !reached[bi] || !rewrite[bi] {
             continue;
         }
-        let st = &state[bi * tracked..(bi + 1) * tracked];
         // Every global not tracked is unknown on entry; locals are written before read.
-        for (gi, r) in classes.globals.iter().enumerate() {
-            vals[r.0 as usize] = if gi < tracked { st[gi] } else { Lat::Varying };
+        vals.tracked(tracked)
+            .copy_from_slice(&state[bi * tracked..(bi + 1) * tracked]);
+        for &r in &classes.globals[tracked..] {
+            vals.set(r, Lat::Varying);
         }
         let mut insts = std::mem::take(&mut f.blocks[bi].insts);
         for inst in &mut insts {
@@ -365,7 +406,7 @@ pub(super) fn fold_constants_unchecked(
                 }
                 _ => {
                     if let Inst::Binary { op, dst, lhs, rhs } = *inst {
-                        let (a, b) = (vals[lhs.0 as usize], vals[rhs.0 as usize]);
+                        let (a, b) = (vals.get(lhs), vals.get(rhs));
                         if let Some(new) = simplify_binary(f, op, dst, lhs, rhs, a, b) {
                             new_consts |= matches!(new, Inst::Const { .. });
                             stats.folded_insts += 1;
@@ -375,7 +416,7 @@ pub(super) fn fold_constants_unchecked(
                     }
                 }
             }
-            vals[d.0 as usize] = v;
+            vals.set(d, v);
         }
         f.blocks[bi].insts = insts;
         let term = &mut f.blocks[bi].term;
@@ -386,7 +427,7 @@ pub(super) fn fold_constants_unchecked(
         } = *term
         {
             {
-                let target = match vals[cond.0 as usize] {
+                let target = match vals.get(cond) {
                     _ if then_block == else_block => Some(then_block),
                     Lat::Const(0) => Some(else_block),
                     Lat::Const(_) => Some(then_block),
@@ -425,8 +466,8 @@ pub(super) fn fold_constants_unchecked(
 
 /// [`Analysis::eval`] over a plain value array.
 #[inline]
-fn eval_with(f: &IrFunction, inst: &Inst, vals: &[Lat]) -> Lat {
-    let known = |r: VReg| match vals[r.0 as usize] {
+fn eval_with(f: &IrFunction, inst: &Inst, vals: &Vals) -> Lat {
+    let known = |r: VReg| match vals.get(r) {
         Lat::Const(c) => Some(c),
         Lat::Varying => None,
     };

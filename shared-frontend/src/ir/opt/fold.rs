@@ -114,9 +114,12 @@ impl<'a> Analysis<'a> {
         } else {
             0
         };
+        // Only the entry's row is read before it is written (a block's row is first
+        // written when the block is reached), so the others keep what they hold.
         let mut state = std::mem::take(&mut bufs.state);
-        state.clear();
         state.resize(f.blocks.len() * tracked, Lat::Const(0));
+        let entry_row = tracked.min(state.len());
+        state[..entry_row].fill(Lat::Const(0));
         let mut reached = std::mem::take(&mut bufs.reached);
         reached.clear();
         reached.resize(f.blocks.len(), false);

@@ -119,8 +119,9 @@ fn enabled_by(pass: u8, ch: Changes, exact: bool) -> u8 {
 thread_local! {
     /// Buffers reused by the [`optimize`] calls of one thread, so that optimizing many
     /// small functions does not allocate them anew each time. Results never depend on
-    /// what is left here: every pass clears or resizes a buffer before reading it, and
-    /// the cached analyses are marked stale when a call starts.
+    /// what is left here: every pass clears or resizes a buffer before reading it (or,
+    /// for folding's per-block entry states, writes a row before reading it), and the
+    /// cached analyses are marked stale when a call starts.
     static SCRATCH: std::cell::RefCell<(visit::Scratch, fold::FoldBufs)> =
         std::cell::RefCell::default();
 }

@@ -93,6 +93,12 @@ struct Analysis<'a> {
     /// The last scan of a block sees its final entry state, so at the fixpoint this says
     /// exactly which blocks the rewrite changes.
     rewrite: Vec<bool>,
+    /// Where each block's instructions start in `inst_vals`.
+    first_inst: Vec<u32>,
+    /// The value each instruction wrote in its block's last scan (meaningful for the
+    /// instructions that write a register, in reached blocks): at the fixpoint, the
+    /// final values, so the rewrite need not evaluate again.
+    inst_vals: Vec<Lat>,
 }
 
 /// The buffers of an [`Analysis`], kept between calls.
@@ -104,6 +110,8 @@ pub(super) struct FoldBufs {
     dirty: Vec<VReg>,
     block_dirty: Vec<bool>,
     rewrite: Vec<bool>,
+    first_inst: Vec<u32>,
+    inst_vals: Vec<Lat>,
 }
 
 impl<'a> Analysis<'a> {
@@ -136,6 +144,17 @@ impl<'a> Analysis<'a> {
         vals.reset(f, &classes, tracked);
         let mut dirty = std::mem::take(&mut bufs.dirty);
         dirty.clear();
+        let mut first_inst = std::mem::take(&mut bufs.first_inst);
+        first_inst.clear();
+        let mut count = 0u32;
+        first_inst.extend(f.blocks.iter().map(|b| {
+            let start = count;
+            count += b.insts.len() as u32;
+            start
+        }));
+        // Written by a block's scan before the rewrite reads them.
+        let mut inst_vals = std::mem::take(&mut bufs.inst_vals);
+        inst_vals.resize(count as usize, Lat::Varying);
         let mut rewrite = std::mem::take(&mut bufs.rewrite);
         rewrite.clear();
         rewrite.resize(f.blocks.len(), false);
@@ -148,6 +167,8 @@ impl<'a> Analysis<'a> {
             vals,
             dirty,
             rewrite,
+            first_inst,
+            inst_vals,
         }
     }
 
@@ -184,9 +205,11 @@ impl<'a> Analysis<'a> {
     fn scan(&mut self, b: usize) {
         let f = self.f;
         let mut rewrite = false;
-        for inst in &f.blocks[b].insts {
+        let first = self.first_inst[b] as usize;
+        for (i, inst) in f.blocks[b].insts.iter().enumerate() {
             if let Some(d) = def_of(inst) {
                 let v = self.eval(inst);
+                self.inst_vals[first + i] = v;
                 // What the rewrite will do with this instruction (see there).
                 rewrite = rewrite
                     || match v {
@@ -378,6 +401,8 @@ pub(super) fn fold_constants_unchecked(
         mut vals,
         dirty,
         rewrite,
+        first_inst,
+        inst_vals,
         ..
     } = an;
     // Rewrite reached blocks with the final entry states (those where there is
@@ -393,9 +418,11 @@ pub(super) fn fold_constants_unchecked(
             vals.set(r, Lat::Varying);
         }
         let mut insts = std::mem::take(&mut f.blocks[bi].insts);
-        for inst in &mut insts {
+        let first = first_inst[bi] as usize;
+        for (i, inst) in insts.iter_mut().enumerate() {
             let Some(d) = def_of(inst) else { continue };
-            let v = eval_with(f, inst, &vals);
+            let v = inst_vals[first + i];
+            debug_assert_eq!(v, eval_with(f, inst, &vals));
             match v {
                 Lat::Const(c) if super::visit::is_pure(inst) => {
                     let new = Inst::Const { dst: d, value: c };
@@ -458,6 +485,8 @@ pub(super) fn fold_constants_unchecked(
         dirty,
         block_dirty: std::mem::take(&mut bufs.block_dirty),
         rewrite,
+        first_inst,
+        inst_vals,
     };
     Changes {
         any: changed,

@@ -119,8 +119,9 @@ fn enabled_by(pass: u8, ch: Changes, exact: bool) -> u8 {
 thread_local! {
     /// Buffers reused by the [`optimize`] calls of one thread, so that optimizing many
     /// small functions does not allocate them anew each time. Results never depend on
-    /// what is left here: every pass clears or resizes a buffer before reading it, and
-    /// the cached analyses are marked stale when a call starts.
+    /// what is left here: every pass clears or resizes a buffer before reading it (or,
+    /// for folding's per-block entry states, writes a row before reading it), and the
+    /// cached analyses are marked stale when a call starts.
     static SCRATCH: std::cell::RefCell<(visit::Scratch, fold::FoldBufs)> =
         std::cell::RefCell::default();
 }
@@ -129,13 +130,19 @@ thread_local! {
 pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
     let mut f = f.clone();
-    if !well_formed_registers(&f) {
-        // Malformed IR is left for the interpreter or backend to report.
-        return (f, stats);
-    }
     let (mut sc, mut fold_bufs) = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
     sc.rpo_valid = false;
     sc.classes_valid = false;
+    // The first pass needs the register classes anyway; computing them checks the
+    // registers (`well_formed_registers`).
+    let classes = sc.take_classes(&f);
+    let well_formed = classes.in_range && well_formed_blocks(&f);
+    sc.put_classes(classes);
+    if !well_formed {
+        let _ = SCRATCH.try_with(|s| s.replace((sc, fold_bufs)));
+        // Malformed IR is left for the interpreter or backend to report.
+        return (f, stats);
+    }
     // Rounds of fold, copy propagation, dead code elimination and CFG simplification,
     // skipping a pass that cannot change anything (see `enabled_by`): nothing changed
     // since it last ran, or only what it does not depend on. A round where no pass is
@@ -187,8 +194,7 @@ fn compact_registers_unchecked(f: &mut IrFunction, sc: &mut visit::Scratch) {
     }
     for b in &f.blocks {
         for inst in &b.insts {
-            visit::for_each_use(inst, |r| used[r.0 as usize] = true);
-            if let Some(d) = visit::def_of(inst) {
+            if let Some(d) = visit::uses_then_def(inst, |r| used[r.0 as usize] = true) {
                 used[d.0 as usize] = true;
             }
         }
@@ -223,8 +229,7 @@ fn compact_registers_unchecked(f: &mut IrFunction, sc: &mut visit::Scratch) {
     }
     for b in &mut f.blocks {
         for inst in &mut b.insts {
-            visit::map_uses(inst, map);
-            visit::map_def(inst, map);
+            visit::map_registers(inst, map);
         }
         visit::map_term_use(&mut b.term, map);
     }

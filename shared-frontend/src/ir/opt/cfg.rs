@@ -133,12 +133,20 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
             let term = std::mem::replace(&mut f.blocks[b].term, Terminator::Unreachable);
             f.blocks[a].insts.append(&mut taken);
             f.blocks[a].term = term;
-            npreds[b] = 0;
+            npreds[b] = NONE;
             stats.blocks_merged += 1;
         }
     }
     if stats.blocks_merged != merged_before {
-        sc.cfg_changed();
+        // Contracting the edge into a block whose only predecessor jumps to it leaves the
+        // depth-first order of the other blocks as it was: the block order stays valid
+        // without the merged blocks (marked NONE), which are unreachable now.
+        sc.classes_valid &= sc.superset_classes_ok;
+        sc.rpo.retain(|&b| npreds[b as usize] != NONE);
+        sc.rpo_index.fill(NONE);
+        for (i, &b) in sc.rpo.iter().enumerate() {
+            sc.rpo_index[b as usize] = i as u32;
+        }
     }
 }
 
@@ -160,8 +168,16 @@ fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch
         return;
     }
     stats.blocks_removed += n as u32 - next;
-    sc.rpo_valid = false;
+    // Renumbering keeps the depth-first order (the entry stays block 0).
     sc.classes_valid &= sc.superset_classes_ok;
+    for b in &mut sc.rpo {
+        *b = new_id[*b as usize];
+    }
+    sc.rpo_index.clear();
+    sc.rpo_index.resize(next as usize, NONE);
+    for (i, &b) in sc.rpo.iter().enumerate() {
+        sc.rpo_index[b as usize] = i as u32;
+    }
     let blocks = std::mem::take(&mut f.blocks);
     f.blocks = blocks
         .into_iter()

@@ -19,6 +19,62 @@ struct Point {
     pos: u32,
 }
 
+/// The copies of a function and what copy propagation needs to know about every
+/// register, gathered in one scan (buffers reused across calls).
+#[derive(Default)]
+pub(super) struct CopyBufs {
+    /// Writes per register (a parameter counts as one, at the entry).
+    ndefs: Vec<u32>,
+    /// Where the last write of each register is (`block` [`NONE`] when never written).
+    def_at: Vec<Point>,
+    /// Every copy `(block, dst, src)`, in block and instruction order.
+    copies: Vec<(u32, VReg, VReg)>,
+    /// Per register, the source its single-write copy can be replaced with, then the
+    /// end of that chain ([`NONE`] when none).
+    repl: Vec<u32>,
+    root: Vec<u32>,
+    /// Per register, the last copy written to it (`src`, `dst_version`, `src_version`).
+    copy_of: Vec<(u32, u32, u32)>,
+    /// The registers that reads were redirected to.
+    moved: Vec<VReg>,
+}
+
+impl CopyBufs {
+    /// Fills `ndefs`, `def_at` and `copies` for `f`.
+    fn gather(&mut self, f: &IrFunction) {
+        let n = f.vregs.len();
+        self.ndefs.clear();
+        self.ndefs.resize(n, 0);
+        self.def_at.clear();
+        self.def_at.resize(
+            n,
+            Point {
+                block: NONE,
+                pos: 0,
+            },
+        );
+        self.copies.clear();
+        for &p in &f.params {
+            self.ndefs[p.0 as usize] += 1;
+            self.def_at[p.0 as usize] = Point { block: 0, pos: 0 };
+        }
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (i, inst) in b.insts.iter().enumerate() {
+                if let Some(d) = def_of(inst) {
+                    self.ndefs[d.0 as usize] += 1;
+                    self.def_at[d.0 as usize] = Point {
+                        block: bi as u32,
+                        pos: i as u32 + 1,
+                    };
+                    if let Inst::Copy { dst, src } = *inst {
+                        self.copies.push((bi as u32, dst, src));
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub fn propagate(f: &mut IrFunction, stats: &mut OptStats) {
     if super::well_formed_registers(f) {
         propagate_unchecked(f, stats, &mut Scratch::default());
@@ -42,15 +98,19 @@ pub(super) fn propagate_unchecked(
     {
         return ch;
     }
+    let mut bufs = std::mem::take(&mut sc.copies);
+    bufs.gather(f);
+    bufs.moved.clear();
     let before = stats.copies_propagated;
-    propagate_global(f, stats, sc, &mut ch);
-    propagate_local(f, stats, sc, &mut ch);
+    propagate_global(f, stats, sc, &mut bufs, &mut ch);
+    propagate_local(f, stats, sc, &mut bufs, &mut ch);
     ch.any = stats.copies_propagated != before;
     if ch.any {
         // Only registers changed (terminators keep their targets), but some are read
         // in new places.
-        sc.reads_moved();
+        sc.reads_moved(&bufs.moved);
     }
+    sc.copies = bufs;
     ch
 }
 
@@ -61,58 +121,38 @@ fn reads_one_register_twice(inst: &Inst) -> bool {
     matches!(inst, Inst::Binary { lhs, rhs, .. } if lhs == rhs)
 }
 
-fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, ch: &mut Changes) {
+fn propagate_global(
+    f: &mut IrFunction,
+    stats: &mut OptStats,
+    sc: &mut Scratch,
+    bufs: &mut CopyBufs,
+    ch: &mut Changes,
+) {
     let n = f.vregs.len();
     sc.compute_rpo(f);
     let (rpo, rpo_index) = (&sc.rpo, &sc.rpo_index);
     let reachable = |b: u32| rpo_index[b as usize] != NONE;
-    let ndefs = &mut sc.u32s[0];
-    ndefs.clear();
-    ndefs.resize(n, 0);
-    let mut def_at = vec![
-        Point {
-            block: NONE,
-            pos: 0
-        };
-        n
-    ];
-    for &p in &f.params {
-        ndefs[p.0 as usize] += 1;
-        def_at[p.0 as usize] = Point { block: 0, pos: 0 };
-    }
-    for (bi, b) in f.blocks.iter().enumerate() {
-        for (i, inst) in b.insts.iter().enumerate() {
-            if let Some(d) = def_of(inst) {
-                ndefs[d.0 as usize] += 1;
-                def_at[d.0 as usize] = Point {
-                    block: bi as u32,
-                    pos: i as u32 + 1,
-                };
-            }
-        }
-    }
-    // Candidates: copies between single-write registers of one type.
-    let mut candidates: Vec<(usize, usize)> = Vec::new();
-    for (bi, b) in f.blocks.iter().enumerate() {
-        if !reachable(bi as u32) {
-            continue;
-        }
-        for inst in &b.insts {
-            if let Inst::Copy { dst, src } = *inst {
-                let (d, s) = (dst.0 as usize, src.0 as usize);
-                if d != s
-                    && ndefs[d] == 1
-                    && ndefs[s] == 1
-                    && f.vregs[d] == f.vregs[s]
-                    && def_at[s].block != NONE
-                    && reachable(def_at[s].block)
-                {
-                    candidates.push((d, s));
-                }
-            }
-        }
-    }
-    if candidates.is_empty() {
+    let CopyBufs {
+        ndefs,
+        def_at,
+        copies,
+        repl,
+        root,
+        moved,
+        ..
+    } = bufs;
+    // Candidates: copies in reachable blocks between single-write registers of one type.
+    let is_candidate = |&(bi, dst, src): &(u32, VReg, VReg)| {
+        let (d, s) = (dst.0 as usize, src.0 as usize);
+        reachable(bi)
+            && d != s
+            && ndefs[d] == 1
+            && ndefs[s] == 1
+            && f.vregs[d] == f.vregs[s]
+            && def_at[s].block != NONE
+            && reachable(def_at[s].block)
+    };
+    if !copies.iter().any(is_candidate) {
         return;
     }
     let dom = Dominators::compute(f, rpo, rpo_index);
@@ -124,9 +164,11 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, 
         }
     };
     // The source each single-write copy can be replaced with.
-    let mut repl: Vec<u32> = vec![NONE; n];
+    repl.clear();
+    repl.resize(n, NONE);
     let mut any = false;
-    for (d, s) in candidates {
+    for c in copies.iter().filter(|c| is_candidate(c)) {
+        let (d, s) = (c.1 .0 as usize, c.2 .0 as usize);
         if dominates(def_at[s], def_at[d], true) {
             repl[d] = s as u32;
             any = true;
@@ -142,15 +184,14 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, 
         }
         r
     };
-    let root: Vec<u32> = (0..n as u32)
-        .map(|r| {
-            if repl[r as usize] == NONE {
-                NONE
-            } else {
-                resolve(r)
-            }
-        })
-        .collect();
+    root.clear();
+    root.extend((0..n as u32).map(|r| {
+        if repl[r as usize] == NONE {
+            NONE
+        } else {
+            resolve(r)
+        }
+    }));
     for (bi, b) in f.blocks.iter_mut().enumerate() {
         if !reachable(bi as u32) {
             continue;
@@ -163,6 +204,7 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, 
             };
             if root[x] != NONE && dominates(def_at[x], here, true) {
                 stats.copies_propagated += 1;
+                moved.push(VReg(root[x]));
                 VReg(root[x])
             } else {
                 r
@@ -182,43 +224,51 @@ fn propagate_global(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, 
     }
 }
 
-fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, ch: &mut Changes) {
+fn propagate_local(
+    f: &mut IrFunction,
+    stats: &mut OptStats,
+    sc: &mut Scratch,
+    bufs: &mut CopyBufs,
+    ch: &mut Changes,
+) {
     let n = f.vregs.len();
     // A write counter per register; a recorded copy holds while neither side changed.
     let version = &mut sc.u32s[1];
     version.clear();
     version.resize(n, 0);
     let mut clock = 0u32;
-    #[derive(Clone, Copy)]
-    struct Entry {
-        src: u32,
-        dst_version: u32,
-        src_version: u32,
-    }
-    let mut copy_of: Vec<Option<Entry>> = vec![None; n];
+    let copy_of = &mut bufs.copy_of;
+    let moved = &mut bufs.moved;
+    copy_of.clear();
+    copy_of.resize(n, (NONE, 0, 0));
     let vregs = &f.vregs;
-    for b in &mut f.blocks {
-        // A copy is only propagated within its block: a block without one has nothing
-        // to rewrite (the versions of its writes matter to no later block either).
-        if !b.insts.iter().any(|i| matches!(i, Inst::Copy { .. })) {
+    // A copy is only propagated within its block: a block without one has nothing to
+    // rewrite (the versions of its writes matter to no later block either).
+    let mut last_block = NONE;
+    for &(bi, _, _) in &bufs.copies {
+        if bi == last_block {
             continue;
         }
+        last_block = bi;
+        let b = &mut f.blocks[bi as usize];
         // Versions only grow, so entries recorded before this block are older than this.
         let block_start = clock;
-        let lookup = |copy_of: &[Option<Entry>], version: &[u32], r: VReg| -> Option<u32> {
-            let e = copy_of[r.0 as usize]?;
-            (e.dst_version == version[r.0 as usize]
-                && e.dst_version > block_start
-                && e.src_version == version[e.src as usize])
-                .then_some(e.src)
+        let lookup = |copy_of: &[(u32, u32, u32)], version: &[u32], r: VReg| -> Option<u32> {
+            let (src, dst_version, src_version) = copy_of[r.0 as usize];
+            (src != NONE
+                && dst_version == version[r.0 as usize]
+                && dst_version > block_start
+                && src_version == version[src as usize])
+                .then_some(src)
         };
         let mut insts = std::mem::take(&mut b.insts);
         insts.retain_mut(|inst| {
             let mut hit = false;
-            map_uses(inst, |r| match lookup(&copy_of, version, r) {
+            map_uses(inst, |r| match lookup(copy_of, version, r) {
                 Some(s) => {
                     stats.copies_propagated += 1;
                     hit = true;
+                    moved.push(VReg(s));
                     VReg(s)
                 }
                 None => r,
@@ -236,20 +286,17 @@ fn propagate_local(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch, c
                 version[d.0 as usize] = clock;
                 if let Inst::Copy { dst, src } = *inst {
                     if vregs[dst.0 as usize] == vregs[src.0 as usize] {
-                        copy_of[dst.0 as usize] = Some(Entry {
-                            src: src.0,
-                            dst_version: clock,
-                            src_version: version[src.0 as usize],
-                        });
+                        copy_of[dst.0 as usize] = (src.0, clock, version[src.0 as usize]);
                     }
                 }
             }
             true
         });
         b.insts = insts;
-        map_term_use(&mut b.term, |r| match lookup(&copy_of, version, r) {
+        map_term_use(&mut b.term, |r| match lookup(copy_of, version, r) {
             Some(s) => {
                 stats.copies_propagated += 1;
+                moved.push(VReg(s));
                 VReg(s)
             }
             None => r,

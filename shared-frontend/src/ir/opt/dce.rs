@@ -3,9 +3,11 @@
 //! block) and a backward scan within each block. Calls, prints, stores and copies to
 //! memory always stay.
 
-use super::visit::{def_of, for_each_use, is_pure, successors, term_use, Scratch, NONE};
+use super::visit::{
+    def_of, for_each_use, is_pure, successors, term_use, uses_then_def, RegClasses, Scratch, NONE,
+};
 use super::{Changes, OptStats};
-use crate::ir::IrFunction;
+use crate::ir::{Inst, IrFunction};
 
 /// Above this many (block, global register) bits, every global register is taken as live
 /// at every block end (the analysis stays block-local).
@@ -54,9 +56,34 @@ pub(super) fn eliminate_dead_code_unchecked(
 ) -> Changes {
     let before = stats.dead_insts;
     // Removing a read of a register live across blocks can kill a write in another
-    // block: repeat while that happens.
-    while dce_round(f, stats, sc) {}
+    // block: repeat while that happens. With classes that stay put while instructions
+    // go (a superset of the globals will do), a repetition only re-solves the liveness
+    // and rescans the blocks whose live-out set shrank; otherwise every round starts
+    // afresh.
+    let mut dce = Dce::new(f, sc);
+    if dce.incremental {
+        dce.all_blocks(f, stats);
+        while dce.removed_global_read {
+            if dce.precise {
+                dce.again(f, stats);
+            } else {
+                dce.all_blocks(f, stats);
+            }
+        }
+    } else {
+        while {
+            dce.all_blocks(f, stats);
+            dce.removed_global_read
+        } {
+            dce.restart(f);
+        }
+    }
+    dce.finish(sc);
     let any = stats.dead_insts != before;
+    if any {
+        // Only instructions went (terminators are untouched).
+        sc.insts_changed();
+    }
     Changes {
         any,
         removed_insts: any,
@@ -64,65 +91,195 @@ pub(super) fn eliminate_dead_code_unchecked(
     }
 }
 
-/// One backward pass; whether it removed a read of a global register.
-fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool {
-    let classes = sc.take_classes(f);
-    let nb = f.blocks.len();
-    let g = classes.globals.len();
-    let precise = nb.saturating_mul(g) <= MAX_BITS;
-    let [w0, w1, w2, w3] = &mut sc.words;
+/// The state of one [`eliminate_dead_code_unchecked`] call: the register classes and,
+/// when `precise`, per block the globals read before written (`gen`), written (`kill`),
+/// live on entry and on exit, all over the current instructions; buffers are the
+/// scratch's.
+struct Dce {
+    classes: RegClasses,
+    precise: bool,
+    /// Whether the classes stay valid across rounds (see [`Scratch::superset_classes_ok`]).
+    incremental: bool,
+    gen: BitSet,
+    kill: BitSet,
+    live_in: BitSet,
+    live_out: BitSet,
+    /// The previous round's `live_out`, or spare.
+    old_out: BitSet,
+    /// The reachable blocks in postorder with their successors (NONE when absent), so
+    /// that the liveness sweeps do not decode terminators (the CFG does not change here).
+    order: Vec<[u32; 3]>,
+    /// Whether every edge in `order` goes to a block earlier in it (no loops): then one
+    /// sweep is stable.
+    acyclic: bool,
+    live_stamp: Vec<u32>,
+    /// The stamp of the last scan.
+    clock: u32,
+    block_of: Vec<u32>,
+    keep: Vec<bool>,
+    /// Blocks that lost instructions in the last round.
+    shrunk: Vec<u32>,
+    /// Whether the last round removed a read of a global that a write in another block
+    /// may have been live for.
+    removed_global_read: bool,
+}
 
-    // live_out per block, over global registers.
-    let mut live_out = BitSet::new(if precise { nb } else { 0 }, g, std::mem::take(w0));
-    let (mut gen, mut kill, mut live_in) = (
-        BitSet::new(0, 0, std::mem::take(w1)),
-        BitSet::new(0, 0, std::mem::take(w2)),
-        BitSet::new(0, 0, std::mem::take(w3)),
-    );
-    if precise {
-        // gen (read before written in the block) and kill (written) per block.
-        gen = BitSet::new(nb, g, gen.words);
-        kill = BitSet::new(nb, g, kill.words);
-        for (bi, b) in f.blocks.iter().enumerate() {
-            let (gen_row, kill_row) = (gen.row_mut(bi), kill.row_mut(bi));
-            let read = |r: u32, gen_row: &mut [u64], kill_row: &[u64]| {
-                let gi = classes.global_index[r as usize];
-                if gi != NONE && !get(kill_row, gi as usize) {
-                    set(gen_row, gi as usize);
-                }
-            };
-            for inst in &b.insts {
-                for_each_use(inst, |r| read(r.0, gen_row, kill_row));
-                if let Some(d) = def_of(inst) {
-                    let gi = classes.global_index[d.0 as usize];
-                    if gi != NONE {
-                        set(kill_row, gi as usize);
-                    }
-                }
+impl Dce {
+    fn new(f: &IrFunction, sc: &mut Scratch) -> Dce {
+        let classes = sc.take_classes(f);
+        let [w0, w1, w2, w3, w4] = &mut sc.words;
+        let mut dce = Dce {
+            classes,
+            precise: false,
+            incremental: sc.superset_classes_ok,
+            live_out: BitSet::new(0, 0, std::mem::take(w0)),
+            gen: BitSet::new(0, 0, std::mem::take(w1)),
+            kill: BitSet::new(0, 0, std::mem::take(w2)),
+            live_in: BitSet::new(0, 0, std::mem::take(w3)),
+            old_out: BitSet::new(0, 0, std::mem::take(w4)),
+            order: std::mem::take(&mut sc.triples),
+            acyclic: true,
+            live_stamp: std::mem::take(&mut sc.u32s[0]),
+            clock: 0,
+            block_of: std::mem::take(&mut sc.block_of),
+            keep: std::mem::take(&mut sc.visited),
+            shrunk: std::mem::take(&mut sc.u32s[1]),
+            removed_global_read: false,
+        };
+        sc.compute_rpo(f);
+        let nb = f.blocks.len();
+        let rpo_index = &sc.rpo_index;
+        dce.order.clear();
+        dce.order.extend(sc.rpo.iter().rev().map(|&b| {
+            let [s0, s1] =
+                successors(&f.blocks[b as usize].term).map(|s| s.map_or(NONE, |s| s.0));
+            let ok = |s: u32| if (s as usize) < nb { s } else { NONE };
+            let [s0, s1] = [ok(s0), ok(s1)];
+            for s in [s0, s1] {
+                dce.acyclic &= s == NONE || rpo_index[s as usize] > rpo_index[b as usize];
             }
-            if let Some(r) = term_use(&b.term) {
-                read(r.0, gen_row, kill_row);
+            [b, s0, s1]
+        }));
+        dce.live_stamp.clear();
+        dce.live_stamp.resize(f.vregs.len(), 0);
+        dce
+    }
+
+    /// Gives the buffers back.
+    fn finish(self, sc: &mut Scratch) {
+        sc.put_classes(self.classes);
+        sc.triples = self.order;
+        sc.u32s[0] = self.live_stamp;
+        sc.block_of = self.block_of;
+        sc.u32s[1] = self.shrunk;
+        sc.visited = self.keep;
+        sc.words = [
+            self.live_out.words,
+            self.gen.words,
+            self.kill.words,
+            self.live_in.words,
+            self.old_out.words,
+        ];
+    }
+
+    /// Reclassifies the registers after a round that removed instructions (the classes
+    /// must be exact when a superset will not do).
+    fn restart(&mut self, f: &IrFunction) {
+        self.classes.recompute(f, &mut self.block_of);
+    }
+
+    /// One round over every block: gen/kill, liveness, scan.
+    fn all_blocks(&mut self, f: &mut IrFunction, stats: &mut OptStats) {
+        let nb = f.blocks.len();
+        let g = self.classes.globals.len();
+        self.precise = nb.saturating_mul(g) <= MAX_BITS;
+        if self.precise {
+            self.gen = BitSet::new(nb, g, std::mem::take(&mut self.gen.words));
+            self.kill = BitSet::new(nb, g, std::mem::take(&mut self.kill.words));
+            for bi in 0..nb {
+                self.gen_kill(f, bi);
+            }
+            self.solve(f);
+        } else {
+            self.live_out = BitSet::new(0, g, std::mem::take(&mut self.live_out.words));
+        }
+        self.removed_global_read = false;
+        self.shrunk.clear();
+        for bi in 0..nb {
+            self.scan(f, bi, stats);
+        }
+    }
+
+    /// Another round after `all_blocks` or `again` removed a read of a global: gen/kill
+    /// of the blocks that shrank, liveness afresh, and a scan of the blocks whose
+    /// live-out set changed (the others are as the last scan left them, and a scan with
+    /// the same live-out set removes nothing more).
+    fn again(&mut self, f: &mut IrFunction, stats: &mut OptStats) {
+        for i in 0..self.shrunk.len() {
+            let bi = self.shrunk[i] as usize;
+            self.gen.row_mut(bi).fill(0);
+            self.kill.row_mut(bi).fill(0);
+            self.gen_kill(f, bi);
+        }
+        std::mem::swap(&mut self.old_out, &mut self.live_out);
+        self.solve(f);
+        self.removed_global_read = false;
+        self.shrunk.clear();
+        for bi in 0..f.blocks.len() {
+            if self.live_out.row(bi) != self.old_out.row(bi) {
+                self.scan(f, bi, stats);
             }
         }
-        // live_in = gen | (live_out & !kill); iterate in postorder until stable.
-        sc.compute_rpo(f);
-        let rpo = &sc.rpo;
-        live_in = BitSet::new(nb, g, live_in.words);
+    }
+
+    /// Fills block `bi`'s (zeroed) gen and kill rows.
+    fn gen_kill(&mut self, f: &IrFunction, bi: usize) {
+        let classes = &self.classes;
+        let (gen_row, kill_row) = (self.gen.row_mut(bi), self.kill.row_mut(bi));
+        let read = |r: u32, gen_row: &mut [u64], kill_row: &[u64]| {
+            let gi = classes.global_index[r as usize];
+            if gi != NONE && !get(kill_row, gi as usize) {
+                set(gen_row, gi as usize);
+            }
+        };
+        let b = &f.blocks[bi];
+        for inst in &b.insts {
+            if let Some(d) = uses_then_def(inst, |r| read(r.0, gen_row, kill_row)) {
+                let gi = classes.global_index[d.0 as usize];
+                if gi != NONE {
+                    set(kill_row, gi as usize);
+                }
+            }
+        }
+        if let Some(r) = term_use(&b.term) {
+            read(r.0, gen_row, kill_row);
+        }
+    }
+
+    /// live_in = gen | (live_out & !kill), from nothing live, iterating in postorder
+    /// until stable (blocks unreachable from the entry keep nothing live; without loops
+    /// one sweep is).
+    fn solve(&mut self, f: &IrFunction) {
+        let nb = f.blocks.len();
+        let g = self.classes.globals.len();
+        self.live_out = BitSet::new(nb, g, std::mem::take(&mut self.live_out.words));
+        self.live_in = BitSet::new(nb, g, std::mem::take(&mut self.live_in.words));
+        let order = &self.order;
+        let (live_in, live_out) = (&mut self.live_in, &mut self.live_out);
+        let (gen, kill) = (&self.gen, &self.kill);
         let words = live_out.per_block;
         let mut changed = true;
         while changed {
             changed = false;
-            for &b in rpo.iter().rev() {
+            for &[b, s0, s1] in order.iter() {
                 let b = b as usize;
-                let [s0, s1] = successors(&f.blocks[b].term)
-                    .map(|s| s.map(|s| s.0 as usize).filter(|&s| s < nb));
                 for i in 0..words {
                     let mut out = 0u64;
-                    if let Some(s) = s0 {
-                        out |= live_in.words[s * words + i];
+                    if s0 != NONE {
+                        out |= live_in.words[s0 as usize * words + i];
                     }
-                    if let Some(s) = s1 {
-                        out |= live_in.words[s * words + i];
+                    if s1 != NONE {
+                        out |= live_in.words[s1 as usize * words + i];
                     }
                     let at = b * words + i;
                     live_out.words[at] = out;
@@ -133,20 +290,20 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
                     }
                 }
             }
+            changed &= !self.acyclic;
         }
     }
 
-    // Backward scan of each block with a scratch liveness per register (stamped).
-    let live_stamp = &mut sc.u32s[0];
-    live_stamp.clear();
-    live_stamp.resize(f.vregs.len(), 0);
-    let keep = &mut sc.visited;
-    let mut removed_global_read = false;
-    let mut removed_any = false;
-    for bi in 0..nb {
-        let st = bi as u32 + 1;
-        if precise {
-            for (wi, &w) in live_out.row(bi).iter().enumerate() {
+    /// Backward scan of block `bi` with a liveness per register (stamped), removing
+    /// pure instructions whose result is dead.
+    fn scan(&mut self, f: &mut IrFunction, bi: usize, stats: &mut OptStats) {
+        let classes = &self.classes;
+        let live_stamp = &mut self.live_stamp;
+        // A fresh stamp per scan: a register is live here iff its stamp is `st`.
+        self.clock += 1;
+        let st = self.clock;
+        if self.precise {
+            for (wi, &w) in self.live_out.row(bi).iter().enumerate() {
                 let mut w = w;
                 while w != 0 {
                     let gi = wi * 64 + w.trailing_zeros() as usize;
@@ -163,13 +320,20 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
         if let Some(r) = term_use(&b.term) {
             live_stamp[r.0 as usize] = st;
         }
+        let keep = &mut self.keep;
         keep.clear();
         keep.resize(b.insts.len(), true);
+        let (precise, gen) = (self.precise, &self.gen);
+        let mut removed_global_read = false;
+        let mut removed = 0;
         for (i, inst) in b.insts.iter().enumerate().rev() {
             let def = def_of(inst);
             if let Some(d) = def {
-                if is_pure(inst) && live_stamp[d.0 as usize] != st {
+                // Of the instructions that write a register only calls are not pure.
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
+                if !matches!(inst, Inst::Call { .. }) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
+                    removed += 1;
                     // A write the removed read saw is in another block only if the
                     // register is read before written in this one (in `gen`).
                     for_each_use(inst, |r| {
@@ -183,19 +347,12 @@ fn dce_round(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool
             }
             for_each_use(inst, |r| live_stamp[r.0 as usize] = st);
         }
-        let removed = keep.iter().filter(|k| !**k).count();
+        self.removed_global_read |= removed_global_read;
         if removed > 0 {
-            removed_any = true;
-            stats.dead_insts += removed as u32;
+            stats.dead_insts += removed;
+            self.shrunk.push(bi as u32);
             let mut it = keep.iter();
             b.insts.retain(|_| *it.next().unwrap_or(&true));
         }
     }
-    sc.put_classes(classes);
-    if removed_any {
-        // Only instructions went (terminators are untouched).
-        sc.insts_changed();
-    }
-    sc.words = [live_out.words, gen.words, kill.words, live_in.words];
-    removed_global_read
 }

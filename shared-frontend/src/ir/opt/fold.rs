@@ -8,7 +8,7 @@
 //! registers); parameters are unknown. A division or remainder whose check would panic
 //! is never folded: its check is a branch, and folding that branch is what removes it.
 
-use super::visit::{def_of, RegClasses, Scratch, NONE};
+use super::visit::{def_of, is_pure, RegClasses, Scratch, NONE};
 use super::{Changes, OptStats};
 use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
 use crate::ir::{Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
@@ -31,6 +31,49 @@ fn meet(a: Lat, b: Lat) -> Lat {
     }
 }
 
+/// The values of all registers at one point of a scan: the tracked globals first and
+/// contiguous (in global order, so a block's entry state loads and merges as one slice),
+/// then every other register at `tracked + r`.
+#[derive(Default)]
+pub(super) struct Vals {
+    slot_of: Vec<u32>,
+    vals: Vec<Lat>,
+}
+
+impl Vals {
+    /// Lays out the registers of `f` for `tracked` tracked globals, all unknown.
+    fn reset(&mut self, f: &IrFunction, classes: &RegClasses, tracked: usize) {
+        let n = f.vregs.len();
+        self.slot_of.clear();
+        self.slot_of.extend((0..n).map(|r| {
+            let gi = classes.global_index[r] as usize;
+            if gi < tracked {
+                gi as u32
+            } else {
+                (tracked + r) as u32
+            }
+        }));
+        self.vals.clear();
+        self.vals.resize(tracked + n, Lat::Varying);
+    }
+
+    #[inline]
+    fn get(&self, r: VReg) -> Lat {
+        self.vals[self.slot_of[r.0 as usize] as usize]
+    }
+
+    #[inline]
+    fn set(&mut self, r: VReg, v: Lat) {
+        self.vals[self.slot_of[r.0 as usize] as usize] = v;
+    }
+
+    /// The tracked globals' values.
+    #[inline]
+    fn tracked(&mut self, t: usize) -> &mut [Lat] {
+        &mut self.vals[..t]
+    }
+}
+
 struct Analysis<'a> {
     f: &'a IrFunction,
     classes: RegClasses,
@@ -41,9 +84,21 @@ struct Analysis<'a> {
     state: Vec<Lat>,
     reached: Vec<bool>,
     /// Scratch values of all registers while scanning a block.
-    vals: Vec<Lat>,
+    vals: Vals,
     /// Untracked global registers written during the current scan (reset on next).
     dirty: Vec<VReg>,
+    /// Per block, whether its last scan found something to rewrite: an instruction
+    /// with a known result that is not that constant yet, a binary instruction an
+    /// algebraic identity simplifies, or a branch with a known condition or equal arms.
+    /// The last scan of a block sees its final entry state, so at the fixpoint this says
+    /// exactly which blocks the rewrite changes.
+    rewrite: Vec<bool>,
+    /// Where each block's instructions start in `inst_vals`.
+    first_inst: Vec<u32>,
+    /// The value each instruction wrote in its block's last scan (meaningful for the
+    /// instructions that write a register, in reached blocks): at the fixpoint, the
+    /// final values, so the rewrite need not evaluate again.
+    inst_vals: Vec<Lat>,
 }
 
 /// The buffers of an [`Analysis`], kept between calls.
@@ -51,9 +106,12 @@ struct Analysis<'a> {
 pub(super) struct FoldBufs {
     state: Vec<Lat>,
     reached: Vec<bool>,
-    vals: Vec<Lat>,
+    vals: Vals,
     dirty: Vec<VReg>,
     block_dirty: Vec<bool>,
+    rewrite: Vec<bool>,
+    first_inst: Vec<u32>,
+    inst_vals: Vec<Lat>,
 }
 
 impl<'a> Analysis<'a> {
@@ -64,9 +122,12 @@ impl<'a> Analysis<'a> {
         } else {
             0
         };
+        // Only the entry's row is read before it is written (a block's row is first
+        // written when the block is reached), so the others keep what they hold.
         let mut state = std::mem::take(&mut bufs.state);
-        state.clear();
         state.resize(f.blocks.len() * tracked, Lat::Const(0));
+        let entry_row = tracked.min(state.len());
+        state[..entry_row].fill(Lat::Const(0));
         let mut reached = std::mem::take(&mut bufs.reached);
         reached.clear();
         reached.resize(f.blocks.len(), false);
@@ -80,10 +141,23 @@ impl<'a> Analysis<'a> {
             *r = true;
         }
         let mut vals = std::mem::take(&mut bufs.vals);
-        vals.clear();
-        vals.resize(f.vregs.len(), Lat::Varying);
+        vals.reset(f, &classes, tracked);
         let mut dirty = std::mem::take(&mut bufs.dirty);
         dirty.clear();
+        let mut first_inst = std::mem::take(&mut bufs.first_inst);
+        first_inst.clear();
+        let mut count = 0u32;
+        first_inst.extend(f.blocks.iter().map(|b| {
+            let start = count;
+            count += b.insts.len() as u32;
+            start
+        }));
+        // Written by a block's scan before the rewrite reads them.
+        let mut inst_vals = std::mem::take(&mut bufs.inst_vals);
+        inst_vals.resize(count as usize, Lat::Varying);
+        let mut rewrite = std::mem::take(&mut bufs.rewrite);
+        rewrite.clear();
+        rewrite.resize(f.blocks.len(), false);
         Analysis {
             f,
             classes,
@@ -92,24 +166,27 @@ impl<'a> Analysis<'a> {
             reached,
             vals,
             dirty,
+            rewrite,
+            first_inst,
+            inst_vals,
         }
     }
 
     /// Loads a block's entry state into the scratch values.
     fn enter(&mut self, b: usize) {
         for r in self.dirty.drain(..) {
-            self.vals[r.0 as usize] = Lat::Varying;
+            self.vals.set(r, Lat::Varying);
         }
         if self.reached[b] {
             let t = self.tracked;
-            for (gi, &v) in self.state[b * t..(b + 1) * t].iter().enumerate() {
-                self.vals[self.classes.globals[gi].0 as usize] = v;
-            }
+            self.vals
+                .tracked(t)
+                .copy_from_slice(&self.state[b * t..(b + 1) * t]);
         }
     }
 
     fn val(&self, r: VReg) -> Lat {
-        self.vals[r.0 as usize]
+        self.vals.get(r)
     }
 
     /// The value an instruction computes, from the scratch values.
@@ -118,21 +195,47 @@ impl<'a> Analysis<'a> {
     }
 
     fn set(&mut self, r: VReg, v: Lat) {
-        self.vals[r.0 as usize] = v;
-        let gi = self.classes.global_index[r.0 as usize];
-        if gi != NONE && gi as usize >= self.tracked {
+        self.vals.set(r, v);
+        // Globals are tracked all or none.
+        if self.tracked == 0 && self.classes.global_index[r.0 as usize] != NONE {
             self.dirty.push(r);
         }
     }
 
     fn scan(&mut self, b: usize) {
         let f = self.f;
-        for inst in &f.blocks[b].insts {
+        let mut rewrite = false;
+        let first = self.first_inst[b] as usize;
+        for (i, inst) in f.blocks[b].insts.iter().enumerate() {
             if let Some(d) = def_of(inst) {
                 let v = self.eval(inst);
+                self.inst_vals[first + i] = v;
+                // What the rewrite will do with this instruction (see there).
+                rewrite = rewrite
+                    || match v {
+                        Lat::Const(c) if is_pure(inst) => {
+                            !matches!(*inst, Inst::Const { value, .. } if value == c)
+                        }
+                        _ => match *inst {
+                            Inst::Binary { op, dst, lhs, rhs } => {
+                                let (a, b) = (self.val(lhs), self.val(rhs));
+                                simplify_binary(f, op, dst, lhs, rhs, a, b).is_some()
+                            }
+                            _ => false,
+                        },
+                    };
                 self.set(d, v);
             }
         }
+        if let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = f.blocks[b].term
+        {
+            rewrite |= then_block == else_block || matches!(self.val(cond), Lat::Const(_));
+        }
+        self.rewrite[b] = rewrite;
     }
 
     /// The successors control can reach from the end of the scanned block.
@@ -152,18 +255,22 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Runs to a fixpoint, visiting blocks in reverse postorder round by round.
-    fn solve(&mut self, rpo: &[u32], dirty: &mut Vec<bool>) {
+    /// Runs to a fixpoint, always visiting the changed block earliest in reverse
+    /// postorder next: a loop is iterated until stable before the blocks after it in that
+    /// order see its values. (The fixpoint does not depend on the order: the transfer
+    /// functions and the edges taken are monotone.)
+    fn solve(&mut self, rpo: &[u32], rpo_index: &[u32], dirty: &mut Vec<bool>) {
         let n = self.f.blocks.len();
         dirty.clear();
         dirty.resize(n, false);
         if n > 0 {
             dirty[0] = true;
         }
-        let mut any = n > 0;
-        while any {
-            any = false;
-            for &b in rpo {
+        // Every changed block is at `pos` or after it in `rpo`.
+        let mut pos = 0;
+        {
+            while let Some(&b) = rpo.get(pos) {
+                pos += 1;
                 let b = b as usize;
                 if !dirty[b] {
                     continue;
@@ -177,18 +284,16 @@ impl<'a> Analysis<'a> {
                         continue;
                     }
                     let t = self.tracked;
-                    let globals = &self.classes.globals[..t];
+                    let exit = self.vals.tracked(t);
                     let row = &mut self.state[s * t..(s + 1) * t];
                     let changed = if !self.reached[s] {
                         self.reached[s] = true;
-                        for (slot, r) in row.iter_mut().zip(globals) {
-                            *slot = self.vals[r.0 as usize];
-                        }
+                        row.copy_from_slice(exit);
                         true
                     } else {
                         let mut changed = false;
-                        for (slot, r) in row.iter_mut().zip(globals) {
-                            let m = meet(*slot, self.vals[r.0 as usize]);
+                        for (slot, &v) in row.iter_mut().zip(exit.iter()) {
+                            let m = meet(*slot, v);
                             if m != *slot {
                                 *slot = m;
                                 changed = true;
@@ -198,7 +303,7 @@ impl<'a> Analysis<'a> {
                     };
                     if changed {
                         dirty[s] = true;
-                        any = true;
+                        pos = pos.min(rpo_index[s] as usize);
                     }
                 }
             }
@@ -286,7 +391,7 @@ pub(super) fn fold_constants_unchecked(
     let classes = sc.take_classes(f);
     let mut an = Analysis::new(f, classes, bufs);
     let mut block_dirty = std::mem::take(&mut bufs.block_dirty);
-    an.solve(&sc.rpo, &mut block_dirty);
+    an.solve(&sc.rpo, &sc.rpo_index, &mut block_dirty);
     bufs.block_dirty = block_dirty;
     let Analysis {
         classes,
@@ -295,22 +400,29 @@ pub(super) fn fold_constants_unchecked(
         reached,
         mut vals,
         dirty,
+        rewrite,
+        first_inst,
+        inst_vals,
         ..
     } = an;
-    // Rewrite reached blocks with the final entry states.
+    // Rewrite reached blocks with the final entry states (those where there is
+    // something to rewrite).
     for bi in 0..f.blocks.len() {
-        if !reached[bi] {
+        if !reached[bi] || !rewrite[bi] {
             continue;
         }
-        let st = &state[bi * tracked..(bi + 1) * tracked];
         // Every global not tracked is unknown on entry; locals are written before read.
-        for (gi, r) in classes.globals.iter().enumerate() {
-            vals[r.0 as usize] = if gi < tracked { st[gi] } else { Lat::Varying };
+        vals.tracked(tracked)
+            .copy_from_slice(&state[bi * tracked..(bi + 1) * tracked]);
+        for &r in &classes.globals[tracked..] {
+            vals.set(r, Lat::Varying);
         }
         let mut insts = std::mem::take(&mut f.blocks[bi].insts);
-        for inst in &mut insts {
+        let first = first_inst[bi] as usize;
+        for (i, inst) in insts.iter_mut().enumerate() {
             let Some(d) = def_of(inst) else { continue };
-            let v = eval_with(f, inst, &vals);
+            let v = inst_vals[first + i];
+            debug_assert_eq!(v, eval_with(f, inst, &vals));
             match v {
                 Lat::Const(c) if super::visit::is_pure(inst) => {
                     let new = Inst::Const { dst: d, value: c };
@@ -324,7 +436,7 @@ pub(super) fn fold_constants_unchecked(
                 }
                 _ => {
                     if let Inst::Binary { op, dst, lhs, rhs } = *inst {
-                        let (a, b) = (vals[lhs.0 as usize], vals[rhs.0 as usize]);
+                        let (a, b) = (vals.get(lhs), vals.get(rhs));
                         if let Some(new) = simplify_binary(f, op, dst, lhs, rhs, a, b) {
                             new_consts |= matches!(new, Inst::Const { .. });
                             stats.folded_insts += 1;
@@ -334,7 +446,7 @@ pub(super) fn fold_constants_unchecked(
                     }
                 }
             }
-            vals[d.0 as usize] = v;
+            vals.set(d, v);
         }
         f.blocks[bi].insts = insts;
         let term = &mut f.blocks[bi].term;
@@ -345,7 +457,7 @@ pub(super) fn fold_constants_unchecked(
         } = *term
         {
             {
-                let target = match vals[cond.0 as usize] {
+                let target = match vals.get(cond) {
                     _ if then_block == else_block => Some(then_block),
                     Lat::Const(0) => Some(else_block),
                     Lat::Const(_) => Some(then_block),
@@ -372,6 +484,9 @@ pub(super) fn fold_constants_unchecked(
         vals,
         dirty,
         block_dirty: std::mem::take(&mut bufs.block_dirty),
+        rewrite,
+        first_inst,
+        inst_vals,
     };
     Changes {
         any: changed,
@@ -382,8 +497,9 @@ pub(super) fn fold_constants_unchecked(
 }
 
 /// [`Analysis::eval`] over a plain value array.
-fn eval_with(f: &IrFunction, inst: &Inst, vals: &[Lat]) -> Lat {
-    let known = |r: VReg| match vals[r.0 as usize] {
+#[inline]
+fn eval_with(f: &IrFunction, inst: &Inst, vals: &Vals) -> Lat {
+    let known = |r: VReg| match vals.get(r) {
         Lat::Const(c) => Some(c),
         Lat::Varying => None,
     };

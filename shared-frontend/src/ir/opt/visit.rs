@@ -52,6 +52,102 @@ pub(super) fn for_each_use(inst: &Inst, mut f: impl FnMut(VReg)) {
     }
 }
 
+/// [`for_each_use`] then [`def_of`], deciding the instruction's kind once.
+#[inline]
+pub(super) fn uses_then_def(inst: &Inst, mut f: impl FnMut(VReg)) -> Option<VReg> {
+    match inst {
+        Inst::Const { dst, .. } | Inst::SlotAddr { dst, .. } | Inst::DataAddr { dst, .. } => {
+            Some(*dst)
+        }
+        Inst::Copy { dst, src } | Inst::Unary { dst, src, .. } | Inst::Cast { dst, src } => {
+            f(*src);
+            Some(*dst)
+        }
+        Inst::Binary { dst, lhs, rhs, .. } => {
+            f(*lhs);
+            f(*rhs);
+            Some(*dst)
+        }
+        Inst::Load { dst, addr, .. } => {
+            f(*addr);
+            Some(*dst)
+        }
+        Inst::Store { addr, src, .. } => {
+            f(*addr);
+            f(*src);
+            None
+        }
+        Inst::ElemAddr {
+            dst, base, index, ..
+        } => {
+            f(*base);
+            f(*index);
+            Some(*dst)
+        }
+        Inst::MemCopy { dst, src, .. } => {
+            f(*dst);
+            f(*src);
+            None
+        }
+        Inst::Call { dst, args, .. } => {
+            args.iter().for_each(|&a| f(a));
+            *dst
+        }
+        Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => {
+            f(*r);
+            None
+        }
+        Inst::Print(PrintArg::Str(_)) => None,
+    }
+}
+
+/// [`map_uses`], then the same on the register the instruction writes, deciding the
+/// instruction's kind once.
+#[inline]
+pub(super) fn map_registers(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
+    match inst {
+        Inst::Const { dst, .. } | Inst::SlotAddr { dst, .. } | Inst::DataAddr { dst, .. } => {
+            *dst = f(*dst)
+        }
+        Inst::Copy { dst, src } | Inst::Unary { dst, src, .. } | Inst::Cast { dst, src } => {
+            *src = f(*src);
+            *dst = f(*dst);
+        }
+        Inst::Binary { dst, lhs, rhs, .. } => {
+            *lhs = f(*lhs);
+            *rhs = f(*rhs);
+            *dst = f(*dst);
+        }
+        Inst::Load { dst, addr, .. } => {
+            *addr = f(*addr);
+            *dst = f(*dst);
+        }
+        Inst::Store { addr, src, .. } => {
+            *addr = f(*addr);
+            *src = f(*src);
+        }
+        Inst::ElemAddr {
+            dst, base, index, ..
+        } => {
+            *base = f(*base);
+            *index = f(*index);
+            *dst = f(*dst);
+        }
+        Inst::MemCopy { dst, src, .. } => {
+            *dst = f(*dst);
+            *src = f(*src);
+        }
+        Inst::Call { dst, args, .. } => {
+            args.iter_mut().for_each(|a| *a = f(*a));
+            if let Some(d) = dst {
+                *d = f(*d);
+            }
+        }
+        Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => *r = f(*r),
+        Inst::Print(PrintArg::Str(_)) => {}
+    }
+}
+
 /// Rewrites every register an instruction reads.
 #[inline]
 pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
@@ -78,27 +174,6 @@ pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
         Inst::Call { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
         Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => *r = f(*r),
         Inst::Print(PrintArg::Str(_)) => {}
-    }
-}
-
-/// Rewrites the register written by an instruction.
-#[inline]
-pub(super) fn map_def(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
-    match inst {
-        Inst::Const { dst, .. }
-        | Inst::Copy { dst, .. }
-        | Inst::Unary { dst, .. }
-        | Inst::Binary { dst, .. }
-        | Inst::Cast { dst, .. }
-        | Inst::SlotAddr { dst, .. }
-        | Inst::DataAddr { dst, .. }
-        | Inst::Load { dst, .. }
-        | Inst::ElemAddr { dst, .. }
-        | Inst::Call { dst: Some(dst), .. } => *dst = f(*dst),
-        Inst::Call { dst: None, .. }
-        | Inst::Store { .. }
-        | Inst::MemCopy { .. }
-        | Inst::Print(_) => {}
     }
 }
 
@@ -158,6 +233,9 @@ pub(super) struct RegClasses {
     /// Dense index of each global register, [`NONE`] for local ones.
     pub global_index: Vec<u32>,
     pub globals: Vec<VReg>,
+    /// Whether every register mentioned (parameters included) exists; out-of-range
+    /// ones are otherwise ignored.
+    pub in_range: bool,
 }
 
 impl RegClasses {
@@ -171,9 +249,11 @@ impl RegClasses {
         let global = &mut self.global_index;
         global.clear();
         global.resize(n, 0);
+        let mut in_range = true;
         for &p in &f.params {
-            if let Some(g) = global.get_mut(p.0 as usize) {
-                *g = 1;
+            match global.get_mut(p.0 as usize) {
+                Some(g) => *g = 1,
+                None => in_range = false,
             }
         }
         for (bi, b) in f.blocks.iter().enumerate() {
@@ -181,6 +261,7 @@ impl RegClasses {
             let mut touch = |r: VReg, is_def: bool| {
                 let i = r.0 as usize;
                 if i >= n {
+                    in_range = false;
                     return;
                 }
                 if block_of[i] == NONE {
@@ -193,8 +274,7 @@ impl RegClasses {
                 }
             };
             for inst in &b.insts {
-                for_each_use(inst, |r| touch(r, false));
-                if let Some(d) = def_of(inst) {
+                if let Some(d) = uses_then_def(inst, |r| touch(r, false)) {
                     touch(d, true);
                 }
             }
@@ -202,6 +282,7 @@ impl RegClasses {
                 touch(r, false);
             }
         }
+        self.in_range = in_range;
         self.globals.clear();
         for (i, g) in self.global_index.iter_mut().enumerate() {
             if *g != 0 {
@@ -222,9 +303,11 @@ pub(super) struct Scratch {
     pub classes: Option<RegClasses>,
     pub block_of: Vec<u32>,
     pub u32s: [Vec<u32>; 4],
-    pub words: [Vec<u64>; 4],
+    pub words: [Vec<u64>; 5],
     pub visited: Vec<bool>,
     pub stack: Vec<(u32, u8)>,
+    pub copies: super::copyprop::CopyBufs,
+    pub triples: Vec<[u32; 3]>,
     /// Whether `rpo`/`rpo_index` describe the function's current CFG: set by
     /// [`Scratch::compute_rpo`], cleared by every pass that changes a jump target or the
     /// block list ([`Scratch::cfg_changed`]).
@@ -265,6 +348,7 @@ impl Scratch {
         let mut c = self.classes.take().unwrap_or(RegClasses {
             global_index: Vec::new(),
             globals: Vec::new(),
+            in_range: true,
         });
         if !valid || c.global_index.len() != f.vregs.len() {
             c.recompute(f, &mut self.block_of);
@@ -283,9 +367,23 @@ impl Scratch {
         self.classes_valid &= self.superset_classes_ok;
     }
 
-    /// A pass made instructions read registers they did not read: the classes are stale.
-    pub fn reads_moved(&mut self) {
-        self.classes_valid = false;
+    /// A pass made instructions read the registers `regs` where they did not read them:
+    /// the classes are stale, unless a superset of the globals will do. Then these
+    /// registers become global (a local one may be read in another block now), and the
+    /// others can only have become local.
+    pub fn reads_moved(&mut self, regs: &[VReg]) {
+        match &mut self.classes {
+            Some(c) if self.classes_valid && self.superset_classes_ok => {
+                for &r in regs {
+                    let gi = &mut c.global_index[r.0 as usize];
+                    if *gi == NONE {
+                        *gi = c.globals.len() as u32;
+                        c.globals.push(r);
+                    }
+                }
+            }
+            _ => self.classes_valid = false,
+        }
     }
 
     /// A pass changed jump targets or the block list: the block order is stale, and the

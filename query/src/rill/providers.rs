@@ -626,7 +626,7 @@ pub(super) fn p_optimize(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
     let body = db.typeck(def)?;
     let name = db.def_info(def)?.path.to_string();
     let ir = lower_fn(&QEnv(db), def, name, &body.thir);
-    Some(Arc::new(opt::optimize(&ir)))
+    Some(Arc::new(opt::optimize_in_place(ir)))
 }
 
 pub(super) fn p_codegen(db: &RillDb, def: DefId) -> Option<Arc<backend::CodeBlob>> {

@@ -48,7 +48,13 @@ pub struct OptStats {
 
 /// The optimized function.
 pub fn optimize(f: &IrFunction) -> IrFunction {
-    optimize_with_stats(f).0
+    optimize_owned(f.clone()).0
+}
+
+/// [`optimize`] for a caller that no longer needs the unoptimized function: it is
+/// rewritten in place instead of copied first.
+pub fn optimize_in_place(f: IrFunction) -> IrFunction {
+    optimize_owned(f).0
 }
 
 /// What one run of a pass changed, as far as the other passes care (see
@@ -128,8 +134,11 @@ thread_local! {
 
 /// [`optimize`], also saying what it did.
 pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
+    optimize_owned(f.clone())
+}
+
+fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
-    let mut f = f.clone();
     let (mut sc, mut fold_bufs) = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
     sc.rpo_valid = false;
     sc.classes_valid = false;

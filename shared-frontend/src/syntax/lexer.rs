@@ -575,6 +575,10 @@ impl<'a> Cursor<'a> {
         while let Some(&b) = bytes.get(i) {
             if b == b' ' {
                 i += 1;
+                // A lone space (between tokens on a line) needs no word loop.
+                if bytes.get(i) != Some(&b' ') {
+                    continue;
+                }
                 // The rest of the run, 8 bytes at a time (byte by byte near the end).
                 while let Some(w) = bytes.get(i..i + 8) {
                     let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
@@ -671,6 +675,9 @@ impl<'a> Cursor<'a> {
             },
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.ident_or_unknown_prefix(start),
             b'0'..=b'9' => {
+                if let Some(kind) = self.plain_decimal(start) {
+                    return kind;
+                }
                 let kind = self.number(b);
                 self.literal(kind, start)
             }
@@ -902,6 +909,32 @@ impl<'a> Cursor<'a> {
             self.eat_id_continue();
         }
         TokenKind::Literal { kind, suffix_start }
+    }
+
+    /// After the first digit of a number: the common literal made only of decimal digits
+    /// and followed by nothing that could continue it (no `_`, `.`, exponent, base
+    /// prefix or suffix), which [`Cursor::number`] and [`Cursor::literal`] would lex the
+    /// same way. `None` (nothing consumed) for anything else.
+    #[inline(always)]
+    fn plain_decimal(&mut self, start: usize) -> Option<TokenKind> {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if let Some(&next) = bytes.get(i) {
+            if next == b'.' || next >= 0x80 || ASCII_ID_CONTINUE[next as usize] {
+                return None;
+            }
+        }
+        self.pos = i;
+        Some(TokenKind::Literal {
+            kind: LiteralKind::Int {
+                base: Base::Decimal,
+                empty_int: false,
+            },
+            suffix_start: (i - start) as u32,
+        })
     }
 
     fn eat_decimal_digits(&mut self) -> bool {

@@ -113,7 +113,7 @@ impl<'a> Parser<'a> {
         let lo = doc_lo.unwrap_or_else(|| self.lo());
 
         // Each item has its own arena and its own origin for spans.
-        let saved_arena = std::mem::take(&mut self.arena);
+        let saved_arena = self.begin_item_arena();
         let saved_base = self.base;
         let saved_reported = self.nesting_reported;
         let saved_block_like = self.block_like_missing.take();
@@ -122,7 +122,7 @@ impl<'a> Parser<'a> {
             self.nesting_reported = false;
         }
         let item = self.parse_item_after_docs(lo);
-        self.arena = saved_arena;
+        self.end_item_arena(saved_arena);
         self.base = saved_base;
         self.nesting_reported = saved_reported;
         self.block_like_missing = saved_block_like;
@@ -411,7 +411,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_fn(&mut self) -> ItemKind {
-        self.arena = self.new_arena();
+        self.clear_arena();
         self.bump(); // `fn`
         let name = self.expect_name();
         self.skip_generics_unsupported();

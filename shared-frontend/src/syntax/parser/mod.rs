@@ -26,7 +26,9 @@ use crate::diag::Diagnostic;
 use crate::intern::Symbol;
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
-use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, FieldInit, Ident, SourceFileAst, StmtId};
+use crate::syntax::ast::{
+    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, PathSegment, SourceFileAst, StmtId,
+};
 use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
 
 /// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
@@ -78,9 +80,13 @@ pub(crate) struct Parser<'a> {
     /// vectors (nested lists push above their parent's part).
     scratch_exprs: Vec<ExprId>,
     scratch_stmts: Vec<StmtId>,
-    /// The largest sizes of an item's arena so far: a new arena starts with that
-    /// capacity (and is trimmed when the item is done).
-    arena_hint: (usize, usize, usize),
+    /// Emptied arenas of finished items, kept with their capacity: an item is parsed
+    /// into one of them (one per level of item nesting in use) and its nodes are then
+    /// moved into exactly sized vectors, so building an item never regrows or shrinks.
+    arena_pool: Vec<Arena>,
+    /// A stack on which the segments of multi-segment paths are collected (like
+    /// `scratch_exprs`).
+    scratch_segments: Vec<PathSegment>,
     /// A stack on which struct literal fields are collected (like `scratch_exprs`).
     scratch_fields: Vec<FieldInit>,
     /// Per-parse cache in front of the global interner: most identifiers repeat, and the
@@ -107,7 +113,8 @@ impl<'a> Parser<'a> {
             body_item_depth: 0,
             scratch_exprs: Vec::new(),
             scratch_stmts: Vec::new(),
-            arena_hint: (0, 0, 0),
+            arena_pool: Vec::new(),
+            scratch_segments: Vec::new(),
             scratch_fields: Vec::new(),
             symbols: SymbolCache::new(),
         }
@@ -404,31 +411,37 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A fresh arena for an item, with the capacity of the largest item so far: it
-    /// almost never regrows (regrowing copies every node).
-    fn new_arena(&self) -> Arena {
-        let (e, s, t) = self.arena_hint;
-        Arena {
-            exprs: Vec::with_capacity(e),
-            stmts: Vec::with_capacity(s),
-            types: Vec::with_capacity(t),
-        }
+    /// Makes an empty arena (from the pool) current for a new item; returns the arena of
+    /// the enclosing item, to be given back to [`Parser::end_item_arena`].
+    fn begin_item_arena(&mut self) -> Arena {
+        let fresh = self.arena_pool.pop().unwrap_or_default();
+        std::mem::replace(&mut self.arena, fresh)
     }
 
-    /// Takes the finished arena of the current item, trimmed to its size (shrinking an
-    /// allocation does not move it).
+    /// Restores the enclosing item's arena; the current one goes back to the pool, empty.
+    fn end_item_arena(&mut self, enclosing: Arena) {
+        let mut used = std::mem::replace(&mut self.arena, enclosing);
+        used.exprs.clear();
+        used.stmts.clear();
+        used.types.clear();
+        self.arena_pool.push(used);
+    }
+
+    /// Empties the current arena (keeping its capacity).
+    fn clear_arena(&mut self) {
+        self.arena.exprs.clear();
+        self.arena.stmts.clear();
+        self.arena.types.clear();
+    }
+
+    /// Takes the finished nodes of the current item as an exactly sized arena, leaving
+    /// the current arena empty.
     fn take_arena(&mut self) -> Arena {
-        let mut a = std::mem::take(&mut self.arena);
-        let (e, s, t) = self.arena_hint;
-        self.arena_hint = (
-            e.max(a.exprs.len()),
-            s.max(a.stmts.len()),
-            t.max(a.types.len()),
-        );
-        a.exprs.shrink_to_fit();
-        a.stmts.shrink_to_fit();
-        a.types.shrink_to_fit();
-        a
+        Arena {
+            exprs: take_exact(&mut self.arena.exprs),
+            stmts: take_exact(&mut self.arena.stmts),
+            types: take_exact(&mut self.arena.types),
+        }
     }
 
     fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
@@ -474,6 +487,14 @@ impl<'a> Parser<'a> {
             .with_code("E0585"),
         );
     }
+}
+
+/// Moves the elements of `v` into an exactly sized vector (one allocation and one copy),
+/// leaving `v` empty with its capacity.
+fn take_exact<T>(v: &mut Vec<T>) -> Vec<T> {
+    let mut exact = Vec::with_capacity(v.len());
+    exact.append(v);
+    exact
 }
 
 /// A per-parse table from identifier text to [`Symbol`], in front of the global

@@ -158,7 +158,7 @@ impl<'a> Parser<'a> {
             self.bump();
             self.unsupported("paths starting with `::`", t.lo, t.hi);
         }
-        let mut segments = Vec::new();
+        let mark = self.scratch_segments.len();
         loop {
             let t = self.tok();
             let kind = match t.kind {
@@ -192,14 +192,14 @@ impl<'a> Parser<'a> {
                 kind,
                 span: self.rel(t.lo, t.hi),
             };
-            if segments.is_empty() && !self.at(T::PathSep) {
+            if self.scratch_segments.len() == mark && !self.at(T::PathSep) {
                 // The common one-segment path: one exactly sized allocation.
                 return Path {
                     segments: PathSegments::one(seg),
                     span: self.rel_from(lo),
                 };
             }
-            segments.push(seg);
+            self.scratch_segments.push(seg);
             if !self.at(T::PathSep) {
                 break;
             }
@@ -215,6 +215,8 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+        let segments = self.scratch_segments[mark..].to_vec();
+        self.scratch_segments.truncate(mark);
         Path {
             segments: segments.into(),
             span: self.rel_from(lo),

@@ -518,8 +518,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Whether the whole text has been read.
     #[inline]
-    fn at_end(&self) -> bool {
+    pub fn at_end(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 
@@ -613,8 +614,10 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// Reads the next token (the text must not be at its end) and returns its kind; its
+    /// length is how far [`Cursor::pos`] moved, always at least one byte.
     #[inline]
-    fn token_kind(&mut self) -> TokenKind {
+    pub fn token_kind(&mut self) -> TokenKind {
         use TokenKind::*;
         let b = self.bytes[self.pos];
         let start = self.pos;

@@ -273,6 +273,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Consumes the current `Ident` token.
+    #[inline]
     fn bump_ident(&mut self) -> Ident {
         let t = self.tok();
         let mut text = self.tok_text(t);
@@ -489,9 +490,17 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Moves the elements of `v` into an exactly sized vector (one allocation and one copy),
-/// leaving `v` empty with its capacity.
+/// The elements of `v` in a vector trimmed to their number, leaving `v` empty with (at
+/// least) its capacity. A vector at least half full is handed over itself and trimmed
+/// (the allocator shrinks it in place, no copy) and `v` gets a new allocation of the
+/// same capacity; a sparser one is copied out into an exactly sized vector.
 fn take_exact<T>(v: &mut Vec<T>) -> Vec<T> {
+    let cap = v.capacity();
+    if !v.is_empty() && v.len() >= cap / 2 {
+        let mut taken = std::mem::replace(v, Vec::with_capacity(cap));
+        taken.shrink_to_fit();
+        return taken;
+    }
     let mut exact = Vec::with_capacity(v.len());
     exact.append(v);
     exact
@@ -742,12 +751,12 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
     loop {
         // Whitespace tokens would be dropped: skip the common ASCII kind in place.
         cursor.skip_ascii_whitespace();
-        let lo = cursor.pos() as u32;
-        let Some(t) = cursor.next_token() else {
+        if cursor.at_end() {
             break;
-        };
-        let hi = lo + t.len;
-        let mut kind = t.kind;
+        }
+        let lo = cursor.pos() as u32;
+        let mut kind = cursor.token_kind();
+        let hi = cursor.pos() as u32;
         let span = Span::new(lo, hi);
         match kind {
             TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {

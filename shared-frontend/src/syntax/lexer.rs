@@ -467,6 +467,104 @@ static ASCII_ID_CONTINUE: [bool; 256] = {
     table
 };
 
+/// What a token starting with a given byte can be: the first dispatch of
+/// [`Cursor::token_kind`], one class per arm.
+#[derive(Clone, Copy)]
+enum ByteClass {
+    Whitespace,
+    Slash,
+    LowerR,
+    LowerB,
+    LowerC,
+    /// Any other ASCII letter or `_`.
+    IdStart,
+    Digit,
+    Quote,
+    DoubleQuote,
+    Semi,
+    Comma,
+    Dot,
+    OpenParen,
+    CloseParen,
+    OpenBrace,
+    CloseBrace,
+    OpenBracket,
+    CloseBracket,
+    At,
+    Pound,
+    Tilde,
+    Question,
+    Dollar,
+    Colon,
+    Eq,
+    Bang,
+    Lt,
+    Gt,
+    Minus,
+    And,
+    Or,
+    Plus,
+    Star,
+    Caret,
+    Percent,
+    NonAscii,
+    /// An ASCII byte that starts no token.
+    Other,
+}
+
+const fn byte_class(b: u8) -> ByteClass {
+    match b {
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => ByteClass::Whitespace,
+        b'/' => ByteClass::Slash,
+        b'r' => ByteClass::LowerR,
+        b'b' => ByteClass::LowerB,
+        b'c' => ByteClass::LowerC,
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' => ByteClass::IdStart,
+        b'0'..=b'9' => ByteClass::Digit,
+        b'\'' => ByteClass::Quote,
+        b'"' => ByteClass::DoubleQuote,
+        b';' => ByteClass::Semi,
+        b',' => ByteClass::Comma,
+        b'.' => ByteClass::Dot,
+        b'(' => ByteClass::OpenParen,
+        b')' => ByteClass::CloseParen,
+        b'{' => ByteClass::OpenBrace,
+        b'}' => ByteClass::CloseBrace,
+        b'[' => ByteClass::OpenBracket,
+        b']' => ByteClass::CloseBracket,
+        b'@' => ByteClass::At,
+        b'#' => ByteClass::Pound,
+        b'~' => ByteClass::Tilde,
+        b'?' => ByteClass::Question,
+        b'$' => ByteClass::Dollar,
+        b':' => ByteClass::Colon,
+        b'=' => ByteClass::Eq,
+        b'!' => ByteClass::Bang,
+        b'<' => ByteClass::Lt,
+        b'>' => ByteClass::Gt,
+        b'-' => ByteClass::Minus,
+        b'&' => ByteClass::And,
+        b'|' => ByteClass::Or,
+        b'+' => ByteClass::Plus,
+        b'*' => ByteClass::Star,
+        b'^' => ByteClass::Caret,
+        b'%' => ByteClass::Percent,
+        0x80.. => ByteClass::NonAscii,
+        _ => ByteClass::Other,
+    }
+}
+
+/// [`byte_class`] of every byte.
+static BYTE_CLASS: [ByteClass; 256] = {
+    let mut table = [ByteClass::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = byte_class(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// Rust's whitespace (Unicode `Pattern_White_Space`).
 fn is_whitespace(c: char) -> bool {
     matches!(
@@ -622,18 +720,19 @@ impl<'a> Cursor<'a> {
         let b = self.bytes[self.pos];
         let start = self.pos;
         self.pos += 1;
-        match b {
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
+        // One table load and one jump table instead of a tree of byte comparisons.
+        match BYTE_CLASS[b as usize] {
+            ByteClass::Whitespace => {
                 self.eat_whitespace();
                 Whitespace
             }
-            b'/' => match self.peek(0) {
+            ByteClass::Slash => match self.peek(0) {
                 b'/' => self.line_comment(),
                 b'*' => self.block_comment(),
                 b'=' => self.glue(SlashEq),
                 _ => Slash,
             },
-            b'r' => match (self.peek(0), self.peek(1)) {
+            ByteClass::LowerR => match (self.peek(0), self.peek(1)) {
                 (b'#', _) if self.id_start_at(self.pos + 1) => {
                     self.pos += 1;
                     self.eat_id_continue();
@@ -645,7 +744,7 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
-            b'b' => match (self.peek(0), self.peek(1)) {
+            ByteClass::LowerB => match (self.peek(0), self.peek(1)) {
                 (b'\'', _) => {
                     self.pos += 1;
                     let terminated = self.single_quoted_string();
@@ -663,7 +762,7 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
-            b'c' => match (self.peek(0), self.peek(1)) {
+            ByteClass::LowerC => match (self.peek(0), self.peek(1)) {
                 (b'"', _) => {
                     self.pos += 1;
                     let terminated = self.double_quoted_string();
@@ -676,84 +775,84 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.ident_or_unknown_prefix(start),
-            b'0'..=b'9' => {
+            ByteClass::IdStart => self.ident_or_unknown_prefix(start),
+            ByteClass::Digit => {
                 if let Some(kind) = self.plain_decimal(start) {
                     return kind;
                 }
                 let kind = self.number(b);
                 self.literal(kind, start)
             }
-            b'\'' => self.lifetime_or_char(start),
-            b'"' => {
+            ByteClass::Quote => self.lifetime_or_char(start),
+            ByteClass::DoubleQuote => {
                 let terminated = self.double_quoted_string();
                 self.literal(LiteralKind::Str { terminated }, start)
             }
-            b';' => Semi,
-            b',' => Comma,
-            b'.' => match (self.peek(0), self.peek(1)) {
+            ByteClass::Semi => Semi,
+            ByteClass::Comma => Comma,
+            ByteClass::Dot => match (self.peek(0), self.peek(1)) {
                 (b'.', b'.') => self.glue2(DotDotDot),
                 (b'.', b'=') => self.glue2(DotDotEq),
                 (b'.', _) => self.glue(DotDot),
                 _ => Dot,
             },
-            b'(' => OpenParen,
-            b')' => CloseParen,
-            b'{' => OpenBrace,
-            b'}' => CloseBrace,
-            b'[' => OpenBracket,
-            b']' => CloseBracket,
-            b'@' => At,
-            b'#' => Pound,
-            b'~' => Tilde,
-            b'?' => Question,
-            b'$' => Dollar,
-            b':' => match self.peek(0) {
+            ByteClass::OpenParen => OpenParen,
+            ByteClass::CloseParen => CloseParen,
+            ByteClass::OpenBrace => OpenBrace,
+            ByteClass::CloseBrace => CloseBrace,
+            ByteClass::OpenBracket => OpenBracket,
+            ByteClass::CloseBracket => CloseBracket,
+            ByteClass::At => At,
+            ByteClass::Pound => Pound,
+            ByteClass::Tilde => Tilde,
+            ByteClass::Question => Question,
+            ByteClass::Dollar => Dollar,
+            ByteClass::Colon => match self.peek(0) {
                 b':' => self.glue(PathSep),
                 _ => Colon,
             },
-            b'=' => match self.peek(0) {
+            ByteClass::Eq => match self.peek(0) {
                 b'=' => self.glue(EqEq),
                 b'>' => self.glue(FatArrow),
                 _ => Eq,
             },
-            b'!' => match self.peek(0) {
+            ByteClass::Bang => match self.peek(0) {
                 b'=' => self.glue(Ne),
                 _ => Bang,
             },
-            b'<' => match (self.peek(0), self.peek(1)) {
+            ByteClass::Lt => match (self.peek(0), self.peek(1)) {
                 (b'<', b'=') => self.glue2(ShlEq),
                 (b'<', _) => self.glue(Shl),
                 (b'=', _) => self.glue(Le),
                 (b'-', _) => self.glue(LArrow),
                 _ => Lt,
             },
-            b'>' => match (self.peek(0), self.peek(1)) {
+            ByteClass::Gt => match (self.peek(0), self.peek(1)) {
                 (b'>', b'=') => self.glue2(ShrEq),
                 (b'>', _) => self.glue(Shr),
                 (b'=', _) => self.glue(Ge),
                 _ => Gt,
             },
-            b'-' => match self.peek(0) {
+            ByteClass::Minus => match self.peek(0) {
                 b'=' => self.glue(MinusEq),
                 b'>' => self.glue(RArrow),
                 _ => Minus,
             },
-            b'&' => match self.peek(0) {
+            ByteClass::And => match self.peek(0) {
                 b'&' => self.glue(AndAnd),
                 b'=' => self.glue(AndEq),
                 _ => And,
             },
-            b'|' => match self.peek(0) {
+            ByteClass::Or => match self.peek(0) {
                 b'|' => self.glue(OrOr),
                 b'=' => self.glue(OrEq),
                 _ => Or,
             },
-            b'+' => self.maybe_eq(Plus, PlusEq),
-            b'*' => self.maybe_eq(Star, StarEq),
-            b'^' => self.maybe_eq(Caret, CaretEq),
-            b'%' => self.maybe_eq(Percent, PercentEq),
-            0x80.. => {
+            ByteClass::Plus => self.maybe_eq(Plus, PlusEq),
+            ByteClass::Star => self.maybe_eq(Star, StarEq),
+            ByteClass::Caret => self.maybe_eq(Caret, CaretEq),
+            ByteClass::Percent => self.maybe_eq(Percent, PercentEq),
+            ByteClass::NonAscii => {
                 // Non-ASCII: decode the whole character.
                 self.pos = start;
                 let c = self.char_at(start).unwrap_or('\u{FFFD}');
@@ -767,7 +866,7 @@ impl<'a> Cursor<'a> {
                     Unknown
                 }
             }
-            _ => Unknown,
+            ByteClass::Other => Unknown,
         }
     }
 

@@ -213,7 +213,7 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn intern(&mut self, s: &'a str) -> Symbol {
-        self.symbols.intern(s)
+        self.symbols.intern(s.as_bytes())
     }
 
     /// How rustc names the current token in "expected …, found …".
@@ -273,17 +273,20 @@ impl<'a> Parser<'a> {
     }
 
     /// Consumes the current `Ident` token.
-    #[inline]
+    #[inline(always)]
     fn bump_ident(&mut self) -> Ident {
         let t = self.tok();
-        let mut text = self.tok_text(t);
-        if let Some(raw) = text.strip_prefix("r#") {
-            text = raw;
-        }
+        // Bytes, not `&str`: token boundaries are char boundaries, no need to check them.
+        let text: &'a [u8] = &self.text.as_bytes()[t.lo as usize..t.hi as usize];
+        // A raw identifier (reported when lexed) stands for the name after `r#`.
+        let text = match text {
+            [b'r', b'#', name @ ..] => name,
+            _ => text,
+        };
         if text.len() > MAX_IDENT_LEN {
             self.long_ident_error(t);
         }
-        let name = self.intern(text);
+        let name = self.symbols.intern(text);
         self.bump();
         Ident {
             name,
@@ -523,14 +526,14 @@ struct SymbolSlot<'a> {
     /// The text's length; 0 for an empty slot.
     len: u32,
     sym: Option<Symbol>,
-    text: &'a str,
+    text: &'a [u8],
 }
 
 const EMPTY_SLOT: SymbolSlot<'static> = SymbolSlot {
     key: 0,
     len: 0,
     sym: None,
-    text: "",
+    text: b"",
 };
 
 /// Up to 8 bytes packed little-endian (zero-padded), without a per-byte loop.
@@ -563,6 +566,11 @@ fn word_at(b: &[u8], i: usize) -> u64 {
     ])
 }
 
+/// The text of bytes cut from the source at token boundaries.
+fn utf8(b: &[u8]) -> &str {
+    std::str::from_utf8(b).expect("token boundaries are char boundaries")
+}
+
 const SYMBOL_HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl<'a> SymbolCache<'a> {
@@ -573,12 +581,13 @@ impl<'a> SymbolCache<'a> {
         }
     }
 
+    /// The symbol of an identifier's bytes (a slice of the source at token boundaries,
+    /// so valid UTF-8).
     #[inline(always)]
-    fn intern(&mut self, s: &'a str) -> Symbol {
-        let b = s.as_bytes();
+    fn intern(&mut self, b: &'a [u8]) -> Symbol {
         let n = b.len();
         if n == 0 || n > u32::MAX as usize {
-            return Symbol::intern(s);
+            return Symbol::intern(utf8(b));
         }
         let (key, hash) = if n <= 8 {
             let key = pack_short(b);
@@ -600,22 +609,22 @@ impl<'a> SymbolCache<'a> {
             if slot.len == 0 {
                 break;
             }
-            if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == s) {
+            if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == b) {
                 if let Some(sym) = slot.sym {
                     return sym;
                 }
             }
             i = (i + 1) & mask;
         }
-        self.insert(i, key, s)
+        self.insert(i, key, b)
     }
 
     /// A text not seen yet in this parse: interned globally, stored in empty slot `i`.
     #[cold]
     #[inline(never)]
-    fn insert(&mut self, i: usize, key: u64, s: &'a str) -> Symbol {
+    fn insert(&mut self, i: usize, key: u64, s: &'a [u8]) -> Symbol {
         let n = s.len();
-        let sym = Symbol::intern(s);
+        let sym = Symbol::intern(utf8(s));
         self.slots[i] = SymbolSlot {
             key,
             len: n as u32,

@@ -19,12 +19,15 @@ struct Interner {
     strings: Vec<&'static str>,
 }
 
+const INITIAL_SYMBOLS: usize = 4096;
+
 fn interner() -> &'static Mutex<Interner> {
     static INTERNER: OnceLock<Mutex<Interner>> = OnceLock::new();
     INTERNER.get_or_init(|| {
+        // Sized for the names of a large crate, so that the table rarely rehashes.
         Mutex::new(Interner {
-            map: FxHashMap::default(),
-            strings: Vec::new(),
+            map: FxHashMap::with_capacity_and_hasher(INITIAL_SYMBOLS, Default::default()),
+            strings: Vec::with_capacity(INITIAL_SYMBOLS),
         })
     })
 }

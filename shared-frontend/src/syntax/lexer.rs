@@ -671,6 +671,16 @@ impl<'a> Cursor<'a> {
         const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
         let bytes = self.bytes;
         let mut i = self.pos;
+        // The two common gaps between tokens, without the loop: none, and one space
+        // before a byte above `' '` (ASCII whitespace is below it).
+        match bytes.get(i) {
+            Some(&b) if b > b' ' => return,
+            Some(b' ') if bytes.get(i + 1).is_some_and(|&next| next > b' ') => {
+                self.pos = i + 1;
+                return;
+            }
+            _ => {}
+        }
         while let Some(&b) = bytes.get(i) {
             if b == b' ' {
                 i += 1;

@@ -1023,10 +1023,11 @@ impl<'a> Cursor<'a> {
         TokenKind::Literal { kind, suffix_start }
     }
 
-    /// After the first digit of a number: the common literal made only of decimal digits
-    /// and followed by nothing that could continue it (no `_`, `.`, exponent, base
-    /// prefix or suffix), which [`Cursor::number`] and [`Cursor::literal`] would lex the
-    /// same way. `None` (nothing consumed) for anything else.
+    /// After the first digit of a number: the common literal made only of decimal digits,
+    /// with or without an ASCII suffix, and followed by nothing that could continue it
+    /// (no `_`, `.`, exponent or base prefix), which [`Cursor::number`] and
+    /// [`Cursor::literal`] would lex the same way. `None` (nothing consumed) for anything
+    /// else.
     #[inline(always)]
     fn plain_decimal(&mut self, start: usize) -> Option<TokenKind> {
         let bytes = self.bytes;
@@ -1034,8 +1035,21 @@ impl<'a> Cursor<'a> {
         while i < bytes.len() && bytes[i].is_ascii_digit() {
             i += 1;
         }
+        let digits_end = i;
         if let Some(&next) = bytes.get(i) {
-            if next == b'.' || next >= 0x80 || ASCII_ID_CONTINUE[next as usize] {
+            let exponent = matches!(next, b'e' | b'E');
+            let base_prefix =
+                i == start + 1 && bytes[start] == b'0' && matches!(next, b'b' | b'o' | b'x');
+            if next.is_ascii_alphabetic() && !exponent && !base_prefix {
+                // An ASCII suffix (`u64`), ended by an ASCII byte.
+                i += 1;
+                while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
+                    i += 1;
+                }
+                if bytes.get(i).is_some_and(|&b| b >= 0x80) {
+                    return None;
+                }
+            } else if next == b'.' || next >= 0x80 || ASCII_ID_CONTINUE[next as usize] {
                 return None;
             }
         }
@@ -1045,7 +1059,7 @@ impl<'a> Cursor<'a> {
                 base: Base::Decimal,
                 empty_int: false,
             },
-            suffix_start: (i - start) as u32,
+            suffix_start: (digits_end - start) as u32,
         })
     }
 

@@ -141,6 +141,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Whether the token `n` ahead is `kind` (inlined, unlike the derived `==`).
+    #[inline]
+    fn nth_is(&self, n: usize, kind: TokenKind) -> bool {
+        same_kind(self.nth(n), kind)
+    }
+
     #[inline]
     fn at(&self, kind: TokenKind) -> bool {
         same_kind(self.peek(), kind)

@@ -1,7 +1,7 @@
 //! Types (`i32`, `a::B`, `[T; N]`, `()`, and reported `!`, references, tuples, …) and
 //! paths (`a::b::c`, `crate::…`, `self::…`, `super::…`).
 
-use super::Parser;
+use super::{same_kind, Parser};
 use crate::syntax::ast::{
     Path, PathSegment, PathSegmentKind, PathSegments, Type, TypeId, TypeKind,
 };
@@ -101,7 +101,7 @@ impl<'a> Parser<'a> {
                     self.eat_kw(Kw::Const);
                 }
                 self.parse_type();
-                let what = if t.kind == T::Star {
+                let what = if same_kind(t.kind, T::Star) {
                     "raw pointers"
                 } else {
                     "references"
@@ -203,7 +203,7 @@ impl<'a> Parser<'a> {
             if !self.at(T::PathSep) {
                 break;
             }
-            if self.nth(1) == T::Lt {
+            if self.nth_is(1, T::Lt) {
                 self.bump();
                 let glo = self.lo();
                 self.skip_angle_brackets();

@@ -468,7 +468,18 @@ impl<'a> Parser<'a> {
     /// Skips doc comments where they are allowed and ignored (before items, fields and
     /// statements). An inner doc comment there is an error (E0753) unless `inner_ok`.
     /// Returns the absolute start of the first doc comment skipped, if any.
+    #[inline]
     fn skip_doc_comments(&mut self, inner_ok: bool) -> Option<u32> {
+        // Almost always there is none: no call.
+        if self.peek().doc_style().is_none() {
+            return None;
+        }
+        self.skip_present_doc_comments(inner_ok)
+    }
+
+    /// `skip_doc_comments` at a doc comment.
+    #[inline(never)]
+    fn skip_present_doc_comments(&mut self, inner_ok: bool) -> Option<u32> {
         let mut first = None;
         while let Some(style) = self.peek().doc_style() {
             let t = self.tok();

@@ -188,10 +188,10 @@ impl<'a> Parser<'a> {
     /// Absolute end of the previous token (the current start at the beginning).
     #[inline]
     fn prev_hi(&self) -> u32 {
-        if self.pos == 0 {
-            self.toks[0].lo
-        } else {
-            self.toks[self.pos - 1].hi
+        // At 0 the index wraps past the end: one bounds check covers both cases.
+        match self.toks.get(self.pos.wrapping_sub(1)) {
+            Some(prev) => prev.hi,
+            None => self.toks[0].lo,
         }
     }
 

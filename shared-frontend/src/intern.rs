@@ -19,12 +19,15 @@ struct Interner {
     strings: Vec<&'static str>,
 }
 
+const INITIAL_SYMBOLS: usize = 4096;
+
 fn interner() -> &'static Mutex<Interner> {
     static INTERNER: OnceLock<Mutex<Interner>> = OnceLock::new();
     INTERNER.get_or_init(|| {
+        // Sized for the names of a large crate, so that the table rarely rehashes.
         Mutex::new(Interner {
-            map: FxHashMap::default(),
-            strings: Vec::new(),
+            map: FxHashMap::with_capacity_and_hasher(INITIAL_SYMBOLS, Default::default()),
+            strings: Vec::with_capacity(INITIAL_SYMBOLS),
         })
     })
 }
@@ -60,6 +63,187 @@ impl Symbol {
             cache.extend_from_slice(&table.strings[have..]);
             cache[self.0 as usize]
         })
+    }
+}
+
+/// A per-thread table from identifier text to [`Symbol`], in front of the global
+/// interner (whose lock and string hashing it saves on every repeated name). A parse
+/// takes the thread's cache and gives it back when done, so names shared by the files of
+/// a crate are looked up globally once. It only remembers answers of the append-only
+/// global table, so it never changes which symbol a text gets.
+///
+/// Open addressing with linear probing; a text of up to 8 bytes is identified by its
+/// length and its bytes packed into one integer (no byte comparison), a longer one by a
+/// hash of its 8-byte words and then its bytes.
+pub(crate) struct SymbolCache {
+    slots: Vec<SymbolSlot>,
+    /// Occupied slots (kept at most half of `slots.len()`, a power of two).
+    len: usize,
+}
+
+#[derive(Clone, Copy)]
+struct SymbolSlot {
+    /// The packed bytes (texts of up to 8 bytes) or the hash (longer texts).
+    key: u64,
+    /// The text's length; 0 for an empty slot.
+    len: u32,
+    sym: Option<Symbol>,
+    /// The interned text of a text longer than 8 bytes (compared on a key match);
+    /// empty otherwise.
+    text: &'static [u8],
+}
+
+const EMPTY_SLOT: SymbolSlot = SymbolSlot {
+    key: 0,
+    len: 0,
+    sym: None,
+    text: b"",
+};
+
+/// Up to 8 bytes packed little-endian (zero-padded), without a per-byte loop.
+#[inline(always)]
+fn pack_short(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+        let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+        lo | (hi << (8 * (n - 4)))
+    } else if n > 0 {
+        (b[0] as u64) | ((b[n / 2] as u64) << (8 * (n / 2))) | ((b[n - 1] as u64) << (8 * (n - 1)))
+    } else {
+        0
+    }
+}
+
+#[inline(always)]
+fn word_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes([
+        b[i],
+        b[i + 1],
+        b[i + 2],
+        b[i + 3],
+        b[i + 4],
+        b[i + 5],
+        b[i + 6],
+        b[i + 7],
+    ])
+}
+
+/// The text of bytes cut from the source at token boundaries.
+fn utf8(b: &[u8]) -> &str {
+    std::str::from_utf8(b).expect("token boundaries are char boundaries")
+}
+
+const SYMBOL_HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+thread_local! {
+    static THREAD_SYMBOL_CACHE: std::cell::Cell<Option<SymbolCache>> = const { std::cell::Cell::new(None) };
+}
+
+impl SymbolCache {
+    fn new() -> SymbolCache {
+        SymbolCache {
+            slots: vec![EMPTY_SLOT; 1024],
+            len: 0,
+        }
+    }
+
+    /// This thread's cache (a new one if it is in use or was never made).
+    pub(crate) fn take_for_thread() -> SymbolCache {
+        THREAD_SYMBOL_CACHE
+            .with(|c| c.take())
+            .unwrap_or_else(SymbolCache::new)
+    }
+
+    /// Makes this the thread's cache again, for the next [`SymbolCache::take_for_thread`].
+    pub(crate) fn give_back(self) {
+        THREAD_SYMBOL_CACHE.with(|c| c.set(Some(self)));
+    }
+
+    /// The symbol of an identifier's bytes (a slice of the source at token boundaries,
+    /// so valid UTF-8).
+    #[inline(always)]
+    pub(crate) fn intern(&mut self, b: &[u8]) -> Symbol {
+        let n = b.len();
+        if n == 0 || n > u32::MAX as usize {
+            return Symbol::intern(utf8(b));
+        }
+        let (key, hash) = if n <= 8 {
+            let key = pack_short(b);
+            (key, (key ^ n as u64).wrapping_mul(SYMBOL_HASH_MUL))
+        } else {
+            let mut h = n as u64;
+            let mut i = 0;
+            while i + 8 < n {
+                h = (h.rotate_left(23) ^ word_at(b, i)).wrapping_mul(SYMBOL_HASH_MUL);
+                i += 8;
+            }
+            h = (h.rotate_left(23) ^ word_at(b, n - 8)).wrapping_mul(SYMBOL_HASH_MUL);
+            (h, h)
+        };
+        let mask = self.slots.len() - 1;
+        let mut i = (hash >> 32) as usize & mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.len == 0 {
+                break;
+            }
+            if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == b) {
+                if let Some(sym) = slot.sym {
+                    return sym;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        self.insert(i, key, b)
+    }
+
+    /// A text not seen yet in this parse: interned globally, stored in empty slot `i`.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, i: usize, key: u64, s: &[u8]) -> Symbol {
+        let n = s.len();
+        let sym = Symbol::intern(utf8(s));
+        self.slots[i] = SymbolSlot {
+            key,
+            len: n as u32,
+            sym: Some(sym),
+            text: if n > 8 { sym.as_str().as_bytes() } else { b"" },
+        };
+        self.len += 1;
+        if self.len * 2 > self.slots.len() {
+            self.grow();
+        }
+        sym
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let doubled = vec![EMPTY_SLOT; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.len = 0;
+        for slot in old {
+            if slot.len != 0 {
+                self.slots_insert_fresh(slot);
+            }
+        }
+    }
+
+    /// Re-inserts a slot whose text is known to be absent (when growing).
+    fn slots_insert_fresh(&mut self, slot: SymbolSlot) {
+        let hash = if slot.len <= 8 {
+            (slot.key ^ slot.len as u64).wrapping_mul(SYMBOL_HASH_MUL)
+        } else {
+            slot.key
+        };
+        let mask = self.slots.len() - 1;
+        let mut i = (hash >> 32) as usize & mask;
+        while self.slots[i].len != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+        self.len += 1;
     }
 }
 

@@ -467,6 +467,104 @@ static ASCII_ID_CONTINUE: [bool; 256] = {
     table
 };
 
+/// What a token starting with a given byte can be: the first dispatch of
+/// [`Cursor::token_kind`], one class per arm.
+#[derive(Clone, Copy)]
+enum ByteClass {
+    Whitespace,
+    Slash,
+    LowerR,
+    LowerB,
+    LowerC,
+    /// Any other ASCII letter or `_`.
+    IdStart,
+    Digit,
+    Quote,
+    DoubleQuote,
+    Semi,
+    Comma,
+    Dot,
+    OpenParen,
+    CloseParen,
+    OpenBrace,
+    CloseBrace,
+    OpenBracket,
+    CloseBracket,
+    At,
+    Pound,
+    Tilde,
+    Question,
+    Dollar,
+    Colon,
+    Eq,
+    Bang,
+    Lt,
+    Gt,
+    Minus,
+    And,
+    Or,
+    Plus,
+    Star,
+    Caret,
+    Percent,
+    NonAscii,
+    /// An ASCII byte that starts no token.
+    Other,
+}
+
+const fn byte_class(b: u8) -> ByteClass {
+    match b {
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => ByteClass::Whitespace,
+        b'/' => ByteClass::Slash,
+        b'r' => ByteClass::LowerR,
+        b'b' => ByteClass::LowerB,
+        b'c' => ByteClass::LowerC,
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' => ByteClass::IdStart,
+        b'0'..=b'9' => ByteClass::Digit,
+        b'\'' => ByteClass::Quote,
+        b'"' => ByteClass::DoubleQuote,
+        b';' => ByteClass::Semi,
+        b',' => ByteClass::Comma,
+        b'.' => ByteClass::Dot,
+        b'(' => ByteClass::OpenParen,
+        b')' => ByteClass::CloseParen,
+        b'{' => ByteClass::OpenBrace,
+        b'}' => ByteClass::CloseBrace,
+        b'[' => ByteClass::OpenBracket,
+        b']' => ByteClass::CloseBracket,
+        b'@' => ByteClass::At,
+        b'#' => ByteClass::Pound,
+        b'~' => ByteClass::Tilde,
+        b'?' => ByteClass::Question,
+        b'$' => ByteClass::Dollar,
+        b':' => ByteClass::Colon,
+        b'=' => ByteClass::Eq,
+        b'!' => ByteClass::Bang,
+        b'<' => ByteClass::Lt,
+        b'>' => ByteClass::Gt,
+        b'-' => ByteClass::Minus,
+        b'&' => ByteClass::And,
+        b'|' => ByteClass::Or,
+        b'+' => ByteClass::Plus,
+        b'*' => ByteClass::Star,
+        b'^' => ByteClass::Caret,
+        b'%' => ByteClass::Percent,
+        0x80.. => ByteClass::NonAscii,
+        _ => ByteClass::Other,
+    }
+}
+
+/// [`byte_class`] of every byte.
+static BYTE_CLASS: [ByteClass; 256] = {
+    let mut table = [ByteClass::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = byte_class(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// Rust's whitespace (Unicode `Pattern_White_Space`).
 fn is_whitespace(c: char) -> bool {
     matches!(
@@ -518,8 +616,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Whether the whole text has been read.
     #[inline]
-    fn at_end(&self) -> bool {
+    pub fn at_end(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 
@@ -572,9 +671,23 @@ impl<'a> Cursor<'a> {
         const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
         let bytes = self.bytes;
         let mut i = self.pos;
+        // The two common gaps between tokens, without the loop: none, and one space
+        // before a byte above `' '` (ASCII whitespace is below it).
+        match bytes.get(i) {
+            Some(&b) if b > b' ' => return,
+            Some(b' ') if bytes.get(i + 1).is_some_and(|&next| next > b' ') => {
+                self.pos = i + 1;
+                return;
+            }
+            _ => {}
+        }
         while let Some(&b) = bytes.get(i) {
             if b == b' ' {
                 i += 1;
+                // A lone space (between tokens on a line) needs no word loop.
+                if bytes.get(i) != Some(&b' ') {
+                    continue;
+                }
                 // The rest of the run, 8 bytes at a time (byte by byte near the end).
                 while let Some(w) = bytes.get(i..i + 8) {
                     let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
@@ -609,24 +722,27 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// Reads the next token (the text must not be at its end) and returns its kind; its
+    /// length is how far [`Cursor::pos`] moved, always at least one byte.
     #[inline]
-    fn token_kind(&mut self) -> TokenKind {
+    pub fn token_kind(&mut self) -> TokenKind {
         use TokenKind::*;
         let b = self.bytes[self.pos];
         let start = self.pos;
         self.pos += 1;
-        match b {
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
+        // One table load and one jump table instead of a tree of byte comparisons.
+        match BYTE_CLASS[b as usize] {
+            ByteClass::Whitespace => {
                 self.eat_whitespace();
                 Whitespace
             }
-            b'/' => match self.peek(0) {
+            ByteClass::Slash => match self.peek(0) {
                 b'/' => self.line_comment(),
                 b'*' => self.block_comment(),
                 b'=' => self.glue(SlashEq),
                 _ => Slash,
             },
-            b'r' => match (self.peek(0), self.peek(1)) {
+            ByteClass::LowerR => match (self.peek(0), self.peek(1)) {
                 (b'#', _) if self.id_start_at(self.pos + 1) => {
                     self.pos += 1;
                     self.eat_id_continue();
@@ -638,7 +754,7 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
-            b'b' => match (self.peek(0), self.peek(1)) {
+            ByteClass::LowerB => match (self.peek(0), self.peek(1)) {
                 (b'\'', _) => {
                     self.pos += 1;
                     let terminated = self.single_quoted_string();
@@ -656,7 +772,7 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
-            b'c' => match (self.peek(0), self.peek(1)) {
+            ByteClass::LowerC => match (self.peek(0), self.peek(1)) {
                 (b'"', _) => {
                     self.pos += 1;
                     let terminated = self.double_quoted_string();
@@ -669,81 +785,84 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.ident_or_unknown_prefix(start),
-            b'0'..=b'9' => {
+            ByteClass::IdStart => self.ident_or_unknown_prefix(start),
+            ByteClass::Digit => {
+                if let Some(kind) = self.plain_decimal(start) {
+                    return kind;
+                }
                 let kind = self.number(b);
                 self.literal(kind, start)
             }
-            b'\'' => self.lifetime_or_char(start),
-            b'"' => {
+            ByteClass::Quote => self.lifetime_or_char(start),
+            ByteClass::DoubleQuote => {
                 let terminated = self.double_quoted_string();
                 self.literal(LiteralKind::Str { terminated }, start)
             }
-            b';' => Semi,
-            b',' => Comma,
-            b'.' => match (self.peek(0), self.peek(1)) {
+            ByteClass::Semi => Semi,
+            ByteClass::Comma => Comma,
+            ByteClass::Dot => match (self.peek(0), self.peek(1)) {
                 (b'.', b'.') => self.glue2(DotDotDot),
                 (b'.', b'=') => self.glue2(DotDotEq),
                 (b'.', _) => self.glue(DotDot),
                 _ => Dot,
             },
-            b'(' => OpenParen,
-            b')' => CloseParen,
-            b'{' => OpenBrace,
-            b'}' => CloseBrace,
-            b'[' => OpenBracket,
-            b']' => CloseBracket,
-            b'@' => At,
-            b'#' => Pound,
-            b'~' => Tilde,
-            b'?' => Question,
-            b'$' => Dollar,
-            b':' => match self.peek(0) {
+            ByteClass::OpenParen => OpenParen,
+            ByteClass::CloseParen => CloseParen,
+            ByteClass::OpenBrace => OpenBrace,
+            ByteClass::CloseBrace => CloseBrace,
+            ByteClass::OpenBracket => OpenBracket,
+            ByteClass::CloseBracket => CloseBracket,
+            ByteClass::At => At,
+            ByteClass::Pound => Pound,
+            ByteClass::Tilde => Tilde,
+            ByteClass::Question => Question,
+            ByteClass::Dollar => Dollar,
+            ByteClass::Colon => match self.peek(0) {
                 b':' => self.glue(PathSep),
                 _ => Colon,
             },
-            b'=' => match self.peek(0) {
+            ByteClass::Eq => match self.peek(0) {
                 b'=' => self.glue(EqEq),
                 b'>' => self.glue(FatArrow),
                 _ => Eq,
             },
-            b'!' => match self.peek(0) {
+            ByteClass::Bang => match self.peek(0) {
                 b'=' => self.glue(Ne),
                 _ => Bang,
             },
-            b'<' => match (self.peek(0), self.peek(1)) {
+            ByteClass::Lt => match (self.peek(0), self.peek(1)) {
                 (b'<', b'=') => self.glue2(ShlEq),
                 (b'<', _) => self.glue(Shl),
                 (b'=', _) => self.glue(Le),
                 (b'-', _) => self.glue(LArrow),
                 _ => Lt,
             },
-            b'>' => match (self.peek(0), self.peek(1)) {
+            ByteClass::Gt => match (self.peek(0), self.peek(1)) {
                 (b'>', b'=') => self.glue2(ShrEq),
                 (b'>', _) => self.glue(Shr),
                 (b'=', _) => self.glue(Ge),
                 _ => Gt,
             },
-            b'-' => match self.peek(0) {
+            ByteClass::Minus => match self.peek(0) {
                 b'=' => self.glue(MinusEq),
                 b'>' => self.glue(RArrow),
                 _ => Minus,
             },
-            b'&' => match self.peek(0) {
+            ByteClass::And => match self.peek(0) {
                 b'&' => self.glue(AndAnd),
                 b'=' => self.glue(AndEq),
                 _ => And,
             },
-            b'|' => match self.peek(0) {
+            ByteClass::Or => match self.peek(0) {
                 b'|' => self.glue(OrOr),
                 b'=' => self.glue(OrEq),
                 _ => Or,
             },
-            b'+' => self.maybe_eq(Plus, PlusEq),
-            b'*' => self.maybe_eq(Star, StarEq),
-            b'^' => self.maybe_eq(Caret, CaretEq),
-            b'%' => self.maybe_eq(Percent, PercentEq),
-            0x80.. => {
+            ByteClass::Plus => self.maybe_eq(Plus, PlusEq),
+            ByteClass::Star => self.maybe_eq(Star, StarEq),
+            ByteClass::Caret => self.maybe_eq(Caret, CaretEq),
+            ByteClass::Percent => self.maybe_eq(Percent, PercentEq),
+            ByteClass::NonAscii => {
                 // Non-ASCII: decode the whole character.
                 self.pos = start;
                 let c = self.char_at(start).unwrap_or('\u{FFFD}');
@@ -757,7 +876,7 @@ impl<'a> Cursor<'a> {
                     Unknown
                 }
             }
-            _ => Unknown,
+            ByteClass::Other => Unknown,
         }
     }
 
@@ -902,6 +1021,46 @@ impl<'a> Cursor<'a> {
             self.eat_id_continue();
         }
         TokenKind::Literal { kind, suffix_start }
+    }
+
+    /// After the first digit of a number: the common literal made only of decimal digits,
+    /// with or without an ASCII suffix, and followed by nothing that could continue it
+    /// (no `_`, `.`, exponent or base prefix), which [`Cursor::number`] and
+    /// [`Cursor::literal`] would lex the same way. `None` (nothing consumed) for anything
+    /// else.
+    #[inline(always)]
+    fn plain_decimal(&mut self, start: usize) -> Option<TokenKind> {
+        let bytes = self.bytes;
+        let mut i = self.pos;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        let digits_end = i;
+        if let Some(&next) = bytes.get(i) {
+            let exponent = matches!(next, b'e' | b'E');
+            let base_prefix =
+                i == start + 1 && bytes[start] == b'0' && matches!(next, b'b' | b'o' | b'x');
+            if next.is_ascii_alphabetic() && !exponent && !base_prefix {
+                // An ASCII suffix (`u64`), ended by an ASCII byte.
+                i += 1;
+                while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
+                    i += 1;
+                }
+                if bytes.get(i).is_some_and(|&b| b >= 0x80) {
+                    return None;
+                }
+            } else if next == b'.' || next >= 0x80 || ASCII_ID_CONTINUE[next as usize] {
+                return None;
+            }
+        }
+        self.pos = i;
+        Some(TokenKind::Literal {
+            kind: LiteralKind::Int {
+                base: Base::Decimal,
+                empty_int: false,
+            },
+            suffix_start: (digits_end - start) as u32,
+        })
     }
 
     fn eat_decimal_digits(&mut self) -> bool {

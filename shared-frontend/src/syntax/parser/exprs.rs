@@ -6,7 +6,7 @@
 //! `<< >>`; `&`; `^`; `|`; comparisons (non-associative); `&&`; `||`; ranges (only in
 //! `for` heads); assignment and compound assignment (right-associative).
 
-use super::Parser;
+use super::{same_kind, Parser};
 use crate::diag::Diagnostic;
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
@@ -240,7 +240,7 @@ impl<'a> Parser<'a> {
     fn parse_range_rest(&mut self, r: Restrictions, lo: u32) -> ExprId {
         let t = self.tok();
         self.bump();
-        if t.kind == T::DotDotDot {
+        if same_kind(t.kind, T::DotDotDot) {
             self.report(Diagnostic::error(
                 "unexpected token: `...`",
                 Span::new(t.lo, t.hi),
@@ -255,7 +255,7 @@ impl<'a> Parser<'a> {
             }
         }
         let hi = self.prev_hi();
-        if t.kind != T::DotDotDot {
+        if !same_kind(t.kind, T::DotDotDot) {
             self.unsupported("range expressions outside `for` loops", lo, hi);
         }
         let span = self.rel(lo, hi);
@@ -451,7 +451,7 @@ impl<'a> Parser<'a> {
         match op {
             Some(op) => self.alloc_expr(ExprKind::Unary(op, operand), span),
             None => {
-                let what = if t.kind == T::Star {
+                let what = if same_kind(t.kind, T::Star) {
                     "dereference `*`"
                 } else {
                     "references"
@@ -627,7 +627,10 @@ impl<'a> Parser<'a> {
             T::Keyword(Kw::True) | T::Keyword(Kw::False) => {
                 self.bump();
                 let span = self.rel(t.lo, t.hi);
-                self.alloc_expr(ExprKind::Bool(t.kind == T::Keyword(Kw::True)), span)
+                self.alloc_expr(
+                    ExprKind::Bool(same_kind(t.kind, T::Keyword(Kw::True))),
+                    span,
+                )
             }
             T::Ident
             | T::PathSep
@@ -669,7 +672,7 @@ impl<'a> Parser<'a> {
                 }
                 self.unsupported_block_like("`match` expressions", lo)
             }
-            T::Keyword(Kw::Unsafe | Kw::Async | Kw::Const) if self.nth(1) == T::OpenBrace => {
+            T::Keyword(Kw::Unsafe | Kw::Async | Kw::Const) if self.nth_is(1, T::OpenBrace) => {
                 self.bump();
                 self.skip_token_tree();
                 let what = match t.kind {
@@ -802,7 +805,7 @@ impl<'a> Parser<'a> {
     /// The optional value of `break` / `return`.
     fn parse_opt_value(&mut self, r: Restrictions) -> Option<ExprId> {
         let k = self.peek();
-        if !can_begin_expr(k) || (r.no_struct && k == T::OpenBrace) {
+        if !can_begin_expr(k) || (r.no_struct && same_kind(k, T::OpenBrace)) {
             return None;
         }
         Some(self.parse_expr_with(r.operand()))
@@ -1095,7 +1098,7 @@ impl<'a> Parser<'a> {
                 return self.parse_struct_lit(lo, path);
             }
             // rustc spots an obvious struct literal in a condition and reports it.
-            if self.nth(1) == T::Ident && matches!(self.nth(2), T::Colon | T::Comma) {
+            if self.nth_is(1, T::Ident) && matches!(self.nth(2), T::Colon | T::Comma) {
                 let e = self.parse_struct_lit(lo, path);
                 self.report(
                     Diagnostic::error(
@@ -1121,7 +1124,7 @@ impl<'a> Parser<'a> {
             crate::syntax::ast::PathSegmentKind::Name(n) => n,
             _ => self.intern("self"),
         };
-        let braces = self.nth(1) == T::OpenBrace;
+        let braces = self.nth_is(1, T::OpenBrace);
         let e = if name.as_str() == "println" {
             self.parse_println(lo)
         } else {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::Parser;
+use super::{same_kind, Parser};
 use crate::diag::Diagnostic;
 use crate::limits::MAX_MODULE_DEPTH;
 use crate::span::Span;
@@ -55,7 +55,8 @@ impl<'a> Parser<'a> {
         loop {
             if self.peek().doc_style() == Some(DocStyle::Inner) {
                 self.bump();
-            } else if self.at(T::Pound) && self.nth(1) == T::Bang && self.nth(2) == T::OpenBracket {
+            } else if self.at(T::Pound) && self.nth_is(1, T::Bang) && self.nth_is(2, T::OpenBracket)
+            {
                 let lo = self.lo();
                 self.bump();
                 self.bump();
@@ -113,7 +114,7 @@ impl<'a> Parser<'a> {
         let lo = doc_lo.unwrap_or_else(|| self.lo());
 
         // Each item has its own arena and its own origin for spans.
-        let saved_arena = std::mem::take(&mut self.arena);
+        let saved_arena = self.begin_item_arena();
         let saved_base = self.base;
         let saved_reported = self.nesting_reported;
         let saved_block_like = self.block_like_missing.take();
@@ -122,7 +123,7 @@ impl<'a> Parser<'a> {
             self.nesting_reported = false;
         }
         let item = self.parse_item_after_docs(lo);
-        self.arena = saved_arena;
+        self.end_item_arena(saved_arena);
         self.base = saved_base;
         self.nesting_reported = saved_reported;
         self.block_like_missing = saved_block_like;
@@ -227,9 +228,9 @@ impl<'a> Parser<'a> {
     fn at_contextual_item_keyword(&self) -> bool {
         let text = self.tok_text(self.tok());
         match text {
-            "union" => self.nth(1) == T::Ident,
-            "auto" => self.nth(1) == T::Keyword(Kw::Trait),
-            _ => self.nth(1) == T::Bang,
+            "union" => self.nth_is(1, T::Ident),
+            "auto" => self.nth_is(1, T::Keyword(Kw::Trait)),
+            _ => self.nth_is(1, T::Bang),
         }
     }
 
@@ -239,7 +240,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.nth(i) {
                 T::Keyword(Kw::Unsafe | Kw::Async | Kw::Extern | Kw::Const) => i += 1,
-                T::Literal { .. } if i > 0 && self.nth(i - 1) == T::Keyword(Kw::Extern) => i += 1,
+                T::Literal { .. } if i > 0 && self.nth_is(i - 1, T::Keyword(Kw::Extern)) => i += 1,
                 T::Keyword(Kw::Fn) => return i > 0,
                 _ => return false,
             }
@@ -253,7 +254,7 @@ impl<'a> Parser<'a> {
             if let T::Keyword(k) = t.kind {
                 self.unsupported(format!("`{}` functions", k.as_str()), t.lo, t.hi);
             }
-            if t.kind == T::Eof {
+            if same_kind(t.kind, T::Eof) {
                 return None;
             }
             self.bump();
@@ -341,12 +342,12 @@ impl<'a> Parser<'a> {
             t.map(|t| (t.kind, self.tok_text(t)))
         };
         let ident = |i: usize, name: &str| text_at(i) == Some((T::Ident, name));
-        if !ident(1, "derive") || self.nth(2) != T::OpenParen {
+        if !ident(1, "derive") || !self.nth_is(2, T::OpenParen) {
             return false;
         }
         let both =
             (ident(3, "Clone") && ident(5, "Copy")) || (ident(3, "Copy") && ident(5, "Clone"));
-        if !both || self.nth(4) != T::Comma {
+        if !both || !self.nth_is(4, T::Comma) {
             return false;
         }
         matches!(
@@ -411,7 +412,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_fn(&mut self) -> ItemKind {
-        self.arena = self.new_arena();
+        self.clear_arena();
         self.bump(); // `fn`
         let name = self.expect_name();
         self.skip_generics_unsupported();
@@ -491,7 +492,7 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_param_attrs(&mut self) {
-        while self.at(T::Pound) && self.nth(1) == T::OpenBracket {
+        while self.at(T::Pound) && self.nth_is(1, T::OpenBracket) {
             let lo = self.lo();
             self.bump();
             self.skip_token_tree();
@@ -524,8 +525,8 @@ impl<'a> Parser<'a> {
         }
         let mutable = self.eat_kw(Kw::Mut);
         let name = match self.peek() {
-            T::Ident if self.nth(1) == T::Colon => self.bump_ident(),
-            T::Keyword(_) if self.nth(1) == T::Colon => self.expect_name(),
+            T::Ident if self.nth_is(1, T::Colon) => self.bump_ident(),
+            T::Keyword(_) if self.nth_is(1, T::Colon) => self.expect_name(),
             T::Eof | T::CloseParen | T::Comma => {
                 self.expected_ident_error();
                 return None;

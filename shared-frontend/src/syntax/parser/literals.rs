@@ -18,6 +18,29 @@ impl<'a> Parser<'a> {
         let T::Literal { kind, suffix_start } = t.kind else {
             return self.alloc_expr(ExprKind::Missing, span);
         };
+        // The common plain decimal literal without suffix: its value, as `int_literal`
+        // would compute it, with no text slicing or suffix matching.
+        if let LiteralKind::Int {
+            base: Base::Decimal,
+            empty_int: false,
+        } = kind
+        {
+            let digits = &self.text.as_bytes()[t.lo as usize..t.hi as usize];
+            if suffix_start as usize == digits.len()
+                && digits.len() <= 19
+                && digits.iter().all(u8::is_ascii_digit)
+            {
+                let value = digits
+                    .iter()
+                    .fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+                let lit = IntLit {
+                    value: Some(u128::from(value)),
+                    suffix: None,
+                    hex: false,
+                };
+                return self.alloc_expr(ExprKind::Int(lit), span);
+            }
+        }
         let text = self.tok_text(t);
         let what = match kind {
             LiteralKind::Int { base, empty_int } => {

@@ -23,10 +23,12 @@ mod stmts;
 mod types;
 
 use crate::diag::Diagnostic;
-use crate::intern::Symbol;
+use crate::intern::{Symbol, SymbolCache};
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
-use crate::syntax::ast::{Arena, Expr, ExprId, ExprKind, FieldInit, Ident, SourceFileAst, StmtId};
+use crate::syntax::ast::{
+    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, PathSegment, SourceFileAst, StmtId,
+};
 use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
 
 /// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
@@ -40,6 +42,7 @@ pub fn parse_file(text: &str) -> (SourceFileAst, Vec<Diagnostic>) {
     }
     let mut p = Parser::new(text);
     let items = p.parse_file_items();
+    p.symbols.give_back();
     (SourceFileAst { items }, p.diags)
 }
 
@@ -78,14 +81,18 @@ pub(crate) struct Parser<'a> {
     /// vectors (nested lists push above their parent's part).
     scratch_exprs: Vec<ExprId>,
     scratch_stmts: Vec<StmtId>,
-    /// The largest sizes of an item's arena so far: a new arena starts with that
-    /// capacity (and is trimmed when the item is done).
-    arena_hint: (usize, usize, usize),
+    /// Emptied arenas of finished items, kept with their capacity: an item is parsed
+    /// into one of them (one per level of item nesting in use) and its nodes are then
+    /// moved into exactly sized vectors, so building an item never regrows or shrinks.
+    arena_pool: Vec<Arena>,
+    /// A stack on which the segments of multi-segment paths are collected (like
+    /// `scratch_exprs`).
+    scratch_segments: Vec<PathSegment>,
     /// A stack on which struct literal fields are collected (like `scratch_exprs`).
     scratch_fields: Vec<FieldInit>,
-    /// Per-parse cache in front of the global interner: most identifiers repeat, and the
-    /// global table takes a lock.
-    symbols: SymbolCache<'a>,
+    /// This thread's cache in front of the global interner (taken for the parse, given
+    /// back at its end): most identifiers repeat, and the global table takes a lock.
+    symbols: SymbolCache,
 }
 
 impl<'a> Parser<'a> {
@@ -107,9 +114,10 @@ impl<'a> Parser<'a> {
             body_item_depth: 0,
             scratch_exprs: Vec::new(),
             scratch_stmts: Vec::new(),
-            arena_hint: (0, 0, 0),
+            arena_pool: Vec::new(),
+            scratch_segments: Vec::new(),
             scratch_fields: Vec::new(),
-            symbols: SymbolCache::new(),
+            symbols: SymbolCache::take_for_thread(),
         }
     }
 
@@ -131,6 +139,12 @@ impl<'a> Parser<'a> {
             Some(t) => t.kind,
             None => TokenKind::Eof,
         }
+    }
+
+    /// Whether the token `n` ahead is `kind` (inlined, unlike the derived `==`).
+    #[inline]
+    fn nth_is(&self, n: usize, kind: TokenKind) -> bool {
+        same_kind(self.nth(n), kind)
     }
 
     #[inline]
@@ -174,10 +188,10 @@ impl<'a> Parser<'a> {
     /// Absolute end of the previous token (the current start at the beginning).
     #[inline]
     fn prev_hi(&self) -> u32 {
-        if self.pos == 0 {
-            self.toks[0].lo
-        } else {
-            self.toks[self.pos - 1].hi
+        // At 0 the index wraps past the end: one bounds check covers both cases.
+        match self.toks.get(self.pos.wrapping_sub(1)) {
+            Some(prev) => prev.hi,
+            None => self.toks[0].lo,
         }
     }
 
@@ -206,7 +220,7 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn intern(&mut self, s: &'a str) -> Symbol {
-        self.symbols.intern(s)
+        self.symbols.intern(s.as_bytes())
     }
 
     /// How rustc names the current token in "expected …, found …".
@@ -266,16 +280,20 @@ impl<'a> Parser<'a> {
     }
 
     /// Consumes the current `Ident` token.
+    #[inline(always)]
     fn bump_ident(&mut self) -> Ident {
         let t = self.tok();
-        let mut text = self.tok_text(t);
-        if let Some(raw) = text.strip_prefix("r#") {
-            text = raw;
-        }
+        // Bytes, not `&str`: token boundaries are char boundaries, no need to check them.
+        let text: &'a [u8] = &self.text.as_bytes()[t.lo as usize..t.hi as usize];
+        // A raw identifier (reported when lexed) stands for the name after `r#`.
+        let text = match text {
+            [b'r', b'#', name @ ..] => name,
+            _ => text,
+        };
         if text.len() > MAX_IDENT_LEN {
             self.long_ident_error(t);
         }
-        let name = self.intern(text);
+        let name = self.symbols.intern(text);
         self.bump();
         Ident {
             name,
@@ -404,31 +422,37 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A fresh arena for an item, with the capacity of the largest item so far: it
-    /// almost never regrows (regrowing copies every node).
-    fn new_arena(&self) -> Arena {
-        let (e, s, t) = self.arena_hint;
-        Arena {
-            exprs: Vec::with_capacity(e),
-            stmts: Vec::with_capacity(s),
-            types: Vec::with_capacity(t),
-        }
+    /// Makes an empty arena (from the pool) current for a new item; returns the arena of
+    /// the enclosing item, to be given back to [`Parser::end_item_arena`].
+    fn begin_item_arena(&mut self) -> Arena {
+        let fresh = self.arena_pool.pop().unwrap_or_default();
+        std::mem::replace(&mut self.arena, fresh)
     }
 
-    /// Takes the finished arena of the current item, trimmed to its size (shrinking an
-    /// allocation does not move it).
+    /// Restores the enclosing item's arena; the current one goes back to the pool, empty.
+    fn end_item_arena(&mut self, enclosing: Arena) {
+        let mut used = std::mem::replace(&mut self.arena, enclosing);
+        used.exprs.clear();
+        used.stmts.clear();
+        used.types.clear();
+        self.arena_pool.push(used);
+    }
+
+    /// Empties the current arena (keeping its capacity).
+    fn clear_arena(&mut self) {
+        self.arena.exprs.clear();
+        self.arena.stmts.clear();
+        self.arena.types.clear();
+    }
+
+    /// Takes the finished nodes of the current item as an exactly sized arena, leaving
+    /// the current arena empty.
     fn take_arena(&mut self) -> Arena {
-        let mut a = std::mem::take(&mut self.arena);
-        let (e, s, t) = self.arena_hint;
-        self.arena_hint = (
-            e.max(a.exprs.len()),
-            s.max(a.stmts.len()),
-            t.max(a.types.len()),
-        );
-        a.exprs.shrink_to_fit();
-        a.stmts.shrink_to_fit();
-        a.types.shrink_to_fit();
-        a
+        Arena {
+            exprs: take_exact(&mut self.arena.exprs),
+            stmts: take_exact(&mut self.arena.stmts),
+            types: take_exact(&mut self.arena.types),
+        }
     }
 
     fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
@@ -444,7 +468,18 @@ impl<'a> Parser<'a> {
     /// Skips doc comments where they are allowed and ignored (before items, fields and
     /// statements). An inner doc comment there is an error (E0753) unless `inner_ok`.
     /// Returns the absolute start of the first doc comment skipped, if any.
+    #[inline]
     fn skip_doc_comments(&mut self, inner_ok: bool) -> Option<u32> {
+        // Almost always there is none: no call.
+        if self.peek().doc_style().is_none() {
+            return None;
+        }
+        self.skip_present_doc_comments(inner_ok)
+    }
+
+    /// `skip_doc_comments` at a doc comment.
+    #[inline(never)]
+    fn skip_present_doc_comments(&mut self, inner_ok: bool) -> Option<u32> {
         let mut first = None;
         while let Some(style) = self.peek().doc_style() {
             let t = self.tok();
@@ -476,156 +511,20 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A per-parse table from identifier text to [`Symbol`], in front of the global
-/// interner. Open addressing with linear probing; a text of up to 8 bytes is identified
-/// by its length and its bytes packed into one integer (no byte comparison), a longer one
-/// by a hash of its 8-byte words and then its bytes.
-struct SymbolCache<'a> {
-    slots: Vec<SymbolSlot<'a>>,
-    /// Occupied slots (kept at most half of `slots.len()`, a power of two).
-    len: usize,
-}
-
-#[derive(Clone, Copy)]
-struct SymbolSlot<'a> {
-    /// The packed bytes (texts of up to 8 bytes) or the hash (longer texts).
-    key: u64,
-    /// The text's length; 0 for an empty slot.
-    len: u32,
-    sym: Option<Symbol>,
-    text: &'a str,
-}
-
-const EMPTY_SLOT: SymbolSlot<'static> = SymbolSlot {
-    key: 0,
-    len: 0,
-    sym: None,
-    text: "",
-};
-
-/// Up to 8 bytes packed little-endian (zero-padded), without a per-byte loop.
-#[inline(always)]
-fn pack_short(b: &[u8]) -> u64 {
-    let n = b.len();
-    debug_assert!(n <= 8);
-    if n >= 4 {
-        let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
-        let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
-        lo | (hi << (8 * (n - 4)))
-    } else if n > 0 {
-        (b[0] as u64) | ((b[n / 2] as u64) << (8 * (n / 2))) | ((b[n - 1] as u64) << (8 * (n - 1)))
-    } else {
-        0
+/// The elements of `v` in a vector trimmed to their number, leaving `v` empty with (at
+/// least) its capacity. A vector at least half full is handed over itself and trimmed
+/// (the allocator shrinks it in place, no copy) and `v` gets a new allocation of the
+/// same capacity; a sparser one is copied out into an exactly sized vector.
+fn take_exact<T>(v: &mut Vec<T>) -> Vec<T> {
+    let cap = v.capacity();
+    if !v.is_empty() && v.len() >= cap / 2 {
+        let mut taken = std::mem::replace(v, Vec::with_capacity(cap));
+        taken.shrink_to_fit();
+        return taken;
     }
-}
-
-#[inline(always)]
-fn word_at(b: &[u8], i: usize) -> u64 {
-    u64::from_le_bytes([
-        b[i],
-        b[i + 1],
-        b[i + 2],
-        b[i + 3],
-        b[i + 4],
-        b[i + 5],
-        b[i + 6],
-        b[i + 7],
-    ])
-}
-
-const SYMBOL_HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
-
-impl<'a> SymbolCache<'a> {
-    fn new() -> SymbolCache<'a> {
-        SymbolCache {
-            slots: vec![EMPTY_SLOT; 1024],
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn intern(&mut self, s: &'a str) -> Symbol {
-        let b = s.as_bytes();
-        let n = b.len();
-        if n == 0 || n > u32::MAX as usize {
-            return Symbol::intern(s);
-        }
-        let (key, hash) = if n <= 8 {
-            let key = pack_short(b);
-            (key, (key ^ n as u64).wrapping_mul(SYMBOL_HASH_MUL))
-        } else {
-            let mut h = n as u64;
-            let mut i = 0;
-            while i + 8 < n {
-                h = (h.rotate_left(23) ^ word_at(b, i)).wrapping_mul(SYMBOL_HASH_MUL);
-                i += 8;
-            }
-            h = (h.rotate_left(23) ^ word_at(b, n - 8)).wrapping_mul(SYMBOL_HASH_MUL);
-            (h, h)
-        };
-        let mask = self.slots.len() - 1;
-        let mut i = (hash >> 32) as usize & mask;
-        loop {
-            let slot = &self.slots[i];
-            if slot.len == 0 {
-                break;
-            }
-            if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == s) {
-                if let Some(sym) = slot.sym {
-                    return sym;
-                }
-            }
-            i = (i + 1) & mask;
-        }
-        self.insert(i, key, s)
-    }
-
-    /// A text not seen yet in this parse: interned globally, stored in empty slot `i`.
-    #[cold]
-    #[inline(never)]
-    fn insert(&mut self, i: usize, key: u64, s: &'a str) -> Symbol {
-        let n = s.len();
-        let sym = Symbol::intern(s);
-        self.slots[i] = SymbolSlot {
-            key,
-            len: n as u32,
-            sym: Some(sym),
-            text: s,
-        };
-        self.len += 1;
-        if self.len * 2 > self.slots.len() {
-            self.grow();
-        }
-        sym
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let doubled = vec![EMPTY_SLOT; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        self.len = 0;
-        for slot in old {
-            if slot.len != 0 {
-                self.slots_insert_fresh(slot);
-            }
-        }
-    }
-
-    /// Re-inserts a slot whose text is known to be absent (when growing).
-    fn slots_insert_fresh(&mut self, slot: SymbolSlot<'a>) {
-        let hash = if slot.len <= 8 {
-            (slot.key ^ slot.len as u64).wrapping_mul(SYMBOL_HASH_MUL)
-        } else {
-            slot.key
-        };
-        let mask = self.slots.len() - 1;
-        let mut i = (hash >> 32) as usize & mask;
-        while self.slots[i].len != 0 {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = slot;
-        self.len += 1;
-    }
+    let mut exact = Vec::with_capacity(v.len());
+    exact.append(v);
+    exact
 }
 
 /// `a == b` for token kinds, inlined (the derived `eq` is an out-of-line call): with a
@@ -711,6 +610,24 @@ fn is_reserved_keyword(k: Keyword) -> bool {
     )
 }
 
+/// Whether a token is dropped, reported or changed on its way into the parser's token
+/// list (see `significant_tokens`); identifiers, keywords and punctuation are not.
+#[inline(always)]
+fn needs_review(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Whitespace
+            | TokenKind::LineComment { .. }
+            | TokenKind::BlockComment { .. }
+            | TokenKind::Unknown
+            | TokenKind::UnknownPrefix
+            | TokenKind::RawIdent
+            | TokenKind::RawLifetime
+            | TokenKind::Lifetime { .. }
+            | TokenKind::Literal { .. }
+    )
+}
+
 /// Lexes `text` into the parser's token list: whitespace and plain comments dropped,
 /// lexical errors reported (and the offending token dropped or repaired), `Eof` appended.
 fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
@@ -721,102 +638,106 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
     loop {
         // Whitespace tokens would be dropped: skip the common ASCII kind in place.
         cursor.skip_ascii_whitespace();
-        let lo = cursor.pos() as u32;
-        let Some(t) = cursor.next_token() else {
+        if cursor.at_end() {
             break;
-        };
-        let hi = lo + t.len;
-        let mut kind = t.kind;
-        let span = Span::new(lo, hi);
-        match kind {
-            TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {
-                continue;
-            }
-            TokenKind::BlockComment {
-                doc_style,
-                terminated,
-            } => {
-                if !terminated {
-                    diags.push(
-                        Diagnostic::error("unterminated block comment", span).with_code("E0758"),
-                    );
-                }
-                if doc_style.is_none() {
+        }
+        let lo = cursor.pos() as u32;
+        let mut kind = cursor.token_kind();
+        let hi = cursor.pos() as u32;
+        // Identifiers, keywords and punctuation go straight to the list.
+        if needs_review(kind) {
+            let span = Span::new(lo, hi);
+            match kind {
+                TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {
                     continue;
                 }
-            }
-            TokenKind::Unknown => {
-                let c = text[lo as usize..].chars().next().unwrap_or('\0');
-                let shown = if c.is_ascii_graphic() {
-                    c.to_string()
-                } else {
-                    format!("\\u{{{:x}}}", c as u32)
-                };
-                diags.push(Diagnostic::error(
-                    format!("unknown start of token: {shown}"),
-                    span,
-                ));
-                continue;
-            }
-            TokenKind::UnknownPrefix => {
-                let prefix = &text[lo as usize..hi as usize];
-                diags.push(
-                    Diagnostic::error(format!("prefix `{prefix}` is unknown"), span)
-                        .with_label_message("unknown prefix")
-                        .with_note(
-                            "prefixed identifiers and literals are reserved since Rust 2021",
-                        ),
-                );
-                kind = Keyword::from_bytes(prefix.as_bytes())
-                    .map_or(TokenKind::Ident, TokenKind::Keyword);
-            }
-            TokenKind::RawIdent => {
-                diags.push(Diagnostic::unsupported("raw identifiers", span));
-                kind = TokenKind::Ident;
-            }
-            TokenKind::RawLifetime => {
-                diags.push(Diagnostic::unsupported("raw lifetimes", span));
-                kind = TokenKind::Lifetime {
-                    starts_with_number: false,
-                };
-            }
-            TokenKind::Lifetime {
-                starts_with_number: true,
-            } => {
-                diags.push(Diagnostic::error(
-                    "lifetimes cannot start with a number",
-                    span,
-                ));
-            }
-            TokenKind::Literal { kind: lit, .. } => {
-                let unterminated = match lit {
-                    LiteralKind::Str { terminated: false } => {
-                        Some(("unterminated double quote string", "E0765"))
+                TokenKind::BlockComment {
+                    doc_style,
+                    terminated,
+                } => {
+                    if !terminated {
+                        diags.push(
+                            Diagnostic::error("unterminated block comment", span)
+                                .with_code("E0758"),
+                        );
                     }
-                    LiteralKind::Char { terminated: false } => {
-                        Some(("unterminated character literal", "E0762"))
+                    if doc_style.is_none() {
+                        continue;
                     }
-                    LiteralKind::Byte { terminated: false } => {
-                        Some(("unterminated byte constant", "E0763"))
-                    }
-                    LiteralKind::ByteStr { terminated: false } => {
-                        Some(("unterminated double quote byte string", "E0766"))
-                    }
-                    LiteralKind::CStr { terminated: false } => {
-                        Some(("unterminated C string", "E0767"))
-                    }
-                    LiteralKind::RawStr { terminated: false }
-                    | LiteralKind::RawByteStr { terminated: false }
-                    | LiteralKind::RawCStr { terminated: false } => {
-                        Some(("unterminated raw string", "E0748"))
-                    }
-                    _ => None,
-                };
-                if let Some((msg, code)) = unterminated {
-                    diags.push(Diagnostic::error(msg, span).with_code(code));
                 }
+                TokenKind::Unknown => {
+                    let c = text[lo as usize..].chars().next().unwrap_or('\0');
+                    let shown = if c.is_ascii_graphic() {
+                        c.to_string()
+                    } else {
+                        format!("\\u{{{:x}}}", c as u32)
+                    };
+                    diags.push(Diagnostic::error(
+                        format!("unknown start of token: {shown}"),
+                        span,
+                    ));
+                    continue;
+                }
+                TokenKind::UnknownPrefix => {
+                    let prefix = &text[lo as usize..hi as usize];
+                    diags.push(
+                        Diagnostic::error(format!("prefix `{prefix}` is unknown"), span)
+                            .with_label_message("unknown prefix")
+                            .with_note(
+                                "prefixed identifiers and literals are reserved since Rust 2021",
+                            ),
+                    );
+                    kind = Keyword::from_bytes(prefix.as_bytes())
+                        .map_or(TokenKind::Ident, TokenKind::Keyword);
+                }
+                TokenKind::RawIdent => {
+                    diags.push(Diagnostic::unsupported("raw identifiers", span));
+                    kind = TokenKind::Ident;
+                }
+                TokenKind::RawLifetime => {
+                    diags.push(Diagnostic::unsupported("raw lifetimes", span));
+                    kind = TokenKind::Lifetime {
+                        starts_with_number: false,
+                    };
+                }
+                TokenKind::Lifetime {
+                    starts_with_number: true,
+                } => {
+                    diags.push(Diagnostic::error(
+                        "lifetimes cannot start with a number",
+                        span,
+                    ));
+                }
+                TokenKind::Literal { kind: lit, .. } => {
+                    let unterminated = match lit {
+                        LiteralKind::Str { terminated: false } => {
+                            Some(("unterminated double quote string", "E0765"))
+                        }
+                        LiteralKind::Char { terminated: false } => {
+                            Some(("unterminated character literal", "E0762"))
+                        }
+                        LiteralKind::Byte { terminated: false } => {
+                            Some(("unterminated byte constant", "E0763"))
+                        }
+                        LiteralKind::ByteStr { terminated: false } => {
+                            Some(("unterminated double quote byte string", "E0766"))
+                        }
+                        LiteralKind::CStr { terminated: false } => {
+                            Some(("unterminated C string", "E0767"))
+                        }
+                        LiteralKind::RawStr { terminated: false }
+                        | LiteralKind::RawByteStr { terminated: false }
+                        | LiteralKind::RawCStr { terminated: false } => {
+                            Some(("unterminated raw string", "E0748"))
+                        }
+                        _ => None,
+                    };
+                    if let Some((msg, code)) = unterminated {
+                        diags.push(Diagnostic::error(msg, span).with_code(code));
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
         toks.push(Tok { kind, lo, hi });
     }

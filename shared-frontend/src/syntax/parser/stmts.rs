@@ -2,7 +2,7 @@
 //! block-like expression ends a statement), empty statements, and the tail expression.
 
 use super::exprs::Restrictions;
-use super::Parser;
+use super::{same_kind, Parser};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast::{Binding, Block, ExprId, ExprKind, Pattern, Stmt, StmtId, StmtKind};
@@ -49,7 +49,9 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 self.bump();
-            } else if t.kind == T::Pound && self.nth(1) == T::Bang && self.nth(2) == T::OpenBracket
+            } else if same_kind(t.kind, T::Pound)
+                && self.nth_is(1, T::Bang)
+                && self.nth_is(2, T::OpenBracket)
             {
                 self.bump();
                 self.bump();
@@ -183,7 +185,7 @@ impl<'a> Parser<'a> {
                 | Kw::Extern
                 | Kw::Type,
             ) => true,
-            T::Keyword(Kw::Const) => self.nth(1) != T::OpenBrace,
+            T::Keyword(Kw::Const) => !self.nth_is(1, T::OpenBrace),
             T::Keyword(Kw::Unsafe | Kw::Async) => !matches!(
                 self.nth(1),
                 T::OpenBrace | T::Keyword(Kw::Move) | T::Or | T::OrOr
@@ -262,7 +264,7 @@ impl<'a> Parser<'a> {
             self.parse_expr()
         } else {
             let t = self.tok();
-            if t.kind == T::Semi {
+            if same_kind(t.kind, T::Semi) {
                 self.unsupported("`let` without an initializer", lo, t.hi);
             } else {
                 let msg = format!(

@@ -1,7 +1,7 @@
 //! Types (`i32`, `a::B`, `[T; N]`, `()`, and reported `!`, references, tuples, …) and
 //! paths (`a::b::c`, `crate::…`, `self::…`, `super::…`).
 
-use super::Parser;
+use super::{same_kind, Parser};
 use crate::syntax::ast::{
     Path, PathSegment, PathSegmentKind, PathSegments, Type, TypeId, TypeKind,
 };
@@ -101,7 +101,7 @@ impl<'a> Parser<'a> {
                     self.eat_kw(Kw::Const);
                 }
                 self.parse_type();
-                let what = if t.kind == T::Star {
+                let what = if same_kind(t.kind, T::Star) {
                     "raw pointers"
                 } else {
                     "references"
@@ -158,7 +158,7 @@ impl<'a> Parser<'a> {
             self.bump();
             self.unsupported("paths starting with `::`", t.lo, t.hi);
         }
-        let mut segments = Vec::new();
+        let mark = self.scratch_segments.len();
         loop {
             let t = self.tok();
             let kind = match t.kind {
@@ -192,18 +192,18 @@ impl<'a> Parser<'a> {
                 kind,
                 span: self.rel(t.lo, t.hi),
             };
-            if segments.is_empty() && !self.at(T::PathSep) {
+            if self.scratch_segments.len() == mark && !self.at(T::PathSep) {
                 // The common one-segment path: one exactly sized allocation.
                 return Path {
                     segments: PathSegments::one(seg),
                     span: self.rel_from(lo),
                 };
             }
-            segments.push(seg);
+            self.scratch_segments.push(seg);
             if !self.at(T::PathSep) {
                 break;
             }
-            if self.nth(1) == T::Lt {
+            if self.nth_is(1, T::Lt) {
                 self.bump();
                 let glo = self.lo();
                 self.skip_angle_brackets();
@@ -215,6 +215,8 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+        let segments = self.scratch_segments[mark..].to_vec();
+        self.scratch_segments.truncate(mark);
         Path {
             segments: segments.into(),
             span: self.rel_from(lo),

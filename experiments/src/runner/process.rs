@@ -121,7 +121,9 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, Stri
         wall_ms,
         exit,
         timed_out,
-        first_stderr_ms: first,
+        // The reader thread may be scheduled only after the child was reaped; the first
+        // bytes were written before the child ended, so they came no later than that.
+        first_stderr_ms: first.map(|f| f.min(wall_ms)),
         stdout,
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
         // The sampled high-water mark; none when the child ended before the first sample

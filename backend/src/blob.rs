@@ -305,7 +305,10 @@ mod tests {
                 addend: -4,
             })
             .collect();
-        for (i, c) in [ContextField::Limit, ContextField::State].into_iter().enumerate() {
+        for (i, c) in [ContextField::Limit, ContextField::State]
+            .into_iter()
+            .enumerate()
+        {
             relocations.push(Relocation {
                 offset: 100 + i as u32,
                 target: RelocTarget::Context(c),

@@ -190,8 +190,10 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     phases.done("lower");
 
     // Stage 8: per-function optimizations.
-    let functions: Vec<Arc<IrFunction>> =
-        lowered.into_iter().map(|f| Arc::new(opt::optimize_in_place(f))).collect();
+    let functions: Vec<Arc<IrFunction>> = lowered
+        .into_iter()
+        .map(|f| Arc::new(opt::optimize_in_place(f)))
+        .collect();
     phases.done("optimize");
 
     let main = main_def(&tree, &tables).unwrap_or(tree.root);

@@ -382,7 +382,10 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         let mut value_len = 0u32;
         if vt.has_codec {
             let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
-            let value = match prev.and_then(|p| p.value_bytes(n.prev)).filter(|_| unchanged) {
+            let value = match prev
+                .and_then(|p| p.value_bytes(n.prev))
+                .filter(|_| unchanged)
+            {
                 Some(bytes) => {
                     if !(vt.has_value)(db, id) {
                         report.promoted += 1;

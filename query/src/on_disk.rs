@@ -523,7 +523,10 @@ mod tests {
     fn the_graph_section_round_trips() {
         let g = graph();
         let bytes = encode_graph(&g).unwrap();
-        assert_eq!(bytes.len(), 4 + (4 + 9) + 4 + (4 + 2) + 4 + 40 * NODE_RECORD + 4 + 60 * 4);
+        assert_eq!(
+            bytes.len(),
+            4 + (4 + 9) + 4 + (4 + 2) + 4 + 40 * NODE_RECORD + 4 + 60 * 4
+        );
         assert_eq!(decode_graph(&bytes), Ok(g));
     }
 

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use crate::diag::Diagnostic;
-use crate::ir::layout::StructLayout;
 use crate::intern::Symbol;
+use crate::ir::layout::StructLayout;
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 pub use crate::sema::resolve::PathSource;
 use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};

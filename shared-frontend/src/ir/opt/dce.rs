@@ -151,8 +151,7 @@ impl Dce {
         let rpo_index = &sc.rpo_index;
         dce.order.clear();
         dce.order.extend(sc.rpo.iter().rev().map(|&b| {
-            let [s0, s1] =
-                successors(&f.blocks[b as usize].term).map(|s| s.map_or(NONE, |s| s.0));
+            let [s0, s1] = successors(&f.blocks[b as usize].term).map(|s| s.map_or(NONE, |s| s.0));
             let ok = |s: u32| if (s as usize) < nb { s } else { NONE };
             let [s0, s1] = [ok(s0), ok(s1)];
             for s in [s0, s1] {

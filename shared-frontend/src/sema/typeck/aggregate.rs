@@ -273,11 +273,7 @@ impl Checker<'_> {
                     }
                     i
                 };
-                self.alloc(
-                    TExprKind::Index { base: b, index: i },
-                    elem,
-                    span,
-                )
+                self.alloc(TExprKind::Index { base: b, index: i }, elem, span)
             }
             ITy::Error => self.error_node(span),
             bt @ ITy::Var(_) if !self.infer.is_integral(&bt) => {

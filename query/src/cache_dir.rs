@@ -13,9 +13,11 @@
 //! the next build that holds the lock.
 //!
 //! Promotion: a `cache_on_disk` value that was green in this session but never decoded is
-//! copied byte for byte into the new file, so the cache does not shrink.
+//! copied byte for byte into the new file, so the cache does not shrink. Every value that
+//! did not change (decoded or not) and every key of the previous file are copied the same
+//! way rather than encoded again.
 
-use crate::dep_graph::{flags, Node, NodeId, NO_SLOT, UNKNOWN_KIND};
+use crate::dep_graph::{flags, Node, NodeId, UNKNOWN_KIND};
 use crate::durability::Durability;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
@@ -358,14 +360,12 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         // A node of the previous file has the same key bytes (same kind and key
         // fingerprint) and, if it did not change in this session, the same value bytes:
         // they are copied rather than encoded again.
-        let prev_key = prev.and_then(|p| p.key_bytes(n.prev));
-        let key = match prev_key {
+        let key = match prev.and_then(|p| p.key_bytes(n.prev)) {
             Some(k) => Cow::Borrowed(k),
-            None if n.slot != NO_SLOT => match (vt.encode_key)(db, id) {
+            None => match (vt.encode_key)(db, id) {
                 Some(k) => Cow::Owned(k),
                 None => continue,
             },
-            None => continue,
         };
         let fp = match n.fp() {
             Some(fp) => Some(fp),

@@ -249,7 +249,7 @@ fn decode_graph(bytes: &[u8]) -> Result<DiskGraph, LoadError> {
     let edges = r
         .take(n_edges * 4)?
         .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .map(|c| u32_at(c, 0))
         .collect();
     if r.pos != bytes.len() {
         return Err(LoadError::Invalid("trailing bytes after the graph"));

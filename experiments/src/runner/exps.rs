@@ -349,33 +349,28 @@ pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
         let pipe = scratch(ctx, Mode::Run, "pipeline", &root, None, &[]);
         o.rows.push(row_from("scratch", "pipeline", size, &pipe));
         if let Ok(runs) = &pipe {
-            let lps: Vec<f64> = runs
-                .iter()
-                .filter_map(|r| r.stats.as_ref())
-                .map(|s| s.phases_ms.iter().map(|p| p.1).sum::<f64>())
-                .filter(|ms| *ms > 0.0)
-                .map(|ms| lines as f64 / (ms / 1e3))
-                .collect();
-            let mut r =
-                Row::new("throughput", "pipeline", size).with_spread(spread(&lps), "lines/s");
-            r.note = format!("{lines} lines / sum of phases_ms (parse to link)");
-            o.rows.push(r);
-            for (stage, phases) in PIPELINE_STAGES {
-                let lps: Vec<f64> = runs
-                    .iter()
+            // Lines per second of each run, over the phases `counts` selects.
+            let lps = |counts: &dyn Fn(&str) -> bool| -> Vec<f64> {
+                runs.iter()
                     .filter_map(|r| r.stats.as_ref())
                     .map(|s| {
                         s.phases_ms
                             .iter()
-                            .filter(|p| phases.contains(&p.0.as_str()))
+                            .filter(|p| counts(&p.0))
                             .map(|p| p.1)
                             .sum::<f64>()
                     })
                     .filter(|ms| *ms > 0.0)
                     .map(|ms| lines as f64 / (ms / 1e3))
-                    .collect();
+                    .collect()
+            };
+            let mut r = Row::new("throughput", "pipeline", size)
+                .with_spread(spread(&lps(&|_| true)), "lines/s");
+            r.note = format!("{lines} lines / sum of phases_ms (parse to link)");
+            o.rows.push(r);
+            for (stage, phases) in PIPELINE_STAGES {
                 let mut r = Row::new(format!("throughput {stage}"), "pipeline", size)
-                    .with_spread(spread(&lps), "lines/s");
+                    .with_spread(spread(&lps(&|p| phases.contains(&p))), "lines/s");
                 r.note = format!("{lines} lines / phases_ms of {}", phases.join(", "));
                 o.rows.push(r);
             }

@@ -1,18 +1,19 @@
 //! Per-function code generation: [`codegen`] turns one [`IrFunction`] into a
 //! [`CodeBlob`] — validation ([`validate`]), analyses and register allocation
-//! ([`analysis`]), then instruction selection and encoding ([`emit`]) into a
-//! `VecAssembler` based at address 0, so the bytes depend on the IR only.
+//! ([`analysis`]), then instruction selection ([`emit`]) and encoding ([`encode`]) into a
+//! buffer based at address 0, so the bytes depend on the IR only.
 
 mod analysis;
 mod emit;
+mod encode;
 mod regs;
 mod validate;
 
-use dynasmrt::{DynasmApi, DynasmLabelApi};
 use shared_frontend::ir::IrFunction;
 
 use crate::blob::{CodeBlob, Relocation, RuntimeFn};
-use emit::{Asm, Emitter};
+use emit::Emitter;
+use encode::Asm;
 
 /// Compiles one function. Malformed IR (see [`validate`]) compiles to a function that
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
@@ -24,20 +25,10 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     };
     let a = analysis::analyze(f, facts);
     let frame = emit::layout_frame(f, &a);
-    let mut ops = Asm::new_with_capacity(
-        0,
-        code_capacity(f, &a),
-        0,
-        0,
-        f.blocks.len() + f.data.len() + 2,
-        0,
-        a.entries.len(),
-    );
-    let blocks = (0..f.blocks.len())
-        .map(|_| ops.new_dynamic_label())
-        .collect();
-    let data = (0..f.data.len()).map(|_| ops.new_dynamic_label()).collect();
-    let limit_stub = ops.new_dynamic_label();
+    let mut ops = Asm::with_capacity(code_capacity(f, &a), f.blocks.len() + f.data.len() + 2);
+    let blocks = (0..f.blocks.len()).map(|_| ops.new_label()).collect();
+    let data = (0..f.data.len()).map(|_| ops.new_label()).collect();
+    let limit_stub = ops.new_label();
     let mut em = Emitter {
         f,
         a: &a,
@@ -66,17 +57,17 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
         name_label,
         ..
     } = em;
-    let code_len = ops.offset().0 as u32;
+    let code_len = ops.offset();
     let mut data_offsets = Vec::with_capacity(f.data.len());
     for (blob, &l) in f.data.iter().zip(&data) {
-        align16(&mut ops);
-        data_offsets.push((ops.offset().0 as u32, blob.len() as u32));
-        ops.dynamic_label(l);
-        ops.extend(blob.iter().copied());
+        ops.align16();
+        data_offsets.push((ops.offset(), blob.len() as u32));
+        ops.bind(l);
+        ops.bytes(blob);
     }
     if let Some(l) = name_label {
-        ops.dynamic_label(l);
-        ops.extend(f.name.bytes());
+        ops.bind(l);
+        ops.bytes(f.name.as_bytes());
     }
     match ops.finalize() {
         Ok(bytes) => CodeBlob {
@@ -98,37 +89,33 @@ fn code_capacity(f: &IrFunction, a: &analysis::Analysis) -> usize {
     16 * a.entries.len() + 64 + data + f.name.len()
 }
 
-fn align16(ops: &mut Asm) {
-    while ops.offset().0 % 16 != 0 {
-        ops.push(0);
-    }
-}
-
 /// A function that reports `msg` as an internal error when called.
 fn error_blob(f: &IrFunction, msg: &str) -> CodeBlob {
-    let mut ops = Asm::new(0);
-    let l = ops.new_dynamic_label();
+    let mut ops = Asm::with_capacity(64 + msg.len(), 1);
+    let l = ops.new_label();
     let mut relocs: Vec<Relocation> = Vec::new();
-    dynasmrt::dynasm!(ops ; .arch x64 ; sub rsp, 8 ; lea rsi, [=>l] ; mov edx, msg.len() as i32);
+    ops.bytes(encode::SUB_RSP_8);
+    ops.lea_label(regs::RSI, l);
+    ops.mov_r32_fixed(regs::RDX, msg.len() as i32);
     // mov rdi, [rip + state]; call [rip + rt_internal_error]
-    ops.extend([0x48, 0x8b, 0x3d]);
+    ops.bytes(&[0x48, 0x8b, 0x3d]);
     relocs.push(Relocation {
-        offset: ops.offset().0 as u32,
+        offset: ops.offset(),
         target: crate::blob::RelocTarget::Context(crate::blob::ContextField::State),
         addend: -4,
     });
-    ops.extend([0u8; 4]);
-    ops.extend([0xff, 0x15]);
+    ops.bytes(&[0; 4]);
+    ops.bytes(&[0xff, 0x15]);
     relocs.push(Relocation {
-        offset: ops.offset().0 as u32,
+        offset: ops.offset(),
         target: crate::blob::RelocTarget::Runtime(RuntimeFn::InternalError),
         addend: -4,
     });
-    ops.extend([0u8; 4]);
-    let code_len = ops.offset().0 as u32;
-    align16(&mut ops);
-    ops.dynamic_label(l);
-    ops.extend(msg.bytes());
+    ops.bytes(&[0; 4]);
+    let code_len = ops.offset();
+    ops.align16();
+    ops.bind(l);
+    ops.bytes(msg.as_bytes());
     CodeBlob {
         bytes: ops.finalize().unwrap_or_else(|_| vec![0x0f, 0x0b]),
         code_len,

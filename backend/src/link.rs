@@ -165,9 +165,10 @@ pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, Link
     let context_bytes = 8 * (CONTEXT_WORDS + RuntimeFn::ALL.len());
     let len = context + align_up(context_bytes, PAGE);
 
-    // Check every relocation before mapping anything.
-    for (i, (def, blob)) in blobs.iter().enumerate() {
-        let _ = i;
+    // Check every relocation before mapping anything, resolving each call's callee (its
+    // index in `blobs`, in relocation order) once for the patching below.
+    let mut callees: Vec<u32> = Vec::new();
+    for (def, blob) in blobs {
         for r in &blob.relocations {
             if r.offset as usize + 4 > blob.bytes.len() {
                 return Err(LinkError::BadRelocation(*def));
@@ -187,6 +188,7 @@ pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, Link
                         params: blobs[j].1.params,
                     });
                 }
+                callees.push(j as u32);
             }
         }
     }
@@ -217,13 +219,16 @@ pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, Link
         run_lock: Mutex::new(()),
     };
     let buf = unsafe { std::slice::from_raw_parts_mut(mem, len) };
+    let mut callees = callees.into_iter();
     for (i, (_, blob)) in blobs.iter().enumerate() {
         let base = image.offsets[i].1;
         buf[base..base + blob.bytes.len()].copy_from_slice(&blob.bytes);
         for r in &blob.relocations {
             let p = base + r.offset as usize;
             let s = match r.target {
-                RelocTarget::Function { callee, .. } => image.offsets[index[&callee]].1,
+                RelocTarget::Function { .. } => {
+                    image.offsets[callees.next().unwrap_or_default() as usize].1
+                }
                 RelocTarget::Runtime(f) => context + 8 * (CONTEXT_WORDS + runtime_index(f)),
                 RelocTarget::Context(c) => context + 8 * c.index(),
             };

@@ -188,9 +188,8 @@ pub(crate) struct Emitter<'a> {
     pub frame: &'a Frame,
     pub ops: Asm,
     pub relocs: Vec<Relocation>,
-    pub blocks: Vec<Label>,
-    pub data: Vec<Label>,
-    /// The stub ending the run when the stack limit (or an interrupt) is hit.
+    /// Labels: block `b` is `b`, data `d` is `f.blocks.len() + d`, then the stub ending
+    /// the run when the stack limit (or an interrupt) is hit.
     pub limit_stub: Label,
     pub limit_used: bool,
     /// The function's name as data (for `Unreachable`), created on demand.
@@ -204,6 +203,10 @@ impl Emitter<'_> {
 
     fn loc(&self, v: VReg) -> Loc {
         self.a.loc[v.0 as usize]
+    }
+
+    pub fn data_label(&self, data: u32) -> Label {
+        Label::new(self.f.blocks.len() as u32 + data)
     }
 
     fn spill_off(&self, slot: u32) -> i32 {
@@ -474,7 +477,7 @@ impl Emitter<'_> {
     // ---- blocks ----
 
     pub fn block(&mut self, bi: u32) {
-        self.ops.bind(self.blocks[bi as usize]);
+        self.ops.bind(Label::new(bi));
         let (lo, hi) = (
             self.a.blocks[bi as usize].first,
             self.a.blocks[bi as usize].term,
@@ -523,7 +526,7 @@ impl Emitter<'_> {
             }
             Inst::DataAddr { data, .. } => {
                 let d = self.dst_reg(def, RAX);
-                self.ops.lea_label(d, self.data[data.0 as usize]);
+                self.ops.lea_label(d, self.data_label(data.0));
                 self.finish(def, d);
             }
             Inst::Load { dst, addr, offset } => {
@@ -833,7 +836,7 @@ impl Emitter<'_> {
         let rt = match *arg {
             PrintArg::Str(data) => {
                 let len = self.f.data[data.0 as usize].len() as u64;
-                self.ops.lea_label(RSI, self.data[data.0 as usize]);
+                self.ops.lea_label(RSI, self.data_label(data.0));
                 self.mov_ri(true, RDX, len);
                 RuntimeFn::PrintStr
             }
@@ -884,7 +887,7 @@ impl Emitter<'_> {
             self.limit_check();
         }
         if !self.is_next(bi, target) {
-            self.ops.jmp(self.blocks[target as usize]);
+            self.ops.jmp(Label::new(target));
         }
     }
 
@@ -922,7 +925,7 @@ impl Emitter<'_> {
                     }
                     Cond::Ne
                 };
-                let (lt, le) = (self.blocks[t as usize], self.blocks[e as usize]);
+                let (lt, le) = (Label::new(t), Label::new(e));
                 if self.is_next(bi, t) {
                     self.jcc(cc.negate(), le);
                 } else {

@@ -11,6 +11,13 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Label(u32);
 
+impl Label {
+    /// The label numbered `n` (see [`Asm::with_capacity`]).
+    pub fn new(n: u32) -> Label {
+        Label(n)
+    }
+}
+
 /// Bytes, labels and the 32-bit PC-relative fields that refer to them.
 pub(crate) struct Asm {
     buf: Vec<u8>,
@@ -94,10 +101,13 @@ fn mem_tail(reg: u8, base: u8, disp: i32) -> [u8; 6] {
 }
 
 impl Asm {
+    /// An empty buffer with labels `0..labels` created (unbound).
     pub fn with_capacity(bytes: usize, labels: usize) -> Asm {
+        let mut l = Vec::with_capacity(labels + 1);
+        l.resize(labels, UNBOUND);
         Asm {
             buf: Vec::with_capacity(bytes),
-            labels: Vec::with_capacity(labels),
+            labels: l,
             fixups: Vec::with_capacity(labels),
         }
     }
@@ -773,7 +783,7 @@ mod tests {
                 );
             }
         }
-        let mut a = Asm::with_capacity(16, 1);
+        let mut a = Asm::with_capacity(16, 0);
         let l = a.new_label();
         a.jmp(l);
         assert_eq!(a.finalize(), Err(l));

@@ -13,7 +13,7 @@ use shared_frontend::ir::IrFunction;
 
 use crate::blob::{CodeBlob, Relocation, RuntimeFn};
 use emit::Emitter;
-use encode::Asm;
+use encode::{Asm, Label};
 
 /// Compiles one function. Malformed IR (see [`validate`]) compiles to a function that
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
@@ -25,10 +25,9 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     };
     let a = analysis::analyze(f, facts);
     let frame = emit::layout_frame(f, &a);
-    let mut ops = Asm::with_capacity(code_capacity(f, &a), f.blocks.len() + f.data.len() + 2);
-    let blocks = (0..f.blocks.len()).map(|_| ops.new_label()).collect();
-    let data = (0..f.data.len()).map(|_| ops.new_label()).collect();
-    let limit_stub = ops.new_label();
+    // Labels: the blocks, the data, the stack-limit stub (see [`Emitter`]).
+    let ops = Asm::with_capacity(code_capacity(f, &a), f.blocks.len() + f.data.len() + 1);
+    let limit_stub = Label::new((f.blocks.len() + f.data.len()) as u32);
     let mut em = Emitter {
         f,
         a: &a,
@@ -37,8 +36,6 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
         // At most two per call and per terminator (a runtime call, or a stack check),
         // the prologue's stack check and the stack-limit stub's runtime call.
         relocs: Vec::with_capacity(2 * (a.calls as usize + f.blocks.len()) + 3),
-        blocks,
-        data,
         limit_stub,
         limit_used: false,
         name_label: None,
@@ -53,13 +50,13 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     let Emitter {
         mut ops,
         relocs,
-        data,
         name_label,
         ..
     } = em;
     let code_len = ops.offset();
     let mut data_offsets = Vec::with_capacity(f.data.len());
-    for (blob, &l) in f.data.iter().zip(&data) {
+    for (d, blob) in f.data.iter().enumerate() {
+        let l = Label::new((f.blocks.len() + d) as u32);
         ops.align16();
         data_offsets.push((ops.offset(), blob.len() as u32));
         ops.bind(l);
@@ -92,7 +89,7 @@ fn code_capacity(f: &IrFunction, a: &analysis::Analysis) -> usize {
 /// A function that reports `msg` as an internal error when called.
 fn error_blob(f: &IrFunction, msg: &str) -> CodeBlob {
     let mut ops = Asm::with_capacity(64 + msg.len(), 1);
-    let l = ops.new_label();
+    let l = Label::new(0);
     let mut relocs: Vec<Relocation> = Vec::new();
     ops.bytes(encode::SUB_RSP_8);
     ops.lea_label(regs::RSI, l);

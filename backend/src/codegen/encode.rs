@@ -103,12 +103,29 @@ fn mem_tail(reg: u8, base: u8, disp: i32) -> [u8; 6] {
 impl Asm {
     /// An empty buffer with labels `0..labels` created (unbound).
     pub fn with_capacity(bytes: usize, labels: usize) -> Asm {
-        let mut l = Vec::with_capacity(labels + 1);
-        l.resize(labels, UNBOUND);
+        Asm::with_buffers(
+            bytes,
+            labels,
+            Vec::with_capacity(labels + 1),
+            Vec::with_capacity(labels),
+        )
+    }
+
+    /// The same, keeping its labels and label references in the given buffers (cleared
+    /// first; [`Asm::finish`] gives them back).
+    pub fn with_buffers(
+        bytes: usize,
+        nlabels: usize,
+        mut labels: Vec<u32>,
+        mut fixups: Vec<(u32, Label)>,
+    ) -> Asm {
+        labels.clear();
+        labels.resize(nlabels, UNBOUND);
+        fixups.clear();
         Asm {
             buf: Vec::with_capacity(bytes),
-            labels: l,
-            fixups: Vec::with_capacity(labels),
+            labels,
+            fixups,
         }
     }
 
@@ -144,16 +161,23 @@ impl Asm {
 
     /// The bytes with every label reference resolved, or the first label referred to
     /// but never bound.
-    pub fn finalize(mut self) -> Result<Vec<u8>, Label> {
+    pub fn finalize(self) -> Result<Vec<u8>, Label> {
+        self.finish().0
+    }
+
+    /// [`Asm::finalize`], also giving back the buffers of the labels and references.
+    pub fn finish(mut self) -> (Result<Vec<u8>, Label>, Vec<u32>, Vec<(u32, Label)>) {
+        let mut res = Ok(());
         for &(at, l) in &self.fixups {
             let target = self.labels[l.0 as usize];
             if target == UNBOUND {
-                return Err(l);
+                res = Err(l);
+                break;
             }
             let v = target.wrapping_sub(at + 4);
             self.buf[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
         }
-        Ok(self.buf)
+        (res.map(|()| self.buf), self.labels, self.fixups)
     }
 
     // ---- register, register ----

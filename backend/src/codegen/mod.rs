@@ -9,24 +9,39 @@ mod encode;
 mod regs;
 mod validate;
 
+use std::cell::RefCell;
+
 use shared_frontend::ir::IrFunction;
 
 use crate::blob::{CodeBlob, Relocation, RuntimeFn};
+use analysis::Scratch;
 use emit::Emitter;
 use encode::{Asm, Label};
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
 
 /// Compiles one function. Malformed IR (see [`validate`]) compiles to a function that
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
 /// called.
 pub fn codegen(f: &IrFunction) -> CodeBlob {
-    let facts = match validate::validate(f) {
-        Ok(facts) => facts,
-        Err(msg) => return error_blob(f, &format!("{}: {msg}", f.name)),
-    };
-    let a = analysis::analyze(f, facts);
+    SCRATCH.with_borrow_mut(|s| codegen_with(f, s))
+}
+
+fn codegen_with(f: &IrFunction, s: &mut Scratch) -> CodeBlob {
+    if let Err(msg) = validate::validate(f, &mut s.facts) {
+        return error_blob(f, &format!("{}: {msg}", f.name));
+    }
+    let a = analysis::analyze(f, s);
     let frame = emit::layout_frame(f, &a);
     // Labels: the blocks, the data, the stack-limit stub (see [`Emitter`]).
-    let ops = Asm::with_capacity(code_capacity(f, &a), f.blocks.len() + f.data.len() + 1);
+    let ops = Asm::with_buffers(
+        code_capacity(f, &a),
+        f.blocks.len() + f.data.len() + 1,
+        std::mem::take(&mut s.labels),
+        std::mem::take(&mut s.fixups),
+    );
     let limit_stub = Label::new((f.blocks.len() + f.data.len()) as u32);
     let mut em = Emitter {
         f,
@@ -66,7 +81,10 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
         ops.bind(l);
         ops.bytes(f.name.as_bytes());
     }
-    match ops.finalize() {
+    let (res, labels, fixups) = ops.finish();
+    (s.labels, s.fixups) = (labels, fixups);
+    a.recycle(s);
+    match res {
         Ok(bytes) => CodeBlob {
             bytes,
             code_len,

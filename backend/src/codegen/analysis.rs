@@ -252,7 +252,7 @@ pub(crate) struct Scratch {
     free_slots: Vec<u32>,
     /// The assembler's labels and label references ([`super::encode::Asm`]).
     pub labels: Vec<u32>,
-    pub fixups: Vec<(u32, super::encode::Label)>,
+    pub fixups: Vec<super::encode::Fixup>,
 }
 
 /// `v`, emptied, with room for `n` elements.
@@ -375,14 +375,14 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
         }
         let bi = bi as u32;
         blocks[bi as usize].first = entries.len() as u32;
-        let fused_cmp = cmp_fusion(&b.insts, &b.term, &facts);
+        let fused_cmp = cmp_fusion(&b.insts, &b.term, facts);
         let ninsts = b.insts.len() - fused_cmp as usize;
         let mut i = 0;
         while i < ninsts {
             let inst = &b.insts[i];
             let mut def = inst_def(inst).map_or(NONE, |d| d.0);
             let mut skip_next = false;
-            if let Some(v) = copy_fusion(&b.insts, i, def, &facts) {
+            if let Some(v) = copy_fusion(&b.insts, i, def, facts) {
                 def = v.0;
                 skip_next = true;
             } else if def != NONE

@@ -23,9 +23,11 @@ pub(crate) struct Asm {
     buf: Vec<u8>,
     /// Per label, its offset ([`UNBOUND`] until bound).
     labels: Vec<u32>,
-    /// Offset of a rel32 field (the last four bytes of its instruction) and its label.
-    fixups: Vec<(u32, Label)>,
+    fixups: Vec<Fixup>,
 }
+
+/// The offset of a rel32 field (the last four bytes of its instruction) and its label.
+pub(crate) type Fixup = (u32, Label);
 
 use super::regs::RSP;
 
@@ -117,7 +119,7 @@ impl Asm {
         bytes: usize,
         nlabels: usize,
         mut labels: Vec<u32>,
-        mut fixups: Vec<(u32, Label)>,
+        mut fixups: Vec<Fixup>,
     ) -> Asm {
         labels.clear();
         labels.resize(nlabels, UNBOUND);
@@ -166,7 +168,7 @@ impl Asm {
     }
 
     /// [`Asm::finalize`], also giving back the buffers of the labels and references.
-    pub fn finish(mut self) -> (Result<Vec<u8>, Label>, Vec<u32>, Vec<(u32, Label)>) {
+    pub fn finish(mut self) -> (Result<Vec<u8>, Label>, Vec<u32>, Vec<Fixup>) {
         let mut res = Ok(());
         for &(at, l) in &self.fixups {
             let target = self.labels[l.0 as usize];
@@ -512,12 +514,17 @@ impl Asm {
 }
 
 #[cfg(test)]
+// dynasm's macro converts register numbers with `.into()`, even from `u8`.
+#[allow(clippy::useless_conversion)]
 mod tests {
     use super::*;
     use dynasmrt::x64::X64Relocation;
     use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi, VecAssembler};
 
     type Dyn = VecAssembler<X64Relocation>;
+    /// A condition's encoding and the same jump (or `setcc al`) written with dynasm.
+    type DynJcc = (u8, fn(&mut Dyn, dynasmrt::DynamicLabel));
+    type DynSetcc = (u8, fn(&mut Dyn));
 
     const I32S: [i32; 11] = [
         0,
@@ -734,7 +741,7 @@ mod tests {
     #[test]
     #[rustfmt::skip]
     fn label_forms_match_dynasm() {
-        let conds: [(u8, fn(&mut Dyn, dynasmrt::DynamicLabel)); 10] = [
+        let conds: [DynJcc; 10] = [
             (cc::E, |o, l| dynasm!(o ; .arch x64 ; je =>l)),
             (cc::NE, |o, l| dynasm!(o ; .arch x64 ; jne =>l)),
             (cc::L, |o, l| dynasm!(o ; .arch x64 ; jl =>l)),
@@ -746,7 +753,7 @@ mod tests {
             (cc::A, |o, l| dynasm!(o ; .arch x64 ; ja =>l)),
             (cc::AE, |o, l| dynasm!(o ; .arch x64 ; jae =>l)),
         ];
-        let sets: [(u8, fn(&mut Dyn)); 10] = [
+        let sets: [DynSetcc; 10] = [
             (cc::E, |o| dynasm!(o ; .arch x64 ; sete al)),
             (cc::NE, |o| dynasm!(o ; .arch x64 ; setne al)),
             (cc::L, |o| dynasm!(o ; .arch x64 ; setl al)),

@@ -303,7 +303,7 @@ pub(super) struct Scratch {
     pub classes: Option<RegClasses>,
     pub block_of: Vec<u32>,
     pub u32s: [Vec<u32>; 4],
-    pub words: [Vec<u64>; 5],
+    pub words: [Vec<u64>; 8],
     pub visited: Vec<bool>,
     pub stack: Vec<(u32, u8)>,
     pub copies: super::copyprop::CopyBufs,

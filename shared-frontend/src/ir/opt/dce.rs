@@ -7,7 +7,7 @@ use super::visit::{
     def_of, for_each_use, is_pure, successors, term_use, uses_then_def, RegClasses, Scratch, NONE,
 };
 use super::{Changes, OptStats};
-use crate::ir::{Inst, IrFunction};
+use crate::ir::{Inst, IrFunction, Terminator};
 
 /// Above this many (block, global register) bits, every global register is taken as live
 /// at every block end (the analysis stays block-local).
@@ -84,6 +84,7 @@ pub(super) fn eliminate_dead_code_unchecked(
             dce.restart(f);
         }
     }
+    let emptied_block = dce.emptied_block;
     dce.finish(sc);
     let any = stats.dead_insts != before;
     if any {
@@ -92,7 +93,7 @@ pub(super) fn eliminate_dead_code_unchecked(
     }
     Changes {
         any,
-        removed_insts: any,
+        emptied_block,
         ..Changes::default()
     }
 }
@@ -135,6 +136,8 @@ struct Dce {
     /// Whether the last round removed a read of a global that a write in another block
     /// may have been live for.
     removed_global_read: bool,
+    /// Whether a block ending in a jump lost its last instruction.
+    emptied_block: bool,
 }
 
 impl Dce {
@@ -162,6 +165,7 @@ impl Dce {
             keep: std::mem::take(&mut sc.visited),
             shrunk: std::mem::take(&mut sc.u32s[1]),
             removed_global_read: false,
+            emptied_block: false,
         };
         sc.compute_rpo(f);
         let nb = f.blocks.len();
@@ -337,8 +341,13 @@ impl Dce {
         let live = &mut self.cur[..];
         let gen = &mut self.cur_gen[..];
         let kill = &mut self.cur_kill[..];
-        gen.fill(0);
-        kill.fill(0);
+        if let ([g], [k]) = (&mut *gen, &mut *kill) {
+            // The common case, without a call to fill.
+            (*g, *k) = (0, 0);
+        } else {
+            gen.fill(0);
+            kill.fill(0);
+        }
         let read = |r: u32, live: &mut [u64], gen: &mut [u64], live_stamp: &mut [u32]| {
             let gi = global_index[r as usize];
             if gi == NONE {
@@ -386,6 +395,7 @@ impl Dce {
             stats.dead_insts += removed;
             let mut it = keep.iter();
             b.insts.retain(|_| *it.next().unwrap_or(&true));
+            self.emptied_block |= b.insts.is_empty() && matches!(b.term, Terminator::Jump(_));
         }
     }
 
@@ -560,6 +570,7 @@ impl Dce {
             self.shrunk.push(bi as u32);
             let mut it = keep.iter();
             b.insts.retain(|_| *it.next().unwrap_or(&true));
+            self.emptied_block |= b.insts.is_empty() && matches!(b.term, Terminator::Jump(_));
         }
     }
 }

@@ -69,8 +69,9 @@ struct Changes {
     new_consts: bool,
     /// A rewritten binary instruction now reads one register twice.
     same_operands: bool,
-    /// Instructions went (a block may be empty now).
-    removed_insts: bool,
+    /// A block ending in a jump lost its last instruction (jumps to it can go straight
+    /// to its target now).
+    emptied_block: bool,
     /// A branch became a jump (its condition is read no more).
     branches_to_jumps: bool,
 }
@@ -96,9 +97,11 @@ const ALL: u8 = FOLD | COPYPROP | DCE | CFG;
 /// - dead code elimination runs to its own fixpoint; only new reads going (folding, copy
 ///   propagation, a branch becoming a jump) can kill more. Merging, threading and
 ///   dropping unreachable blocks leave the liveness at every reachable read the same.
-/// - CFG simplification looks at edges and at which blocks are empty: it is needed
-///   again after branches were folded or instructions removed, or after it changed
-///   something itself.
+/// - CFG simplification looks at edges and at which blocks ending in a jump are empty:
+///   it is needed again after branches were folded or such a block lost its last
+///   instruction. Its own changes leave nothing for another run, except a block
+///   without instructions that came to end in a jump (by threading or a merge): jumps
+///   to it were not threaded through it.
 /// - copy propagation depends on everything (definition counts, dominance, blocks), but
 ///   it does nothing at all in a function without copies.
 fn enabled_by(pass: u8, ch: Changes, exact: bool) -> u8 {
@@ -114,10 +117,10 @@ fn enabled_by(pass: u8, ch: Changes, exact: bool) -> u8 {
                 COPYPROP
                     | DCE
                     | when(ch.same_operands, FOLD)
-                    | when(ch.removed_insts || ch.cfg, CFG)
+                    | when(ch.emptied_block || ch.cfg, CFG)
             }
-            DCE => COPYPROP | when(ch.removed_insts, CFG),
-            _ => COPYPROP | CFG | when(ch.branches_to_jumps, DCE),
+            DCE => COPYPROP | when(ch.emptied_block, CFG),
+            _ => COPYPROP | when(ch.emptied_block, CFG) | when(ch.branches_to_jumps, DCE),
         }
     }
 }

@@ -15,7 +15,8 @@ pub fn simplify_cfg(f: &mut IrFunction, stats: &mut OptStats) {
 
 /// [`simplify_cfg`] on a function known to be well-formed; what it changed in `f`
 /// (`branches_to_jumps`: a branch with equal arms became a jump, so its condition is
-/// read no more).
+/// read no more; `emptied_block`: after threading, a block without instructions came to
+/// end in a jump, so another run may thread jumps through it).
 pub(super) fn simplify_cfg_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
@@ -36,17 +37,18 @@ pub(super) fn simplify_cfg_unchecked(
             }
         }
     }
-    thread_jumps(f, stats);
+    let mut new_empty_jump = thread_jumps(f, stats);
     if *stats != before {
         sc.cfg_changed();
     }
-    merge_chains(f, stats, sc);
+    new_empty_jump |= merge_chains(f, stats, sc);
     remove_unreachable(f, stats, sc);
     let any = *stats != before;
     Changes {
         any,
         cfg: any,
         branches_to_jumps: stats.folded_branches != before.folded_branches,
+        emptied_block: new_empty_jump,
         ..Changes::default()
     }
 }
@@ -65,7 +67,10 @@ fn final_target(f: &IrFunction, b: BlockId) -> BlockId {
     b
 }
 
-fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) {
+/// Threads every jump; whether a block without instructions had its branch turned into
+/// a jump (earlier blocks' jumps to it are not threaded through it).
+fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) -> bool {
+    let mut new_empty_jump = false;
     for bi in 0..f.blocks.len() {
         let mut term = f.blocks[bi].term.clone();
         let mut changed = false;
@@ -99,16 +104,20 @@ fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) {
                 if then_block == else_block {
                     term = Terminator::Jump(then_block);
                     stats.folded_branches += 1;
+                    new_empty_jump |= f.blocks[bi].insts.is_empty();
                 }
             }
             f.blocks[bi].term = term;
         }
     }
+    new_empty_jump
 }
 
 /// Merges `b` into `a` when `a` ends in `Jump(b)` and that is `b`'s only incoming edge
-/// from a reachable block.
-fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
+/// from a reachable block; whether a merge left a block without instructions ending in a
+/// jump.
+fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> bool {
+    let mut new_empty_jump = false;
     let n = f.blocks.len();
     let merged_before = stats.blocks_merged;
     sc.compute_rpo(f);
@@ -124,6 +133,7 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
     for &a in rpo {
         // A block merged away has no instructions and ends in `Unreachable`.
         let a = a as usize;
+        let merged_into_a = stats.blocks_merged;
         while let Terminator::Jump(t) = f.blocks[a].term {
             let b = t.0 as usize;
             if b == a || b == 0 || npreds[b] != 1 {
@@ -136,6 +146,9 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
             npreds[b] = NONE;
             stats.blocks_merged += 1;
         }
+        new_empty_jump |= stats.blocks_merged != merged_into_a
+            && f.blocks[a].insts.is_empty()
+            && matches!(f.blocks[a].term, Terminator::Jump(_));
     }
     if stats.blocks_merged != merged_before {
         // Contracting the edge into a block whose only predecessor jumps to it leaves the
@@ -148,6 +161,7 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {
             sc.rpo_index[b as usize] = i as u32;
         }
     }
+    new_empty_jump
 }
 
 fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) {

@@ -9,7 +9,7 @@
 
 use super::visit::{def_of, map_term_use, map_uses, Dominators, Scratch, NONE};
 use super::{Changes, OptStats};
-use crate::ir::{Inst, IrFunction, VReg};
+use crate::ir::{Inst, IrFunction, Terminator, VReg};
 
 /// A program point: block and position (0 before the first instruction, `i + 1` at
 /// instruction `i`, `len + 1` at the terminator).
@@ -83,7 +83,7 @@ pub fn propagate(f: &mut IrFunction, stats: &mut OptStats) {
 
 /// [`propagate`] on a function known to be well-formed; what it changed in `f`
 /// (`same_operands`: a rewritten binary instruction now reads one register twice;
-/// `removed_insts`: a self-copy went).
+/// `emptied_block`: a self-copy was the last instruction of a block ending in a jump).
 pub(super) fn propagate_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
@@ -262,6 +262,7 @@ fn propagate_local(
                 .then_some(src)
         };
         let mut insts = std::mem::take(&mut b.insts);
+        let mut removed_self_copy = false;
         insts.retain_mut(|inst| {
             let mut hit = false;
             map_uses(inst, |r| match lookup(copy_of, version, r) {
@@ -277,7 +278,7 @@ fn propagate_local(
             if let Inst::Copy { dst, src } = *inst {
                 if dst == src {
                     stats.copies_propagated += 1;
-                    ch.removed_insts = true;
+                    removed_self_copy = true;
                     return false;
                 }
             }
@@ -292,6 +293,8 @@ fn propagate_local(
             }
             true
         });
+        ch.emptied_block |=
+            removed_self_copy && insts.is_empty() && matches!(b.term, Terminator::Jump(_));
         b.insts = insts;
         map_term_use(&mut b.term, |r| match lookup(copy_of, version, r) {
             Some(s) => {

@@ -7,7 +7,7 @@ use super::visit::{
     def_of, for_each_use, is_pure, successors, term_use, uses_then_def, RegClasses, Scratch, NONE,
 };
 use super::{Changes, OptStats};
-use crate::ir::{Inst, IrFunction};
+use crate::ir::{Inst, IrFunction, Terminator};
 
 /// Above this many (block, global register) bits, every global register is taken as live
 /// at every block end (the analysis stays block-local).
@@ -40,6 +40,9 @@ fn get(row: &[u64], i: usize) -> bool {
 fn set(row: &mut [u64], i: usize) {
     row[i / 64] |= 1 << (i % 64);
 }
+fn clear(row: &mut [u64], i: usize) {
+    row[i / 64] &= !(1 << (i % 64));
+}
 
 pub fn eliminate_dead_code(f: &mut IrFunction, stats: &mut OptStats) {
     if super::well_formed_registers(f) {
@@ -61,7 +64,10 @@ pub(super) fn eliminate_dead_code_unchecked(
     // and rescans the blocks whose live-out set shrank; otherwise every round starts
     // afresh.
     let mut dce = Dce::new(f, sc);
-    if dce.incremental {
+    let g = dce.classes.globals.len();
+    if dce.incremental && f.blocks.len().saturating_mul(g) <= MAX_BITS {
+        dce.sweeps(f, stats);
+    } else if dce.incremental {
         dce.all_blocks(f, stats);
         while dce.removed_global_read {
             if dce.precise {
@@ -78,6 +84,7 @@ pub(super) fn eliminate_dead_code_unchecked(
             dce.restart(f);
         }
     }
+    let emptied_block = dce.emptied_block;
     dce.finish(sc);
     let any = stats.dead_insts != before;
     if any {
@@ -86,7 +93,7 @@ pub(super) fn eliminate_dead_code_unchecked(
     }
     Changes {
         any,
-        removed_insts: any,
+        emptied_block,
         ..Changes::default()
     }
 }
@@ -112,6 +119,13 @@ struct Dce {
     /// Whether every edge in `order` goes to a block earlier in it (no loops): then one
     /// sweep is stable.
     acyclic: bool,
+    /// The blocks not in `order` (unreachable from the entry).
+    unreachable: Vec<u32>,
+    /// The live globals at the scan's point (see [`Dce::scan_live`]), and the globals the
+    /// scanned block reads before writing and those it writes.
+    cur: Vec<u64>,
+    cur_gen: Vec<u64>,
+    cur_kill: Vec<u64>,
     live_stamp: Vec<u32>,
     /// The stamp of the last scan.
     clock: u32,
@@ -122,12 +136,14 @@ struct Dce {
     /// Whether the last round removed a read of a global that a write in another block
     /// may have been live for.
     removed_global_read: bool,
+    /// Whether a block ending in a jump lost its last instruction.
+    emptied_block: bool,
 }
 
 impl Dce {
     fn new(f: &IrFunction, sc: &mut Scratch) -> Dce {
         let classes = sc.take_classes(f);
-        let [w0, w1, w2, w3, w4] = &mut sc.words;
+        let [w0, w1, w2, w3, w4, w5, w6, w7] = &mut sc.words;
         let mut dce = Dce {
             classes,
             precise: false,
@@ -139,12 +155,17 @@ impl Dce {
             old_out: BitSet::new(0, 0, std::mem::take(w4)),
             order: std::mem::take(&mut sc.triples),
             acyclic: true,
+            unreachable: std::mem::take(&mut sc.u32s[2]),
+            cur: std::mem::take(w5),
+            cur_gen: std::mem::take(w6),
+            cur_kill: std::mem::take(w7),
             live_stamp: std::mem::take(&mut sc.u32s[0]),
             clock: 0,
             block_of: std::mem::take(&mut sc.block_of),
             keep: std::mem::take(&mut sc.visited),
             shrunk: std::mem::take(&mut sc.u32s[1]),
             removed_global_read: false,
+            emptied_block: false,
         };
         sc.compute_rpo(f);
         let nb = f.blocks.len();
@@ -159,6 +180,9 @@ impl Dce {
             }
             [b, s0, s1]
         }));
+        dce.unreachable.clear();
+        dce.unreachable
+            .extend((0..nb as u32).filter(|&b| rpo_index[b as usize] == NONE));
         dce.live_stamp.clear();
         dce.live_stamp.resize(f.vregs.len(), 0);
         dce
@@ -171,6 +195,7 @@ impl Dce {
         sc.u32s[0] = self.live_stamp;
         sc.block_of = self.block_of;
         sc.u32s[1] = self.shrunk;
+        sc.u32s[2] = self.unreachable;
         sc.visited = self.keep;
         sc.words = [
             self.live_out.words,
@@ -178,7 +203,200 @@ impl Dce {
             self.kill.words,
             self.live_in.words,
             self.old_out.words,
+            self.cur,
+            self.cur_gen,
+            self.cur_kill,
         ];
+    }
+
+    /// Removes every dead instruction by sweeps over the blocks in postorder, each block
+    /// scanned with the live-out set its successors' live-in sets give at that point. A
+    /// block's successors come before it in postorder, except along loops: then the
+    /// live-in sets start as the least solution of the liveness over the current
+    /// instructions, which stays an over-approximation while instructions go (removing a
+    /// dead instruction makes nothing live). A sweep that changed no block's gen or kill
+    /// set left that solution exact, and scanned every block with it, so nothing dead is
+    /// left; otherwise the liveness is solved afresh (along a loop, sets that only shrink
+    /// from the old solution can stay larger than the new one) and the blocks whose
+    /// live-out set changed are scanned again.
+    fn sweeps(&mut self, f: &mut IrFunction, stats: &mut OptStats) {
+        let nb = f.blocks.len();
+        let g = self.classes.globals.len();
+        let words = g.div_ceil(64);
+        for v in [&mut self.cur, &mut self.cur_gen, &mut self.cur_kill] {
+            v.clear();
+            v.resize(words, 0);
+        }
+        // Nothing is live at the end of a block unreachable from the entry, and its
+        // live-in set matters to no reachable block.
+        for i in 0..self.unreachable.len() {
+            self.cur.fill(0);
+            self.scan_live(f, self.unreachable[i] as usize, stats);
+        }
+        self.live_in = BitSet::new(nb, g, std::mem::take(&mut self.live_in.words));
+        if self.acyclic {
+            for i in 0..self.order.len() {
+                let [b, s0, s1] = self.order[i];
+                self.load_out(s0, s1);
+                self.scan_live(f, b as usize, stats);
+                self.live_in.row_mut(b as usize).copy_from_slice(&self.cur);
+            }
+            return;
+        }
+        self.gen = BitSet::new(nb, g, std::mem::take(&mut self.gen.words));
+        self.kill = BitSet::new(nb, g, std::mem::take(&mut self.kill.words));
+        for i in 0..self.order.len() {
+            self.gen_kill(f, self.order[i][0] as usize);
+        }
+        // The live-out set each block was last scanned with.
+        self.old_out = BitSet::new(nb, g, std::mem::take(&mut self.old_out.words));
+        let mut first = true;
+        loop {
+            self.solve_in();
+            let mut changed = false;
+            for i in 0..self.order.len() {
+                let [b, s0, s1] = self.order[i];
+                let b = b as usize;
+                self.load_out(s0, s1);
+                if first || self.cur[..] != *self.old_out.row(b) {
+                    self.old_out.row_mut(b).copy_from_slice(&self.cur);
+                    self.scan_live(f, b, stats);
+                    if self.gen.row(b) != self.cur_gen || self.kill.row(b) != self.cur_kill {
+                        self.gen.row_mut(b).copy_from_slice(&self.cur_gen);
+                        self.kill.row_mut(b).copy_from_slice(&self.cur_kill);
+                        changed = true;
+                    }
+                } else {
+                    let (gen, kill) = (self.gen.row(b), self.kill.row(b));
+                    for ((c, &ge), &k) in self.cur.iter_mut().zip(gen).zip(kill) {
+                        *c = ge | (*c & !k);
+                    }
+                }
+                self.live_in.row_mut(b).copy_from_slice(&self.cur);
+            }
+            if !changed {
+                return;
+            }
+            first = false;
+        }
+    }
+
+    /// `cur` = the union of the live-in sets of the successors `s0` and `s1`.
+    #[inline]
+    fn load_out(&mut self, s0: u32, s1: u32) {
+        let words = self.cur.len();
+        let ins = &self.live_in.words;
+        for (i, c) in self.cur.iter_mut().enumerate() {
+            let mut out = 0u64;
+            if s0 != NONE {
+                out |= ins[s0 as usize * words + i];
+            }
+            if s1 != NONE {
+                out |= ins[s1 as usize * words + i];
+            }
+            *c = out;
+        }
+    }
+
+    /// The least solution of live_in = gen | (live_out & !kill) over the blocks in
+    /// `order`, iterating in postorder until stable.
+    fn solve_in(&mut self) {
+        let words = self.cur.len();
+        let live_in = &mut self.live_in.words;
+        live_in.fill(0);
+        let (gen, kill) = (&self.gen.words, &self.kill.words);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &[b, s0, s1] in self.order.iter() {
+                let b = b as usize;
+                for i in 0..words {
+                    let mut out = 0u64;
+                    if s0 != NONE {
+                        out |= live_in[s0 as usize * words + i];
+                    }
+                    if s1 != NONE {
+                        out |= live_in[s1 as usize * words + i];
+                    }
+                    let at = b * words + i;
+                    let v = gen[at] | (out & !kill[at]);
+                    if v != live_in[at] {
+                        live_in[at] = v;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Backward scan of block `bi` removing the pure instructions whose result is dead,
+    /// with the live globals in `cur` (live-out on entry, live-in on return) and the
+    /// other registers' liveness stamped; leaves the block's gen and kill sets (of the
+    /// instructions kept) in `cur_gen` and `cur_kill`.
+    fn scan_live(&mut self, f: &mut IrFunction, bi: usize, stats: &mut OptStats) {
+        let global_index = &self.classes.global_index;
+        let live_stamp = &mut self.live_stamp;
+        self.clock += 1;
+        let st = self.clock;
+        let live = &mut self.cur[..];
+        let gen = &mut self.cur_gen[..];
+        let kill = &mut self.cur_kill[..];
+        if let ([g], [k]) = (&mut *gen, &mut *kill) {
+            // The common case, without a call to fill.
+            (*g, *k) = (0, 0);
+        } else {
+            gen.fill(0);
+            kill.fill(0);
+        }
+        let read = |r: u32, live: &mut [u64], gen: &mut [u64], live_stamp: &mut [u32]| {
+            let gi = global_index[r as usize];
+            if gi == NONE {
+                live_stamp[r as usize] = st;
+            } else {
+                set(live, gi as usize);
+                set(gen, gi as usize);
+            }
+        };
+        let b = &mut f.blocks[bi];
+        if let Some(r) = term_use(&b.term) {
+            read(r.0, live, gen, live_stamp);
+        }
+        let keep = &mut self.keep;
+        keep.clear();
+        keep.resize(b.insts.len(), true);
+        let mut removed = 0;
+        for (i, inst) in b.insts.iter().enumerate().rev() {
+            if let Some(d) = def_of(inst) {
+                let d = d.0 as usize;
+                let gi = global_index[d];
+                let is_live = if gi == NONE {
+                    live_stamp[d] == st
+                } else {
+                    get(live, gi as usize)
+                };
+                // Of the instructions that write a register only calls are not pure.
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
+                if !is_live && !matches!(inst, Inst::Call { .. }) {
+                    keep[i] = false;
+                    removed += 1;
+                    continue;
+                }
+                if gi == NONE {
+                    live_stamp[d] = 0;
+                } else {
+                    clear(live, gi as usize);
+                    clear(gen, gi as usize);
+                    set(kill, gi as usize);
+                }
+            }
+            for_each_use(inst, |r| read(r.0, live, gen, live_stamp));
+        }
+        if removed > 0 {
+            stats.dead_insts += removed;
+            let mut it = keep.iter();
+            b.insts.retain(|_| *it.next().unwrap_or(&true));
+            self.emptied_block |= b.insts.is_empty() && matches!(b.term, Terminator::Jump(_));
+        }
     }
 
     /// Reclassifies the registers after a round that removed instructions (the classes
@@ -352,6 +570,7 @@ impl Dce {
             self.shrunk.push(bi as u32);
             let mut it = keep.iter();
             b.insts.retain(|_| *it.next().unwrap_or(&true));
+            self.emptied_block |= b.insts.is_empty() && matches!(b.term, Terminator::Jump(_));
         }
     }
 }

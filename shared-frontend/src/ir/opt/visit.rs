@@ -303,9 +303,9 @@ pub(super) struct Scratch {
     pub classes: Option<RegClasses>,
     pub block_of: Vec<u32>,
     pub u32s: [Vec<u32>; 4],
-    pub words: [Vec<u64>; 5],
+    pub words: [Vec<u64>; 8],
     pub visited: Vec<bool>,
-    pub stack: Vec<(u32, u8)>,
+    pub stack: Vec<(u32, u32, u32)>,
     pub copies: super::copyprop::CopyBufs,
     pub triples: Vec<[u32; 3]>,
     /// Whether `rpo`/`rpo_index` describe the function's current CFG: set by
@@ -402,7 +402,7 @@ fn rpo_into(
     post: &mut Vec<u32>,
     index: &mut Vec<u32>,
     visited: &mut Vec<bool>,
-    stack: &mut Vec<(u32, u8)>,
+    stack: &mut Vec<(u32, u32, u32)>,
 ) {
     let n = f.blocks.len();
     post.clear();
@@ -412,24 +412,32 @@ fn rpo_into(
     }
     visited.clear();
     visited.resize(n, false);
-    // (block, next successor slot to visit)
+    // (block, its successors not visited yet from it; NONE when none), the terminator
+    // decoded once per block.
+    let succs = |b: u32| {
+        successors(&f.blocks[b as usize].term).map(|s| match s {
+            Some(s) if (s.0 as usize) < n => s.0,
+            _ => NONE,
+        })
+    };
     stack.clear();
-    stack.push((0, 0));
+    let [s0, s1] = succs(0);
+    stack.push((0, s0, s1));
     visited[0] = true;
     while let Some(top) = stack.last_mut() {
-        let (b, slot) = *top;
-        if slot < 2 {
-            top.1 += 1;
-            if let Some(s) = successors(&f.blocks[b as usize].term)[slot as usize] {
-                let s = s.0 as usize;
-                if s < n && !visited[s] {
-                    visited[s] = true;
-                    stack.push((s as u32, 0));
-                }
-            }
+        let next = if top.1 != NONE {
+            std::mem::replace(&mut top.1, NONE)
+        } else if top.2 != NONE {
+            std::mem::replace(&mut top.2, NONE)
         } else {
-            post.push(b);
+            post.push(top.0);
             stack.pop();
+            continue;
+        };
+        if !visited[next as usize] {
+            visited[next as usize] = true;
+            let [s0, s1] = succs(next);
+            stack.push((next, s0, s1));
         }
     }
     post.reverse();

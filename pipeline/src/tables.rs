@@ -5,7 +5,7 @@
 //! cycle (`const A: i32 = B; const B: i32 = A;`): it is reported once, naming every item
 //! on the cycle, and every participant yields `ErrorReported`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -111,6 +111,11 @@ enum Entry<T> {
 
 type Memo<T> = RefCell<FxHashMap<DefId, Entry<T>>>;
 
+/// An empty table with room for `n` entries.
+fn memo<K, V>(n: usize) -> RefCell<FxHashMap<K, V>> {
+    RefCell::new(FxHashMap::with_capacity_and_hasher(n, Default::default()))
+}
+
 pub struct Tables<'a> {
     tree: &'a ItemTree,
     resolved: &'a ResolvedCrate,
@@ -123,11 +128,19 @@ pub struct Tables<'a> {
     /// imports, so its answer for a key never changes; bodies name the same items over
     /// and over. Failures are not kept: their diagnostics carry the path's spans.
     paths: RefCell<FxHashMap<PathKey, Res>>,
+    /// The same for paths of one plain name (most paths in bodies), with a key that is
+    /// cheaper to hash and compare.
+    names: RefCell<FxHashMap<(DefId, Symbol, PathSource), Res>>,
+    /// [`SemaEnv::lookup_name`]'s answers, found or not (no diagnostic is involved).
+    lookups: RefCell<FxHashMap<(DefId, Symbol, Namespace), Option<Res>>>,
     /// Exact struct layouts (see `LayoutCache`), so that each is computed once per run
     /// rather than once per body that uses it.
     struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
     active: RefCell<Vec<(Table, DefId)>>,
+    /// Some cycle was reported: entries computed during it may differ from what the same
+    /// computation gives afterwards.
+    had_cycle: Cell<bool>,
     diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
     /// The entry point's diagnostics (anchored).
     main_diagnostics: RefCell<Vec<Diagnostic>>,
@@ -135,17 +148,24 @@ pub struct Tables<'a> {
 
 impl<'a> Tables<'a> {
     pub fn new(tree: &'a ItemTree, resolved: &'a ResolvedCrate) -> Tables<'a> {
+        let count = |kind: DefKind| tree.defs().iter().filter(|d| d.kind == kind).count();
+        let fns = count(DefKind::Fn);
+        let consts = count(DefKind::Const);
         Tables {
             tree,
             resolved,
-            fn_sigs: Default::default(),
-            struct_fields: Default::default(),
-            alias_tys: Default::default(),
-            const_tys: Default::default(),
-            const_values: Default::default(),
-            paths: Default::default(),
+            fn_sigs: memo(fns),
+            struct_fields: memo(count(DefKind::Struct)),
+            alias_tys: memo(count(DefKind::TypeAlias)),
+            const_tys: memo(consts),
+            const_values: memo(consts),
+            // Bodies name a few distinct items each.
+            paths: memo(fns),
+            names: memo(4 * fns),
+            lookups: memo(fns),
             struct_layouts: Default::default(),
             active: Default::default(),
+            had_cycle: Cell::new(false),
             diagnostics: Default::default(),
             main_diagnostics: Default::default(),
         }
@@ -247,8 +267,18 @@ impl<'a> Tables<'a> {
         value
     }
 
+    /// The signature of function `def` exactly as lowering its types now would give it,
+    /// if the table has it.
+    pub fn settled_fn_sig(&self, def: DefId) -> Option<Arc<FnSig>> {
+        if self.had_cycle.get() {
+            return None;
+        }
+        self.fn_sig(def).ok()
+    }
+
     #[inline(never)]
     fn report_cycle(&self, table: Table, def: DefId) {
+        self.had_cycle.set(true);
         let active = self.active.borrow();
         let start = active
             .iter()
@@ -273,6 +303,31 @@ impl<'a> Tables<'a> {
         ));
         drop(active);
         self.report(Slot::Table(table), def, vec![diag]);
+    }
+
+    /// [`SemaEnv::resolve_path_as`] for a path that is the single name `name`.
+    fn resolve_name(
+        &self,
+        from: DefId,
+        path: &Path,
+        name: Symbol,
+        source: PathSource,
+    ) -> Result<Res, Diagnostic> {
+        let key = (from, name, source);
+        if let Some(&res) = self.names.borrow().get(&key) {
+            return Ok(res);
+        }
+        let res = resolve::resolve_path_as(
+            &resolve::CrateScopes {
+                tree: self.tree,
+                resolved: self.resolved,
+            },
+            from,
+            path,
+            source,
+        )?;
+        self.names.borrow_mut().insert(key, res);
+        Ok(res)
     }
 
     fn module_of(&self, def: DefId) -> DefId {
@@ -303,6 +358,11 @@ impl SemaEnv for Tables<'_> {
         path: &Path,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
+        if let [seg] = path.segments.as_slice() {
+            if let PathSegmentKind::Name(name) = seg.kind {
+                return self.resolve_name(from, path, name, source);
+            }
+        }
         let key = PathKey::new(from, path, source);
         if let Some(key) = &key {
             if let Some(&res) = self.paths.borrow().get(key) {
@@ -325,7 +385,11 @@ impl SemaEnv for Tables<'_> {
     }
 
     fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
-        resolve::lookup_name(
+        let key = (from, name, ns);
+        if let Some(&res) = self.lookups.borrow().get(&key) {
+            return res;
+        }
+        let res = resolve::lookup_name(
             &resolve::CrateScopes {
                 tree: self.tree,
                 resolved: self.resolved,
@@ -333,7 +397,9 @@ impl SemaEnv for Tables<'_> {
             from,
             name,
             ns,
-        )
+        );
+        self.lookups.borrow_mut().insert(key, res);
+        res
     }
 
     fn is_accessible(&self, vis: Vis, from: DefId) -> bool {

@@ -377,7 +377,8 @@ impl Builder {
         const SEEN: u32 = u32::MAX - 1;
         let mut new_id = vec![UNSEEN; n];
         let mut post = Vec::with_capacity(n);
-        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        let mut stack: Vec<(usize, usize)> = Vec::with_capacity(n);
+        stack.push((0, 0));
         new_id[0] = SEEN;
         while let Some((b, k)) = stack.last_mut() {
             match succ_from_last(*b, *k) {

@@ -48,13 +48,13 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         b: Builder::new(thir.exprs.len()),
         layouts: LayoutCache::default(),
         locals: vec![Storage::Unassigned; thir.locals.len()],
-        loops: Vec::new(),
+        loops: Vec::with_capacity(4),
         assigns: AssignInfo::new(thir.exprs.len()),
-        scratch: Vec::new(),
+        scratch: Vec::with_capacity(16),
         sret: None,
         const_data: FxHashMap::default(),
     };
-    let mut params = Vec::new();
+    let mut params = Vec::with_capacity(thir.params.len() + 1);
     let ret_repr = cx.repr(&thir.ret);
     let sret = matches!(ret_repr, Repr::Mem(_));
     if sret {
@@ -623,8 +623,8 @@ impl AssignInfo {
     fn new(n: usize) -> AssignInfo {
         AssignInfo {
             known: vec![0; n],
-            stack: Vec::new(),
-            children: Vec::new(),
+            stack: Vec::with_capacity(16),
+            children: Vec::with_capacity(8),
         }
     }
 

@@ -74,37 +74,63 @@ impl Expect {
     }
 }
 
-/// The locals in scope: a map with an undo log, so lookups are O(1) and leaving a scope
-/// restores what its bindings shadowed.
+/// The locals in scope: a stack of bindings, innermost last, with shadowed ones still
+/// on it. Bodies rarely have many locals in scope at once, so the first
+/// [`Scopes::SCANNED`] bindings are found by scanning; bindings above them are also
+/// entered in a map with an undo log, so lookups stay O(1) in long bodies and leaving a
+/// scope restores what its bindings shadowed.
 #[derive(Default)]
 pub(super) struct Scopes {
+    stack: Vec<(Symbol, LocalId)>,
+    /// The innermost binding of each name among the bindings above the scanned ones.
     map: FxHashMap<Symbol, LocalId>,
+    /// One entry per binding above the scanned ones: what it shadowed in `map`.
     undo: Vec<(Symbol, Option<LocalId>)>,
 }
 
 impl Scopes {
+    const SCANNED: usize = 32;
+
     fn with_capacity(n: usize) -> Scopes {
         Scopes {
-            map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-            undo: Vec::with_capacity(n),
+            stack: Vec::with_capacity(n.min(Self::SCANNED)),
+            map: FxHashMap::default(),
+            undo: Vec::new(),
         }
     }
 
     pub(super) fn lookup(&self, name: Symbol) -> Option<LocalId> {
-        self.map.get(&name).copied()
+        let scanned = if self.stack.len() > Self::SCANNED {
+            // Every binding in the map is inner to the scanned ones.
+            if let Some(&local) = self.map.get(&name) {
+                return Some(local);
+            }
+            &self.stack[..Self::SCANNED]
+        } else {
+            &self.stack[..]
+        };
+        scanned
+            .iter()
+            .rev()
+            .find(|&&(n, _)| n == name)
+            .map(|&(_, local)| local)
     }
 
     pub(super) fn mark(&self) -> usize {
-        self.undo.len()
+        self.stack.len()
     }
 
     pub(super) fn bind(&mut self, name: Symbol, local: LocalId) {
-        let prev = self.map.insert(name, local);
-        self.undo.push((name, prev));
+        if self.stack.len() >= Self::SCANNED {
+            let prev = self.map.insert(name, local);
+            self.undo.push((name, prev));
+        }
+        self.stack.push((name, local));
     }
 
     pub(super) fn reset(&mut self, mark: usize) {
-        while self.undo.len() > mark {
+        let keep = mark.saturating_sub(Self::SCANNED);
+        while self.undo.len() > keep {
             let Some((name, prev)) = self.undo.pop() else {
                 break;
             };
@@ -117,6 +143,7 @@ impl Scopes {
                 }
             }
         }
+        self.stack.truncate(mark);
     }
 }
 
@@ -721,35 +748,31 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Checks a function body (see [`super::typeck_fn`]).
-pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
+/// Checks a function body (see [`super::typeck_fn`]), given its signature if the caller
+/// has it.
+pub(super) fn check_fn_body(
+    env: &dyn SemaEnv,
+    module: DefId,
+    def: &FnDef,
+    sig: Option<&FnSig>,
+) -> TypeckResult {
     let mut cx = Checker::new(env, module, &def.arena, false, None, 0, true);
     // The signature's own errors are reported by `fn_sig`.
-    let mut sig_diags = Vec::new();
-    let (params, ret) = {
-        let lcx = LowerCx {
-            env,
-            module,
-            arena: &def.arena,
-            outer_locals: None,
-            depth: 0,
-        };
-        let params: Vec<Ty> = def
-            .params
-            .iter()
-            .map(|p| sig::lower_ty(&lcx, p.ty, &mut sig_diags))
-            .collect();
-        let ret = def
-            .ret
-            .map_or(Ty::Unit, |t| sig::lower_ty(&lcx, t, &mut sig_diags));
-        (params, ret)
+    let lowered;
+    let sig = match sig {
+        Some(sig) => sig,
+        None => {
+            lowered = sig::fn_sig(env, module, def).0;
+            &lowered
+        }
     };
+    let (params, ret) = (&sig.params, sig.ret.clone());
     cx.ret = cx.infer.from_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());
     // Parameter lists are short: a set pays off only for long ones.
     const SCAN_PARAMS: usize = 16;
     let mut seen: FxHashSet<Symbol> = FxHashSet::default();
-    for (i, (p, ty)) in def.params.iter().zip(&params).enumerate() {
+    for (i, (p, ty)) in def.params.iter().zip(params).enumerate() {
         let repeated = if def.params.len() <= SCAN_PARAMS {
             def.params[..i].iter().any(|q| q.name.name == p.name.name)
         } else {

@@ -1478,3 +1478,20 @@ fn deep_nesting_and_long_chains_do_not_overflow() {
     let diags = env.all_diagnostics();
     assert!(diags.is_empty(), "{}", env.render(&diags));
 }
+
+#[test]
+fn many_locals_in_scope_shadow_and_unshadow() {
+    // More bindings than the scope stack scans: the inner `b` shadows the outer one
+    // only inside its block, and names from the start stay visible.
+    let lets: String = (1..40).map(|i| format!("let a{i} = {i};\n")).collect();
+    let src = format!(
+        "fn main() {{\nlet b: bool = true;\n{lets}{{ let b: i64 = 5; let c: i64 = b + 1; }}\n\
+         let c: bool = b;\nlet d: i64 = b;\nlet e: i32 = a1 + a39;\n}}\n"
+    );
+    check_error(
+        &src,
+        expect![[r#"
+            44:14: error[E0308]: mismatched types (expected `i64`, found `bool`)
+        "#]],
+    );
+}

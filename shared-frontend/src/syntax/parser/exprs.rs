@@ -1218,7 +1218,8 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        let fields = self.scratch_fields.drain(mark..).collect();
+        let fields = self.scratch_fields[mark..].to_vec();
+        self.scratch_fields.truncate(mark);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::StructLit(path, fields), span)
     }

@@ -465,6 +465,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
         self.arena.alloc_expr(Expr { kind, span })
     }

@@ -274,14 +274,17 @@ pub struct Arena {
 }
 
 impl Arena {
+    #[inline]
     pub fn alloc_expr(&mut self, e: Expr) -> ExprId {
         self.exprs.push(e);
         ExprId(self.exprs.len() as u32 - 1)
     }
+    #[inline]
     pub fn alloc_stmt(&mut self, s: Stmt) -> StmtId {
         self.stmts.push(s);
         StmtId(self.stmts.len() as u32 - 1)
     }
+    #[inline]
     pub fn alloc_type(&mut self, t: Type) -> TypeId {
         self.types.push(t);
         TypeId(self.types.len() as u32 - 1)
@@ -428,7 +431,7 @@ pub struct Block {
     pub tail: Option<ExprId>,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FieldInit {
     pub name: Ident,
     pub value: ExprId,

@@ -640,8 +640,27 @@ impl<'a> Cursor<'a> {
     fn eat_id_continue(&mut self) {
         let bytes = self.bytes;
         let mut i = self.pos;
-        while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
-            i += 1;
+        // Eight bytes at a time where eight are left: the unrolled tests need no bounds
+        // checks.
+        loop {
+            match bytes.get(i..i + 8) {
+                Some(chunk) => {
+                    let run = chunk
+                        .iter()
+                        .position(|&b| !ASCII_ID_CONTINUE[b as usize])
+                        .unwrap_or(8);
+                    i += run;
+                    if run < 8 {
+                        break;
+                    }
+                }
+                None => {
+                    while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
         }
         self.pos = i;
         if i < bytes.len() && bytes[i] >= 0x80 {

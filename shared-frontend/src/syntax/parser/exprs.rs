@@ -226,7 +226,7 @@ impl<'a> Parser<'a> {
         } else {
             return lhs;
         };
-        self.bump();
+        self.bump_over();
         let rhs = self.parse_expr_with(r.operand());
         let span = self.rel_from(lo);
         let kind = match op {
@@ -293,7 +293,7 @@ impl<'a> Parser<'a> {
                 if PREC_AS < min_prec {
                     return lhs;
                 }
-                self.bump();
+                self.bump_over();
                 let ty = self.parse_cast_type();
                 let span = self.rel_from(lo);
                 lhs = self.alloc_expr(ExprKind::Cast(lhs, ty), span);
@@ -342,7 +342,7 @@ impl<'a> Parser<'a> {
             if prec < min_prec {
                 return lhs;
             }
-            self.bump();
+            self.bump_over();
             if op.is_comparison() && last_was_cmp {
                 self.chained_comparison_error(t.lo, t.hi);
             }
@@ -432,7 +432,7 @@ impl<'a> Parser<'a> {
             }
             _ => return self.parse_postfix(r),
         };
-        self.bump();
+        self.bump_over();
         if op.is_none() {
             // A run of `&`, `&mut`, `*` is reported once; the tree keeps no nesting.
             while matches!(
@@ -471,7 +471,7 @@ impl<'a> Parser<'a> {
             let t = self.tok();
             match t.kind {
                 T::Dot => {
-                    self.bump();
+                    self.bump_over();
                     e = self.parse_dot_rest(e, lo);
                 }
                 T::OpenParen if !(r.stmt && self.is_block_like(e)) => {
@@ -480,7 +480,7 @@ impl<'a> Parser<'a> {
                     e = self.alloc_expr(ExprKind::Call(e, args), span);
                 }
                 T::OpenBracket if !(r.stmt && self.is_block_like(e)) => {
-                    self.bump();
+                    self.bump_over();
                     let index = self.parse_expr();
                     self.expect_closing(T::CloseBracket, t.lo);
                     let span = self.rel_from(lo);
@@ -547,7 +547,7 @@ impl<'a> Parser<'a> {
     /// At `(`: comma-separated arguments up to and including the `)`.
     pub(super) fn parse_call_args(&mut self) -> Vec<ExprId> {
         let open = self.lo();
-        self.bump();
+        self.bump_over();
         let mark = self.scratch_exprs.len();
         self.parse_expr_list(T::CloseParen, open);
         self.take_scratch_exprs(mark)
@@ -625,7 +625,7 @@ impl<'a> Parser<'a> {
         match t.kind {
             T::Literal { .. } => self.parse_literal_expr(),
             T::Keyword(Kw::True) | T::Keyword(Kw::False) => {
-                self.bump();
+                self.bump_over();
                 let span = self.rel(t.lo, t.hi);
                 self.alloc_expr(
                     ExprKind::Bool(same_kind(t.kind, T::Keyword(Kw::True))),
@@ -646,20 +646,20 @@ impl<'a> Parser<'a> {
             T::Keyword(Kw::For) => self.parse_for(None, lo),
             T::Lifetime { .. } => self.parse_labeled(),
             T::Keyword(Kw::Break) => {
-                self.bump();
+                self.bump_over();
                 let label = self.parse_opt_label();
                 let value = self.parse_opt_value(r);
                 let span = self.rel_from(lo);
                 self.alloc_expr(ExprKind::Break { label, value }, span)
             }
             T::Keyword(Kw::Continue) => {
-                self.bump();
+                self.bump_over();
                 let label = self.parse_opt_label();
                 let span = self.rel_from(lo);
                 self.alloc_expr(ExprKind::Continue { label }, span)
             }
             T::Keyword(Kw::Return) => {
-                self.bump();
+                self.bump_over();
                 let value = self.parse_opt_value(r);
                 let span = self.rel_from(lo);
                 self.alloc_expr(ExprKind::Return(value), span)
@@ -862,7 +862,7 @@ impl<'a> Parser<'a> {
 
     fn parse_if(&mut self) -> ExprId {
         let lo = self.lo();
-        self.bump(); // `if`
+        self.bump_over(); // `if`
         let cond = self.parse_cond("`if let`");
         let then_branch = self.parse_block_or_missing();
         let else_branch = if self.eat_kw(Kw::Else) {
@@ -923,7 +923,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_while(&mut self, label: Option<Label>, lo: u32) -> ExprId {
-        self.bump(); // `while`
+        self.bump_over(); // `while`
         let cond = self.parse_cond("`while let`");
         let body = self.parse_block_or_missing_with(true);
         let span = self.rel_from(lo);
@@ -931,14 +931,14 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_loop(&mut self, label: Option<Label>, lo: u32) -> ExprId {
-        self.bump(); // `loop`
+        self.bump_over(); // `loop`
         let body = self.parse_block_or_missing_with(true);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::Loop { label, body }, span)
     }
 
     fn parse_for(&mut self, label: Option<Label>, lo: u32) -> ExprId {
-        self.bump(); // `for`
+        self.bump_over(); // `for`
         let binding = self.parse_for_binding();
         if !self.eat_kw(Kw::In) {
             let msg = format!("missing `in` in `for` loop, found {}", self.found());
@@ -1039,7 +1039,7 @@ impl<'a> Parser<'a> {
     /// `(e)`, `()`, or a reported tuple.
     fn parse_paren_expr(&mut self) -> ExprId {
         let lo = self.lo();
-        self.bump();
+        self.bump_over();
         if self.eat(T::CloseParen) {
             let span = self.rel_from(lo);
             return self.alloc_expr(ExprKind::Unit, span);
@@ -1062,7 +1062,7 @@ impl<'a> Parser<'a> {
     /// `[a, b, c]` or `[value; count]`.
     fn parse_array_expr(&mut self) -> ExprId {
         let lo = self.lo();
-        self.bump();
+        self.bump_over();
         if self.eat(T::CloseBracket) {
             let span = self.rel_from(lo);
             return self.alloc_expr(ExprKind::Array(Vec::new()), span);
@@ -1143,7 +1143,7 @@ impl<'a> Parser<'a> {
     /// At `{` after a path: `Path { a: e, b }`.
     fn parse_struct_lit(&mut self, lo: u32, path: Path) -> ExprId {
         let open = self.lo();
-        self.bump();
+        self.bump_over();
         let mark = self.scratch_fields.len();
         loop {
             if self.eat(T::CloseBrace) {
@@ -1218,7 +1218,8 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        let fields = self.scratch_fields.drain(mark..).collect();
+        let fields = self.scratch_fields[mark..].to_vec();
+        self.scratch_fields.truncate(mark);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::StructLit(path, fields), span)
     }

@@ -786,7 +786,7 @@ impl<'a> Parser<'a> {
                 items: Some(Vec::new()),
             })));
         }
-        self.bump(); // `{`
+        self.bump_over(); // `{`
         self.module_depth += 1;
         let mut items = Vec::new();
         self.skip_inner_attrs_and_docs();

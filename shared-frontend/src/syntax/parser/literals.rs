@@ -42,6 +42,15 @@ impl<'a> Parser<'a> {
             }
         }
         let text = self.tok_text(t);
+        if let LiteralKind::Int {
+            base,
+            empty_int: false,
+        } = kind
+        {
+            if let Some(lit) = common_int_literal(text.as_bytes(), base, suffix_start as usize) {
+                return self.alloc_expr(ExprKind::Int(lit), span);
+            }
+        }
         let what = match kind {
             LiteralKind::Int { base, empty_int } => {
                 let lit = self.int_literal(text, base, empty_int, suffix_start as usize, t.lo);
@@ -486,6 +495,51 @@ fn raw_str_contents(text: &str) -> &str {
     let start = 1 + hashes + 1;
     let end = text.len().saturating_sub(hashes + 1);
     text.get(start..end).unwrap_or("")
+}
+
+/// The common well-formed integer literal, valued as [`Parser::int_literal`] would value
+/// it: no suffix or `i32`, `i64`, `u64`, `usize`, only digits of its base and `_`, and a
+/// value that fits in 64 bits. `None` for anything else, which `int_literal` handles
+/// (and reports).
+#[inline]
+fn common_int_literal(text: &[u8], base: Base, suffix_start: usize) -> Option<IntLit> {
+    if text.len() > MAX_LITERAL_LEN {
+        return None;
+    }
+    let (digits, suffix) = text.split_at_checked(suffix_start)?;
+    let suffix = match suffix {
+        b"" => None,
+        b"i32" => Some(IntSuffix::I32),
+        b"i64" => Some(IntSuffix::I64),
+        b"u64" => Some(IntSuffix::U64),
+        b"usize" => Some(IntSuffix::Usize),
+        _ => return None,
+    };
+    let body = match base {
+        Base::Decimal => digits,
+        _ => digits.get(2..)?,
+    };
+    let radix = u64::from(base.radix());
+    let mut value = 0u64;
+    for &b in body {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            b'_' => continue,
+            _ => return None,
+        };
+        let d = u64::from(d);
+        if d >= radix {
+            return None;
+        }
+        value = value.checked_mul(radix)?.checked_add(d)?;
+    }
+    Some(IntLit {
+        value: Some(u128::from(value)),
+        suffix,
+        hex: base == Base::Hexadecimal,
+    })
 }
 
 /// Unterminated literals were reported by the lexing pass already.

@@ -164,10 +164,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Consumes the current token, which is not `Eof` (so a token follows it): no end
+    /// check.
+    #[inline(always)]
+    fn bump_over(&mut self) {
+        debug_assert!(!matches!(self.peek(), TokenKind::Eof));
+        self.pos += 1;
+    }
+
+    /// Consumes the current token if it is `kind` (never `Eof`).
     #[inline]
     fn eat(&mut self, kind: TokenKind) -> bool {
+        debug_assert!(!matches!(kind, TokenKind::Eof));
         if self.at(kind) {
-            self.bump();
+            self.bump_over();
             true
         } else {
             false
@@ -294,7 +304,7 @@ impl<'a> Parser<'a> {
             self.long_ident_error(t);
         }
         let name = self.symbols.intern(text);
-        self.bump();
+        self.bump_over();
         Ident {
             name,
             span: self.rel(t.lo, t.hi),
@@ -455,6 +465,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
         self.arena.alloc_expr(Expr { kind, span })
     }

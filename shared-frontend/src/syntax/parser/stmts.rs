@@ -30,7 +30,7 @@ impl<'a> Parser<'a> {
     /// inner doc comments at the start (function and loop bodies, block statements).
     pub(super) fn parse_block_expr_with(&mut self, inner_docs_ok: bool) -> ExprId {
         let lo = self.lo();
-        self.bump(); // `{`
+        self.bump_over(); // `{`
         self.skip_block_inner_attrs(inner_docs_ok);
         let block = self.parse_block_body(lo);
         let span = self.rel_from(lo);
@@ -75,7 +75,7 @@ impl<'a> Parser<'a> {
                     if let Some(lo) = doc {
                         self.dangling_doc_comment(lo, self.prev_hi());
                     }
-                    self.bump();
+                    self.bump_over();
                     break;
                 }
                 T::Eof => {
@@ -135,7 +135,7 @@ impl<'a> Parser<'a> {
     fn parse_stmt(&mut self, lo: u32) -> StmtOrTail {
         match self.peek() {
             T::Semi => {
-                self.bump();
+                self.bump_over();
                 return StmtOrTail::Stmt(Some(self.alloc_stmt(StmtKind::Empty, lo)));
             }
             T::Keyword(Kw::Let) => return StmtOrTail::Stmt(Some(self.parse_let(lo))),

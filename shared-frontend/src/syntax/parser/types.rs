@@ -167,15 +167,15 @@ impl<'a> Parser<'a> {
                     PathSegmentKind::Name(id.name)
                 }
                 T::Keyword(Kw::Crate) => {
-                    self.bump();
+                    self.bump_over();
                     PathSegmentKind::Crate
                 }
                 T::Keyword(Kw::SelfValue) => {
-                    self.bump();
+                    self.bump_over();
                     PathSegmentKind::SelfMod
                 }
                 T::Keyword(Kw::Super) => {
-                    self.bump();
+                    self.bump_over();
                     PathSegmentKind::Super
                 }
                 T::Keyword(Kw::SelfType) => {
@@ -213,7 +213,7 @@ impl<'a> Parser<'a> {
                 }
                 continue;
             }
-            self.bump();
+            self.bump_over();
         }
         let segments = self.scratch_segments[mark..].to_vec();
         self.scratch_segments.truncate(mark);

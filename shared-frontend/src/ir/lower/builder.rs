@@ -295,9 +295,9 @@ impl Builder {
         dst
     }
 
-    /// Retargets every jump or branch to a block that is empty and only jumps on, to
-    /// the end of that chain (`loop {}`'s self-loop included, without looping).
-    fn thread_jumps(&mut self) {
+    /// Where a jump or branch to each block should go: to the end of the chain of blocks
+    /// that are empty and only jump on (`loop {}`'s self-loop included, without looping).
+    fn jump_targets(&mut self) -> Vec<BlockId> {
         self.flush();
         let n = self.blocks.len();
         let forward = |blocks: &[BlockData], b: BlockId| -> Option<BlockId> {
@@ -307,12 +307,15 @@ impl Builder {
                 _ => None,
             }
         };
-        let mut resolved: Vec<Option<BlockId>> = vec![None; n];
+        // `UNRESOLVED` until computed.
+        const UNRESOLVED: BlockId = BlockId(u32::MAX);
+        let mut resolved = vec![UNRESOLVED; n];
         for start in 0..n {
             let mut b = BlockId(start as u32);
             let mut steps = 0;
             while let Some(t) = forward(&self.blocks, b) {
-                if let Some(r) = resolved[t.0 as usize] {
+                let r = resolved[t.0 as usize];
+                if r != UNRESOLVED {
                     b = r;
                     break;
                 }
@@ -322,23 +325,9 @@ impl Builder {
                     break;
                 }
             }
-            resolved[start] = Some(b);
+            resolved[start] = b;
         }
-        let target = |b: &mut BlockId| *b = resolved[b.0 as usize].unwrap_or(*b);
-        for data in &mut self.blocks {
-            match &mut data.term {
-                Some(Terminator::Jump(t)) => target(t),
-                Some(Terminator::Branch {
-                    then_block,
-                    else_block,
-                    ..
-                }) => {
-                    target(then_block);
-                    target(else_block);
-                }
-                _ => {}
-            }
-        }
+        resolved
     }
 
     /// The finished function: jumps through empty blocks go straight to their target,
@@ -352,24 +341,25 @@ impl Builder {
         sret: bool,
         ret: Option<ScalarTy>,
     ) -> IrFunction {
-        self.thread_jumps();
+        let target = self.jump_targets();
         let n = self.blocks.len();
         // The `k`-th successor of a block, counting from the last one, so that the first
         // successor is visited last and comes first in reverse post-order.
         let succ_from_last = |b: usize, k: usize| -> Option<usize> {
-            match &self.blocks[b].term {
-                Some(Terminator::Jump(t)) if k == 0 => Some(t.0 as usize),
+            let t = match &self.blocks[b].term {
+                Some(Terminator::Jump(t)) if k == 0 => *t,
                 Some(Terminator::Branch {
                     then_block,
                     else_block,
                     ..
                 }) => match k {
-                    0 => Some(else_block.0 as usize),
-                    1 => Some(then_block.0 as usize),
-                    _ => None,
+                    0 => *else_block,
+                    1 => *then_block,
+                    _ => return None,
                 },
-                _ => None,
-            }
+                _ => return None,
+            };
+            Some(target[t.0 as usize].0 as usize)
         };
         // Iterative depth-first search: (block, successors visited so far). `new_id`
         // doubles as the visited set (`u32::MAX`: not reached) until it is filled in.
@@ -398,7 +388,7 @@ impl Builder {
         for (i, &b) in post.iter().rev().enumerate() {
             new_id[b] = i as u32;
         }
-        let remap = |b: BlockId| BlockId(new_id[b.0 as usize]);
+        let remap = |b: BlockId| BlockId(new_id[target[b.0 as usize].0 as usize]);
         let mut blocks = Vec::with_capacity(post.len());
         for &b in post.iter().rev() {
             let data = &mut self.blocks[b];

@@ -225,7 +225,8 @@ pub(super) struct Checker<'a> {
     pub tys: Vec<ITy>,
     pub locals: Vec<Local>,
     pub local_tys: Vec<ITy>,
-    pub local_is_param: Vec<bool>,
+    /// The parameters are the first locals, declared before any other.
+    pub param_count: usize,
     pub scopes: Scopes,
     pub loops: Vec<LoopCtx>,
     pub ret: ITy,
@@ -283,7 +284,7 @@ impl<'a> Checker<'a> {
             tys: Vec::with_capacity(exprs),
             locals: Vec::with_capacity(locals),
             local_tys: Vec::with_capacity(locals),
-            local_is_param: Vec::with_capacity(locals),
+            param_count: 0,
             scopes: Scopes::with_capacity(locals),
             loops: Vec::new(),
             ret: ITy::Unit,
@@ -708,7 +709,10 @@ impl<'a> Checker<'a> {
             span: name.span,
         });
         self.local_tys.push(ty);
-        self.local_is_param.push(is_param);
+        if is_param {
+            debug_assert_eq!(self.param_count, id.0 as usize);
+            self.param_count += 1;
+        }
         self.scopes.bind(name.name, id);
         id
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::expr::Checker;
-use super::infer::{ITy, VarId};
+use super::infer::{ITy, InferCtxt, VarId};
 use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
@@ -102,6 +102,21 @@ fn struct_in(ty: &Ty) -> Option<DefId> {
     }
 }
 
+/// The final type of `ty` (see [`InferCtxt::finalize`]); types that hold no array are
+/// final once their variable, if any, is resolved.
+#[inline]
+fn final_ty(infer: &mut InferCtxt, ty: &ITy, unresolved: &mut dyn FnMut(VarId, Span)) -> Ty {
+    match infer.shallow(ty) {
+        ITy::Int(i) => Ty::Int(i),
+        ITy::Bool => Ty::Bool,
+        ITy::Unit => Ty::Unit,
+        ITy::Never => Ty::Never,
+        ITy::Struct(d) => Ty::Struct(infer.struct_def(d)),
+        ITy::Error => Ty::Error,
+        t @ (ITy::Var(_) | ITy::Array(_)) => infer.finalize(&t, unresolved),
+    }
+}
+
 impl Checker<'_> {
     pub(super) fn finish(mut self, params: Vec<LocalId>, body: TExprId, ret: Ty) -> TypeckResult {
         self.infer.apply_fallback();
@@ -156,20 +171,12 @@ impl Checker<'_> {
                 origins.push(origin);
             }
         };
+        let infer = &mut self.infer;
         for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
-            // Types without variables or arrays are final as they are.
-            e.ty = match *t {
-                ITy::Int(i) => Ty::Int(i),
-                ITy::Bool => Ty::Bool,
-                ITy::Unit => Ty::Unit,
-                ITy::Never => Ty::Never,
-                ITy::Struct(d) => Ty::Struct(self.infer.struct_def(d)),
-                ITy::Error => Ty::Error,
-                ITy::Var(_) | ITy::Array(_) => self.infer.finalize(t, &mut unresolved),
-            };
+            e.ty = final_ty(infer, t, &mut unresolved);
         }
         for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
-            l.ty = self.infer.finalize(t, &mut unresolved);
+            l.ty = final_ty(infer, t, &mut unresolved);
         }
         for origin in origins {
             self.annotations_needed(origin);

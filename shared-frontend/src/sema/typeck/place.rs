@@ -105,7 +105,7 @@ impl Checker<'_> {
     fn report_immutable(&mut self, root: LocalId, place_e: ExprId, projected: bool, span: Span) {
         let name = self.locals[root.0 as usize].name;
         let d = if !projected {
-            if self.local_is_param[root.0 as usize] {
+            if (root.0 as usize) < self.param_count {
                 Diagnostic::error(
                     format!("cannot assign to immutable argument `{name}`"),
                     span,

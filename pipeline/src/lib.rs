@@ -161,11 +161,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     for def in tree.defs() {
         if let ItemAst::Fn(ast) = &def.ast {
             let module = def.parent.unwrap_or(tree.root);
-            // Bodies are checked against the signatures collected in stage 4.
-            let result = match tables.settled_fn_sig(def.id) {
-                Some(sig) => typeck::typeck_fn_with_sig(&tables, module, ast, &sig),
-                None => typeck::typeck_fn(&tables, module, ast),
-            };
+            let result = typeck::typeck_fn(&tables, module, ast);
             tables.report(Slot::Typeck, def.id, result.diagnostics);
             bodies.push((def.id, result.thir));
         }

@@ -5,7 +5,7 @@
 //! cycle (`const A: i32 = B; const B: i32 = A;`): it is reported once, naming every item
 //! on the cycle, and every participant yields `ErrorReported`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -138,9 +138,6 @@ pub struct Tables<'a> {
     struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
     active: RefCell<Vec<(Table, DefId)>>,
-    /// Some cycle was reported: entries computed during it may differ from what the same
-    /// computation gives afterwards.
-    had_cycle: Cell<bool>,
     diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
     /// The entry point's diagnostics (anchored).
     main_diagnostics: RefCell<Vec<Diagnostic>>,
@@ -165,7 +162,6 @@ impl<'a> Tables<'a> {
             lookups: memo(fns),
             struct_layouts: Default::default(),
             active: Default::default(),
-            had_cycle: Cell::new(false),
             diagnostics: Default::default(),
             main_diagnostics: Default::default(),
         }
@@ -267,18 +263,8 @@ impl<'a> Tables<'a> {
         value
     }
 
-    /// The signature of function `def` exactly as lowering its types now would give it,
-    /// if the table has it.
-    pub fn settled_fn_sig(&self, def: DefId) -> Option<Arc<FnSig>> {
-        if self.had_cycle.get() {
-            return None;
-        }
-        self.fn_sig(def).ok()
-    }
-
     #[inline(never)]
     fn report_cycle(&self, table: Table, def: DefId) {
-        self.had_cycle.set(true);
         let active = self.active.borrow();
         let start = active
             .iter()

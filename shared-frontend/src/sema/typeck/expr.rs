@@ -752,24 +752,11 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Checks a function body (see [`super::typeck_fn`]), given its signature if the caller
-/// has it.
-pub(super) fn check_fn_body(
-    env: &dyn SemaEnv,
-    module: DefId,
-    def: &FnDef,
-    sig: Option<&FnSig>,
-) -> TypeckResult {
+/// Checks a function body (see [`super::typeck_fn`]).
+pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
     let mut cx = Checker::new(env, module, &def.arena, false, None, 0, true);
     // The signature's own errors are reported by `fn_sig`.
-    let lowered;
-    let sig = match sig {
-        Some(sig) => sig,
-        None => {
-            lowered = sig::fn_sig(env, module, def).0;
-            &lowered
-        }
-    };
+    let sig = sig::fn_sig(env, module, def).0;
     let (params, ret) = (&sig.params, sig.ret.clone());
     cx.ret = cx.infer.from_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());

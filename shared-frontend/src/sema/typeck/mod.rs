@@ -38,7 +38,6 @@ use crate::diag::Diagnostic;
 use crate::sema::def::DefId;
 use crate::sema::env::SemaEnv;
 use crate::sema::thir::Thir;
-use crate::sema::ty::FnSig;
 use crate::syntax::ast::{ConstDef, FnDef};
 
 pub use check_struct::check_struct;
@@ -62,19 +61,7 @@ impl TypeckResult {
 /// Type-checks a function body written in module `module`. Errors in the signature are
 /// reported by [`fn_sig`], not here; their types are `Ty::Error` here.
 pub fn typeck_fn(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
-    expr::check_fn_body(env, module, def, None)
-}
-
-/// [`typeck_fn`] for a caller that has the function's signature already, as [`fn_sig`]
-/// computed it for the same `module` and `def` with the same answers from `env`: the
-/// same result, without lowering the signature's types again.
-pub fn typeck_fn_with_sig(
-    env: &dyn SemaEnv,
-    module: DefId,
-    def: &FnDef,
-    sig: &FnSig,
-) -> TypeckResult {
-    expr::check_fn_body(env, module, def, Some(sig))
+    expr::check_fn_body(env, module, def)
 }
 
 /// Type-checks a constant's initializer against its declared type. Errors in the type

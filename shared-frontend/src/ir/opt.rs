@@ -131,7 +131,8 @@ thread_local! {
     /// what is left here: every pass clears or resizes a buffer before reading it (or,
     /// for folding's per-block entry states, writes a row before reading it), and the
     /// cached analyses are marked stale when a call starts.
-    static SCRATCH: std::cell::RefCell<(visit::Scratch, fold::FoldBufs)> =
+    /// (Boxed, so that taking them out and putting them back moves a pointer.)
+    static SCRATCH: std::cell::RefCell<Option<Box<(visit::Scratch, fold::FoldBufs)>>> =
         std::cell::RefCell::default();
 }
 
@@ -142,7 +143,12 @@ pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
 
 fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
-    let (mut sc, mut fold_bufs) = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
+    let mut bufs = SCRATCH
+        .try_with(|s| s.take())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let (sc, fold_bufs) = &mut *bufs;
     sc.rpo_valid = false;
     sc.classes_valid = false;
     // The first pass needs the register classes anyway; computing them checks the
@@ -151,7 +157,7 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     let well_formed = classes.in_range && well_formed_blocks(&f);
     sc.put_classes(classes);
     if !well_formed {
-        let _ = SCRATCH.try_with(|s| s.replace((sc, fold_bufs)));
+        let _ = SCRATCH.try_with(|s| s.replace(Some(bufs)));
         // Malformed IR is left for the interpreter or backend to report.
         return (f, stats);
     }
@@ -174,16 +180,16 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
             }
             todo &= !pass;
             let ch = match pass {
-                FOLD => fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut fold_bufs),
-                COPYPROP => copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc),
-                DCE => dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc),
-                _ => cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc),
+                FOLD => fold::fold_constants_unchecked(&mut f, &mut stats, sc, fold_bufs),
+                COPYPROP => copyprop::propagate_unchecked(&mut f, &mut stats, sc),
+                DCE => dce::eliminate_dead_code_unchecked(&mut f, &mut stats, sc),
+                _ => cfg::simplify_cfg_unchecked(&mut f, &mut stats, sc),
             };
             todo |= enabled_by(pass, ch, exact);
         }
     }
-    compact_registers_unchecked(&mut f, &mut sc);
-    let _ = SCRATCH.try_with(|s| s.replace((sc, fold_bufs)));
+    compact_registers_unchecked(&mut f, sc);
+    let _ = SCRATCH.try_with(|s| s.replace(Some(bufs)));
     (f, stats)
 }
 

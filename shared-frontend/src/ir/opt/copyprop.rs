@@ -7,7 +7,7 @@
 //! the read rewrites `y` without passing the copy again. Within a block, any copy is
 //! propagated until either register is written again.
 
-use super::visit::{def_of, map_term_use, map_uses, Dominators, Scratch, NONE};
+use super::visit::{def_of, map_term_use, map_uses, Scratch, NONE};
 use super::{Changes, OptStats};
 use crate::ir::{Inst, IrFunction, Terminator, VReg};
 
@@ -155,7 +155,8 @@ fn propagate_global(
     if !copies.iter().any(is_candidate) {
         return;
     }
-    let dom = Dominators::compute(f, rpo, rpo_index);
+    sc.dom.compute(f, rpo, rpo_index);
+    let dom = &sc.dom;
     let dominates = |a: Point, b: Point, strictly: bool| {
         if a.block == b.block {
             a.pos < b.pos || (!strictly && a.pos == b.pos)

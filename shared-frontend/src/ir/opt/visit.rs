@@ -308,6 +308,7 @@ pub(super) struct Scratch {
     pub stack: Vec<(u32, u32, u32)>,
     pub copies: super::copyprop::CopyBufs,
     pub triples: Vec<[u32; 3]>,
+    pub dom: Dominators,
     /// Whether `rpo`/`rpo_index` describe the function's current CFG: set by
     /// [`Scratch::compute_rpo`], cleared by every pass that changes a jump target or the
     /// block list ([`Scratch::cfg_changed`]).
@@ -448,17 +449,29 @@ fn rpo_into(
 }
 
 /// The dominator tree of the reachable blocks (Cooper, Harvey and Kennedy's algorithm),
-/// with preorder/postorder numbers answering "does a dominate b" in constant time.
+/// with preorder/postorder numbers answering "does a dominate b" in constant time; the
+/// other fields are buffers reused by the next [`Dominators::compute`].
+#[derive(Default)]
 pub(super) struct Dominators {
     pre: Vec<u32>,
     post: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+    pred_start: Vec<u32>,
+    fill: Vec<u32>,
+    preds: Vec<u32>,
+    idom: Vec<u32>,
+    child_start: Vec<u32>,
+    children: Vec<u32>,
+    stack: Vec<(u32, usize)>,
 }
 
 impl Dominators {
-    pub fn compute(f: &IrFunction, rpo: &[u32], rpo_index: &[u32]) -> Dominators {
+    /// Computes the tree of `f` with the block order `rpo`/`rpo_index` into `self`.
+    pub fn compute(&mut self, f: &IrFunction, rpo: &[u32], rpo_index: &[u32]) {
         let n = f.blocks.len();
         // Predecessors of each block, flat: `preds[pred_start[b]..pred_start[b + 1]]`.
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(rpo.len() * 2);
+        let edges = &mut self.edges;
+        edges.clear();
         for &b in rpo {
             for s in successors(&f.blocks[b as usize].term).into_iter().flatten() {
                 if (s.0 as usize) < n && rpo_index[s.0 as usize] != NONE {
@@ -466,22 +479,30 @@ impl Dominators {
                 }
             }
         }
-        let mut pred_start = vec![0u32; n + 1];
-        for &(_, s) in &edges {
+        let pred_start = &mut self.pred_start;
+        pred_start.clear();
+        pred_start.resize(n + 1, 0);
+        for &(_, s) in edges.iter() {
             pred_start[s as usize + 1] += 1;
         }
         for i in 0..n {
             pred_start[i + 1] += pred_start[i];
         }
-        let mut fill = pred_start.clone();
-        let mut preds = vec![0u32; pred_start[n] as usize];
-        for &(b, s) in &edges {
+        let fill = &mut self.fill;
+        fill.clear();
+        fill.extend_from_slice(pred_start);
+        let preds = &mut self.preds;
+        preds.clear();
+        preds.resize(pred_start[n] as usize, 0);
+        for &(b, s) in edges.iter() {
             preds[fill[s as usize] as usize] = b;
             fill[s as usize] += 1;
         }
         let preds_of =
             |b: u32| &preds[pred_start[b as usize] as usize..pred_start[b as usize + 1] as usize];
-        let mut idom = vec![NONE; n];
+        let idom = &mut self.idom;
+        idom.clear();
+        idom.resize(n, NONE);
         if let Some(&entry) = rpo.first() {
             idom[entry as usize] = entry;
         }
@@ -508,7 +529,7 @@ impl Dominators {
                     new = if new == NONE {
                         p
                     } else {
-                        intersect(&idom, p, new)
+                        intersect(idom, p, new)
                     };
                 }
                 if new != idom[b as usize] {
@@ -518,7 +539,9 @@ impl Dominators {
             }
         }
         // Number the tree; children flat like the predecessors.
-        let mut child_start = vec![0u32; n + 1];
+        let child_start = &mut self.child_start;
+        child_start.clear();
+        child_start.resize(n + 1, 0);
         for &b in rpo.iter().skip(1) {
             if idom[b as usize] != NONE {
                 child_start[idom[b as usize] as usize + 1] += 1;
@@ -527,8 +550,11 @@ impl Dominators {
         for i in 0..n {
             child_start[i + 1] += child_start[i];
         }
-        let mut fill = child_start.clone();
-        let mut children = vec![0u32; child_start[n] as usize];
+        fill.clear();
+        fill.extend_from_slice(child_start);
+        let children = &mut self.children;
+        children.clear();
+        children.resize(child_start[n] as usize, 0);
         for &b in rpo.iter().skip(1) {
             let d = idom[b as usize];
             if d != NONE {
@@ -539,11 +565,16 @@ impl Dominators {
         let children_of = |b: u32| {
             &children[child_start[b as usize] as usize..child_start[b as usize + 1] as usize]
         };
-        let mut pre = vec![NONE; n];
-        let mut post = vec![NONE; n];
+        let (pre, post) = (&mut self.pre, &mut self.post);
+        pre.clear();
+        pre.resize(n, NONE);
+        post.clear();
+        post.resize(n, NONE);
         let mut clock = 0u32;
         if let Some(&entry) = rpo.first() {
-            let mut stack: Vec<(u32, usize)> = vec![(entry, 0)];
+            let stack = &mut self.stack;
+            stack.clear();
+            stack.push((entry, 0));
             pre[entry as usize] = clock;
             clock += 1;
             while let Some(top) = stack.last_mut() {
@@ -560,7 +591,6 @@ impl Dominators {
                 }
             }
         }
-        Dominators { pre, post }
     }
 
     /// Whether block `a` dominates block `b` (both reachable; a block dominates itself).

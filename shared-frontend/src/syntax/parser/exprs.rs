@@ -401,35 +401,40 @@ impl<'a> Parser<'a> {
         );
     }
 
-    /// Prefix `-` and `!` (and reported `*`, `&`).
+    /// Prefix `-` and `!` (and reported `*`, `&`). A lone name or literal (the common
+    /// operand) is parsed here without the call to the general case.
+    #[inline]
     fn parse_unary(&mut self, r: Restrictions) -> ExprId {
+        let leaf = match self.peek() {
+            T::Ident => !matches!(
+                self.nth(1),
+                T::PathSep
+                    | T::Bang
+                    | T::OpenBrace
+                    | T::Dot
+                    | T::OpenParen
+                    | T::OpenBracket
+                    | T::Question
+            ),
+            T::Literal { .. } => !matches!(
+                self.nth(1),
+                T::Dot | T::OpenParen | T::OpenBracket | T::Question
+            ),
+            _ => false,
+        };
+        if leaf {
+            return self.parse_leaf();
+        }
+        self.parse_unary_op(r)
+    }
+
+    /// `parse_unary` at anything but a lone name or literal.
+    fn parse_unary_op(&mut self, r: Restrictions) -> ExprId {
         let t = self.tok();
         let op = match t.kind {
             T::Minus => Some(UnOp::Neg),
             T::Bang => Some(UnOp::Not),
             T::Star | T::And | T::AndAnd => None,
-            T::Ident
-                if !matches!(
-                    self.nth(1),
-                    T::PathSep
-                        | T::Bang
-                        | T::OpenBrace
-                        | T::Dot
-                        | T::OpenParen
-                        | T::OpenBracket
-                        | T::Question
-                ) =>
-            {
-                return self.parse_leaf()
-            }
-            T::Literal { .. }
-                if !matches!(
-                    self.nth(1),
-                    T::Dot | T::OpenParen | T::OpenBracket | T::Question
-                ) =>
-            {
-                return self.parse_leaf()
-            }
             _ => return self.parse_postfix(r),
         };
         self.bump_over();

@@ -13,11 +13,12 @@ impl<'a> Parser<'a> {
     /// At a literal token.
     pub(super) fn parse_literal_expr(&mut self) -> ExprId {
         let t = self.tok();
-        self.bump();
         let span = self.rel(t.lo, t.hi);
         let T::Literal { kind, suffix_start } = t.kind else {
+            self.bump();
             return self.alloc_expr(ExprKind::Missing, span);
         };
+        self.bump_over();
         // The common plain decimal literal without suffix: its value, as `int_literal`
         // would compute it, with no text slicing or suffix matching.
         if let LiteralKind::Int {
@@ -26,13 +27,12 @@ impl<'a> Parser<'a> {
         } = kind
         {
             let digits = &self.text.as_bytes()[t.lo as usize..t.hi as usize];
-            if suffix_start as usize == digits.len()
-                && digits.len() <= 19
-                && digits.iter().all(u8::is_ascii_digit)
-            {
-                let value = digits
-                    .iter()
-                    .fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+            let value = if suffix_start as usize == digits.len() && digits.len() <= 19 {
+                decimal_digits_value(digits)
+            } else {
+                None
+            };
+            if let Some(value) = value {
                 let lit = IntLit {
                     value: Some(u128::from(value)),
                     suffix: None,
@@ -495,6 +495,21 @@ fn raw_str_contents(text: &str) -> &str {
     let start = 1 + hashes + 1;
     let end = text.len().saturating_sub(hashes + 1);
     text.get(start..end).unwrap_or("")
+}
+
+/// The value of up to 19 decimal digits; `None` if any byte is not a digit (`_`). Checked
+/// and valued in one pass.
+#[inline(always)]
+fn decimal_digits_value(digits: &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(d);
+    }
+    Some(value)
 }
 
 /// The common well-formed integer literal, valued as [`Parser::int_literal`] would value

@@ -215,7 +215,12 @@ impl<'a> Parser<'a> {
             }
             self.bump_over();
         }
-        let segments = self.scratch_segments[mark..].to_vec();
+        // Two segments (`Enum::Variant`, `module::item`) are the common longer path: two
+        // stores instead of a copy call.
+        let segments = match self.scratch_segments[mark..] {
+            [first, second] => vec![first, second],
+            ref more => more.to_vec(),
+        };
         self.scratch_segments.truncate(mark);
         Path {
             segments: segments.into(),

@@ -156,10 +156,9 @@ impl<'a> Tables<'a> {
             alias_tys: memo(count(DefKind::TypeAlias)),
             const_tys: memo(consts),
             const_values: memo(consts),
-            // Bodies name a few distinct items each.
-            paths: memo(fns),
-            names: memo(4 * fns),
-            lookups: memo(fns),
+            paths: Default::default(),
+            names: Default::default(),
+            lookups: Default::default(),
             struct_layouts: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),

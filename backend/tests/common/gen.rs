@@ -116,8 +116,7 @@ impl FnGen<'_> {
     }
 
     fn any_var(&mut self) -> VReg {
-        let v = self.rng.pick(&self.vars);
-        v
+        self.rng.pick(&self.vars)
     }
 
     fn assign_target(&mut self, ty: ScalarTy) -> Option<VReg> {

@@ -30,7 +30,7 @@ impl Checker<'_> {
             ExprKind::Path(path) => {
                 let local = Self::single_name(path).and_then(|n| self.scopes.lookup(n));
                 if let Some(local) = local {
-                    let ty = self.local_tys[local.0 as usize].clone();
+                    let ty = self.local_tys[local.0 as usize];
                     Callee::NotFn(self.display(&ty))
                 } else if Self::single_name(path)
                     .is_some_and(|n| self.outer_local_used(n, callee_span))

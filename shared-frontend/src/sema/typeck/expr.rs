@@ -59,7 +59,7 @@ impl Expect {
     /// The type the expression will be coerced to, if any.
     pub(super) fn only_has_type(&self) -> Option<ITy> {
         match self {
-            Expect::Has(t) => Some(t.clone()),
+            Expect::Has(t) => Some(*t),
             _ => None,
         }
     }
@@ -68,7 +68,7 @@ impl Expect {
     /// unresolved general variable.
     pub(super) fn adjust_for_branches(&self, infer: &mut InferCtxt) -> Expect {
         match self {
-            Expect::Has(t) if infer.var_kind(t) != Some(VarKind::General) => Expect::Has(t.clone()),
+            Expect::Has(t) if infer.var_kind(t) != Some(VarKind::General) => Expect::Has(*t),
             _ => Expect::None,
         }
     }
@@ -323,7 +323,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn ty_of(&self, id: TExprId) -> ITy {
-        self.tys[id.0 as usize].clone()
+        self.tys[id.0 as usize]
     }
 
     pub(super) fn span_of(&self, id: TExprId) -> Span {
@@ -398,7 +398,7 @@ impl<'a> Checker<'a> {
                 return (id, true);
             }
             self.infer.mark_diverging(target);
-            return (self.never_to_any(id, target.clone()), true);
+            return (self.never_to_any(id, *target), true);
         }
         // Equal types unify without binding anything.
         if t == *target || self.infer.unify(&t, target) {
@@ -423,7 +423,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn check_expr_coercible(&mut self, e: ExprId, ty: &ITy) -> TExprId {
-        let id = self.check_expr(e, &Expect::Has(ty.clone()));
+        let id = self.check_expr(e, &Expect::Has(*ty));
         self.coerce(id, ty)
     }
 
@@ -577,7 +577,7 @@ impl<'a> Checker<'a> {
     pub(super) fn check_path_expr(&mut self, path: &Path, span: Span) -> TExprId {
         if let Some(name) = Self::single_name(path) {
             if let Some(local) = self.scopes.lookup(name) {
-                let ty = self.local_tys[local.0 as usize].clone();
+                let ty = self.local_tys[local.0 as usize];
                 return self.alloc(TExprKind::Local(local), ty, span);
             }
             if self.outer_local_used(name, span) {
@@ -786,7 +786,7 @@ pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> Ty
         let ty = cx.infer.from_ty(ty);
         param_ids.push(cx.declare_local(p.name, p.mutable, ty, true));
     }
-    let ret_ity = cx.ret.clone();
+    let ret_ity = cx.ret;
     let body = cx.check_expr_coercible(def.body, &ret_ity);
     cx.finish(param_ids, body, ret)
 }
@@ -807,7 +807,7 @@ pub(super) fn check_const_body(env: &dyn SemaEnv, module: DefId, def: &ConstDef)
     );
     let mut cx = Checker::new(env, module, &def.arena, true, None, 0, true);
     cx.ret = cx.infer.from_ty(&ty);
-    let target = cx.ret.clone();
+    let target = cx.ret;
     let body = cx.check_expr_coercible(def.value, &target);
     cx.finish(Vec::new(), body, ty)
 }
@@ -825,7 +825,7 @@ pub(super) fn check_anon_const(lcx: &LowerCx<'_>, expr: ExprId, ty: Ty) -> Typec
         false,
     );
     cx.ret = cx.infer.from_ty(&ty);
-    let target = cx.ret.clone();
+    let target = cx.ret;
     let body = cx.check_expr_coercible(expr, &target);
     cx.finish(Vec::new(), body, ty)
 }

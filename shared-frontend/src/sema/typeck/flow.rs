@@ -46,7 +46,7 @@ impl Checker<'_> {
                         match (self.infer.is_never(&then_ty), self.infer.is_never(&else_ty)) {
                             (true, true) => (then_id, Some(else_id), ITy::Never),
                             (true, false) => {
-                                let then_id = self.never_to_any(then_id, else_ty.clone());
+                                let then_id = self.never_to_any(then_id, else_ty);
                                 (then_id, Some(else_id), else_ty)
                             }
                             (false, _) => {
@@ -162,7 +162,7 @@ impl Checker<'_> {
         // A loop that is never left diverges; otherwise nothing is known.
         self.diverges = !ctx.may_break;
         let ty = if ctx.has_break {
-            ctx.ty.clone().unwrap_or(ITy::Unit)
+            ctx.ty.unwrap_or(ITy::Unit)
         } else {
             ITy::Never
         };
@@ -324,11 +324,11 @@ impl Checker<'_> {
         let value = match (target, value) {
             (Some(i), Some(v)) if self.loops[i].kind == LoopKind::Loop => {
                 let expect = match &self.loops[i].ty {
-                    Some(t) => Expect::Has(t.clone()),
+                    Some(t) => Expect::Has(*t),
                     None => Expect::None,
                 };
                 let id = self.check_expr(v, &expect);
-                let id = match self.loops[i].ty.clone() {
+                let id = match self.loops[i].ty {
                     Some(t) => self.coerce(id, &t),
                     None => {
                         let id = self.never_to_fresh_var(id);
@@ -361,7 +361,7 @@ impl Checker<'_> {
             (None, Some(v)) => Some(self.check_expr(v, &Expect::None)),
             (Some(i), None) => {
                 if self.loops[i].kind == LoopKind::Loop {
-                    match self.loops[i].ty.clone() {
+                    match self.loops[i].ty {
                         Some(t) => {
                             if !self.infer.unify(&ITy::Unit, &t) {
                                 self.mismatch("mismatched types", &t, &ITy::Unit, span);
@@ -420,7 +420,7 @@ impl Checker<'_> {
             // Still diverges, so that no mismatch follows.
             return self.alloc(TExprKind::Error, ITy::Never, span);
         }
-        let ret = self.ret.clone();
+        let ret = self.ret;
         let value = match value {
             Some(v) => Some(self.check_expr_coercible(v, &ret)),
             None => {

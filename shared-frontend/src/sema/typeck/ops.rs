@@ -102,7 +102,7 @@ impl Checker<'_> {
             (ITy::Var(_), _) => match self.infer.var_kind(&t) {
                 Some(VarKind::Int) => {
                     if op == UnOp::Neg {
-                        self.negs.push((t.clone(), span));
+                        self.negs.push((t, span));
                     }
                     true
                 }
@@ -270,14 +270,14 @@ impl Checker<'_> {
         let r_int = self.infer.is_integral(&rt);
         let rhs_span = self.span_of(rhs);
         let result = match cat {
-            Category::Shift if l_int && r_int => lt.clone(),
+            Category::Shift if l_int && r_int => lt,
             Category::Math if l_int && r_int => {
                 self.same_types(&lt, &rt, rhs_span);
-                lt.clone()
+                lt
             }
             Category::Bitwise if (l_int && r_int) || (lt == ITy::Bool && rt == ITy::Bool) => {
                 self.same_types(&lt, &rt, rhs_span);
-                lt.clone()
+                lt
             }
             Category::Comparison if (l_int || lt == ITy::Bool) && (r_int || rt == ITy::Bool) => {
                 self.same_types(&lt, &rt, rhs_span);
@@ -359,7 +359,7 @@ impl Checker<'_> {
     pub(super) fn check_cast(&mut self, source: ExprId, ty: TypeId, span: Span) -> TExprId {
         let target = self.lower_ty(ty);
         let target_ity = self.infer.from_ty(&target);
-        let s = self.check_expr(source, &Expect::Cast(target_ity.clone()));
+        let s = self.check_expr(source, &Expect::Cast(target_ity));
         let st = self.ty_of(s);
         if self.infer.is_never(&st) {
             // A coercion, not a conversion.

@@ -482,9 +482,7 @@ impl<'a> Parser<'a> {
     #[inline]
     fn skip_doc_comments(&mut self, inner_ok: bool) -> Option<u32> {
         // Almost always there is none: no call.
-        if self.peek().doc_style().is_none() {
-            return None;
-        }
+        self.peek().doc_style()?;
         self.skip_present_doc_comments(inner_ok)
     }
 

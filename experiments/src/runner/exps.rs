@@ -200,6 +200,42 @@ pub fn scratch(
     )
 }
 
+/// From-scratch builds of the program in `root` under several configurations
+/// (`(arch, cache)` as for [`scratch`]), in rounds: every repetition builds each
+/// configuration once, in order, so a burst of load on a shared machine falls on all of
+/// them alike and their ratios stay comparable. A configuration that fails is not built
+/// again; the others go on.
+pub fn scratch_rounds<const N: usize>(
+    ctx: &Ctx,
+    mode: Mode,
+    root: &Path,
+    configs: &[(&str, Option<&Path>); N],
+) -> [Result<Vec<BuildRun>, NoMeasurement>; N] {
+    let mut out: [Result<Vec<BuildRun>, NoMeasurement>; N] =
+        std::array::from_fn(|_| Ok(Vec::new()));
+    for _ in 0..ctx.profile.reps.max(1) {
+        for (&(arch, cache), result) in configs.iter().zip(out.iter_mut()) {
+            let Ok(runs) = result else { continue };
+            if let Some(c) = cache {
+                let _ = std::fs::remove_dir_all(c);
+            }
+            let b = Build {
+                mode,
+                arch,
+                root,
+                cache_dir: cache,
+                args: &[],
+                timeout: ctx.timeout(),
+            };
+            match ctx.build(&b, &[0]) {
+                Ok(run) => runs.push(run),
+                Err(e) => *result = Err(e),
+            }
+        }
+    }
+    out
+}
+
 /// An incremental rebuild: a query build of `before` on an empty cache in `dir`, then
 /// for every repetition the cache is restored to that state, `after` is written, built
 /// (timed) and `before` written back. `after == before` measures a no-change rebuild.
@@ -339,14 +375,20 @@ const PIPELINE_STAGES: [(&str, &[&str]); 5] = [
 pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
     let sizes = ctx.profile.sizes.clone();
-    ctx.start_progress("E1", sizes.len() as u64 * 3);
+    ctx.start_progress("E1", sizes.len() as u64);
     let dir = ctx.dir("e1");
     for &size in &sizes {
         let disk = OnDisk::create(&dir.join(format!("p{size}")), ctx.program(size, SEED))?;
         let lines = disk.program.total_lines();
         let root = disk.root();
-        ctx.set_message(&format!("pipeline, {lines} lines"));
-        let pipe = scratch(ctx, Mode::Run, "pipeline", &root, None, &[]);
+        ctx.set_message(&format!("pipeline and query, {lines} lines"));
+        let cache = dir.join(format!("cache{size}"));
+        let [pipe, mem, disk_runs] = scratch_rounds(
+            ctx,
+            Mode::Run,
+            &root,
+            &[("pipeline", None), ("query", None), ("query", Some(&cache))],
+        );
         o.rows.push(row_from("scratch", "pipeline", size, &pipe));
         if let Ok(runs) = &pipe {
             // Lines per second of each run, over the phases `counts` selects.
@@ -375,16 +417,9 @@ pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
                 o.rows.push(r);
             }
         }
-        ctx.step();
-        ctx.set_message(&format!("query in memory, {lines} lines"));
-        let mem = scratch(ctx, Mode::Run, "query", &root, None, &[]);
         o.rows.push(row_from("scratch", "query-memory", size, &mem));
         let n = o.rows.len() - 1;
         image_check(&mut o.rows, &pipe, &mem, n);
-        ctx.step();
-        ctx.set_message(&format!("query persisting, {lines} lines"));
-        let cache = dir.join(format!("cache{size}"));
-        let disk_runs = scratch(ctx, Mode::Run, "query", &root, Some(&cache), &[]);
         o.rows
             .push(row_from("scratch", "query-disk", size, &disk_runs));
         let n = o.rows.len() - 1;
@@ -1296,14 +1331,17 @@ pub fn e8(ctx: &Ctx) -> Result<Outcome, String> {
     ctx.step();
     // Rill: pipeline, query without cache, query with a cache.
     ctx.set_message("rill");
-    let pipe = scratch(ctx, Mode::Run, "pipeline", &root, None, &[]);
+    let cache = dir.join("rill-cache");
+    let [pipe, qfull, qincr] = scratch_rounds(
+        ctx,
+        Mode::Run,
+        &root,
+        &[("pipeline", None), ("query", None), ("query", Some(&cache))],
+    );
     o.rows.push(row_from("full", "rill-pipeline", size, &pipe));
     ctx.step();
-    let qfull = scratch(ctx, Mode::Run, "query", &root, None, &[]);
     o.rows.push(row_from("full", "rill-query", size, &qfull));
     ctx.step();
-    let cache = dir.join("rill-cache");
-    let qincr = scratch(ctx, Mode::Run, "query", &root, Some(&cache), &[]);
     o.rows
         .push(row_from("incr-full", "rill-query", size, &qincr));
     ctx.step();

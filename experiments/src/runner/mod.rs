@@ -52,14 +52,14 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// The default: the whole suite in about ten minutes on two cores.
+    /// The default: the whole suite in a few minutes on two cores.
     pub fn quick() -> Profile {
         Profile {
             name: "quick".to_string(),
             sizes: vec![1_000, 10_000, 100_000],
             main_size: 100_000,
             rustc_size: 10_000,
-            reps: 3,
+            reps: 5,
             run_reps: 3,
             interp_timeout_s: 10,
             build_timeout_s: 300,

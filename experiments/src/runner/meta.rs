@@ -40,9 +40,21 @@ fn memory_gib() -> Option<f64> {
 
 /// Describes this run. `repo` is the workspace (for the commit).
 pub fn collect(repo: &Path, profile: &super::Profile) -> serde_json::Value {
-    let dirty = command_line("git", &["status", "--porcelain"], Some(repo))
-        .map(|s| !s.is_empty())
-        .unwrap_or(false);
+    // What the runner itself rewrites does not count: a run after a run is still clean.
+    let dirty = command_line(
+        "git",
+        &[
+            "status",
+            "--porcelain",
+            "--",
+            ".",
+            ":(exclude)results",
+            ":(exclude)paper/paper.md",
+        ],
+        Some(repo),
+    )
+    .map(|s| !s.is_empty())
+    .unwrap_or(false);
     serde_json::json!({
         "machine": {
             "cpu": cpu_model(),

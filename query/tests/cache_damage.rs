@@ -670,8 +670,17 @@ fn child_entry() {
         }
         // Takes the lock and sleeps until killed.
         "holder" => {
-            let db = db_in(&dir);
-            assert!(db.runtime().persists());
+            // The parent's probes take the lock for a moment too: retry until it is ours.
+            let start = Instant::now();
+            let _db = loop {
+                let db = db_in(&dir);
+                if db.runtime().persists() {
+                    break db;
+                }
+                drop(db);
+                assert!(start.elapsed() < Duration::from_secs(60), "never locked");
+                std::thread::sleep(Duration::from_millis(5));
+            };
             println!("holding");
             std::thread::sleep(Duration::from_secs(600));
         }

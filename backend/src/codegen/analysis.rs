@@ -231,71 +231,27 @@ impl RegFacts {
 /// Marks a hint that names a machine register rather than a virtual one.
 const PHYS: u32 = 1 << 31;
 
-/// Buffers that one thread reuses from one function to the next (allocating them anew
-/// cost more than the analysis of a small function). Every user clears a buffer before
-/// filling it, so no result depends on what it held; those of [`Analysis`] come back with
-/// [`Analysis::recycle`].
-#[derive(Default)]
-pub(crate) struct Scratch {
-    pub facts: Vec<RegFacts>,
-    entries: Vec<Entry>,
-    blocks: Vec<BlockInfo>,
-    emit_order: Vec<u32>,
-    loc: Vec<Loc>,
-    stack: Vec<u32>,
-    gen_pairs: Vec<(u32, u32)>,
-    sets: Vec<u64>,
-    preds: Vec<u32>,
-    order: Vec<u64>,
-    spilled: Vec<u32>,
-    busy: Vec<Reverse<(u32, u32)>>,
-    free_slots: Vec<u32>,
-    /// The assembler's labels and label references ([`super::encode::Asm`]).
-    pub labels: Vec<u32>,
-    pub fixups: Vec<super::encode::Fixup>,
-}
-
-/// `v`, emptied, with room for `n` elements.
-fn reuse<T>(v: &mut Vec<T>, n: usize) -> Vec<T> {
-    let mut v = std::mem::take(v);
-    v.clear();
-    v.reserve(n);
-    v
-}
-
-impl Analysis {
-    /// Gives the analysis's buffers back to `s`.
-    pub fn recycle(self, s: &mut Scratch) {
-        s.entries = self.entries;
-        s.blocks = self.blocks;
-        s.emit_order = self.emit_order;
-        s.loc = self.loc;
-    }
-}
-
 /// Analyzes a function that [`super::validate::validate`] accepted, given the facts it
-/// gathered (in `s.facts`).
-pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
+/// gathered.
+pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     let n = f.vregs.len();
     let nb = f.blocks.len();
-    let facts = &mut s.facts[..];
 
     // Reachability and back edges (edges to a block on the DFS stack: every cycle has
     // one), by an iterative depth-first search.
-    let mut blocks = reuse(&mut s.blocks, nb);
-    blocks.resize(
-        nb,
+    let mut blocks = vec![
         BlockInfo {
             first: NONE,
             term: NONE,
             emit_index: NONE,
             back_edges: 0,
             dfs: 0,
-        },
-    );
+        };
+        nb
+    ];
     // Each element is `4 * block + the successor to visit next` (blocks are fewer than
     // 2^30, see [`super::validate`]); the list serves the liveness walk below too.
-    let mut stack = reuse(&mut s.stack, nb.min(64));
+    let mut stack: Vec<u32> = Vec::with_capacity(nb.min(64));
     stack.push(0);
     blocks[0].dfs = 1;
     while let Some(top) = stack.last_mut() {
@@ -324,8 +280,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
 
     // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
     // rematerialized at their uses.
-    let mut loc = reuse(&mut s.loc, n);
-    loc.resize(n, Loc::None);
+    let mut loc = vec![Loc::None; n];
     for (r, l) in facts.iter_mut().zip(&mut loc) {
         if r.has_constant && r.defs == 1 && !(r.copied_next && r.uses == 1) {
             r.remat = true;
@@ -346,14 +301,13 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
     // prefix count, and the registers used in a block before any definition there (with
     // their blocks as `gen` pairs) and the registers each block defines (`kill`).
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
-    let mut entries = reuse(&mut s.entries, ninsts_total);
-    let mut gen_pairs = reuse(&mut s.gen_pairs, ninsts_total);
+    let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
+    let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
     // Bitsets per block, indexed by register: live-in, live-out (see the liveness below)
     // and kill.
     let words = n.div_ceil(64);
     let len = nb * words;
-    let mut sets = reuse(&mut s.sets, 3 * len);
-    sets.resize(3 * len, 0);
+    let mut sets = vec![0u64; 3 * len];
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
     let mut calls = 0u32;
@@ -375,14 +329,14 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
         }
         let bi = bi as u32;
         blocks[bi as usize].first = entries.len() as u32;
-        let fused_cmp = cmp_fusion(&b.insts, &b.term, facts);
+        let fused_cmp = cmp_fusion(&b.insts, &b.term, &facts);
         let ninsts = b.insts.len() - fused_cmp as usize;
         let mut i = 0;
         while i < ninsts {
             let inst = &b.insts[i];
             let mut def = inst_def(inst).map_or(NONE, |d| d.0);
             let mut skip_next = false;
-            if let Some(v) = copy_fusion(&b.insts, i, def, facts) {
+            if let Some(v) = copy_fusion(&b.insts, i, def, &facts) {
                 def = v.0;
                 skip_next = true;
             } else if def != NONE
@@ -395,7 +349,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
                 def = NONE;
             }
             let k = entries.len() as u32;
-            for_each_use(inst, |u| note_use(facts, &mut gen_pairs, u.0, bi, k));
+            for_each_use(inst, |u| note_use(&mut facts, &mut gen_pairs, u.0, bi, k));
             if def != NONE {
                 let r = &mut facts[def as usize];
                 r.last_def_block = bi;
@@ -431,11 +385,13 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
             fused = ninsts as u32;
             if let Some(Inst::Binary { lhs, rhs, .. }) = b.insts.last() {
                 for u in [*lhs, *rhs] {
-                    note_use(facts, &mut gen_pairs, u.0, bi, k);
+                    note_use(&mut facts, &mut gen_pairs, u.0, bi, k);
                 }
             }
         } else {
-            term_uses(&b.term, |u| note_use(facts, &mut gen_pairs, u.0, bi, k));
+            term_uses(&b.term, |u| {
+                note_use(&mut facts, &mut gen_pairs, u.0, bi, k)
+            });
         }
         blocks[bi as usize].term = k;
         entries.push(Entry {
@@ -455,7 +411,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
             Terminator::Panic(_) | Terminator::Unreachable
         )
     };
-    let mut emit_order = reuse(&mut s.emit_order, nb);
+    let mut emit_order: Vec<u32> = Vec::with_capacity(nb);
     let mut seed = 0usize;
     let mut cur = Some(0u32);
     loop {
@@ -499,7 +455,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
     if !gen_pairs.is_empty() {
         // Predecessors of each block as one array: `preds[first[b]..first[b + 1]]`,
         // with `first` in the array's head (`nb + 1` entries).
-        let mut preds = reuse(&mut s.preds, 3 * nb + 1);
+        let mut preds = Vec::with_capacity(3 * nb + 1);
         preds.resize(nb + 1, 0u32);
         for b in 0..nb {
             if reachable(&blocks, b) {
@@ -529,12 +485,12 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
                 }
             }
         }
-        let (first, pred_list) = preds.split_at(nb + 1);
+        let (first, preds) = preds.split_at(nb + 1);
         let base = nb + 1;
 
         let (live_in, rest) = sets.split_at_mut(len);
         let (live_out, kill) = rest.split_at_mut(len);
-        let work = &mut stack;
+        let mut work = stack;
         for &(b, v) in &gen_pairs {
             let (w, bit) = (v as usize / 64, 1u64 << (v % 64));
             let i = b as usize * words + w;
@@ -548,7 +504,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
             work.push(b);
             while let Some(x) = work.pop() {
                 let x = x as usize;
-                for &p in &pred_list[first[x] as usize - base..first[x + 1] as usize - base] {
+                for &p in &preds[first[x] as usize - base..first[x + 1] as usize - base] {
                     let i = p as usize * words + w;
                     if live_out[i] & bit != 0 {
                         continue;
@@ -563,11 +519,8 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
                 }
             }
         }
-        s.preds = preds;
     }
-    s.gen_pairs = gen_pairs;
-    s.sets = sets;
-    s.stack = stack;
+    drop((gen_pairs, sets));
     for &p in &f.params {
         let r = &mut facts[p.0 as usize];
         if r.start != u32::MAX {
@@ -588,7 +541,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
 
     // Linear scan, over the intervals by start (then register), each sort key packed
     // as `start << 32 | register`.
-    let mut order = reuse(&mut s.order, n);
+    let mut order: Vec<u64> = Vec::with_capacity(n);
     for (v, r) in facts.iter().enumerate() {
         if r.start != u32::MAX && !r.remat {
             order.push((r.start as u64) << 32 | v as u64);
@@ -599,7 +552,7 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
     // (end, vreg, reg); each holds a distinct allocatable register, so at most 12.
     let mut active = [(0u32, 0u32, 0u8); ALLOC_ORDER.len()];
     let mut nactive = 0usize;
-    let mut spilled = reuse(&mut s.spilled, 0);
+    let mut spilled: Vec<u32> = Vec::new();
     let mut callee_used = 0u16;
     for &key in &order {
         let v = key as u32;
@@ -682,8 +635,8 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
 
     // Stack slots for spilled intervals, reused once an interval ends.
     spilled.sort_unstable_by_key(|&v| (facts[v as usize].start, v));
-    let mut busy = BinaryHeap::from(reuse(&mut s.busy, 0));
-    let mut free_slots = reuse(&mut s.free_slots, 0);
+    let mut busy: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
+    let mut free_slots: Vec<u32> = Vec::new();
     let mut spill_slots = 0u32;
     for &v in &spilled {
         let RegFacts { start, end, .. } = facts[v as usize];
@@ -702,10 +655,6 @@ pub(crate) fn analyze(f: &IrFunction, s: &mut Scratch) -> Analysis {
         loc[v as usize] = Loc::Spill(slot);
         busy.push(Reverse((end, slot)));
     }
-    s.order = order;
-    s.spilled = spilled;
-    s.busy = busy.into_vec();
-    s.free_slots = free_slots;
 
     Analysis {
         entries,

@@ -1,17 +1,20 @@
-//! Instruction selection over the locations the allocator chose, encoded with
-//! [`super::encode`]. Scratch registers: `rax`, `rcx`, `rdx` (never allocated), used to materialize
+//! Instruction selection and encoding with dynasm, over the locations the allocator
+//! chose. Scratch registers: `rax`, `rcx`, `rdx` (never allocated), used to materialize
 //! constants and spilled operands, as the count of variable shifts (`cl`) and by
 //! division (`rdx:rax`).
 
+use dynasmrt::x64::X64Relocation;
+use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{
     Inst, IrBinOp, IrFunction, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg,
 };
 
 use super::analysis::{wide, Analysis, Loc, NONE};
-use super::encode::{self, cc, Alu, Asm, Label, Shift, Unary, Width};
 use super::regs::*;
 use crate::blob::{panic_code, ContextField, RelocTarget, Relocation, RuntimeFn};
+
+pub(crate) type Asm = VecAssembler<X64Relocation>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cond {
@@ -58,22 +61,6 @@ impl Cond {
         }
     }
 
-    /// The condition's encoding in `jcc` and `setcc`.
-    fn code(self) -> u8 {
-        match self {
-            Cond::E => cc::E,
-            Cond::Ne => cc::NE,
-            Cond::L => cc::L,
-            Cond::Le => cc::LE,
-            Cond::G => cc::G,
-            Cond::Ge => cc::GE,
-            Cond::B => cc::B,
-            Cond::Be => cc::BE,
-            Cond::A => cc::A,
-            Cond::Ae => cc::AE,
-        }
-    }
-
     fn of(op: IrBinOp, signed: bool) -> Cond {
         match (op, signed) {
             (IrBinOp::Eq, _) => Cond::E,
@@ -107,15 +94,6 @@ fn fits_i8(v: i32) -> bool {
     v == v as i8 as i32
 }
 
-/// The width of a memory access to a value of type `ty`.
-fn width(ty: ScalarTy) -> Width {
-    match ty {
-        ScalarTy::Bool => Width::B8,
-        ScalarTy::I32 => Width::B32,
-        _ => Width::B64,
-    }
-}
-
 /// A move source in a parallel move.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Src {
@@ -125,6 +103,26 @@ enum Src {
     /// `[rsp + disp]` (an incoming stack argument).
     Mem(i32),
     Zero,
+}
+
+macro_rules! alu {
+    ($s:ident, $op:ident, $w:expr, $d:expr, $b:expr) => {{
+        let d = $d;
+        match ($w, $b) {
+            (true, Opnd::R(r)) => dynasm!($s.ops ; .arch x64 ; $op Rq(d), Rq(r)),
+            (false, Opnd::R(r)) => dynasm!($s.ops ; .arch x64 ; $op Rd(d), Rd(r)),
+            (true, Opnd::I(i)) if fits_i8(i) => {
+                dynasm!($s.ops ; .arch x64 ; $op Rq(d), BYTE Into::<_>::into(i as i8)) // cmp takes an i32 here
+            }
+            (false, Opnd::I(i)) if fits_i8(i) => {
+                dynasm!($s.ops ; .arch x64 ; $op Rd(d), BYTE Into::<_>::into(i as i8)) // cmp takes an i32 here
+            }
+            (true, Opnd::I(i)) => dynasm!($s.ops ; .arch x64 ; $op Rq(d), DWORD i),
+            (false, Opnd::I(i)) => dynasm!($s.ops ; .arch x64 ; $op Rd(d), DWORD i),
+            (true, Opnd::M(m)) => dynasm!($s.ops ; .arch x64 ; $op Rq(d), QWORD [rsp + m]),
+            (false, Opnd::M(m)) => dynasm!($s.ops ; .arch x64 ; $op Rd(d), DWORD [rsp + m]),
+        }
+    }};
 }
 
 pub(crate) struct Frame {
@@ -188,12 +186,13 @@ pub(crate) struct Emitter<'a> {
     pub frame: &'a Frame,
     pub ops: Asm,
     pub relocs: Vec<Relocation>,
-    /// Labels: block `b` is `b`, data `d` is `f.blocks.len() + d`, then the stub ending
-    /// the run when the stack limit (or an interrupt) is hit.
-    pub limit_stub: Label,
+    pub blocks: Vec<DynamicLabel>,
+    pub data: Vec<DynamicLabel>,
+    /// The stub ending the run when the stack limit (or an interrupt) is hit.
+    pub limit_stub: DynamicLabel,
     pub limit_used: bool,
     /// The function's name as data (for `Unreachable`), created on demand.
-    pub name_label: Option<Label>,
+    pub name_label: Option<DynamicLabel>,
 }
 
 impl Emitter<'_> {
@@ -205,10 +204,6 @@ impl Emitter<'_> {
         self.a.loc[v.0 as usize]
     }
 
-    pub fn data_label(&self, data: u32) -> Label {
-        Label::new(self.f.blocks.len() as u32 + data)
-    }
-
     fn spill_off(&self, slot: u32) -> i32 {
         (self.frame.spill_base + 8 * slot) as i32
     }
@@ -216,46 +211,41 @@ impl Emitter<'_> {
     // ---- raw encodings with relocations ----
 
     fn reloc(&mut self, target: RelocTarget) {
-        let offset = self.ops.offset();
+        let offset = self.ops.offset().0 as u32;
         self.relocs.push(Relocation {
             offset,
             target,
             addend: -4,
         });
-        self.ops.bytes(&[0; 4]);
+        self.ops.extend([0u8; 4]);
     }
 
     /// `cmp rsp, [rip + limit]; jb limit_stub`
     pub fn limit_check(&mut self) {
-        self.ops.bytes(&[0x48, 0x3b, 0x25]);
+        self.ops.extend([0x48, 0x3b, 0x25]);
         self.reloc(RelocTarget::Context(ContextField::Limit));
-        self.ops.jcc(cc::B, self.limit_stub);
+        let l = self.limit_stub;
+        dynasm!(self.ops ; .arch x64 ; jb =>l);
         self.limit_used = true;
     }
 
     /// `mov rdi, [rip + state]; call [rip + table(f)]`
     fn call_runtime(&mut self, f: RuntimeFn) {
-        self.ops.bytes(&[0x48, 0x8b, 0x3d]);
+        self.ops.extend([0x48, 0x8b, 0x3d]);
         self.reloc(RelocTarget::Context(ContextField::State));
-        self.ops.bytes(&[0xff, 0x15]);
+        self.ops.extend([0xff, 0x15]);
         self.reloc(RelocTarget::Runtime(f));
-    }
-
-    /// `op d, b`
-    fn alu(&mut self, op: Alu, w: bool, d: u8, b: Opnd) {
-        match b {
-            Opnd::R(r) => self.ops.alu_rr(op, w, d, r),
-            Opnd::I(i) if fits_i8(i) => self.ops.alu_ri8(op, w, d, i as i8),
-            Opnd::I(i) => self.ops.alu_ri32(op, w, d, i),
-            Opnd::M(m) => self.ops.alu_rm(op, w, d, RSP, m),
-        }
     }
 
     // ---- moves ----
 
     fn mov_rr(&mut self, w: bool, d: u8, s: u8) {
         if d != s {
-            self.ops.mov_rr(w, d, s);
+            if w {
+                dynasm!(self.ops ; .arch x64 ; mov Rq(d), Rq(s));
+            } else {
+                dynasm!(self.ops ; .arch x64 ; mov Rd(d), Rd(s));
+            }
         }
     }
 
@@ -263,24 +253,24 @@ impl Emitter<'_> {
     fn mov_ri(&mut self, w: bool, d: u8, c: u64) {
         let c = if w { c } else { c as u32 as u64 };
         if c == 0 {
-            self.ops.alu_rr(Alu::Xor, false, d, d);
+            dynasm!(self.ops ; .arch x64 ; xor Rd(d), Rd(d));
         } else if c <= u32::MAX as u64 {
-            self.ops.mov_r32_i32(d, c as u32 as i32);
+            dynasm!(self.ops ; .arch x64 ; mov Rd(d), c as u32 as i32);
         } else if fits_i32(c) {
-            self.ops.mov_r64_i32(d, c as i64 as i32);
+            dynasm!(self.ops ; .arch x64 ; mov Rq(d), c as i64 as i32);
         } else {
-            self.ops.mov_r64_i64(d, c as i64);
+            dynasm!(self.ops ; .arch x64 ; mov Rq(d), QWORD c as i64);
         }
     }
 
     fn load_spill(&mut self, d: u8, slot: u32) {
         let m = self.spill_off(slot);
-        self.ops.load(Width::B64, d, RSP, m);
+        dynasm!(self.ops ; .arch x64 ; mov Rq(d), QWORD [rsp + m]);
     }
 
     fn store_spill(&mut self, slot: u32, s: u8) {
         let m = self.spill_off(slot);
-        self.ops.store(Width::B64, RSP, m, s);
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rsp + m], Rq(s));
     }
 
     fn move_src(&mut self, d: u8, s: Src) {
@@ -288,7 +278,7 @@ impl Emitter<'_> {
             Src::Reg(r) => self.mov_rr(true, d, r),
             Src::Spill(slot) => self.load_spill(d, slot),
             Src::Const(c) => self.mov_ri(true, d, c),
-            Src::Mem(m) => self.ops.load(Width::B64, d, RSP, m),
+            Src::Mem(m) => dynasm!(self.ops ; .arch x64 ; mov Rq(d), QWORD [rsp + m]),
             Src::Zero => self.mov_ri(true, d, 0),
         }
     }
@@ -402,11 +392,11 @@ impl Emitter<'_> {
     pub fn prologue(&mut self) {
         let frame = self.frame;
         for &r in frame.pushed() {
-            self.ops.push(r);
+            dynasm!(self.ops ; .arch x64 ; push Rq(r));
         }
         let size = self.frame.size as i32;
         if size != 0 {
-            self.ops.alu_ri32(Alu::Sub, true, RSP, size);
+            dynasm!(self.ops ; .arch x64 ; sub rsp, size);
         }
         if self.a.calls_functions || size > 1 << 16 {
             self.limit_check();
@@ -453,31 +443,33 @@ impl Emitter<'_> {
     fn epilogue(&mut self) {
         let size = self.frame.size as i32;
         if size != 0 {
-            self.ops.alu_ri32(Alu::Add, true, RSP, size);
+            dynasm!(self.ops ; .arch x64 ; add rsp, size);
         }
         let frame = self.frame;
         for &r in frame.pushed().iter().rev() {
-            self.ops.pop(r);
+            dynasm!(self.ops ; .arch x64 ; pop Rq(r));
         }
-        self.ops.bytes(encode::RET);
+        dynasm!(self.ops ; .arch x64 ; ret);
     }
 
     /// The stub behind [`Self::limit_check`]: undoes the frame (it may lie beyond the
     /// stack), realigns and calls the runtime, which does not return.
     pub fn limit_stub_code(&mut self) {
+        let l = self.limit_stub;
         let size = self.frame.size as i32;
-        self.ops.bind(self.limit_stub);
+        dynasm!(self.ops ; .arch x64 ; =>l);
         if size != 0 {
-            self.ops.alu_ri32(Alu::Add, true, RSP, size);
+            dynasm!(self.ops ; .arch x64 ; add rsp, size);
         }
-        self.ops.bytes(encode::AND_RSP_M16);
+        dynasm!(self.ops ; .arch x64 ; and rsp, -16);
         self.call_runtime(RuntimeFn::Limit);
     }
 
     // ---- blocks ----
 
     pub fn block(&mut self, bi: u32) {
-        self.ops.bind(Label::new(bi));
+        let l = self.blocks[bi as usize];
+        dynasm!(self.ops ; .arch x64 ; =>l);
         let (lo, hi) = (
             self.a.blocks[bi as usize].first,
             self.a.blocks[bi as usize].term,
@@ -505,10 +497,14 @@ impl Emitter<'_> {
                 let w = wide(ty);
                 let d = self.dst_reg(def, RAX);
                 self.load(d, src);
-                match (op, ty) {
-                    (IrUnOp::Not, ScalarTy::Bool) => self.ops.alu_ri8(Alu::Xor, false, d, 1),
-                    (IrUnOp::Not, _) => self.ops.unary_r(Unary::Not, w, d),
-                    (IrUnOp::Neg, _) => self.ops.unary_r(Unary::Neg, w, d),
+                match (op, ty, w) {
+                    (IrUnOp::Not, ScalarTy::Bool, _) => {
+                        dynasm!(self.ops ; .arch x64 ; xor Rd(d), 1)
+                    }
+                    (IrUnOp::Not, _, true) => dynasm!(self.ops ; .arch x64 ; not Rq(d)),
+                    (IrUnOp::Not, _, false) => dynasm!(self.ops ; .arch x64 ; not Rd(d)),
+                    (IrUnOp::Neg, _, true) => dynasm!(self.ops ; .arch x64 ; neg Rq(d)),
+                    (IrUnOp::Neg, _, false) => dynasm!(self.ops ; .arch x64 ; neg Rd(d)),
                 }
                 self.finish(def, d);
             }
@@ -517,39 +513,63 @@ impl Emitter<'_> {
                 let d = self.dst_reg(def, RAX);
                 let (off, al) = self.frame.slots[slot.0 as usize];
                 if al == 0 {
-                    self.ops.lea(d, RSP, off as i32);
+                    let off = off as i32;
+                    dynasm!(self.ops ; .arch x64 ; lea Rq(d), [rsp + off]);
                 } else {
-                    self.ops.lea(d, RSP, (off + al - 1) as i32);
-                    self.ops.alu_ri32(Alu::And, true, d, -(al as i32));
+                    let off = (off + al - 1) as i32;
+                    let mask = -(al as i32);
+                    dynasm!(self.ops ; .arch x64 ; lea Rq(d), [rsp + off] ; and Rq(d), mask);
                 }
                 self.finish(def, d);
             }
             Inst::DataAddr { data, .. } => {
                 let d = self.dst_reg(def, RAX);
-                self.ops.lea_label(d, self.data_label(data.0));
+                let l = self.data[data.0 as usize];
+                dynasm!(self.ops ; .arch x64 ; lea Rq(d), [=>l]);
                 self.finish(def, d);
             }
             Inst::Load { dst, addr, offset } => {
                 let (a, off) = self.address(addr, offset);
                 let d = self.dst_reg(def, RAX);
-                self.ops.load(width(self.ty(dst)), d, a, off);
+                match self.ty(dst) {
+                    ScalarTy::Bool => {
+                        dynasm!(self.ops ; .arch x64 ; movzx Rd(d), BYTE [Rq(a) + off])
+                    }
+                    ScalarTy::I32 => dynasm!(self.ops ; .arch x64 ; mov Rd(d), DWORD [Rq(a) + off]),
+                    _ => dynasm!(self.ops ; .arch x64 ; mov Rq(d), QWORD [Rq(a) + off]),
+                }
                 self.finish(def, d);
             }
             Inst::Store { addr, offset, src } => {
                 let (a, off) = self.address(addr, offset);
                 let ty = self.ty(src);
-                let wd = width(ty);
                 match self.loc(src) {
-                    Loc::Const(c) if wd != Width::B64 || fits_i32(c) => {
-                        self.ops.store_imm(wd, a, off, c as i32)
-                    }
-                    Loc::Const(c) => {
-                        self.mov_ri(true, RAX, c);
-                        self.ops.store(wd, a, off, RAX)
-                    }
+                    Loc::Const(c) => match ty {
+                        ScalarTy::Bool => {
+                            dynasm!(self.ops ; .arch x64 ; mov BYTE [Rq(a) + off], c as u8 as i8)
+                        }
+                        ScalarTy::I32 => {
+                            dynasm!(self.ops ; .arch x64 ; mov DWORD [Rq(a) + off], c as u32 as i32)
+                        }
+                        _ if fits_i32(c) => {
+                            dynasm!(self.ops ; .arch x64 ; mov QWORD [Rq(a) + off], c as i64 as i32)
+                        }
+                        _ => {
+                            self.mov_ri(true, RAX, c);
+                            dynasm!(self.ops ; .arch x64 ; mov QWORD [Rq(a) + off], rax)
+                        }
+                    },
                     _ => {
                         let s = self.src_reg(src, RAX);
-                        self.ops.store(wd, a, off, s)
+                        match ty {
+                            ScalarTy::Bool => {
+                                dynasm!(self.ops ; .arch x64 ; mov BYTE [Rq(a) + off], Rb(s))
+                            }
+                            ScalarTy::I32 => {
+                                dynasm!(self.ops ; .arch x64 ; mov DWORD [Rq(a) + off], Rd(s))
+                            }
+                            _ => dynasm!(self.ops ; .arch x64 ; mov QWORD [Rq(a) + off], Rq(s)),
+                        }
                     }
                 }
             }
@@ -561,7 +581,7 @@ impl Emitter<'_> {
                 callee, ref args, ..
             } => {
                 self.call_args(args);
-                self.ops.bytes(&[0xe8]);
+                self.ops.push(0xe8);
                 self.reloc(RelocTarget::Function {
                     callee,
                     args: args.len() as u32,
@@ -585,7 +605,7 @@ impl Emitter<'_> {
             (a, offset as i32)
         } else {
             self.mov_ri(true, RDX, offset as u64);
-            self.ops.alu_rr(Alu::Add, true, RDX, a);
+            dynasm!(self.ops ; .arch x64 ; add rdx, Rq(a));
             (RDX, 0)
         }
     }
@@ -597,13 +617,16 @@ impl Emitter<'_> {
             self.mov_ri(wide(dt), d, canon(dt, canon(st, c)));
         } else if wide(dt) && st == ScalarTy::I32 {
             match self.loc(src) {
-                Loc::Reg(r) => self.ops.movsxd_rr(d, r),
-                Loc::Spill(s) => self.ops.movsxd_rm(d, RSP, self.spill_off(s)),
+                Loc::Reg(r) => dynasm!(self.ops ; .arch x64 ; movsxd Rq(d), Rd(r)),
+                Loc::Spill(s) => {
+                    let m = self.spill_off(s);
+                    dynasm!(self.ops ; .arch x64 ; movsxd Rq(d), DWORD [rsp + m])
+                }
                 _ => self.mov_ri(true, d, 0),
             }
         } else if dt == ScalarTy::Bool && st != ScalarTy::Bool {
             self.load(d, src);
-            self.ops.alu_ri8(Alu::And, false, d, 1);
+            dynasm!(self.ops ; .arch x64 ; and Rd(d), 1);
         } else {
             // Same width, truncation to 32 bits, or Bool (0/1) widened.
             let w = wide(dt) && wide(st);
@@ -620,9 +643,9 @@ impl Emitter<'_> {
         let w = wide(ty);
         if super::validate::is_cmp(op) {
             let cc = self.compare(op, lhs, rhs);
-            self.ops.setcc_al(cc.code());
+            self.setcc(cc);
             let d = self.dst_reg(def, RAX);
-            self.ops.movzx_r_al(d);
+            dynasm!(self.ops ; .arch x64 ; movzx Rd(d), al);
             self.finish(def, d);
             return;
         }
@@ -648,15 +671,18 @@ impl Emitter<'_> {
         };
         self.load(d, a);
         match op {
-            IrBinOp::Add => self.alu(Alu::Add, w, d, bo),
-            IrBinOp::Sub => self.alu(Alu::Sub, w, d, bo),
-            IrBinOp::And => self.alu(Alu::And, w, d, bo),
-            IrBinOp::Or => self.alu(Alu::Or, w, d, bo),
-            IrBinOp::Xor => self.alu(Alu::Xor, w, d, bo),
-            _ => match bo {
-                Opnd::R(r) => self.ops.imul_rr(w, d, r),
-                Opnd::I(i) => self.ops.imul_rri(w, d, d, i),
-                Opnd::M(m) => self.ops.imul_rm(w, d, RSP, m),
+            IrBinOp::Add => alu!(self, add, w, d, bo),
+            IrBinOp::Sub => alu!(self, sub, w, d, bo),
+            IrBinOp::And => alu!(self, and, w, d, bo),
+            IrBinOp::Or => alu!(self, or, w, d, bo),
+            IrBinOp::Xor => alu!(self, xor, w, d, bo),
+            _ => match (w, bo) {
+                (true, Opnd::R(r)) => dynasm!(self.ops ; .arch x64 ; imul Rq(d), Rq(r)),
+                (false, Opnd::R(r)) => dynasm!(self.ops ; .arch x64 ; imul Rd(d), Rd(r)),
+                (true, Opnd::I(i)) => dynasm!(self.ops ; .arch x64 ; imul Rq(d), Rq(d), i),
+                (false, Opnd::I(i)) => dynasm!(self.ops ; .arch x64 ; imul Rd(d), Rd(d), i),
+                (true, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; imul Rq(d), QWORD [rsp + m]),
+                (false, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; imul Rd(d), DWORD [rsp + m]),
             },
         }
         self.finish(def, d);
@@ -666,16 +692,23 @@ impl Emitter<'_> {
         let ty = self.ty(lhs);
         let w = wide(ty);
         let kind = match op {
-            IrBinOp::Shl => Shift::Shl,
-            _ if ty.is_signed() => Shift::Sar,
-            _ => Shift::Shr,
+            IrBinOp::Shl => 0,
+            _ if ty.is_signed() => 1,
+            _ => 2,
         };
         if let Loc::Const(c) = self.loc(rhs) {
             let amt = (c & if w { 63 } else { 31 }) as i8;
             let d = self.dst_reg(def, RAX);
             self.load(d, lhs);
             if amt != 0 {
-                self.ops.shift_ri(kind, w, d, amt);
+                match (kind, w) {
+                    (0, true) => dynasm!(self.ops ; .arch x64 ; shl Rq(d), amt),
+                    (0, false) => dynasm!(self.ops ; .arch x64 ; shl Rd(d), amt),
+                    (1, true) => dynasm!(self.ops ; .arch x64 ; sar Rq(d), amt),
+                    (1, false) => dynasm!(self.ops ; .arch x64 ; sar Rd(d), amt),
+                    (_, true) => dynasm!(self.ops ; .arch x64 ; shr Rq(d), amt),
+                    (_, false) => dynasm!(self.ops ; .arch x64 ; shr Rd(d), amt),
+                }
             }
             self.finish(def, d);
             return;
@@ -683,7 +716,14 @@ impl Emitter<'_> {
         self.load(RCX, rhs);
         let d = self.dst_reg(def, RAX);
         self.load(d, lhs);
-        self.ops.shift_rcl(kind, w, d);
+        match (kind, w) {
+            (0, true) => dynasm!(self.ops ; .arch x64 ; shl Rq(d), cl),
+            (0, false) => dynasm!(self.ops ; .arch x64 ; shl Rd(d), cl),
+            (1, true) => dynasm!(self.ops ; .arch x64 ; sar Rq(d), cl),
+            (1, false) => dynasm!(self.ops ; .arch x64 ; sar Rd(d), cl),
+            (_, true) => dynasm!(self.ops ; .arch x64 ; shr Rq(d), cl),
+            (_, false) => dynasm!(self.ops ; .arch x64 ; shr Rd(d), cl),
+        }
         self.finish(def, d);
     }
 
@@ -700,16 +740,21 @@ impl Emitter<'_> {
                 Opnd::R(RCX)
             }
         };
-        self.ops.bytes(match (signed, w) {
-            (true, true) => encode::CQO,
-            (true, false) => encode::CDQ,
-            (false, _) => encode::XOR_EDX_EDX,
-        });
-        let div = if signed { Unary::Idiv } else { Unary::Div };
-        match divisor {
-            Opnd::R(r) => self.ops.unary_r(div, w, r),
-            Opnd::M(m) => self.ops.unary_rsp(div, w, m),
-            Opnd::I(_) => {}
+        match (signed, w) {
+            (true, true) => dynasm!(self.ops ; .arch x64 ; cqo),
+            (true, false) => dynasm!(self.ops ; .arch x64 ; cdq),
+            (false, _) => dynasm!(self.ops ; .arch x64 ; xor edx, edx),
+        }
+        match (signed, w, divisor) {
+            (true, true, Opnd::R(r)) => dynasm!(self.ops ; .arch x64 ; idiv Rq(r)),
+            (true, false, Opnd::R(r)) => dynasm!(self.ops ; .arch x64 ; idiv Rd(r)),
+            (false, true, Opnd::R(r)) => dynasm!(self.ops ; .arch x64 ; div Rq(r)),
+            (false, false, Opnd::R(r)) => dynasm!(self.ops ; .arch x64 ; div Rd(r)),
+            (true, true, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; idiv QWORD [rsp + m]),
+            (true, false, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; idiv DWORD [rsp + m]),
+            (false, true, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; div QWORD [rsp + m]),
+            (false, false, Opnd::M(m)) => dynasm!(self.ops ; .arch x64 ; div DWORD [rsp + m]),
+            (_, _, Opnd::I(_)) => {}
         }
         let res = if op == IrBinOp::Div { RAX } else { RDX };
         match self.a.loc[def as usize] {
@@ -731,15 +776,46 @@ impl Emitter<'_> {
         }
         let ra = self.src_reg(a, RAX);
         let bo = self.opnd(b, w, RCX);
-        match bo {
-            Opnd::I(0) if matches!(cc, Cond::E | Cond::Ne) => self.ops.test_rr(w, ra),
-            _ => self.alu(Alu::Cmp, w, ra, bo),
+        match (bo, w) {
+            (Opnd::I(0), true) if matches!(cc, Cond::E | Cond::Ne) => {
+                dynasm!(self.ops ; .arch x64 ; test Rq(ra), Rq(ra))
+            }
+            (Opnd::I(0), false) if matches!(cc, Cond::E | Cond::Ne) => {
+                dynasm!(self.ops ; .arch x64 ; test Rd(ra), Rd(ra))
+            }
+            _ => alu!(self, cmp, w, ra, bo),
         }
         cc
     }
 
-    fn jcc(&mut self, cc: Cond, l: Label) {
-        self.ops.jcc(cc.code(), l);
+    fn setcc(&mut self, cc: Cond) {
+        match cc {
+            Cond::E => dynasm!(self.ops ; .arch x64 ; sete al),
+            Cond::Ne => dynasm!(self.ops ; .arch x64 ; setne al),
+            Cond::L => dynasm!(self.ops ; .arch x64 ; setl al),
+            Cond::Le => dynasm!(self.ops ; .arch x64 ; setle al),
+            Cond::G => dynasm!(self.ops ; .arch x64 ; setg al),
+            Cond::Ge => dynasm!(self.ops ; .arch x64 ; setge al),
+            Cond::B => dynasm!(self.ops ; .arch x64 ; setb al),
+            Cond::Be => dynasm!(self.ops ; .arch x64 ; setbe al),
+            Cond::A => dynasm!(self.ops ; .arch x64 ; seta al),
+            Cond::Ae => dynasm!(self.ops ; .arch x64 ; setae al),
+        }
+    }
+
+    fn jcc(&mut self, cc: Cond, l: DynamicLabel) {
+        match cc {
+            Cond::E => dynasm!(self.ops ; .arch x64 ; je =>l),
+            Cond::Ne => dynasm!(self.ops ; .arch x64 ; jne =>l),
+            Cond::L => dynasm!(self.ops ; .arch x64 ; jl =>l),
+            Cond::Le => dynasm!(self.ops ; .arch x64 ; jle =>l),
+            Cond::G => dynasm!(self.ops ; .arch x64 ; jg =>l),
+            Cond::Ge => dynasm!(self.ops ; .arch x64 ; jge =>l),
+            Cond::B => dynasm!(self.ops ; .arch x64 ; jb =>l),
+            Cond::Be => dynasm!(self.ops ; .arch x64 ; jbe =>l),
+            Cond::A => dynasm!(self.ops ; .arch x64 ; ja =>l),
+            Cond::Ae => dynasm!(self.ops ; .arch x64 ; jae =>l),
+        }
     }
 
     fn elem_addr(&mut self, def: u32, base: VReg, index: VReg, scale: u32) {
@@ -748,10 +824,11 @@ impl Emitter<'_> {
         if let Loc::Const(c) = self.loc(index) {
             let disp = c.wrapping_mul(scale as u64);
             if fits_i32(disp) {
-                self.ops.lea(d, b, disp as i64 as i32);
+                let disp = disp as i64 as i32;
+                dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + disp]);
             } else {
                 self.mov_ri(true, RDX, disp);
-                self.ops.lea_index(d, b, RDX, 1);
+                dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + rdx]);
             }
             self.finish(def, d);
             return;
@@ -759,16 +836,20 @@ impl Emitter<'_> {
         let i = self.src_reg(index, RDX);
         match scale {
             0 => self.mov_rr(true, d, b),
-            1 | 2 | 4 | 8 => self.ops.lea_index(d, b, i, scale as u8),
+            1 => dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + Rq(i)]),
+            2 => dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + Rq(i) * 2]),
+            4 => dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + Rq(i) * 4]),
+            8 => dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + Rq(i) * 8]),
             _ => {
                 if scale <= i32::MAX as u32 {
-                    self.ops.imul_rri(true, RDX, i, scale as i32);
+                    let s = scale as i32;
+                    dynasm!(self.ops ; .arch x64 ; imul rdx, Rq(i), s);
                 } else {
                     self.mov_rr(true, RDX, i);
                     self.mov_ri(true, RAX, scale as u64);
-                    self.ops.bytes(encode::IMUL_RDX_RAX);
+                    dynasm!(self.ops ; .arch x64 ; imul rdx, rax);
                 }
-                self.ops.lea_index(d, b, RDX, 1);
+                dynasm!(self.ops ; .arch x64 ; lea Rq(d), [Rq(b) + rdx]);
             }
         }
         self.finish(def, d);
@@ -784,43 +865,50 @@ impl Emitter<'_> {
             let mut off = 0i32;
             let size = size as i32;
             while off + 8 <= size {
-                self.ops.load(Width::B64, RAX, s, off);
-                self.ops.store(Width::B64, d, off, RAX);
+                dynasm!(self.ops ; .arch x64 ; mov rax, [Rq(s) + off] ; mov [Rq(d) + off], rax);
                 off += 8;
             }
             if off + 4 <= size {
-                self.ops.load(Width::B32, RAX, s, off);
-                self.ops.store(Width::B32, d, off, RAX);
+                dynasm!(self.ops ; .arch x64 ; mov eax, [Rq(s) + off] ; mov [Rq(d) + off], eax);
                 off += 4;
             }
             if off + 2 <= size {
-                self.ops.load(Width::B16, RAX, s, off);
-                self.ops.store(Width::B16, d, off, RAX);
+                dynasm!(self.ops ; .arch x64 ; mov ax, [Rq(s) + off] ; mov [Rq(d) + off], ax);
                 off += 2;
             }
             if off < size {
-                self.ops.load_al(s, off);
-                self.ops.store(Width::B8, d, off, RAX);
+                dynasm!(self.ops ; .arch x64 ; mov al, [Rq(s) + off] ; mov [Rq(d) + off], al);
             }
             return;
         }
         self.load(RAX, dst);
         self.load(RDX, src);
-        self.ops.bytes(encode::MOVS_ENTER);
-        self.ops.mov_r32_fixed(RCX, size as i32);
-        self.ops.bytes(encode::MOVS_LEAVE);
+        let n = size as i32;
+        dynasm!(self.ops
+            ; .arch x64
+            ; push rsi
+            ; push rdi
+            ; mov rdi, rax
+            ; mov rsi, rdx
+            ; mov ecx, n
+            ; rep movsb
+            ; pop rdi
+            ; pop rsi
+        );
     }
 
     fn call_args(&mut self, args: &[VReg]) {
         for (j, &v) in args.iter().enumerate().skip(6) {
             let m = 8 * (j as i32 - 6);
             match self.loc(v) {
-                Loc::Reg(r) => self.ops.store(Width::B64, RSP, m, r),
-                Loc::Const(c) if fits_i32(c) => self.ops.store_rsp_imm(m, c as i64 as i32),
+                Loc::Reg(r) => dynasm!(self.ops ; .arch x64 ; mov QWORD [rsp + m], Rq(r)),
+                Loc::Const(c) if fits_i32(c) => {
+                    dynasm!(self.ops ; .arch x64 ; mov QWORD [rsp + m], c as i64 as i32)
+                }
                 _ => {
                     let src = self.src_of(v);
                     self.move_src(RAX, src);
-                    self.ops.store_rsp_rax(m);
+                    dynasm!(self.ops ; .arch x64 ; mov QWORD [rsp + m], rax);
                 }
             }
         }
@@ -835,8 +923,9 @@ impl Emitter<'_> {
     fn print(&mut self, arg: &PrintArg) {
         let rt = match *arg {
             PrintArg::Str(data) => {
+                let l = self.data[data.0 as usize];
                 let len = self.f.data[data.0 as usize].len() as u64;
-                self.ops.lea_label(RSI, self.data_label(data.0));
+                dynasm!(self.ops ; .arch x64 ; lea rsi, [=>l]);
                 self.mov_ri(true, RDX, len);
                 RuntimeFn::PrintStr
             }
@@ -864,8 +953,11 @@ impl Emitter<'_> {
 
     fn sign_extend_to(&mut self, d: u8, v: VReg) {
         match self.loc(v) {
-            Loc::Reg(r) => self.ops.movsxd_rr(d, r),
-            Loc::Spill(s) => self.ops.movsxd_rm(d, RSP, self.spill_off(s)),
+            Loc::Reg(r) => dynasm!(self.ops ; .arch x64 ; movsxd Rq(d), Rd(r)),
+            Loc::Spill(s) => {
+                let m = self.spill_off(s);
+                dynasm!(self.ops ; .arch x64 ; movsxd Rq(d), DWORD [rsp + m])
+            }
             Loc::Const(c) => self.mov_ri(true, d, c as u32 as i32 as i64 as u64),
             Loc::None => self.mov_ri(true, d, 0),
         }
@@ -887,7 +979,8 @@ impl Emitter<'_> {
             self.limit_check();
         }
         if !self.is_next(bi, target) {
-            self.ops.jmp(Label::new(target));
+            let l = self.blocks[target as usize];
+            dynasm!(self.ops ; .arch x64 ; jmp =>l);
         }
     }
 
@@ -919,19 +1012,22 @@ impl Emitter<'_> {
                     }
                 } else {
                     match self.loc(cond) {
-                        Loc::Reg(r) => self.ops.test_rr(false, r),
-                        Loc::Spill(s) => self.ops.cmp_rsp_byte_zero(self.spill_off(s)),
-                        _ => self.ops.bytes(encode::TEST_EAX_EAX),
+                        Loc::Reg(r) => dynasm!(self.ops ; .arch x64 ; test Rd(r), Rd(r)),
+                        Loc::Spill(s) => {
+                            let m = self.spill_off(s);
+                            dynasm!(self.ops ; .arch x64 ; cmp BYTE [rsp + m], 0)
+                        }
+                        _ => dynasm!(self.ops ; .arch x64 ; test eax, eax),
                     }
                     Cond::Ne
                 };
-                let (lt, le) = (Label::new(t), Label::new(e));
+                let (lt, le) = (self.blocks[t as usize], self.blocks[e as usize]);
                 if self.is_next(bi, t) {
                     self.jcc(cc.negate(), le);
                 } else {
                     self.jcc(cc, lt);
                     if !self.is_next(bi, e) {
-                        self.ops.jmp(le);
+                        dynasm!(self.ops ; .arch x64 ; jmp =>le);
                     }
                 }
             }
@@ -961,12 +1057,12 @@ impl Emitter<'_> {
                 let l = match self.name_label {
                     Some(l) => l,
                     None => {
-                        let l = self.ops.new_label();
+                        let l = self.ops.new_dynamic_label();
                         self.name_label = Some(l);
                         l
                     }
                 };
-                self.ops.lea_label(RSI, l);
+                dynasm!(self.ops ; .arch x64 ; lea rsi, [=>l]);
                 self.mov_ri(true, RDX, self.f.name.len() as u64);
                 self.mov_ri(true, RCX, bi as u64);
                 self.call_runtime(RuntimeFn::Unreachable);

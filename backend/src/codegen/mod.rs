@@ -1,48 +1,43 @@
 //! Per-function code generation: [`codegen`] turns one [`IrFunction`] into a
 //! [`CodeBlob`] — validation ([`validate`]), analyses and register allocation
-//! ([`analysis`]), then instruction selection ([`emit`]) and encoding ([`encode`]) into a
-//! buffer based at address 0, so the bytes depend on the IR only.
+//! ([`analysis`]), then instruction selection and encoding ([`emit`]) into a
+//! `VecAssembler` based at address 0, so the bytes depend on the IR only.
 
 mod analysis;
 mod emit;
-mod encode;
 mod regs;
 mod validate;
 
-use std::cell::RefCell;
-
+use dynasmrt::{DynasmApi, DynasmLabelApi};
 use shared_frontend::ir::IrFunction;
 
 use crate::blob::{CodeBlob, Relocation, RuntimeFn};
-use analysis::Scratch;
-use emit::Emitter;
-use encode::{Asm, Label};
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
+use emit::{Asm, Emitter};
 
 /// Compiles one function. Malformed IR (see [`validate`]) compiles to a function that
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
 /// called.
 pub fn codegen(f: &IrFunction) -> CodeBlob {
-    SCRATCH.with_borrow_mut(|s| codegen_with(f, s))
-}
-
-fn codegen_with(f: &IrFunction, s: &mut Scratch) -> CodeBlob {
-    if let Err(msg) = validate::validate(f, &mut s.facts) {
-        return error_blob(f, &format!("{}: {msg}", f.name));
-    }
-    let a = analysis::analyze(f, s);
+    let facts = match validate::validate(f) {
+        Ok(facts) => facts,
+        Err(msg) => return error_blob(f, &format!("{}: {msg}", f.name)),
+    };
+    let a = analysis::analyze(f, facts);
     let frame = emit::layout_frame(f, &a);
-    // Labels: the blocks, the data, the stack-limit stub (see [`Emitter`]).
-    let ops = Asm::with_buffers(
+    let mut ops = Asm::new_with_capacity(
+        0,
         code_capacity(f, &a),
-        f.blocks.len() + f.data.len() + 1,
-        std::mem::take(&mut s.labels),
-        std::mem::take(&mut s.fixups),
+        0,
+        0,
+        f.blocks.len() + f.data.len() + 2,
+        0,
+        a.entries.len(),
     );
-    let limit_stub = Label::new((f.blocks.len() + f.data.len()) as u32);
+    let blocks = (0..f.blocks.len())
+        .map(|_| ops.new_dynamic_label())
+        .collect();
+    let data = (0..f.data.len()).map(|_| ops.new_dynamic_label()).collect();
+    let limit_stub = ops.new_dynamic_label();
     let mut em = Emitter {
         f,
         a: &a,
@@ -51,6 +46,8 @@ fn codegen_with(f: &IrFunction, s: &mut Scratch) -> CodeBlob {
         // At most two per call and per terminator (a runtime call, or a stack check),
         // the prologue's stack check and the stack-limit stub's runtime call.
         relocs: Vec::with_capacity(2 * (a.calls as usize + f.blocks.len()) + 3),
+        blocks,
+        data,
         limit_stub,
         limit_used: false,
         name_label: None,
@@ -65,26 +62,23 @@ fn codegen_with(f: &IrFunction, s: &mut Scratch) -> CodeBlob {
     let Emitter {
         mut ops,
         relocs,
+        data,
         name_label,
         ..
     } = em;
-    let code_len = ops.offset();
+    let code_len = ops.offset().0 as u32;
     let mut data_offsets = Vec::with_capacity(f.data.len());
-    for (d, blob) in f.data.iter().enumerate() {
-        let l = Label::new((f.blocks.len() + d) as u32);
-        ops.align16();
-        data_offsets.push((ops.offset(), blob.len() as u32));
-        ops.bind(l);
-        ops.bytes(blob);
+    for (blob, &l) in f.data.iter().zip(&data) {
+        align16(&mut ops);
+        data_offsets.push((ops.offset().0 as u32, blob.len() as u32));
+        ops.dynamic_label(l);
+        ops.extend(blob.iter().copied());
     }
     if let Some(l) = name_label {
-        ops.bind(l);
-        ops.bytes(f.name.as_bytes());
+        ops.dynamic_label(l);
+        ops.extend(f.name.bytes());
     }
-    let (res, labels, fixups) = ops.finish();
-    (s.labels, s.fixups) = (labels, fixups);
-    a.recycle(s);
-    match res {
+    match ops.finalize() {
         Ok(bytes) => CodeBlob {
             bytes,
             code_len,
@@ -104,33 +98,37 @@ fn code_capacity(f: &IrFunction, a: &analysis::Analysis) -> usize {
     16 * a.entries.len() + 64 + data + f.name.len()
 }
 
+fn align16(ops: &mut Asm) {
+    while ops.offset().0 % 16 != 0 {
+        ops.push(0);
+    }
+}
+
 /// A function that reports `msg` as an internal error when called.
 fn error_blob(f: &IrFunction, msg: &str) -> CodeBlob {
-    let mut ops = Asm::with_capacity(64 + msg.len(), 1);
-    let l = Label::new(0);
+    let mut ops = Asm::new(0);
+    let l = ops.new_dynamic_label();
     let mut relocs: Vec<Relocation> = Vec::new();
-    ops.bytes(encode::SUB_RSP_8);
-    ops.lea_label(regs::RSI, l);
-    ops.mov_r32_fixed(regs::RDX, msg.len() as i32);
+    dynasmrt::dynasm!(ops ; .arch x64 ; sub rsp, 8 ; lea rsi, [=>l] ; mov edx, msg.len() as i32);
     // mov rdi, [rip + state]; call [rip + rt_internal_error]
-    ops.bytes(&[0x48, 0x8b, 0x3d]);
+    ops.extend([0x48, 0x8b, 0x3d]);
     relocs.push(Relocation {
-        offset: ops.offset(),
+        offset: ops.offset().0 as u32,
         target: crate::blob::RelocTarget::Context(crate::blob::ContextField::State),
         addend: -4,
     });
-    ops.bytes(&[0; 4]);
-    ops.bytes(&[0xff, 0x15]);
+    ops.extend([0u8; 4]);
+    ops.extend([0xff, 0x15]);
     relocs.push(Relocation {
-        offset: ops.offset(),
+        offset: ops.offset().0 as u32,
         target: crate::blob::RelocTarget::Runtime(RuntimeFn::InternalError),
         addend: -4,
     });
-    ops.bytes(&[0; 4]);
-    let code_len = ops.offset();
-    ops.align16();
-    ops.bind(l);
-    ops.bytes(msg.as_bytes());
+    ops.extend([0u8; 4]);
+    let code_len = ops.offset().0 as u32;
+    align16(&mut ops);
+    ops.dynamic_label(l);
+    ops.extend(msg.bytes());
     CodeBlob {
         bytes: ops.finalize().unwrap_or_else(|_| vec![0x0f, 0x0b]),
         code_len,

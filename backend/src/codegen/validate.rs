@@ -37,8 +37,8 @@ pub(crate) fn is_cmp(op: IrBinOp) -> bool {
 pub(crate) const MAX_FRAME: u64 = 1 << 30;
 
 /// Register operands, checked and counted.
-struct Regs<'a> {
-    facts: &'a mut [RegFacts],
+struct Regs {
+    facts: Vec<RegFacts>,
 }
 
 /// A register index out of range (the common error, kept small so that the checks of
@@ -51,7 +51,7 @@ impl From<RegOutOfRange> for String {
     }
 }
 
-impl Regs<'_> {
+impl Regs {
     #[inline]
     fn get(&mut self, v: VReg) -> Result<&mut RegFacts, RegOutOfRange> {
         self.facts.get_mut(v.0 as usize).ok_or(RegOutOfRange(v.0))
@@ -95,10 +95,10 @@ impl Regs<'_> {
     }
 }
 
-/// Checks `f`; on success, `facts` holds the counts of every register's definitions (a
+/// Checks `f`; on success, returns the counts of every register's definitions (a
 /// parameter counts as one) and uses over all blocks, and its constant if a `Const`
 /// defines it.
-pub(crate) fn validate(f: &IrFunction, facts: &mut Vec<RegFacts>) -> Result<(), String> {
+pub(crate) fn validate(f: &IrFunction) -> Result<Vec<RegFacts>, String> {
     let n = f.vregs.len();
     if f.blocks.is_empty() {
         return Err("no blocks".to_string());
@@ -106,9 +106,9 @@ pub(crate) fn validate(f: &IrFunction, facts: &mut Vec<RegFacts>) -> Result<(), 
     if n >= (u32::MAX / 4) as usize || f.blocks.len() >= (u32::MAX / 4) as usize {
         return Err("function too large".to_string());
     }
-    facts.clear();
-    facts.extend(f.vregs.iter().map(|&ty| RegFacts::new(ty)));
-    let mut regs = Regs { facts };
+    let mut regs = Regs {
+        facts: f.vregs.iter().map(|&ty| RegFacts::new(ty)).collect(),
+    };
     for &p in &f.params {
         let r = regs.get(p)?;
         r.defs += 1;
@@ -178,10 +178,10 @@ pub(crate) fn validate(f: &IrFunction, facts: &mut Vec<RegFacts>) -> Result<(), 
             Terminator::Panic(_) | Terminator::Unreachable => {}
         }
     }
-    Ok(())
+    Ok(regs.facts)
 }
 
-fn check_inst(f: &IrFunction, inst: &Inst, regs: &mut Regs<'_>) -> Result<(), String> {
+fn check_inst(f: &IrFunction, inst: &Inst, regs: &mut Regs) -> Result<(), String> {
     match *inst {
         Inst::Const { dst, .. } => {
             regs.def(dst)?;

@@ -82,7 +82,7 @@ proptest! {
         let text = &seeds()[index];
         let mut end = (text.len() as f64 * cut) as usize;
         while !text.is_char_boundary(end) { end -= 1; }
-        compile_and_run(text[..end].as_bytes());
+        compile_and_run(&text.as_bytes()[..end]);
     }
 
     #[test]

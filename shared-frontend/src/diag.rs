@@ -259,7 +259,7 @@ mod tests {
               = help: change the type of the numeric literal from `i64` to `i32`
 
         "#]]
-        .assert_eq(&render(&[d.clone()], &sources, false));
+        .assert_eq(&render(std::slice::from_ref(&d), &sources, false));
         expect![[r#"
             src/main.rs:2:18: error[E0308]: mismatched types
         "#]]

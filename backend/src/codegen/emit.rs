@@ -3,6 +3,10 @@
 //! constants and spilled operands, as the count of variable shifts (`cl`) and by
 //! division (`rdx:rax`).
 
+// dynasm's dynamic register operands (`Rq(r)`) expand to a conversion of the register
+// number, which is already a `u8`.
+#![allow(clippy::useless_conversion)]
+
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use shared_frontend::ir::interp::scalar::canon;

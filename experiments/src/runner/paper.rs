@@ -273,17 +273,14 @@ pub fn derive(values: &mut BTreeMap<String, serde_json::Value>) {
     values.insert("derived.break_even_edits".into(), be.into());
 }
 
+/// Named values (`values.json`, `meta.*`, `summary.*` and derived ones).
+pub type Values = BTreeMap<String, serde_json::Value>;
+/// Each experiment's rows, by `eNN`.
+pub type Tables = BTreeMap<String, Vec<Row>>;
+
 /// Reads `results/` (values.json, meta.json, summary.json, the CSVs) into what [`fill`]
 /// takes, with the values of [`derive`].
-pub fn load_results(
-    results: &Path,
-) -> Result<
-    (
-        BTreeMap<String, serde_json::Value>,
-        BTreeMap<String, Vec<Row>>,
-    ),
-    String,
-> {
+pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     let read = |name: &str| -> Result<serde_json::Value, String> {
         let p = results.join(name);
         let t = std::fs::read_to_string(&p)

@@ -179,7 +179,7 @@ pub fn bars(
     title: &str,
     y_desc: &str,
     categories: &[String],
-    series: &[(String, Vec<Option<(f64, f64, f64)>>)],
+    series: &[(String, Vec<Bar>)],
     empty_reason: &str,
 ) -> Result<(), String> {
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
@@ -278,8 +278,11 @@ pub fn short(v: f64) -> String {
     }
 }
 
+/// One bar: median, minimum and maximum; `None` where there is no measurement.
+pub type Bar = Option<(f64, f64, f64)>;
+
 /// The bars of `arch` for each scenario of `categories` (any size).
-pub fn bar_values(rows: &[Row], categories: &[String], arch: &str) -> Vec<Option<(f64, f64, f64)>> {
+pub fn bar_values(rows: &[Row], categories: &[String], arch: &str) -> Vec<Bar> {
     categories
         .iter()
         .map(|c| {
@@ -302,13 +305,12 @@ pub fn figures(id: &str, rows: &[Row], dir: &Path) -> Result<Vec<String>, String
             .map(|(s, a, label)| (label.to_string(), over_size(rows, s, a)))
             .collect()
     };
-    let bar_set =
-        |cats: &[String], archs: &[(&str, &str)]| -> Vec<(String, Vec<Option<(f64, f64, f64)>>)> {
-            archs
-                .iter()
-                .map(|(a, label)| (label.to_string(), bar_values(rows, cats, a)))
-                .collect()
-        };
+    let bar_set = |cats: &[String], archs: &[(&str, &str)]| -> Vec<(String, Vec<Bar>)> {
+        archs
+            .iter()
+            .map(|(a, label)| (label.to_string(), bar_values(rows, cats, a)))
+            .collect()
+    };
     let scen = |r: &Row| r.scenario.clone();
     let cats_of = |pred: &dyn Fn(&Row) -> bool| -> Vec<String> {
         let mut v: Vec<String> = Vec::new();

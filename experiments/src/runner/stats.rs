@@ -33,6 +33,8 @@ pub fn spread(samples: &[f64]) -> Option<Spread> {
 }
 
 /// The geometric mean of positive values; `None` if there is none or one is not positive.
+// `!(v > 0)` also rejects NaN.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 pub fn geomean(values: &[f64]) -> Option<f64> {
     if values.is_empty() || values.iter().any(|v| !(*v > 0.0)) {
         return None;

@@ -291,13 +291,12 @@ pub fn load_crate_with(
     load_crate_parsed(loader, root, &|_, text| parse(text))
 }
 
+/// How [`load_crate_parsed`] parses one file's text.
+pub type ParseFn<'a> = dyn Fn(&Path, &str) -> (SourceFileAst, Vec<Diagnostic>) + 'a;
+
 /// [`load_crate`] with a parser that is also told which file it parses (a driver that
 /// memoizes parsing per file, or keeps only a file's item skeleton).
-pub fn load_crate_parsed(
-    loader: &dyn FileLoader,
-    root: &Path,
-    parse: &dyn Fn(&Path, &str) -> (SourceFileAst, Vec<Diagnostic>),
-) -> LoadedCrate {
+pub fn load_crate_parsed(loader: &dyn FileLoader, root: &Path, parse: &ParseFn<'_>) -> LoadedCrate {
     let mut cx = Loader {
         loader,
         parse,
@@ -332,7 +331,7 @@ pub fn load_crate_parsed(
 
 struct Loader<'a> {
     loader: &'a dyn FileLoader,
-    parse: &'a dyn Fn(&Path, &str) -> (SourceFileAst, Vec<Diagnostic>),
+    parse: &'a ParseFn<'a>,
     out: LoadedCrate,
     /// Paths of the file modules enclosing the one being walked, for "circular modules".
     file_stack: Vec<PathBuf>,

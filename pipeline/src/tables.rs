@@ -290,6 +290,14 @@ impl<'a> Tables<'a> {
         self.report(Slot::Table(table), def, vec![diag]);
     }
 
+    /// Path resolution's view of the crate.
+    fn scopes(&self) -> resolve::CrateScopes<'_> {
+        resolve::CrateScopes {
+            tree: self.tree,
+            resolved: self.resolved,
+        }
+    }
+
     /// [`SemaEnv::resolve_path_as`] for a path that is the single name `name`.
     fn resolve_name(
         &self,
@@ -302,15 +310,7 @@ impl<'a> Tables<'a> {
         if let Some(&res) = self.names.borrow().get(&key) {
             return Ok(res);
         }
-        let res = resolve::resolve_path_as(
-            &resolve::CrateScopes {
-                tree: self.tree,
-                resolved: self.resolved,
-            },
-            from,
-            path,
-            source,
-        )?;
+        let res = resolve::resolve_path_as(&self.scopes(), from, path, source)?;
         self.names.borrow_mut().insert(key, res);
         Ok(res)
     }
@@ -354,15 +354,7 @@ impl SemaEnv for Tables<'_> {
                 return Ok(res);
             }
         }
-        let res = resolve::resolve_path_as(
-            &resolve::CrateScopes {
-                tree: self.tree,
-                resolved: self.resolved,
-            },
-            from,
-            path,
-            source,
-        )?;
+        let res = resolve::resolve_path_as(&self.scopes(), from, path, source)?;
         if let Some(key) = key {
             self.paths.borrow_mut().insert(key, res);
         }
@@ -374,15 +366,7 @@ impl SemaEnv for Tables<'_> {
         if let Some(&res) = self.lookups.borrow().get(&key) {
             return res;
         }
-        let res = resolve::lookup_name(
-            &resolve::CrateScopes {
-                tree: self.tree,
-                resolved: self.resolved,
-            },
-            from,
-            name,
-            ns,
-        );
+        let res = resolve::lookup_name(&self.scopes(), from, name, ns);
         self.lookups.borrow_mut().insert(key, res);
         res
     }

@@ -178,26 +178,8 @@ pub fn scratch(
     cache: Option<&Path>,
     args: &[&str],
 ) -> Result<Vec<BuildRun>, NoMeasurement> {
-    let b = Build {
-        mode,
-        arch,
-        root,
-        cache_dir: cache,
-        args,
-        timeout: ctx.timeout(),
-    };
-    repeat(
-        ctx,
-        ctx.profile.reps,
-        || {
-            if let Some(c) = cache {
-                let _ = std::fs::remove_dir_all(c);
-            }
-            Ok(())
-        },
-        &b,
-        &[0],
-    )
+    let [runs] = scratch_rounds(ctx, mode, root, &[(arch, cache)], args);
+    runs
 }
 
 /// From-scratch builds of the program in `root` under several configurations
@@ -210,6 +192,7 @@ pub fn scratch_rounds<const N: usize>(
     mode: Mode,
     root: &Path,
     configs: &[(&str, Option<&Path>); N],
+    args: &[&str],
 ) -> [Result<Vec<BuildRun>, NoMeasurement>; N] {
     let mut out: [Result<Vec<BuildRun>, NoMeasurement>; N] =
         std::array::from_fn(|_| Ok(Vec::new()));
@@ -224,7 +207,7 @@ pub fn scratch_rounds<const N: usize>(
                 arch,
                 root,
                 cache_dir: cache,
-                args: &[],
+                args,
                 timeout: ctx.timeout(),
             };
             match ctx.build(&b, &[0]) {
@@ -388,6 +371,7 @@ pub fn e1(ctx: &Ctx) -> Result<Outcome, String> {
             Mode::Run,
             &root,
             &[("pipeline", None), ("query", None), ("query", Some(&cache))],
+            &[],
         );
         o.rows.push(row_from("scratch", "pipeline", size, &pipe));
         if let Ok(runs) = &pipe {
@@ -1337,6 +1321,7 @@ pub fn e8(ctx: &Ctx) -> Result<Outcome, String> {
         Mode::Run,
         &root,
         &[("pipeline", None), ("query", None), ("query", Some(&cache))],
+        &[],
     );
     o.rows.push(row_from("full", "rill-pipeline", size, &pipe));
     ctx.step();

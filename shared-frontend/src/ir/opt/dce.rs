@@ -59,22 +59,18 @@ pub(super) fn eliminate_dead_code_unchecked(
 ) -> Changes {
     let before = stats.dead_insts;
     // Removing a read of a register live across blocks can kill a write in another
-    // block: repeat while that happens. With classes that stay put while instructions
-    // go (a superset of the globals will do), a repetition only re-solves the liveness
-    // and rescans the blocks whose live-out set shrank; otherwise every round starts
-    // afresh.
+    // block. With classes that stay put while instructions go (a superset of the globals
+    // will do), sweeps over the blocks handle that (see `Dce::sweeps`); otherwise rounds
+    // over every block repeat while it happens, each starting afresh.
     let mut dce = Dce::new(f, sc);
     let g = dce.classes.globals.len();
     if dce.incremental && f.blocks.len().saturating_mul(g) <= MAX_BITS {
         dce.sweeps(f, stats);
     } else if dce.incremental {
+        // Too many bits for per-block sets: every round is block-local.
         dce.all_blocks(f, stats);
         while dce.removed_global_read {
-            if dce.precise {
-                dce.again(f, stats);
-            } else {
-                dce.all_blocks(f, stats);
-            }
+            dce.all_blocks(f, stats);
         }
     } else {
         while {
@@ -111,7 +107,7 @@ struct Dce {
     kill: BitSet,
     live_in: BitSet,
     live_out: BitSet,
-    /// The previous round's `live_out`, or spare.
+    /// The live-out sets the blocks were last scanned with (see [`Dce::sweeps`]).
     old_out: BitSet,
     /// The reachable blocks in postorder with their successors (NONE when absent), so
     /// that the liveness sweeps do not decode terminators (the CFG does not change here).
@@ -131,8 +127,6 @@ struct Dce {
     clock: u32,
     block_of: Vec<u32>,
     keep: Vec<bool>,
-    /// Blocks that lost instructions in the last round.
-    shrunk: Vec<u32>,
     /// Whether the last round removed a read of a global that a write in another block
     /// may have been live for.
     removed_global_read: bool,
@@ -163,7 +157,6 @@ impl Dce {
             clock: 0,
             block_of: std::mem::take(&mut sc.block_of),
             keep: std::mem::take(&mut sc.visited),
-            shrunk: std::mem::take(&mut sc.u32s[1]),
             removed_global_read: false,
             emptied_block: false,
         };
@@ -194,7 +187,6 @@ impl Dce {
         sc.triples = self.order;
         sc.u32s[0] = self.live_stamp;
         sc.block_of = self.block_of;
-        sc.u32s[1] = self.shrunk;
         sc.u32s[2] = self.unreachable;
         sc.visited = self.keep;
         sc.words = [
@@ -252,7 +244,7 @@ impl Dce {
         self.old_out = BitSet::new(nb, g, std::mem::take(&mut self.old_out.words));
         let mut first = true;
         loop {
-            self.solve_in();
+            self.solve(f, false);
             let mut changed = false;
             for i in 0..self.order.len() {
                 let [b, s0, s1] = self.order[i];
@@ -295,37 +287,6 @@ impl Dce {
                 out |= ins[s1 as usize * words + i];
             }
             *c = out;
-        }
-    }
-
-    /// The least solution of live_in = gen | (live_out & !kill) over the blocks in
-    /// `order`, iterating in postorder until stable.
-    fn solve_in(&mut self) {
-        let words = self.cur.len();
-        let live_in = &mut self.live_in.words;
-        live_in.fill(0);
-        let (gen, kill) = (&self.gen.words, &self.kill.words);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &[b, s0, s1] in self.order.iter() {
-                let b = b as usize;
-                for i in 0..words {
-                    let mut out = 0u64;
-                    if s0 != NONE {
-                        out |= live_in[s0 as usize * words + i];
-                    }
-                    if s1 != NONE {
-                        out |= live_in[s1 as usize * words + i];
-                    }
-                    let at = b * words + i;
-                    let v = gen[at] | (out & !kill[at]);
-                    if v != live_in[at] {
-                        live_in[at] = v;
-                        changed = true;
-                    }
-                }
-            }
         }
     }
 
@@ -416,36 +377,13 @@ impl Dce {
             for bi in 0..nb {
                 self.gen_kill(f, bi);
             }
-            self.solve(f);
+            self.solve(f, true);
         } else {
             self.live_out = BitSet::new(0, g, std::mem::take(&mut self.live_out.words));
         }
         self.removed_global_read = false;
-        self.shrunk.clear();
         for bi in 0..nb {
             self.scan(f, bi, stats);
-        }
-    }
-
-    /// Another round after `all_blocks` or `again` removed a read of a global: gen/kill
-    /// of the blocks that shrank, liveness afresh, and a scan of the blocks whose
-    /// live-out set changed (the others are as the last scan left them, and a scan with
-    /// the same live-out set removes nothing more).
-    fn again(&mut self, f: &mut IrFunction, stats: &mut OptStats) {
-        for i in 0..self.shrunk.len() {
-            let bi = self.shrunk[i] as usize;
-            self.gen.row_mut(bi).fill(0);
-            self.kill.row_mut(bi).fill(0);
-            self.gen_kill(f, bi);
-        }
-        std::mem::swap(&mut self.old_out, &mut self.live_out);
-        self.solve(f);
-        self.removed_global_read = false;
-        self.shrunk.clear();
-        for bi in 0..f.blocks.len() {
-            if self.live_out.row(bi) != self.old_out.row(bi) {
-                self.scan(f, bi, stats);
-            }
         }
     }
 
@@ -475,16 +413,19 @@ impl Dce {
 
     /// live_in = gen | (live_out & !kill), from nothing live, iterating in postorder
     /// until stable (blocks unreachable from the entry keep nothing live; without loops
-    /// one sweep is).
-    fn solve(&mut self, f: &IrFunction) {
+    /// one sweep is). `live_out` is filled in too when `with_out` (the sweeps compute
+    /// each block's live-out set as they go).
+    fn solve(&mut self, f: &IrFunction, with_out: bool) {
         let nb = f.blocks.len();
         let g = self.classes.globals.len();
-        self.live_out = BitSet::new(nb, g, std::mem::take(&mut self.live_out.words));
+        if with_out {
+            self.live_out = BitSet::new(nb, g, std::mem::take(&mut self.live_out.words));
+        }
         self.live_in = BitSet::new(nb, g, std::mem::take(&mut self.live_in.words));
         let order = &self.order;
         let (live_in, live_out) = (&mut self.live_in, &mut self.live_out);
         let (gen, kill) = (&self.gen, &self.kill);
-        let words = live_out.per_block;
+        let words = live_in.per_block;
         let mut changed = true;
         while changed {
             changed = false;
@@ -499,7 +440,9 @@ impl Dce {
                         out |= live_in.words[s1 as usize * words + i];
                     }
                     let at = b * words + i;
-                    live_out.words[at] = out;
+                    if with_out {
+                        live_out.words[at] = out;
+                    }
                     let v = gen.words[at] | (out & !kill.words[at]);
                     if v != live_in.words[at] {
                         live_in.words[at] = v;
@@ -567,7 +510,6 @@ impl Dce {
         self.removed_global_read |= removed_global_read;
         if removed > 0 {
             stats.dead_insts += removed;
-            self.shrunk.push(bi as u32);
             let mut it = keep.iter();
             b.insts.retain(|_| *it.next().unwrap_or(&true));
             self.emptied_block |= b.insts.is_empty() && matches!(b.term, Terminator::Jump(_));

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::expr::Checker;
-use super::infer::{ITy, InferCtxt, VarId};
+use super::infer::VarId;
 use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
@@ -102,21 +102,6 @@ fn struct_in(ty: &Ty) -> Option<DefId> {
     }
 }
 
-/// The final type of `ty` (see [`InferCtxt::finalize`]); types that hold no array are
-/// final once their variable, if any, is resolved.
-#[inline]
-fn final_ty(infer: &mut InferCtxt, ty: &ITy, unresolved: &mut dyn FnMut(VarId, Span)) -> Ty {
-    match infer.shallow(ty) {
-        ITy::Int(i) => Ty::Int(i),
-        ITy::Bool => Ty::Bool,
-        ITy::Unit => Ty::Unit,
-        ITy::Never => Ty::Never,
-        ITy::Struct(d) => Ty::Struct(infer.struct_def(d)),
-        ITy::Error => Ty::Error,
-        t @ (ITy::Var(_) | ITy::Array(_)) => infer.finalize(&t, unresolved),
-    }
-}
-
 impl Checker<'_> {
     pub(super) fn finish(mut self, params: Vec<LocalId>, body: TExprId, ret: Ty) -> TypeckResult {
         self.infer.apply_fallback();
@@ -173,10 +158,10 @@ impl Checker<'_> {
         };
         let infer = &mut self.infer;
         for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
-            e.ty = final_ty(infer, t, &mut unresolved);
+            e.ty = infer.finalize(t, &mut unresolved);
         }
         for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
-            l.ty = final_ty(infer, t, &mut unresolved);
+            l.ty = infer.finalize(t, &mut unresolved);
         }
         for origin in origins {
             self.annotations_needed(origin);

@@ -352,6 +352,8 @@ impl InferCtxt {
     ///
     /// An array type is made final once and then cloned: its unresolved variables were
     /// reported the first time, and reporting is once per variable.
+    // Inlined into its loops: most types are final as they are.
+    #[inline(always)]
     pub(super) fn finalize(&mut self, ty: &ITy, unresolved: &mut dyn FnMut(VarId, Span)) -> Ty {
         match self.shallow(ty) {
             ITy::Int(i) => Ty::Int(i),
@@ -359,22 +361,7 @@ impl InferCtxt {
             ITy::Unit => Ty::Unit,
             ITy::Never => Ty::Never,
             ITy::Struct(d) => Ty::Struct(self.struct_def(d)),
-            ITy::Array(id) => {
-                let i = id.0 as usize;
-                if let Some(Some(t)) = self.final_arrays.get(i) {
-                    return t.clone();
-                }
-                let (elem, n) = self.array_parts(id);
-                let t = match self.finalize(&elem, unresolved) {
-                    Ty::Error => Ty::Error,
-                    elem => Ty::Array(Arc::new(elem), n),
-                };
-                if self.final_arrays.len() <= i {
-                    self.final_arrays.resize(self.arrays.len(), None);
-                }
-                self.final_arrays[i] = Some(t.clone());
-                t
-            }
+            ITy::Array(id) => self.finalize_array(id, unresolved),
             ITy::Var(v) => {
                 let origin = self.vars[v.0 as usize].origin;
                 unresolved(v, origin);
@@ -382,6 +369,25 @@ impl InferCtxt {
             }
             ITy::Error => Ty::Error,
         }
+    }
+
+    /// [`InferCtxt::finalize`] for the array type `id`.
+    #[inline(never)]
+    fn finalize_array(&mut self, id: ArrayId, unresolved: &mut dyn FnMut(VarId, Span)) -> Ty {
+        let i = id.0 as usize;
+        if let Some(Some(t)) = self.final_arrays.get(i) {
+            return t.clone();
+        }
+        let (elem, n) = self.array_parts(id);
+        let t = match self.finalize(&elem, unresolved) {
+            Ty::Error => Ty::Error,
+            elem => Ty::Array(Arc::new(elem), n),
+        };
+        if self.final_arrays.len() <= i {
+            self.final_arrays.resize(self.arrays.len(), None);
+        }
+        self.final_arrays[i] = Some(t.clone());
+        t
     }
 
     /// Renders a type as rustc does while inference is under way: `{integer}` for an

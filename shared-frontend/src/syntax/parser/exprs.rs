@@ -211,11 +211,17 @@ impl<'a> Parser<'a> {
     /// Assignment (right-associative, lowest) and ranges (reported outside `for`).
     fn parse_assign(&mut self, r: Restrictions) -> ExprId {
         let lhs = self.parse_bin(r, PREC_OR);
+        let kind = self.peek();
+        // Most expressions end here: no assignment or range operator follows.
+        if !matches!(kind, T::DotDot | T::DotDotEq | T::DotDotDot | T::Eq)
+            && assign_op(kind).is_none()
+        {
+            return lhs;
+        }
         if r.stmt && self.is_block_like(lhs) {
             return lhs;
         }
         let lo = self.expr_lo(lhs);
-        let kind = self.peek();
         if matches!(kind, T::DotDot | T::DotDotEq | T::DotDotDot) {
             return self.parse_range_rest(r, lo);
         }
@@ -470,6 +476,13 @@ impl<'a> Parser<'a> {
     /// Calls, field accesses and indexing after a primary expression.
     fn parse_postfix(&mut self, r: Restrictions) -> ExprId {
         let mut e = self.parse_primary(r);
+        // Most primaries have no postfix operator.
+        if !matches!(
+            self.peek(),
+            T::Dot | T::OpenParen | T::OpenBracket | T::Question
+        ) {
+            return e;
+        }
         let lo = self.expr_lo(e);
         let mut chain = 0u32;
         loop {

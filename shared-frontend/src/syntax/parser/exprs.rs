@@ -160,11 +160,11 @@ impl<'a> Parser<'a> {
         }
         // A lone name or literal before `,` `;` `)` `]` `}` (call arguments, field
         // values, array elements): no operator, postfix or assignment can follow.
-        let e = if matches!(
-            self.nth(1),
-            T::Comma | T::Semi | T::CloseParen | T::CloseBracket | T::CloseBrace
-        ) && matches!(self.peek(), T::Ident | T::Literal { .. })
-        {
+        let e = if matches!(self.peek(), T::Ident | T::Literal { .. })
+            && matches!(
+                self.nth(1),
+                T::Comma | T::Semi | T::CloseParen | T::CloseBracket | T::CloseBrace
+            ) {
             self.parse_leaf()
         } else {
             self.parse_assign(r)
@@ -176,10 +176,16 @@ impl<'a> Parser<'a> {
     /// At an `Ident` or a literal that nothing continues (no `::`, `!`, `{`, `.`, `(`,
     /// `[`, `?` after it): the path or literal expression, as `parse_primary` would read
     /// it, without the layers of operator, postfix and primary parsing.
+    #[inline]
     fn parse_leaf(&mut self) -> ExprId {
         if !matches!(self.peek(), T::Ident) {
             return self.parse_literal_expr();
         }
+        self.parse_name_leaf()
+    }
+
+    /// `parse_leaf` at an `Ident`.
+    fn parse_name_leaf(&mut self) -> ExprId {
         let name = self.bump_ident();
         let seg = PathSegment {
             kind: PathSegmentKind::Name(name.name),

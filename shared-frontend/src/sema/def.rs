@@ -18,6 +18,8 @@ use crate::intern::Symbol;
 #[derive(
     serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
 )]
+// Aligned to 8 bytes rather than a `u128`'s 16, so that the types, resolutions and IR
+// values holding one stay small.
 #[repr(packed(8))]
 pub struct DefPathHash(pub u128);
 

@@ -20,7 +20,7 @@ use crate::intern::Symbol;
 )]
 // Aligned to 8 bytes rather than a `u128`'s 16, so that the types, resolutions and IR
 // values holding one stay small.
-#[repr(packed(8))]
+#[repr(Rust, packed(8))]
 pub struct DefPathHash(pub u128);
 
 /// Items are identified by their def-path hash.

@@ -336,8 +336,8 @@ impl Dce {
                     get(live, gi as usize)
                 };
                 // Of the instructions that write a register only calls are not pure.
-                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
-                if !is_live && !matches!(inst, Inst::Call { .. }) {
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call(_)));
+                if !is_live && !matches!(inst, Inst::Call(_)) {
                     keep[i] = false;
                     removed += 1;
                     continue;
@@ -490,8 +490,8 @@ impl Dce {
             let def = def_of(inst);
             if let Some(d) = def {
                 // Of the instructions that write a register only calls are not pure.
-                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
-                if !matches!(inst, Inst::Call { .. }) && live_stamp[d.0 as usize] != st {
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call(_)));
+                if !matches!(inst, Inst::Call(_)) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
                     removed += 1;
                     // A write the removed read saw is in another block only if the

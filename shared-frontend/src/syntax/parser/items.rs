@@ -914,7 +914,7 @@ impl<'a> Parser<'a> {
         self.bump();
         let mut trees = Vec::new();
         if !self.enter() {
-            self.pos -= 1;
+            self.unbump();
             self.skip_token_tree();
             return UseTreeKind::Nested(trees);
         }

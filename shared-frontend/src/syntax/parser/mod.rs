@@ -59,6 +59,11 @@ pub(crate) struct Parser<'a> {
     toks: Vec<Tok>,
     /// Index of the current token in `toks`; `toks` ends with an `Eof` token.
     pos: usize,
+    /// `toks[pos]`, kept beside the list: the current token is read far more often than
+    /// the position moves.
+    cur: Tok,
+    /// The end of `toks[pos - 1]` (the start of `toks[0]` at position 0).
+    prev_hi: u32,
     pub diags: Vec<Diagnostic>,
     /// The arena of the item being parsed.
     arena: Arena,
@@ -99,10 +104,13 @@ impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Parser<'a> {
         let mut diags = Vec::new();
         let toks = significant_tokens(text, &mut diags);
+        let cur = toks[0];
         Parser {
             text,
             toks,
             pos: 0,
+            cur,
+            prev_hi: cur.lo,
             diags,
             arena: Arena::default(),
             base: 0,
@@ -125,12 +133,12 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn tok(&self) -> Tok {
-        self.toks[self.pos]
+        self.cur
     }
 
     #[inline]
     fn peek(&self) -> TokenKind {
-        self.toks[self.pos].kind
+        self.cur.kind
     }
 
     #[inline]
@@ -160,7 +168,7 @@ impl<'a> Parser<'a> {
     #[inline]
     fn bump(&mut self) {
         if self.pos + 1 < self.toks.len() {
-            self.pos += 1;
+            self.bump_over();
         }
     }
 
@@ -169,7 +177,19 @@ impl<'a> Parser<'a> {
     #[inline(always)]
     fn bump_over(&mut self) {
         debug_assert!(!matches!(self.peek(), TokenKind::Eof));
+        self.prev_hi = self.cur.hi;
         self.pos += 1;
+        self.cur = self.toks[self.pos];
+    }
+
+    /// Moves back to the token before the current one (which must not be the first).
+    fn unbump(&mut self) {
+        self.pos -= 1;
+        self.cur = self.toks[self.pos];
+        self.prev_hi = match self.pos.checked_sub(1) {
+            Some(prev) => self.toks[prev].hi,
+            None => self.toks[0].lo,
+        };
     }
 
     /// Consumes the current token if it is `kind` (never `Eof`).
@@ -192,17 +212,13 @@ impl<'a> Parser<'a> {
     /// Absolute start of the current token.
     #[inline]
     fn lo(&self) -> u32 {
-        self.toks[self.pos].lo
+        self.cur.lo
     }
 
     /// Absolute end of the previous token (the current start at the beginning).
     #[inline]
     fn prev_hi(&self) -> u32 {
-        // At 0 the index wraps past the end: one bounds check covers both cases.
-        match self.toks.get(self.pos.wrapping_sub(1)) {
-            Some(prev) => prev.hi,
-            None => self.toks[0].lo,
-        }
+        self.prev_hi
     }
 
     /// Whether a line break separates the previous token from the current one.

@@ -305,6 +305,7 @@ pub(super) struct Scratch {
     pub u32s: [Vec<u32>; 4],
     pub words: [Vec<u64>; 8],
     pub visited: Vec<bool>,
+    pub flags: Vec<bool>,
     pub stack: Vec<(u32, u32, u32)>,
     pub copies: super::copyprop::CopyBufs,
     pub triples: Vec<[u32; 3]>,

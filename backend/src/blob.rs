@@ -265,7 +265,7 @@ mod def_id_bits {
     use shared_frontend::sema::def::{DefId, DefPathHash};
 
     pub fn serialize<S: Serializer>(d: &DefId, s: S) -> Result<S::Ok, S::Error> {
-        d.0.serialize(s)
+        { d.0 }.serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DefId, D::Error> {

@@ -148,6 +148,8 @@ impl<'a> Tables<'a> {
         let count = |kind: DefKind| tree.defs().iter().filter(|d| d.kind == kind).count();
         let fns = count(DefKind::Fn);
         let consts = count(DefKind::Const);
+        // Bodies name about as many distinct paths per module as there are items.
+        let items = tree.defs().len();
         Tables {
             tree,
             resolved,
@@ -156,9 +158,9 @@ impl<'a> Tables<'a> {
             alias_tys: memo(count(DefKind::TypeAlias)),
             const_tys: memo(consts),
             const_values: memo(consts),
-            paths: Default::default(),
-            names: Default::default(),
-            lookups: Default::default(),
+            paths: memo(items),
+            names: memo(items),
+            lookups: memo(items),
             struct_layouts: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
@@ -298,20 +300,25 @@ impl<'a> Tables<'a> {
         }
     }
 
-    /// [`SemaEnv::resolve_path_as`] for a path that is the single name `name`.
-    fn resolve_name(
+    /// [`SemaEnv::resolve_path_as`] for a path not resolved before (or not memoized):
+    /// resolves it and remembers a success.
+    #[inline(never)]
+    fn resolve_path_cold(
         &self,
         from: DefId,
         path: &Path,
-        name: Symbol,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
-        let key = (from, name, source);
-        if let Some(&res) = self.names.borrow().get(&key) {
-            return Ok(res);
-        }
         let res = resolve::resolve_path_as(&self.scopes(), from, path, source)?;
-        self.names.borrow_mut().insert(key, res);
+        if let [seg] = path.segments.as_slice() {
+            if let PathSegmentKind::Name(name) = seg.kind {
+                self.names.borrow_mut().insert((from, name, source), res);
+                return Ok(res);
+            }
+        }
+        if let Some(key) = PathKey::new(from, path, source) {
+            self.paths.borrow_mut().insert(key, res);
+        }
         Ok(res)
     }
 
@@ -329,6 +336,7 @@ impl<'a> Tables<'a> {
 }
 
 impl SemaEnv for Tables<'_> {
+    #[inline]
     fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
         let source = match ns {
             Namespace::Type => PathSource::Type,
@@ -343,22 +351,20 @@ impl SemaEnv for Tables<'_> {
         path: &Path,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
-        if let [seg] = path.segments.as_slice() {
-            if let PathSegmentKind::Name(name) = seg.kind {
-                return self.resolve_name(from, path, name, source);
-            }
+        let known = match path.segments.as_slice() {
+            [seg] => match seg.kind {
+                PathSegmentKind::Name(name) => {
+                    self.names.borrow().get(&(from, name, source)).copied()
+                }
+                _ => None,
+            },
+            _ => PathKey::new(from, path, source)
+                .and_then(|key| self.paths.borrow().get(&key).copied()),
+        };
+        match known {
+            Some(res) => Ok(res),
+            None => self.resolve_path_cold(from, path, source),
         }
-        let key = PathKey::new(from, path, source);
-        if let Some(key) = &key {
-            if let Some(&res) = self.paths.borrow().get(key) {
-                return Ok(res);
-            }
-        }
-        let res = resolve::resolve_path_as(&self.scopes(), from, path, source)?;
-        if let Some(key) = key {
-            self.paths.borrow_mut().insert(key, res);
-        }
-        Ok(res)
     }
 
     fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {

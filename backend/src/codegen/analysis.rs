@@ -103,7 +103,7 @@ fn inst_def(inst: &Inst) -> Option<VReg> {
         | Inst::DataAddr { dst, .. }
         | Inst::Load { dst, .. }
         | Inst::ElemAddr { dst, .. } => Some(dst),
-        Inst::Call { dst, .. } => dst,
+        Inst::Call(ref call) => call.dst,
         Inst::Store { .. } | Inst::MemCopy { .. } | Inst::Print(_) => None,
     }
 }
@@ -129,7 +129,7 @@ fn for_each_use(inst: &Inst, mut g: impl FnMut(VReg)) {
             g(dst);
             g(src)
         }
-        Inst::Call { ref args, .. } => args.iter().for_each(|&a| g(a)),
+        Inst::Call(ref call) => call.args.iter().for_each(|&a| g(a)),
         Inst::Print(PrintArg::Int(v)) | Inst::Print(PrintArg::Bool(v)) => g(v),
         Inst::Print(PrintArg::Str(_)) => {}
     }
@@ -147,7 +147,7 @@ fn term_uses(t: &Terminator, mut g: impl FnMut(VReg)) {
 fn is_pure(inst: &Inst) -> bool {
     !matches!(
         inst,
-        Inst::Call { .. } | Inst::Store { .. } | Inst::MemCopy { .. } | Inst::Print(_)
+        Inst::Call(_) | Inst::Store { .. } | Inst::MemCopy { .. } | Inst::Print(_)
     )
 }
 
@@ -365,10 +365,10 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
                 }
                 sets[2 * len + bi as usize * words + def as usize / 64] |= 1 << (def % 64);
             }
-            let call = matches!(inst, Inst::Call { .. } | Inst::Print(_));
-            if let Inst::Call { args, .. } = inst {
+            let call = matches!(inst, Inst::Call(_) | Inst::Print(_));
+            if let Inst::Call(c) = inst {
                 calls_functions = true;
-                max_stack_args = max_stack_args.max(args.len().saturating_sub(6) as u32);
+                max_stack_args = max_stack_args.max(c.args.len().saturating_sub(6) as u32);
             }
             entries.push(Entry {
                 inst: i as u32,

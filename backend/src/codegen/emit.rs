@@ -581,9 +581,8 @@ impl Emitter<'_> {
                 base, index, scale, ..
             } => self.elem_addr(def, base, index, scale),
             Inst::MemCopy { dst, src, size } => self.mem_copy(dst, src, size),
-            Inst::Call {
-                callee, ref args, ..
-            } => {
+            Inst::Call(ref call) => {
+                let (callee, args) = (call.callee, &call.args);
                 self.call_args(args);
                 self.ops.push(0xe8);
                 self.reloc(RelocTarget::Function {

@@ -257,7 +257,8 @@ fn check_inst(f: &IrFunction, inst: &Inst, regs: &mut Regs) -> Result<(), String
             regs.read_addr(dst)?;
             regs.read_addr(src)?;
         }
-        Inst::Call { dst, ref args, .. } => {
+        Inst::Call(ref call) => {
+            let (dst, args) = (call.dst, &call.args);
             if let Some(d) = dst {
                 regs.def(d)?;
             }

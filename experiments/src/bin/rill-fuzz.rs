@@ -37,7 +37,7 @@ use shared_frontend::sema::modules::MemLoader;
 
 /// The allocator `rill` uses, so in-process builds behave as the command's do.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: experiments::alloc::Allocator = experiments::alloc::Allocator;
 
 struct Args {
     cases: u64,

@@ -15,7 +15,7 @@ use shared_frontend::syntax::{dump, lexer};
 /// Both architectures allocate many small, short-lived objects; a size-class allocator
 /// serves them faster than the system's, for every architecture alike.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: experiments::alloc::Allocator = experiments::alloc::Allocator;
 
 #[derive(Parser)]
 #[command(

@@ -258,11 +258,49 @@ pub fn incremental_after(
     args: &[&str],
     expect_after: &[i32],
 ) -> Result<Vec<BuildRun>, NoMeasurement> {
+    incremental_paired(ctx, dir, history, after, mode, args, expect_after, None).0
+}
+
+/// A build timed in the same rounds as an incremental rebuild, with its expected exit
+/// codes (see [`incremental_paired`]).
+pub type Paired<'a> = (&'a Build<'a>, &'a [i32]);
+
+/// [`incremental_after`], and `pair` (typically the pipeline building the same program
+/// from scratch) built once in every repetition, just before the timed rebuild: a burst
+/// of load on a shared machine then falls on both alike, and their ratio stays
+/// comparable, as with [`scratch_rounds`]. The second result holds the paired builds
+/// (empty without `pair`); when the incremental builds cannot start, `pair` is still
+/// built its repetitions on its own.
+#[allow(clippy::too_many_arguments)]
+pub fn incremental_paired(
+    ctx: &Ctx,
+    dir: &Path,
+    history: &[(&Program, &[i32])],
+    after: &Program,
+    mode: Mode,
+    args: &[&str],
+    expect_after: &[i32],
+    pair: Option<Paired<'_>>,
+) -> (
+    Result<Vec<BuildRun>, NoMeasurement>,
+    Result<Vec<BuildRun>, NoMeasurement>,
+) {
+    let reps = ctx.profile.reps.max(1);
+    let alone = |why: NoMeasurement| {
+        let paired = match pair {
+            Some((b, expect)) => repeat(ctx, reps, || Ok(()), b, expect),
+            None => Ok(Vec::new()),
+        };
+        (Err(why), paired)
+    };
     let fail = |e: String| NoMeasurement::Failed(e);
-    let (first, _) = history
-        .first()
-        .ok_or_else(|| fail("empty history".to_string()))?;
-    let mut disk = OnDisk::create(&dir.join("prog"), (*first).clone()).map_err(fail)?;
+    let Some((first, _)) = history.first() else {
+        return alone(fail("empty history".to_string()));
+    };
+    let mut disk = match OnDisk::create(&dir.join("prog"), (*first).clone()) {
+        Ok(d) => d,
+        Err(e) => return alone(fail(e)),
+    };
     let cache = dir.join("cache");
     let snapshot = dir.join("cache-snapshot");
     let _ = std::fs::remove_dir_all(&cache);
@@ -276,20 +314,41 @@ pub fn incremental_after(
         timeout: ctx.timeout(),
     };
     for (program, expect) in history {
-        disk.replace((*program).clone()).map_err(fail)?;
-        ctx.build(&base, expect)?;
+        if let Err(e) = disk.replace((*program).clone()) {
+            return alone(fail(e));
+        }
+        if let Err(e) = ctx.build(&base, expect) {
+            return alone(e);
+        }
     }
     let before = disk.program.clone();
-    copy_dir(&cache, &snapshot).map_err(|e| fail(format!("cache snapshot: {e}")))?;
-    let mut out = Vec::new();
-    for _ in 0..ctx.profile.reps.max(1) {
-        copy_dir(&snapshot, &cache).map_err(|e| fail(format!("cache restore: {e}")))?;
-        disk.replace(after.clone()).map_err(fail)?;
-        let r = ctx.build(&base, expect_after);
-        disk.replace(before.clone()).map_err(fail)?;
-        out.push(r?);
+    if let Err(e) = copy_dir(&cache, &snapshot) {
+        return alone(fail(format!("cache snapshot: {e}")));
     }
-    Ok(out)
+    let mut out = Ok(Vec::new());
+    let mut paired = Ok(Vec::new());
+    for _ in 0..reps {
+        if let (Some((b, expect)), Ok(runs)) = (pair, &mut paired) {
+            match ctx.build(b, expect) {
+                Ok(r) => runs.push(r),
+                Err(e) => paired = Err(e),
+            }
+        }
+        let Ok(runs) = &mut out else { continue };
+        let timed = copy_dir(&snapshot, &cache)
+            .map_err(|e| fail(format!("cache restore: {e}")))
+            .and_then(|()| disk.replace(after.clone()).map(drop).map_err(fail))
+            .and_then(|()| {
+                let r = ctx.build(&base, expect_after);
+                disk.replace(before.clone()).map_err(fail)?;
+                r
+            });
+        match timed {
+            Ok(r) => runs.push(r),
+            Err(e) => out = Err(e),
+        }
+    }
+    (out, paired)
 }
 
 fn median(rows: &[Row], scenario: &str, arch: &str, size: usize) -> Option<f64> {
@@ -699,20 +758,34 @@ fn edits_experiment(
     ctx.start_progress(label, cases.len() as u64 + 1);
     let dir = ctx.dir(&label.to_lowercase());
     let disk = OnDisk::create(&dir.join("base"), program.clone())?;
-    if with_pipeline {
-        let pipe = scratch(ctx, Mode::Run, "pipeline", &disk.root(), None, &[]);
-        o.rows.push(row_from("scratch", "pipeline", size, &pipe));
+    let base_root = disk.root();
+    // With the pipeline, every query series is paired with the pipeline building the same
+    // program from scratch, in the same rounds.
+    let timeout = ctx.timeout();
+    fn pipeline(root: &Path, timeout: Option<std::time::Duration>) -> Build<'_> {
+        Build {
+            mode: Mode::Run,
+            arch: "pipeline",
+            root,
+            cache_dir: None,
+            args: &[],
+            timeout,
+        }
     }
-    let noop = incremental(
+    let base_pipe = pipeline(&base_root, timeout);
+    let (noop, pipe) = incremental_paired(
         ctx,
         &dir.join("noop"),
-        &program,
+        &[(&program, &[0])],
         &program,
         Mode::Run,
         args,
         &[0],
-        &[0],
+        with_pipeline.then_some((&base_pipe, &[0])),
     );
+    if with_pipeline {
+        o.rows.push(row_from("scratch", "pipeline", size, &pipe));
+    }
     o.rows.push(row_from("no-change", arch, size, &noop));
     ctx.step();
     for case in &cases {
@@ -722,7 +795,17 @@ fn edits_experiment(
             .iter()
             .map(|(p, e)| (p, e.as_slice()))
             .collect();
-        let runs = incremental_after(
+        let pd = if with_pipeline {
+            Some(OnDisk::create(
+                &dir.join(format!("{}-pipeline", case.name)),
+                case.after.clone(),
+            )?)
+        } else {
+            None
+        };
+        let pd_root = pd.as_ref().map(OnDisk::root);
+        let pb = pd_root.as_deref().map(|r| pipeline(r, timeout));
+        let (runs, pr) = incremental_paired(
             ctx,
             &dir.join(&case.name),
             &history,
@@ -730,6 +813,7 @@ fn edits_experiment(
             Mode::Run,
             args,
             &case.expect_after,
+            pb.as_ref().map(|b| (b, case.expect_after.as_slice())),
         );
         let mut row = row_from(&case.name, arch, size, &runs);
         row.note = case.description.clone();
@@ -743,20 +827,10 @@ fn edits_experiment(
         }
         o.rows.push(row);
         if with_pipeline {
-            let pd = OnDisk::create(
-                &dir.join(format!("{}-pipeline", case.name)),
-                case.after.clone(),
-            )?;
-            let b = Build {
-                mode: Mode::Run,
-                arch: "pipeline",
-                root: &pd.root(),
-                cache_dir: None,
-                args: &[],
-                timeout: ctx.timeout(),
-            };
-            let pr = repeat(ctx, ctx.profile.reps, || Ok(()), &b, &case.expect_after);
-            o.rows.push(row_from(&case.name, "pipeline", size, &pr));
+            let mut row = row_from(&case.name, "pipeline", size, &pr);
+            row.note =
+                "the edited program from scratch, in rounds with the query rebuilds".to_string();
+            o.rows.push(row);
         }
         ctx.step();
     }
@@ -767,10 +841,12 @@ fn edits_experiment(
 pub fn e3(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = edits_experiment(ctx, "E3", &[], "query", true)?;
     let size = ctx.profile.main_size;
+    // Each edit's ratio is over the pipeline building the edited program in the same
+    // rounds as the query rebuilds.
     let (v, why) = ratio_or_reason(
         &o.rows,
         ("leaf-body", "query", size),
-        ("scratch", "pipeline", size),
+        ("leaf-body", "pipeline", size),
     );
     o.headline("e3_leaf_edit_over_pipeline", v, why);
     o.value("e3.size", Some(size as f64));
@@ -820,7 +896,7 @@ pub fn e3(ctx: &Ctx) -> Result<Outcome, String> {
         .filter_map(|k| {
             stats::ratio(
                 median(&o.rows, k.name(), "query", size),
-                median(&o.rows, "scratch", "pipeline", size),
+                median(&o.rows, k.name(), "pipeline", size),
             )
         })
         .collect();
@@ -980,19 +1056,28 @@ pub fn e6(ctx: &Ctx) -> Result<Outcome, String> {
     for &size in &sizes {
         let program = ctx.program(size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
-        let pipe = scratch(ctx, Mode::Run, "pipeline", &disk.root(), None, &[]);
-        o.rows.push(row_from("scratch", "pipeline", size, &pipe));
-        ctx.step();
-        let noop = incremental(
+        let root = disk.root();
+        let b = Build {
+            mode: Mode::Run,
+            arch: "pipeline",
+            root: &root,
+            cache_dir: None,
+            args: &[],
+            timeout: ctx.timeout(),
+        };
+        // The pipeline's builds go in rounds with the no-change rebuilds (the headline).
+        let (noop, pipe) = incremental_paired(
             ctx,
             &dir.join(format!("noop{size}")),
-            &program,
+            &[(&program, &[0])],
             &program,
             Mode::Run,
             &[],
             &[0],
-            &[0],
+            Some((&b, &[0])),
         );
+        o.rows.push(row_from("scratch", "pipeline", size, &pipe));
+        ctx.step();
         o.rows.push(row_from("no-change", "query", size, &noop));
         ctx.step();
         let leaf = match &ctx.leaf_edits(size, SEED).changing {

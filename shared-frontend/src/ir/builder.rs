@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use crate::intern::Symbol;
 use crate::ir::{
-    BasicBlock, BlockId, DataId, Inst, IrBinOp, IrFunction, IrProgram, IrUnOp, PanicKind, PrintArg,
-    ScalarTy, Slot, SlotId, Terminator, VReg,
+    BasicBlock, BlockId, CallInst, DataId, Inst, IrBinOp, IrFunction, IrProgram, IrUnOp, PanicKind,
+    PrintArg, ScalarTy, Slot, SlotId, Terminator, VReg,
 };
 use crate::sema::def::{DefId, DefPath, DefPathSegment, Namespace};
 
@@ -230,11 +230,11 @@ impl FunctionBuilder {
     /// A call; `ret` is the callee's scalar return type (`None` for `()` and `sret`).
     pub fn call(&mut self, callee: DefId, args: &[VReg], ret: Option<ScalarTy>) -> Option<VReg> {
         let dst = ret.map(|ty| self.reg(ty));
-        self.push(Inst::Call {
+        self.push(Inst::Call(Box::new(CallInst {
             dst,
             callee,
             args: args.to_vec(),
-        });
+        })));
         dst
     }
 

@@ -118,6 +118,13 @@ pub struct LayoutCache {
 }
 
 impl LayoutCache {
+    /// Forgets every layout (keeping the memory), for a new environment.
+    pub fn clear(&mut self) {
+        if !self.structs.is_empty() {
+            self.structs.clear();
+        }
+    }
+
     pub fn layout_of(&mut self, env: &dyn SemaEnv, ty: &Ty) -> Layout {
         // `[[T; n]; m]` takes `m × n × size(T)` bytes: sizes are multiples of alignments.
         let (leaf, count) = peel_arrays(ty);

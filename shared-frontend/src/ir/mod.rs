@@ -174,14 +174,19 @@ pub enum Inst {
         src: VReg,
         size: u32,
     },
-    /// Calls the function with def-path hash `callee` (see the calling convention).
-    Call {
-        dst: Option<VReg>,
-        callee: DefId,
-        args: Vec<VReg>,
-    },
+    /// Calls a function (see the calling convention). Out of line, so that the other
+    /// instructions, which take at most 24 bytes, are not padded to a call's size.
+    Call(Box<CallInst>),
     /// Appends to the program's output.
     Print(PrintArg),
+}
+
+/// A call of the function with def-path hash `callee`.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallInst {
+    pub dst: Option<VReg>,
+    pub callee: DefId,
+    pub args: Vec<VReg>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]

@@ -27,8 +27,8 @@
 use std::fmt;
 
 use crate::ir::{
-    BlockId, DataId, Inst, IrBinOp, IrFunction, IrProgram, IrUnOp, PanicKind, PrintArg, ScalarTy,
-    SlotId, Terminator, VReg,
+    BlockId, CallInst, DataId, Inst, IrBinOp, IrFunction, IrProgram, IrUnOp, PanicKind, PrintArg,
+    ScalarTy, SlotId, Terminator, VReg,
 };
 use crate::sema::def::DefId;
 
@@ -212,7 +212,8 @@ impl DisplayIr<'_> {
             Inst::MemCopy { dst, src, size } => {
                 write!(f, "memcopy {}, {}, {size}", Addr(*dst, 0), Addr(*src, 0))
             }
-            Inst::Call { dst, callee, args } => {
+            Inst::Call(call) => {
+                let CallInst { dst, callee, args } = &**call;
                 if let Some(d) = dst {
                     write!(f, "{d} = call.{} ", ty(*d))?;
                 } else {

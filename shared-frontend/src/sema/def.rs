@@ -18,6 +18,9 @@ use crate::intern::Symbol;
 #[derive(
     serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
 )]
+// Aligned to 8 bytes rather than a `u128`'s 16, so that the types, resolutions and IR
+// values holding one stay small.
+#[repr(Rust, packed(8))]
 pub struct DefPathHash(pub u128);
 
 /// Items are identified by their def-path hash.
@@ -25,13 +28,13 @@ pub type DefId = DefPathHash;
 
 impl fmt::Debug for DefPathHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DefPathHash({:032x})", self.0)
+        write!(f, "DefPathHash({:032x})", { self.0 })
     }
 }
 
 impl fmt::Display for DefPathHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:032x}", self.0)
+        write!(f, "{:032x}", { self.0 })
     }
 }
 

@@ -8,7 +8,8 @@ use rustc_hash::FxHashMap;
 
 use super::scalar::canon;
 use crate::ir::{
-    Inst, IrBinOp, IrFunction, IrProgram, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg,
+    CallInst, Inst, IrBinOp, IrFunction, IrProgram, IrUnOp, PanicKind, PrintArg, ScalarTy,
+    Terminator, VReg,
 };
 
 /// "No register" in `dst`/`src` fields.
@@ -639,11 +640,12 @@ impl Translator<'_> {
                     size,
                 });
             }
-            Inst::Call {
-                dst,
-                callee,
-                ref args,
-            } => {
+            Inst::Call(ref call) => {
+                let CallInst {
+                    dst,
+                    callee,
+                    ref args,
+                } = **call;
                 let d = match dst {
                     Some(d) => self.r(d)?,
                     None => NONE,

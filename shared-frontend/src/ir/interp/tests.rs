@@ -5,7 +5,9 @@ use expect_test::{expect, Expect};
 
 use super::*;
 use crate::ir::builder::{fn_def_id, program, FunctionBuilder};
-use crate::ir::{Inst, IrBinOp, IrFunction, IrUnOp, PanicKind, ScalarTy, Terminator, VReg};
+use crate::ir::{
+    CallInst, Inst, IrBinOp, IrFunction, IrUnOp, PanicKind, ScalarTy, Terminator, VReg,
+};
 use ScalarTy::*;
 
 fn run_fns(fns: Vec<IrFunction>) -> InterpOutcome {
@@ -757,18 +759,18 @@ fn malformed_ir_is_an_internal_error_not_a_panic() {
             })
         }),
         bad(&|f| {
-            f.blocks[0].insts.push(Inst::Call {
+            f.blocks[0].insts.push(Inst::Call(Box::new(CallInst {
                 dst: None,
                 callee: fn_def_id("nowhere"),
                 args: vec![],
-            })
+            })))
         }),
         bad(&|f| {
-            f.blocks[0].insts.push(Inst::Call {
+            f.blocks[0].insts.push(Inst::Call(Box::new(CallInst {
                 dst: None,
                 callee: fn_def_id("main"),
                 args: vec![VReg(0)],
-            })
+            })))
         }),
         bad(&|f| f.params.push(VReg(0))),
         bad(&|f| f.def = fn_def_id("other")),

@@ -31,7 +31,7 @@ impl BlockConsts {
 
     fn new() -> BlockConsts {
         BlockConsts {
-            first: Vec::with_capacity(Self::SCANNED),
+            first: Vec::new(),
             rest: FxHashMap::default(),
         }
     }
@@ -94,29 +94,67 @@ pub(super) struct Builder {
     data_addrs: FxHashMap<DataId, VReg>,
     /// The shared block that panics with each payload-free kind.
     panic_blocks: [Option<BlockId>; 4],
+    /// Buffers of [`Builder::finish`]: each block's resolved jump target, new numbers,
+    /// post-order, and the depth-first search's stack.
+    resolved: Vec<BlockId>,
+    new_id: Vec<u32>,
+    post: Vec<usize>,
+    dfs: Vec<(usize, usize)>,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
 }
 
 impl Builder {
-    /// A builder for a body of `exprs` expressions (a hint for initial capacities).
-    pub(super) fn new(exprs: usize) -> Builder {
-        let mut b = Builder {
-            vregs: Vec::with_capacity(exprs + 8),
+    /// An empty builder; [`Builder::start`] prepares it for a function.
+    pub(super) fn new() -> Builder {
+        Builder {
+            vregs: Vec::new(),
             slots: Vec::new(),
             data: Vec::new(),
             data_index: FxHashMap::default(),
-            blocks: Vec::with_capacity(exprs / 4 + 4),
+            blocks: Vec::new(),
             cur: BlockId(0),
-            cur_insts: Vec::with_capacity(64),
+            cur_insts: Vec::new(),
             live: true,
             consts: BlockConsts::new(),
             slot_addrs: Vec::new(),
             slot_addrs_set: Vec::new(),
             data_addrs: FxHashMap::default(),
             panic_blocks: [None; 4],
-        };
-        let entry = b.new_block();
-        b.blocks[entry.0 as usize].reached = true;
-        b
+            resolved: Vec::new(),
+            new_id: Vec::new(),
+            post: Vec::new(),
+            dfs: Vec::new(),
+        }
+    }
+
+    /// Starts a function whose body has `exprs` expressions (a hint for initial
+    /// capacities), forgetting everything about the previous one but the buffers.
+    pub(super) fn start(&mut self, exprs: usize) {
+        self.vregs = Vec::with_capacity(exprs + 8);
+        self.slots = Vec::new();
+        self.data = Vec::new();
+        if !self.data_index.is_empty() {
+            self.data_index.clear();
+        }
+        self.blocks.clear();
+        self.blocks.reserve(exprs / 4 + 4);
+        self.cur = BlockId(0);
+        self.cur_insts.clear();
+        self.live = true;
+        self.consts.clear();
+        self.slot_addrs.clear();
+        self.slot_addrs_set.clear();
+        if !self.data_addrs.is_empty() {
+            self.data_addrs.clear();
+        }
+        self.panic_blocks = [None; 4];
+        let entry = self.new_block();
+        self.blocks[entry.0 as usize].reached = true;
     }
 
     pub(super) fn new_vreg(&mut self, ty: ScalarTy) -> VReg {
@@ -295,9 +333,10 @@ impl Builder {
         dst
     }
 
-    /// Where a jump or branch to each block should go: to the end of the chain of blocks
-    /// that are empty and only jump on (`loop {}`'s self-loop included, without looping).
-    fn jump_targets(&mut self) -> Vec<BlockId> {
+    /// Where a jump or branch to each block should go (into `resolved`): to the end of
+    /// the chain of blocks that are empty and only jump on (`loop {}`'s self-loop
+    /// included, without looping).
+    fn jump_targets(&mut self) {
         self.flush();
         let n = self.blocks.len();
         let forward = |blocks: &[BlockData], b: BlockId| -> Option<BlockId> {
@@ -309,7 +348,9 @@ impl Builder {
         };
         // `UNRESOLVED` until computed.
         const UNRESOLVED: BlockId = BlockId(u32::MAX);
-        let mut resolved = vec![UNRESOLVED; n];
+        let resolved = &mut self.resolved;
+        resolved.clear();
+        resolved.resize(n, UNRESOLVED);
         for start in 0..n {
             let mut b = BlockId(start as u32);
             let mut steps = 0;
@@ -327,26 +368,27 @@ impl Builder {
             }
             resolved[start] = b;
         }
-        resolved
     }
 
     /// The finished function: jumps through empty blocks go straight to their target,
     /// unreachable blocks are dropped, and the rest come in reverse post-order from the
     /// entry (a branch's `then` side first).
     pub(super) fn finish(
-        mut self,
+        &mut self,
         def: DefId,
         name: String,
         params: Vec<VReg>,
         sret: bool,
         ret: Option<ScalarTy>,
     ) -> IrFunction {
-        let target = self.jump_targets();
+        self.jump_targets();
         let n = self.blocks.len();
+        let target = &self.resolved;
+        let blocks_data = &mut self.blocks;
         // The `k`-th successor of a block, counting from the last one, so that the first
         // successor is visited last and comes first in reverse post-order.
-        let succ_from_last = |b: usize, k: usize| -> Option<usize> {
-            let t = match &self.blocks[b].term {
+        let succ_from_last = |blocks: &[BlockData], b: usize, k: usize| -> Option<usize> {
+            let t = match &blocks[b].term {
                 Some(Terminator::Jump(t)) if k == 0 => *t,
                 Some(Terminator::Branch {
                     then_block,
@@ -365,13 +407,17 @@ impl Builder {
         // doubles as the visited set (`u32::MAX`: not reached) until it is filled in.
         const UNSEEN: u32 = u32::MAX;
         const SEEN: u32 = u32::MAX - 1;
-        let mut new_id = vec![UNSEEN; n];
-        let mut post = Vec::with_capacity(n);
-        let mut stack: Vec<(usize, usize)> = Vec::with_capacity(n);
+        let new_id = &mut self.new_id;
+        new_id.clear();
+        new_id.resize(n, UNSEEN);
+        let post = &mut self.post;
+        post.clear();
+        let stack = &mut self.dfs;
+        stack.clear();
         stack.push((0, 0));
         new_id[0] = SEEN;
         while let Some((b, k)) = stack.last_mut() {
-            match succ_from_last(*b, *k) {
+            match succ_from_last(blocks_data, *b, *k) {
                 Some(s) => {
                     *k += 1;
                     if new_id[s] == UNSEEN {
@@ -391,7 +437,7 @@ impl Builder {
         let remap = |b: BlockId| BlockId(new_id[target[b.0 as usize].0 as usize]);
         let mut blocks = Vec::with_capacity(post.len());
         for &b in post.iter().rev() {
-            let data = &mut self.blocks[b];
+            let data = &mut blocks_data[b];
             debug_assert!(
                 data.reached,
                 "block {b} is reachable but was lowered as dead"
@@ -414,15 +460,19 @@ impl Builder {
                 term,
             });
         }
+        // The blobs are the function's now; the table is not needed any more.
+        if !self.data_index.is_empty() {
+            self.data_index.clear();
+        }
         IrFunction {
             def,
             name,
             params,
             sret,
             ret,
-            vregs: self.vregs,
-            slots: self.slots,
-            data: self.data,
+            vregs: std::mem::take(&mut self.vregs),
+            slots: std::mem::take(&mut self.slots),
+            data: std::mem::take(&mut self.data),
             blocks,
         }
     }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::ir::{Inst, IrBinOp, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg};
+use crate::ir::{CallInst, Inst, IrBinOp, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg};
 use crate::sema::def::DefId;
 use crate::sema::thir::{TExprId, TExprKind};
 use crate::sema::ty::{IntTy, Ty};
@@ -515,11 +515,11 @@ impl<'a> Lowerer<'a> {
             }
             Repr::None => (None, Value::None),
         };
-        self.b.emit(Inst::Call {
+        self.b.emit(Inst::Call(Box::new(CallInst {
             dst,
             callee,
             args: regs,
-        });
+        })));
         result
     }
 

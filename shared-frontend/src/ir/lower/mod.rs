@@ -40,19 +40,66 @@ use crate::sema::ty::Ty;
 
 use builder::Builder;
 
+/// The buffers of [`lower_fn`], reused by the calls of one thread so that lowering many
+/// small functions does not allocate them anew each time. Results never depend on what
+/// is left here: each call starts by clearing them.
+#[derive(Default)]
+struct Scratch {
+    b: Builder,
+    layouts: LayoutCache,
+    locals: Vec<Storage>,
+    loops: Vec<LoopCtx>,
+    assigns: AssignInfo,
+    scratch: Vec<TExprId>,
+    const_data: FxHashMap<DefId, DataId>,
+}
+
+thread_local! {
+    /// (Boxed, so that taking the buffers out and putting them back moves a pointer.)
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
 /// Lowers the type-checked body `thir` of function `def` (named `name` in listings).
 pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrFunction {
+    let mut bufs = SCRATCH
+        .try_with(|s| s.take())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let Scratch {
+        mut b,
+        mut layouts,
+        mut locals,
+        mut loops,
+        mut assigns,
+        mut scratch,
+        mut const_data,
+    } = std::mem::take(&mut *bufs);
+    // The body was written long before (the whole crate is type-checked first) and is
+    // read below in tree order; one read of each expression in address order first lets
+    // the hardware stream it in instead of waiting on each expression in turn.
+    std::hint::black_box(thir.exprs.iter().fold(0u32, |a, e| a ^ e.span.lo));
+    b.start(thir.exprs.len());
+    layouts.clear();
+    locals.clear();
+    locals.resize(thir.locals.len(), Storage::Unassigned);
+    loops.clear();
+    assigns.reset(thir.exprs.len());
+    scratch.clear();
+    if !const_data.is_empty() {
+        const_data.clear();
+    }
     let mut cx = Lowerer {
         env,
         thir,
-        b: Builder::new(thir.exprs.len()),
-        layouts: LayoutCache::default(),
-        locals: vec![Storage::Unassigned; thir.locals.len()],
-        loops: Vec::with_capacity(4),
-        assigns: AssignInfo::new(thir.exprs.len()),
-        scratch: Vec::with_capacity(16),
+        b,
+        layouts,
+        locals,
+        loops,
+        assigns,
+        scratch,
         sret: None,
-        const_data: FxHashMap::default(),
+        const_data,
     };
     let mut params = Vec::with_capacity(thir.params.len() + 1);
     let ret_repr = cx.repr(&thir.ret);
@@ -89,7 +136,18 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         Repr::Scalar(s) => Some(s),
         Repr::Mem(_) | Repr::None => None,
     };
-    cx.b.finish(def, name, params, sret, ret)
+    let f = cx.b.finish(def, name, params, sret, ret);
+    *bufs = Scratch {
+        b: cx.b,
+        layouts: cx.layouts,
+        locals: cx.locals,
+        loops: cx.loops,
+        assigns: cx.assigns,
+        scratch: cx.scratch,
+        const_data: cx.const_data,
+    };
+    let _ = SCRATCH.try_with(|s| s.set(Some(bufs)));
+    f
 }
 
 /// How values of a type are held.
@@ -612,6 +670,7 @@ impl<'a> Lowerer<'a> {
 /// Whether evaluating an expression may assign to a local (it contains `=` or `op=`),
 /// computed on demand for the subtrees lowering asks about, and memoized. Walks with an
 /// explicit stack.
+#[derive(Default)]
 struct AssignInfo {
     /// 0: not computed, 1: no, 2: yes.
     known: Vec<u8>,
@@ -620,12 +679,10 @@ struct AssignInfo {
 }
 
 impl AssignInfo {
-    fn new(n: usize) -> AssignInfo {
-        AssignInfo {
-            known: vec![0; n],
-            stack: Vec::with_capacity(16),
-            children: Vec::with_capacity(8),
-        }
+    /// Forgets everything, for a body of `n` expressions.
+    fn reset(&mut self, n: usize) {
+        self.known.clear();
+        self.known.resize(n, 0);
     }
 
     fn get(&mut self, thir: &Thir, e: TExprId) -> bool {

@@ -262,9 +262,8 @@ fn propagate_local(
                 && src_version == version[src as usize])
                 .then_some(src)
         };
-        let mut insts = std::mem::take(&mut b.insts);
         let mut removed_self_copy = false;
-        insts.retain_mut(|inst| {
+        for inst in b.insts.iter_mut() {
             let mut hit = false;
             map_uses(inst, |r| match lookup(copy_of, version, r) {
                 Some(s) => {
@@ -278,9 +277,10 @@ fn propagate_local(
             ch.same_operands |= hit && reads_one_register_twice(inst);
             if let Inst::Copy { dst, src } = *inst {
                 if dst == src {
+                    // Removed below.
                     stats.copies_propagated += 1;
                     removed_self_copy = true;
-                    return false;
+                    continue;
                 }
             }
             if let Some(d) = def_of(inst) {
@@ -292,11 +292,12 @@ fn propagate_local(
                     }
                 }
             }
-            true
-        });
-        ch.emptied_block |=
-            removed_self_copy && insts.is_empty() && matches!(b.term, Terminator::Jump(_));
-        b.insts = insts;
+        }
+        if removed_self_copy {
+            b.insts
+                .retain(|inst| !matches!(*inst, Inst::Copy { dst, src } if dst == src));
+            ch.emptied_block |= b.insts.is_empty() && matches!(b.term, Terminator::Jump(_));
+        }
         map_term_use(&mut b.term, |r| match lookup(copy_of, version, r) {
             Some(s) => {
                 stats.copies_propagated += 1;

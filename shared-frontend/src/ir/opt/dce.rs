@@ -115,6 +115,9 @@ struct Dce {
     /// Whether every edge in `order` goes to a block earlier in it (no loops): then one
     /// sweep is stable.
     acyclic: bool,
+    /// Per block, whether an edge in `order` goes to it from a block no later in
+    /// reverse postorder (a sweep in postorder reads its live-in set before updating it).
+    retreat_target: Vec<bool>,
     /// The blocks not in `order` (unreachable from the entry).
     unreachable: Vec<u32>,
     /// The live globals at the scan's point (see [`Dce::scan_live`]), and the globals the
@@ -149,6 +152,7 @@ impl Dce {
             old_out: BitSet::new(0, 0, std::mem::take(w4)),
             order: std::mem::take(&mut sc.triples),
             acyclic: true,
+            retreat_target: std::mem::take(&mut sc.flags),
             unreachable: std::mem::take(&mut sc.u32s[2]),
             cur: std::mem::take(w5),
             cur_gen: std::mem::take(w6),
@@ -164,12 +168,17 @@ impl Dce {
         let nb = f.blocks.len();
         let rpo_index = &sc.rpo_index;
         dce.order.clear();
+        dce.retreat_target.clear();
+        dce.retreat_target.resize(nb, false);
         dce.order.extend(sc.rpo.iter().rev().map(|&b| {
             let [s0, s1] = successors(&f.blocks[b as usize].term).map(|s| s.map_or(NONE, |s| s.0));
             let ok = |s: u32| if (s as usize) < nb { s } else { NONE };
             let [s0, s1] = [ok(s0), ok(s1)];
             for s in [s0, s1] {
-                dce.acyclic &= s == NONE || rpo_index[s as usize] > rpo_index[b as usize];
+                if s != NONE && rpo_index[s as usize] <= rpo_index[b as usize] {
+                    dce.acyclic = false;
+                    dce.retreat_target[s as usize] = true;
+                }
             }
             [b, s0, s1]
         }));
@@ -185,6 +194,7 @@ impl Dce {
     fn finish(self, sc: &mut Scratch) {
         sc.put_classes(self.classes);
         sc.triples = self.order;
+        sc.flags = self.retreat_target;
         sc.u32s[0] = self.live_stamp;
         sc.block_of = self.block_of;
         sc.u32s[2] = self.unreachable;
@@ -336,8 +346,8 @@ impl Dce {
                     get(live, gi as usize)
                 };
                 // Of the instructions that write a register only calls are not pure.
-                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
-                if !is_live && !matches!(inst, Inst::Call { .. }) {
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call(_)));
+                if !is_live && !matches!(inst, Inst::Call(_)) {
                     keep[i] = false;
                     removed += 1;
                     continue;
@@ -413,8 +423,9 @@ impl Dce {
 
     /// live_in = gen | (live_out & !kill), from nothing live, iterating in postorder
     /// until stable (blocks unreachable from the entry keep nothing live; without loops
-    /// one sweep is). `live_out` is filled in too when `with_out` (the sweeps compute
-    /// each block's live-out set as they go).
+    /// one sweep is). A sweep where no retreating edge's target changed is stable: every
+    /// other block's live-in set is read only after it is updated. `live_out` is filled
+    /// in too when `with_out` (the sweeps compute each block's live-out set as they go).
     fn solve(&mut self, f: &IrFunction, with_out: bool) {
         let nb = f.blocks.len();
         let g = self.classes.globals.len();
@@ -422,7 +433,7 @@ impl Dce {
             self.live_out = BitSet::new(nb, g, std::mem::take(&mut self.live_out.words));
         }
         self.live_in = BitSet::new(nb, g, std::mem::take(&mut self.live_in.words));
-        let order = &self.order;
+        let (order, retreat_target) = (&self.order, &self.retreat_target);
         let (live_in, live_out) = (&mut self.live_in, &mut self.live_out);
         let (gen, kill) = (&self.gen, &self.kill);
         let words = live_in.per_block;
@@ -446,7 +457,7 @@ impl Dce {
                     let v = gen.words[at] | (out & !kill.words[at]);
                     if v != live_in.words[at] {
                         live_in.words[at] = v;
-                        changed = true;
+                        changed |= retreat_target[b];
                     }
                 }
             }
@@ -490,8 +501,8 @@ impl Dce {
             let def = def_of(inst);
             if let Some(d) = def {
                 // Of the instructions that write a register only calls are not pure.
-                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call { .. }));
-                if !matches!(inst, Inst::Call { .. }) && live_stamp[d.0 as usize] != st {
+                debug_assert_eq!(is_pure(inst), !matches!(inst, Inst::Call(_)));
+                if !matches!(inst, Inst::Call(_)) && live_stamp[d.0 as usize] != st {
                     keep[i] = false;
                     removed += 1;
                     // A write the removed read saw is in another block only if the

@@ -11,7 +11,7 @@
 use super::visit::{def_of, is_pure, RegClasses, Scratch, NONE};
 use super::{Changes, OptStats};
 use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
-use crate::ir::{Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
+use crate::ir::{BlockId, Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
 
 /// Above this many (block, global register) pairs the analysis tracks no register across
 /// blocks (folding stays block-local), to bound time and memory.
@@ -93,12 +93,27 @@ struct Analysis<'a> {
     /// The last scan of a block sees its final entry state, so at the fixpoint this says
     /// exactly which blocks the rewrite changes.
     rewrite: Vec<bool>,
-    /// Where each block's instructions start in `inst_vals`.
+    /// Per block, the target its branch becomes a jump to, by its last scan ([`NONE`]
+    /// when none).
+    jump_to: Vec<u32>,
+    /// Where each block's instructions start in `acts`.
     first_inst: Vec<u32>,
-    /// The value each instruction wrote in its block's last scan (meaningful for the
-    /// instructions that write a register, in reached blocks): at the fixpoint, the
-    /// final values, so the rewrite need not evaluate again.
-    inst_vals: Vec<Lat>,
+    /// What the rewrite does with each instruction, by its block's last scan
+    /// (meaningful in reached blocks): at the fixpoint, with the final values, so the
+    /// rewrite need not evaluate again.
+    acts: Vec<Act>,
+}
+
+/// What the rewrite does with one instruction.
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    Keep,
+    /// A pure instruction with a known result becomes `dst = value`.
+    Fold(VReg, u64),
+    /// An algebraic identity makes a binary instruction `dst = value`.
+    Const(VReg, u64),
+    /// An algebraic identity makes a binary instruction `dst = copy src`.
+    Copy(VReg, VReg),
 }
 
 /// The buffers of an [`Analysis`], kept between calls.
@@ -110,8 +125,9 @@ pub(super) struct FoldBufs {
     dirty: Vec<VReg>,
     block_dirty: Vec<bool>,
     rewrite: Vec<bool>,
+    jump_to: Vec<u32>,
     first_inst: Vec<u32>,
-    inst_vals: Vec<Lat>,
+    acts: Vec<Act>,
 }
 
 impl<'a> Analysis<'a> {
@@ -153,8 +169,10 @@ impl<'a> Analysis<'a> {
             start
         }));
         // Written by a block's scan before the rewrite reads them.
-        let mut inst_vals = std::mem::take(&mut bufs.inst_vals);
-        inst_vals.resize(count as usize, Lat::Varying);
+        let mut acts = std::mem::take(&mut bufs.acts);
+        acts.resize(count as usize, Act::Keep);
+        let mut jump_to = std::mem::take(&mut bufs.jump_to);
+        jump_to.resize(f.blocks.len(), NONE);
         let mut rewrite = std::mem::take(&mut bufs.rewrite);
         rewrite.clear();
         rewrite.resize(f.blocks.len(), false);
@@ -167,8 +185,9 @@ impl<'a> Analysis<'a> {
             vals,
             dirty,
             rewrite,
+            jump_to,
             first_inst,
-            inst_vals,
+            acts,
         }
     }
 
@@ -207,35 +226,46 @@ impl<'a> Analysis<'a> {
         let mut rewrite = false;
         let first = self.first_inst[b] as usize;
         for (i, inst) in f.blocks[b].insts.iter().enumerate() {
+            let mut act = Act::Keep;
             if let Some(d) = def_of(inst) {
                 let v = self.eval(inst);
-                self.inst_vals[first + i] = v;
-                // What the rewrite will do with this instruction (see there).
-                rewrite = rewrite
-                    || match v {
-                        Lat::Const(c) if is_pure(inst) => {
-                            !matches!(*inst, Inst::Const { value, .. } if value == c)
+                act = match v {
+                    Lat::Const(c) if is_pure(inst) => {
+                        if matches!(*inst, Inst::Const { value, .. } if value == c) {
+                            Act::Keep
+                        } else {
+                            Act::Fold(d, c)
                         }
-                        _ => match *inst {
-                            Inst::Binary { op, dst, lhs, rhs } => {
-                                let (a, b) = (self.val(lhs), self.val(rhs));
-                                simplify_binary(f, op, dst, lhs, rhs, a, b).is_some()
-                            }
-                            _ => false,
-                        },
-                    };
+                    }
+                    _ => match *inst {
+                        Inst::Binary { op, dst, lhs, rhs } => {
+                            let (a, b) = (self.vals.get(lhs), self.vals.get(rhs));
+                            simplify_binary(f, op, dst, lhs, rhs, a, b).unwrap_or(Act::Keep)
+                        }
+                        _ => Act::Keep,
+                    },
+                };
+                rewrite |= !matches!(act, Act::Keep);
                 self.set(d, v);
             }
+            self.acts[first + i] = act;
         }
+        let mut jump_to = NONE;
         if let Terminator::Branch {
             cond,
             then_block,
             else_block,
         } = f.blocks[b].term
         {
-            rewrite |= then_block == else_block || matches!(self.val(cond), Lat::Const(_));
+            jump_to = match self.val(cond) {
+                _ if then_block == else_block => then_block.0,
+                Lat::Const(0) => else_block.0,
+                Lat::Const(_) => then_block.0,
+                Lat::Varying => NONE,
+            };
         }
-        self.rewrite[b] = rewrite;
+        self.jump_to[b] = jump_to;
+        self.rewrite[b] = rewrite || jump_to != NONE;
     }
 
     /// The successors control can reach from the end of the scanned block.
@@ -325,17 +355,12 @@ fn simplify_binary(
     rhs: VReg,
     a: Lat,
     b: Lat,
-) -> Option<Inst> {
+) -> Option<Act> {
     use IrBinOp::*;
     let ty = f.ty(lhs);
     let is = |l: Lat, v: u64| l == Lat::Const(v);
-    let copy = |src: VReg| (f.ty(src) == f.ty(dst)).then_some(Inst::Copy { dst, src });
-    let konst = |v: u64| {
-        Some(Inst::Const {
-            dst,
-            value: canon(f.ty(dst), v),
-        })
-    };
+    let copy = |src: VReg| (f.ty(src) == f.ty(dst)).then_some(Act::Copy(dst, src));
+    let konst = |v: u64| Some(Act::Const(dst, canon(f.ty(dst), v)));
     let ones = all_ones(ty);
     let same = lhs == rhs;
     match op {
@@ -395,81 +420,51 @@ pub(super) fn fold_constants_unchecked(
     bufs.block_dirty = block_dirty;
     let Analysis {
         classes,
-        tracked,
         state,
         reached,
-        mut vals,
+        vals,
         dirty,
         rewrite,
+        jump_to,
         first_inst,
-        inst_vals,
+        acts,
         ..
     } = an;
-    // Rewrite reached blocks with the final entry states (those where there is
-    // something to rewrite).
+    // Rewrite reached blocks as their last scans decided (those where there is something
+    // to rewrite).
     for bi in 0..f.blocks.len() {
         if !reached[bi] || !rewrite[bi] {
             continue;
         }
-        // Every global not tracked is unknown on entry; locals are written before read.
-        vals.tracked(tracked)
-            .copy_from_slice(&state[bi * tracked..(bi + 1) * tracked]);
-        for &r in &classes.globals[tracked..] {
-            vals.set(r, Lat::Varying);
-        }
-        let mut insts = std::mem::take(&mut f.blocks[bi].insts);
+        let block = &mut f.blocks[bi];
         let first = first_inst[bi] as usize;
-        for (i, inst) in insts.iter_mut().enumerate() {
-            let Some(d) = def_of(inst) else { continue };
-            let v = inst_vals[first + i];
-            debug_assert_eq!(v, eval_with(f, inst, &vals));
-            match v {
-                Lat::Const(c) if super::visit::is_pure(inst) => {
-                    let new = Inst::Const { dst: d, value: c };
-                    if *inst != new {
-                        if !matches!(inst, Inst::Const { .. }) {
-                            stats.folded_insts += 1;
-                        }
-                        *inst = new;
-                        changed = true;
+        for (inst, &act) in block.insts.iter_mut().zip(&acts[first..]) {
+            let new = match act {
+                Act::Keep => continue,
+                Act::Fold(dst, value) => {
+                    if !matches!(inst, Inst::Const { .. }) {
+                        stats.folded_insts += 1;
                     }
+                    Inst::Const { dst, value }
                 }
-                _ => {
-                    if let Inst::Binary { op, dst, lhs, rhs } = *inst {
-                        let (a, b) = (vals.get(lhs), vals.get(rhs));
-                        if let Some(new) = simplify_binary(f, op, dst, lhs, rhs, a, b) {
-                            new_consts |= matches!(new, Inst::Const { .. });
-                            stats.folded_insts += 1;
-                            *inst = new;
-                            changed = true;
-                        }
-                    }
+                Act::Const(dst, value) => {
+                    new_consts = true;
+                    stats.folded_insts += 1;
+                    Inst::Const { dst, value }
                 }
-            }
-            vals.set(d, v);
+                Act::Copy(dst, src) => {
+                    stats.folded_insts += 1;
+                    Inst::Copy { dst, src }
+                }
+            };
+            *inst = new;
+            changed = true;
         }
-        f.blocks[bi].insts = insts;
-        let term = &mut f.blocks[bi].term;
-        if let Terminator::Branch {
-            cond,
-            then_block,
-            else_block,
-        } = *term
-        {
-            {
-                let target = match vals.get(cond) {
-                    _ if then_block == else_block => Some(then_block),
-                    Lat::Const(0) => Some(else_block),
-                    Lat::Const(_) => Some(then_block),
-                    Lat::Varying => None,
-                };
-                if let Some(t) = target {
-                    *term = Terminator::Jump(t);
-                    stats.folded_branches += 1;
-                    changed = true;
-                    cfg_changed = true;
-                }
-            }
+        if jump_to[bi] != NONE {
+            block.term = Terminator::Jump(BlockId(jump_to[bi]));
+            stats.folded_branches += 1;
+            changed = true;
+            cfg_changed = true;
         }
     }
     sc.put_classes(classes);
@@ -485,8 +480,9 @@ pub(super) fn fold_constants_unchecked(
         dirty,
         block_dirty: std::mem::take(&mut bufs.block_dirty),
         rewrite,
+        jump_to,
         first_inst,
-        inst_vals,
+        acts,
     };
     Changes {
         any: changed,

@@ -18,7 +18,7 @@ pub(super) fn def_of(inst: &Inst) -> Option<VReg> {
         | Inst::DataAddr { dst, .. }
         | Inst::Load { dst, .. }
         | Inst::ElemAddr { dst, .. } => Some(dst),
-        Inst::Call { dst, .. } => dst,
+        Inst::Call(ref call) => call.dst,
         Inst::Store { .. } | Inst::MemCopy { .. } | Inst::Print(_) => None,
     }
 }
@@ -46,7 +46,7 @@ pub(super) fn for_each_use(inst: &Inst, mut f: impl FnMut(VReg)) {
             f(*dst);
             f(*src);
         }
-        Inst::Call { args, .. } => args.iter().for_each(|&a| f(a)),
+        Inst::Call(call) => call.args.iter().for_each(|&a| f(a)),
         Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => f(*r),
         Inst::Print(PrintArg::Str(_)) => {}
     }
@@ -89,9 +89,9 @@ pub(super) fn uses_then_def(inst: &Inst, mut f: impl FnMut(VReg)) -> Option<VReg
             f(*src);
             None
         }
-        Inst::Call { dst, args, .. } => {
-            args.iter().for_each(|&a| f(a));
-            *dst
+        Inst::Call(call) => {
+            call.args.iter().for_each(|&a| f(a));
+            call.dst
         }
         Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => {
             f(*r);
@@ -137,9 +137,9 @@ pub(super) fn map_registers(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
             *dst = f(*dst);
             *src = f(*src);
         }
-        Inst::Call { dst, args, .. } => {
-            args.iter_mut().for_each(|a| *a = f(*a));
-            if let Some(d) = dst {
+        Inst::Call(call) => {
+            call.args.iter_mut().for_each(|a| *a = f(*a));
+            if let Some(d) = &mut call.dst {
                 *d = f(*d);
             }
         }
@@ -171,7 +171,7 @@ pub(super) fn map_uses(inst: &mut Inst, mut f: impl FnMut(VReg) -> VReg) {
             *dst = f(*dst);
             *src = f(*src);
         }
-        Inst::Call { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
+        Inst::Call(call) => call.args.iter_mut().for_each(|a| *a = f(*a)),
         Inst::Print(PrintArg::Int(r) | PrintArg::Bool(r)) => *r = f(*r),
         Inst::Print(PrintArg::Str(_)) => {}
     }
@@ -222,7 +222,7 @@ pub(super) fn successors(t: &Terminator) -> [Option<BlockId>; 2] {
 pub(super) fn is_pure(inst: &Inst) -> bool {
     !matches!(
         inst,
-        Inst::Call { .. } | Inst::Print(_) | Inst::Store { .. } | Inst::MemCopy { .. }
+        Inst::Call(_) | Inst::Print(_) | Inst::Store { .. } | Inst::MemCopy { .. }
     )
 }
 
@@ -305,6 +305,7 @@ pub(super) struct Scratch {
     pub u32s: [Vec<u32>; 4],
     pub words: [Vec<u64>; 8],
     pub visited: Vec<bool>,
+    pub flags: Vec<bool>,
     pub stack: Vec<(u32, u32, u32)>,
     pub copies: super::copyprop::CopyBufs,
     pub triples: Vec<[u32; 3]>,

@@ -343,7 +343,7 @@ impl Checker<'_> {
             }
             return self.error_node(span);
         };
-        let mut seen = vec![false; sf.fields.len()];
+        let mut seen = FieldSet::new(sf.fields.len());
         let mut out = Vec::with_capacity(fields.len());
         let mut field_errors = false;
         for f in fields {
@@ -364,7 +364,7 @@ impl Checker<'_> {
                             .with_label_message("private field"),
                         );
                     }
-                    if seen[i] {
+                    if !seen.insert(i) {
                         field_errors = true;
                         self.report(
                             Diagnostic::error(
@@ -375,7 +375,6 @@ impl Checker<'_> {
                             .with_label_message("used more than once"),
                         );
                     } else {
-                        seen[i] = true;
                         out.push((i as u32, id));
                     }
                 }
@@ -398,9 +397,9 @@ impl Checker<'_> {
             let missing: Vec<Symbol> = sf
                 .fields
                 .iter()
-                .zip(&seen)
-                .filter(|(_, &s)| !s)
-                .map(|(f, _)| f.name)
+                .enumerate()
+                .filter(|&(i, _)| !seen.contains(i))
+                .map(|(_, f)| f.name)
                 .collect();
             let s = self.env.def_name(def);
             let list = missing_list(&missing);
@@ -553,5 +552,41 @@ fn missing_list(names: &[Symbol]) -> String {
                 if rest == 1 { "" } else { "s" }
             )
         }
+    }
+}
+
+/// The fields a struct literal gave: a bit each, in one word unless the struct is huge.
+struct FieldSet {
+    word: u64,
+    big: Vec<bool>,
+}
+
+impl FieldSet {
+    fn new(fields: usize) -> FieldSet {
+        FieldSet {
+            word: 0,
+            big: if fields > 64 {
+                vec![false; fields]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        match self.big.get(i) {
+            Some(&b) => b,
+            None => self.word >> i & 1 != 0,
+        }
+    }
+
+    /// Adds field `i`; `false` if it was there already.
+    fn insert(&mut self, i: usize) -> bool {
+        let was = self.contains(i);
+        match self.big.get_mut(i) {
+            Some(b) => *b = true,
+            None => self.word |= 1 << i,
+        }
+        !was
     }
 }

@@ -91,12 +91,11 @@ pub(super) struct Scopes {
 impl Scopes {
     const SCANNED: usize = 32;
 
-    fn with_capacity(n: usize) -> Scopes {
-        Scopes {
-            stack: Vec::with_capacity(n.min(Self::SCANNED)),
-            map: FxHashMap::default(),
-            undo: Vec::new(),
-        }
+    /// Empties the scopes for another body, keeping their buffers.
+    fn clear(&mut self) {
+        self.stack.clear();
+        self.map.clear();
+        self.undo.clear();
     }
 
     pub(super) fn lookup(&self, name: Symbol) -> Option<LocalId> {
@@ -253,6 +252,34 @@ pub(super) struct Checker<'a> {
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
     /// Some node is an array or repeat expression.
     pub has_array_exprs: bool,
+    /// Where the buffers above come from and go back to (see [`Buffers`]).
+    bufs: Option<Box<Buffers>>,
+}
+
+/// The buffers a [`Checker`] needs only while it runs (everything but its output). A
+/// checker takes the thread's spare set and gives it back empty when it finishes, so
+/// that checking many bodies does not allocate them anew each time; a checker nested in
+/// another (for an array length) finds none spare and starts with empty buffers.
+#[derive(Default)]
+pub(super) struct Buffers {
+    infer: InferCtxt,
+    tys: Vec<ITy>,
+    local_tys: Vec<ITy>,
+    scopes: Scopes,
+    loops: Vec<LoopCtx>,
+    spine: Vec<ExprId>,
+    lits: Vec<PendingLit>,
+    negs: Vec<(ITy, Span)>,
+    casts: Vec<PendingCast>,
+    deferred_ops: Vec<DeferredOp>,
+    const_fors: Vec<(TExprId, Span, bool)>,
+    struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
+}
+
+thread_local! {
+    /// The spare [`Buffers`] of this thread. (Boxed, so that taking them out and putting
+    /// them back moves a pointer.)
+    static SPARE: std::cell::Cell<Option<Box<Buffers>>> = const { std::cell::Cell::new(None) };
 }
 
 impl<'a> Checker<'a> {
@@ -273,36 +300,79 @@ impl<'a> Checker<'a> {
         } else {
             (8, 0)
         };
+        let mut bufs = SPARE
+            .try_with(|s| s.take())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let b = &mut *bufs;
+        b.infer.reset(exprs / 4);
+        b.tys.reserve(exprs);
+        b.local_tys.reserve(locals);
+        b.lits.reserve(exprs / 4);
         Checker {
             env,
             module,
             arena,
             in_const,
             outer_locals,
-            infer: InferCtxt::with_capacity(exprs / 4),
+            infer: std::mem::take(&mut b.infer),
             exprs: Vec::with_capacity(exprs),
-            tys: Vec::with_capacity(exprs),
+            tys: std::mem::take(&mut b.tys),
             locals: Vec::with_capacity(locals),
-            local_tys: Vec::with_capacity(locals),
+            local_tys: std::mem::take(&mut b.local_tys),
             param_count: 0,
-            scopes: Scopes::with_capacity(locals),
-            loops: Vec::new(),
+            scopes: std::mem::take(&mut b.scopes),
+            loops: std::mem::take(&mut b.loops),
             ret: ITy::Unit,
             diverges: false,
             depth,
             depth_reported: false,
             neg_target: None,
-            spine: Vec::new(),
+            spine: std::mem::take(&mut b.spine),
             diags: Vec::new(),
-            lits: Vec::with_capacity(exprs / 4),
-            negs: Vec::new(),
-            casts: Vec::new(),
-            deferred_ops: Vec::new(),
+            lits: std::mem::take(&mut b.lits),
+            negs: std::mem::take(&mut b.negs),
+            casts: std::mem::take(&mut b.casts),
+            deferred_ops: std::mem::take(&mut b.deferred_ops),
             in_println: 0,
-            const_fors: Vec::new(),
-            struct_calls: Vec::new(),
+            const_fors: std::mem::take(&mut b.const_fors),
+            struct_calls: std::mem::take(&mut b.struct_calls),
             has_array_exprs: false,
+            bufs: Some(bufs),
         }
+    }
+
+    /// Gives the buffers back, emptied, for the next body's checker.
+    pub(super) fn recycle_buffers(&mut self) {
+        let Some(mut bufs) = self.bufs.take() else {
+            return;
+        };
+        let b = &mut *bufs;
+        b.infer = std::mem::take(&mut self.infer);
+        b.tys = std::mem::take(&mut self.tys);
+        b.tys.clear();
+        b.local_tys = std::mem::take(&mut self.local_tys);
+        b.local_tys.clear();
+        b.scopes = std::mem::take(&mut self.scopes);
+        b.scopes.clear();
+        b.loops = std::mem::take(&mut self.loops);
+        b.loops.clear();
+        b.spine = std::mem::take(&mut self.spine);
+        b.spine.clear();
+        b.lits = std::mem::take(&mut self.lits);
+        b.lits.clear();
+        b.negs = std::mem::take(&mut self.negs);
+        b.negs.clear();
+        b.casts = std::mem::take(&mut self.casts);
+        b.casts.clear();
+        b.deferred_ops = std::mem::take(&mut self.deferred_ops);
+        b.deferred_ops.clear();
+        b.const_fors = std::mem::take(&mut self.const_fors);
+        b.const_fors.clear();
+        b.struct_calls = std::mem::take(&mut self.struct_calls);
+        b.struct_calls.clear();
+        let _ = SPARE.try_with(|s| s.set(Some(bufs)));
     }
 
     // --- Small helpers --------------------------------------------------------------

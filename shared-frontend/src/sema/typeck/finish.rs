@@ -113,6 +113,7 @@ impl Checker<'_> {
         self.check_const_fors();
         self.check_array_sizes();
         self.check_type_privacy();
+        self.recycle_buffers();
         TypeckResult {
             thir: Arc::new(Thir {
                 exprs: self.exprs,
@@ -128,7 +129,8 @@ impl Checker<'_> {
     /// `-` applied to an integer variable that became unsigned (rustc reports the
     /// failed `Neg` bound).
     fn check_negations(&mut self) {
-        for (ty, span) in std::mem::take(&mut self.negs) {
+        let mut negs = std::mem::take(&mut self.negs);
+        for (ty, span) in negs.drain(..) {
             if let super::infer::ITy::Int(t) = self.infer.shallow(&ty) {
                 if !t.is_signed() {
                     let name = t.name();
@@ -145,6 +147,7 @@ impl Checker<'_> {
                 }
             }
         }
+        self.negs = negs;
     }
 
     /// Makes every type final.
@@ -170,7 +173,8 @@ impl Checker<'_> {
 
     /// Range checks (rustc's `overflowing_literals`, deny by default) and canonical bits.
     fn check_literals(&mut self) {
-        for lit in std::mem::take(&mut self.lits) {
+        let mut lits = std::mem::take(&mut self.lits);
+        for lit in lits.drain(..) {
             let e = &mut self.exprs[lit.expr.0 as usize];
             let (Ty::Int(t), Some(v)) = (&e.ty, lit.value) else {
                 e.kind = TExprKind::Error;
@@ -211,11 +215,13 @@ impl Checker<'_> {
                     .with_note(note),
             );
         }
+        self.lits = lits;
     }
 
     /// `as`: integer or `bool` to integer; rustc's errors for the rest.
     fn check_casts(&mut self) {
-        for c in std::mem::take(&mut self.casts) {
+        let mut casts = std::mem::take(&mut self.casts);
+        for c in casts.drain(..) {
             let from = self.exprs[c.source.0 as usize].ty.clone();
             let span = self.exprs[c.expr.0 as usize].span;
             let kind = match (&from, &c.target) {
@@ -258,10 +264,12 @@ impl Checker<'_> {
             };
             self.exprs[c.expr.0 as usize].kind = kind;
         }
+        self.casts = casts;
     }
 
     fn check_deferred_ops(&mut self) {
-        for d in std::mem::take(&mut self.deferred_ops) {
+        let mut deferred_ops = std::mem::take(&mut self.deferred_ops);
+        for d in deferred_ops.drain(..) {
             let name = |ty: &Ty| match ty {
                 Ty::Never => "()".to_string(),
                 t => ty_name(self.env, t),
@@ -271,10 +279,12 @@ impl Checker<'_> {
             let message = super::ops::no_impl_message(d.op, d.assign, &l, &r);
             self.report(Diagnostic::error(message, d.span).with_code("E0277"));
         }
+        self.deferred_ops = deferred_ops;
     }
 
     fn check_const_fors(&mut self) {
-        for (start, span, inclusive) in std::mem::take(&mut self.const_fors) {
+        let mut const_fors = std::mem::take(&mut self.const_fors);
+        for (start, span, inclusive) in const_fors.drain(..) {
             let t = ty_name(self.env, &self.exprs[start.0 as usize].ty);
             let range = if inclusive { "RangeInclusive" } else { "Range" };
             self.report(
@@ -289,6 +299,7 @@ impl Checker<'_> {
                 ),
             );
         }
+        self.const_fors = const_fors;
     }
 
     /// Array expressions larger than the value-size limit (types written in the source
@@ -322,12 +333,14 @@ impl Checker<'_> {
             p.then_some(d)
         };
         let mut private_callees: FxHashMap<TExprId, (DefId, Span)> = FxHashMap::default();
-        for (call, sig, span) in std::mem::take(&mut self.struct_calls) {
+        let mut struct_calls = std::mem::take(&mut self.struct_calls);
+        for (call, sig, span) in struct_calls.drain(..) {
             let FnSig { params, ret } = &*sig;
             if let Some(d) = params.iter().chain([ret]).find_map(&mut is_private) {
                 private_callees.insert(call, (d, span));
             }
         }
+        self.struct_calls = struct_calls;
         // Every struct in a node's type is among the body's struct types: when none of
         // those is private, no node's type is.
         if private_callees.is_empty()

@@ -118,12 +118,16 @@ fn intern<K: Copy + Eq + std::hash::Hash>(
 }
 
 impl InferCtxt {
-    /// A context with room for `vars` variables before it grows.
-    pub(super) fn with_capacity(vars: usize) -> InferCtxt {
-        InferCtxt {
-            vars: Vec::with_capacity(vars),
-            ..InferCtxt::default()
-        }
+    /// Empties the context for another body, keeping its buffers, with room for `vars`
+    /// variables before it grows.
+    pub(super) fn reset(&mut self, vars: usize) {
+        self.vars.clear();
+        self.vars.reserve(vars);
+        self.structs.clear();
+        self.struct_ids.clear();
+        self.arrays.clear();
+        self.array_ids.clear();
+        self.final_arrays.clear();
     }
 
     /// The type `[elem; n]`.

@@ -161,7 +161,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     for def in tree.defs() {
         if let ItemAst::Fn(ast) = &def.ast {
             let module = def.parent.unwrap_or(tree.root);
-            let result = typeck::typeck_fn(&tables, module, ast);
+            let result = typeck::typeck_fn(&tables, def.id, module, ast);
             tables.report(Slot::Typeck, def.id, result.diagnostics);
             bodies.push((def.id, result.thir));
         }

@@ -87,7 +87,8 @@ struct SymbolSlot {
     key: u64,
     /// The text's length; 0 for an empty slot.
     len: u32,
-    sym: Option<Symbol>,
+    /// The text's symbol (meaningless in an empty slot).
+    sym: Symbol,
     /// The interned text of a text longer than 8 bytes (compared on a key match);
     /// empty otherwise.
     text: &'static [u8],
@@ -96,7 +97,7 @@ struct SymbolSlot {
 const EMPTY_SLOT: SymbolSlot = SymbolSlot {
     key: 0,
     len: 0,
-    sym: None,
+    sym: Symbol(0),
     text: b"",
 };
 
@@ -190,9 +191,7 @@ impl SymbolCache {
                 break;
             }
             if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == b) {
-                if let Some(sym) = slot.sym {
-                    return sym;
-                }
+                return slot.sym;
             }
             i = (i + 1) & mask;
         }
@@ -208,7 +207,7 @@ impl SymbolCache {
         self.slots[i] = SymbolSlot {
             key,
             len: n as u32,
-            sym: Some(sym),
+            sym,
             text: if n > 8 { sym.as_str().as_bytes() } else { b"" },
         };
         self.len += 1;

@@ -413,7 +413,7 @@ pub(super) fn p_typeck(db: &RillDb, def: DefId) -> Option<Arc<TypeckOut>> {
     let Some(ItemAst::Fn(ast)) = item_syntax(db, def) else {
         return None;
     };
-    let result = typeck::typeck_fn(&QEnv(db), module_of(db, def), &ast);
+    let result = typeck::typeck_fn(&QEnv(db), def, module_of(db, def), &ast);
     Some(Arc::new(TypeckOut {
         thir: result.thir,
         diagnostics: result.diagnostics,

@@ -437,6 +437,31 @@ impl Dce {
         let (live_in, live_out) = (&mut self.live_in, &mut self.live_out);
         let (gen, kill) = (&self.gen, &self.kill);
         let words = live_in.per_block;
+        if words == 1 && !with_out {
+            // One word per block: the common case, without the loop over words.
+            let (ins, gen, kill) = (&mut live_in.words, &gen.words, &kill.words);
+            loop {
+                let mut changed = false;
+                for &[b, s0, s1] in order.iter() {
+                    let b = b as usize;
+                    let mut out = 0u64;
+                    if s0 != NONE {
+                        out |= ins[s0 as usize];
+                    }
+                    if s1 != NONE {
+                        out |= ins[s1 as usize];
+                    }
+                    let v = gen[b] | (out & !kill[b]);
+                    if v != ins[b] {
+                        ins[b] = v;
+                        changed |= retreat_target[b];
+                    }
+                }
+                if !changed || self.acyclic {
+                    return;
+                }
+            }
+        }
         let mut changed = true;
         while changed {
             changed = false;

@@ -333,13 +333,7 @@ impl Scratch {
         if self.rpo_valid && self.rpo_index.len() == f.blocks.len() {
             return;
         }
-        rpo_into(
-            f,
-            &mut self.rpo,
-            &mut self.rpo_index,
-            &mut self.visited,
-            &mut self.stack,
-        );
+        rpo_into(f, &mut self.rpo, &mut self.rpo_index, &mut self.stack);
         self.rpo_valid = true;
     }
 
@@ -397,13 +391,12 @@ impl Scratch {
 }
 
 /// Blocks reachable from the entry in reverse postorder, and each block's position in it
-/// ([`NONE`] when unreachable), into existing buffers (`visited` and `stack` are scratch).
+/// ([`NONE`] when unreachable), into existing buffers (`stack` is scratch).
 /// Out-of-range targets are ignored.
 fn rpo_into(
     f: &IrFunction,
     post: &mut Vec<u32>,
     index: &mut Vec<u32>,
-    visited: &mut Vec<bool>,
     stack: &mut Vec<(u32, u32, u32)>,
 ) {
     let n = f.blocks.len();
@@ -412,8 +405,8 @@ fn rpo_into(
     if n == 0 {
         return;
     }
-    visited.clear();
-    visited.resize(n, false);
+    // A visited block's index is not NONE (0 until numbered at the end).
+    index.resize(n, NONE);
     // (block, its successors not visited yet from it; NONE when none), the terminator
     // decoded once per block.
     let succs = |b: u32| {
@@ -425,7 +418,7 @@ fn rpo_into(
     stack.clear();
     let [s0, s1] = succs(0);
     stack.push((0, s0, s1));
-    visited[0] = true;
+    index[0] = 0;
     while let Some(top) = stack.last_mut() {
         let next = if top.1 != NONE {
             std::mem::replace(&mut top.1, NONE)
@@ -436,14 +429,13 @@ fn rpo_into(
             stack.pop();
             continue;
         };
-        if !visited[next as usize] {
-            visited[next as usize] = true;
+        if index[next as usize] == NONE {
+            index[next as usize] = 0;
             let [s0, s1] = succs(next);
             stack.push((next, s0, s1));
         }
     }
     post.reverse();
-    index.resize(n, NONE);
     for (i, &b) in post.iter().enumerate() {
         index[b as usize] = i as u32;
     }

@@ -213,7 +213,7 @@ fn check(src: &str, expect: Expect) {
             }
             ItemAst::Fn(f) => {
                 let mut d = fn_sig(&driver, module, f).1;
-                d.extend(typeck_fn(&driver, module, f).diagnostics);
+                d.extend(typeck_fn(&driver, def, module, f).diagnostics);
                 diags.extend(d.into_iter().map(|d| driver.anchor(def, d)));
             }
             ItemAst::Struct(s) => {

@@ -823,10 +823,18 @@ impl<'a> Checker<'a> {
 }
 
 /// Checks a function body (see [`super::typeck_fn`]).
-pub(super) fn check_fn_body(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
+pub(super) fn check_fn_body(
+    env: &dyn SemaEnv,
+    id: DefId,
+    module: DefId,
+    def: &FnDef,
+) -> TypeckResult {
     let mut cx = Checker::new(env, module, &def.arena, false, None, 0, true);
-    // The signature's own errors are reported by `fn_sig`.
-    let sig = sig::fn_sig(env, module, def).0;
+    // The signature's own errors are reported by `fn_sig`. It was lowered when the
+    // signatures were collected; lowering it again is needed only where it is not known.
+    let sig = env
+        .fn_sig(id)
+        .unwrap_or_else(|_| Arc::new(sig::fn_sig(env, module, def).0));
     let (params, ret) = (&sig.params, sig.ret.clone());
     cx.ret = cx.infer.from_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());

@@ -58,10 +58,10 @@ impl TypeckResult {
     }
 }
 
-/// Type-checks a function body written in module `module`. Errors in the signature are
-/// reported by [`fn_sig`], not here; their types are `Ty::Error` here.
-pub fn typeck_fn(env: &dyn SemaEnv, module: DefId, def: &FnDef) -> TypeckResult {
-    expr::check_fn_body(env, module, def)
+/// Type-checks the body of function `id`, written in module `module`. Errors in the
+/// signature are reported by [`fn_sig`], not here; their types are `Ty::Error` here.
+pub fn typeck_fn(env: &dyn SemaEnv, id: DefId, module: DefId, def: &FnDef) -> TypeckResult {
+    expr::check_fn_body(env, id, module, def)
 }
 
 /// Type-checks a constant's initializer against its declared type. Errors in the type

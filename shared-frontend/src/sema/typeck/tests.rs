@@ -114,7 +114,7 @@ impl TestEnv {
                     if data.name.as_str() == "main" && module == self.tree.root {
                         diags.extend(check_main_sig(self, f, &sig));
                     }
-                    diags.extend(typeck_fn(self, module, f).diagnostics);
+                    diags.extend(typeck_fn(self, def, module, f).diagnostics);
                 }
                 ItemAst::Const(c) => {
                     diags.extend(const_ty(self, module, c).1);
@@ -236,7 +236,7 @@ fn check(src: &str, expect: Expect) {
     for data in env.tree.defs() {
         let module = env.module_of(data.id);
         let result = match &data.ast {
-            ItemAst::Fn(f) => typeck_fn(&env, module, f),
+            ItemAst::Fn(f) => typeck_fn(&env, data.id, module, f),
             ItemAst::Const(c) => typeck_const(&env, module, c),
             _ => continue,
         };

@@ -111,7 +111,7 @@ impl SourceEnv {
         for def in self.tree.defs() {
             match &def.ast {
                 ItemAst::Fn(ast) => {
-                    let result = typeck::typeck_fn(self, self.module_of(def.id), ast);
+                    let result = typeck::typeck_fn(self, def.id, self.module_of(def.id), ast);
                     self.report(def.id, result.diagnostics);
                     bodies.push((def.id, def.path.to_string(), result.thir));
                 }

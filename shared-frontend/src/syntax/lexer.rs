@@ -476,6 +476,8 @@ enum ByteClass {
     LowerR,
     LowerB,
     LowerC,
+    /// An ASCII letter that starts no keyword.
+    IdPlain,
     /// Any other ASCII letter or `_`.
     IdStart,
     Digit,
@@ -519,6 +521,9 @@ const fn byte_class(b: u8) -> ByteClass {
         b'r' => ByteClass::LowerR,
         b'b' => ByteClass::LowerB,
         b'c' => ByteClass::LowerC,
+        b'g' | b'h' | b'j' | b'k' | b'n' | b'q' | b'x' | b'z' | b'A'..=b'R' | b'T'..=b'Z' => {
+            ByteClass::IdPlain
+        }
         b'a'..=b'z' | b'A'..=b'Z' | b'_' => ByteClass::IdStart,
         b'0'..=b'9' => ByteClass::Digit,
         b'\'' => ByteClass::Quote,
@@ -804,6 +809,13 @@ impl<'a> Cursor<'a> {
                 }
                 _ => self.ident_or_unknown_prefix(start),
             },
+            ByteClass::IdPlain => {
+                self.eat_id_continue();
+                match self.peek(0) {
+                    b'#' | b'"' | b'\'' if !self.at_end() => UnknownPrefix,
+                    _ => Ident,
+                }
+            }
             ByteClass::IdStart => self.ident_or_unknown_prefix(start),
             ByteClass::Digit => {
                 if let Some(kind) = self.plain_decimal(start) {

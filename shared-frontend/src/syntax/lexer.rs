@@ -117,6 +117,11 @@ macro_rules! keywords {
                         let slot = keyword_slot(key);
                         // A collision fails the build: pick another multiplier.
                         assert!(table[slot].1.is_none(), "keyword hash collision");
+                        // Identifiers starting with an `IdPlain` letter skip the lookup.
+                        assert!(
+                            !matches!(byte_class(ALL[i].1.as_bytes()[0]), ByteClass::IdPlain),
+                            "a keyword starts with a letter classed as starting none"
+                        );
                         table[slot] = (key, Some(ALL[i].0));
                         i += 1;
                     }

@@ -231,27 +231,65 @@ impl RegFacts {
 /// Marks a hint that names a machine register rather than a virtual one.
 const PHYS: u32 = 1 << 31;
 
+/// The buffers of [`analyze`] (and of the [`Analysis`] it returns, given back with
+/// [`Bufs::reclaim`]), reused from one function to the next. Results never depend on what
+/// is left here: every buffer is cleared before it is filled.
+#[derive(Default)]
+pub(crate) struct Bufs {
+    /// For [`super::validate::validate`] to fill.
+    pub facts: Vec<RegFacts>,
+    entries: Vec<Entry>,
+    blocks: Vec<BlockInfo>,
+    emit_order: Vec<u32>,
+    loc: Vec<Loc>,
+    stack: Vec<u32>,
+    gen_pairs: Vec<(u32, u32)>,
+    sets: Vec<u64>,
+    preds: Vec<u32>,
+    order: Vec<u64>,
+    spilled: Vec<u32>,
+    busy: BinaryHeap<Reverse<(u32, u32)>>,
+    free_slots: Vec<u32>,
+}
+
+impl Bufs {
+    /// Takes back the buffers of an analysis that is no longer needed.
+    pub fn reclaim(&mut self, a: Analysis) {
+        self.entries = a.entries;
+        self.blocks = a.blocks;
+        self.emit_order = a.emit_order;
+        self.loc = a.loc;
+    }
+}
+
+/// `v`, emptied.
+fn cleared<T>(mut v: Vec<T>) -> Vec<T> {
+    v.clear();
+    v
+}
+
 /// Analyzes a function that [`super::validate::validate`] accepted, given the facts it
 /// gathered.
-pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
+pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>, bufs: &mut Bufs) -> Analysis {
     let n = f.vregs.len();
     let nb = f.blocks.len();
 
     // Reachability and back edges (edges to a block on the DFS stack: every cycle has
     // one), by an iterative depth-first search.
-    let mut blocks = vec![
+    let mut blocks = cleared(std::mem::take(&mut bufs.blocks));
+    blocks.resize(
+        nb,
         BlockInfo {
             first: NONE,
             term: NONE,
             emit_index: NONE,
             back_edges: 0,
             dfs: 0,
-        };
-        nb
-    ];
+        },
+    );
     // Each element is `4 * block + the successor to visit next` (blocks are fewer than
     // 2^30, see [`super::validate`]); the list serves the liveness walk below too.
-    let mut stack: Vec<u32> = Vec::with_capacity(nb.min(64));
+    let mut stack = cleared(std::mem::take(&mut bufs.stack));
     stack.push(0);
     blocks[0].dfs = 1;
     while let Some(top) = stack.last_mut() {
@@ -280,7 +318,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Single-definition constants not fused into a copy (see [`copy_fusion`]) are
     // rematerialized at their uses.
-    let mut loc = vec![Loc::None; n];
+    let mut loc = cleared(std::mem::take(&mut bufs.loc));
+    loc.resize(n, Loc::None);
     for (r, l) in facts.iter_mut().zip(&mut loc) {
         if r.has_constant && r.defs == 1 && !(r.copied_next && r.uses == 1) {
             r.remat = true;
@@ -301,13 +340,16 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // prefix count, and the registers used in a block before any definition there (with
     // their blocks as `gen` pairs) and the registers each block defines (`kill`).
     let ninsts_total: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
-    let mut entries: Vec<Entry> = Vec::with_capacity(ninsts_total);
-    let mut gen_pairs: Vec<(u32, u32)> = Vec::with_capacity(ninsts_total);
+    let mut entries = cleared(std::mem::take(&mut bufs.entries));
+    entries.reserve(ninsts_total);
+    let mut gen_pairs = cleared(std::mem::take(&mut bufs.gen_pairs));
+    gen_pairs.reserve(ninsts_total);
     // Bitsets per block, indexed by register: live-in, live-out (see the liveness below)
     // and kill.
     let words = n.div_ceil(64);
     let len = nb * words;
-    let mut sets = vec![0u64; 3 * len];
+    let mut sets = cleared(std::mem::take(&mut bufs.sets));
+    sets.resize(3 * len, 0);
     let mut max_stack_args = 0u32;
     let mut calls_functions = false;
     let mut calls = 0u32;
@@ -411,7 +453,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             Terminator::Panic(_) | Terminator::Unreachable
         )
     };
-    let mut emit_order: Vec<u32> = Vec::with_capacity(nb);
+    let mut emit_order = cleared(std::mem::take(&mut bufs.emit_order));
+    emit_order.reserve(nb);
     let mut seed = 0usize;
     let mut cur = Some(0u32);
     loop {
@@ -452,10 +495,11 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // fixpoint as iterating the dataflow equations, visiting only the blocks where the
     // register is live. Each block where it is live-in (live-out) widens its interval to
     // the block's first (last) position.
+    let mut preds = cleared(std::mem::take(&mut bufs.preds));
     if !gen_pairs.is_empty() {
         // Predecessors of each block as one array: `preds[first[b]..first[b + 1]]`,
         // with `first` in the array's head (`nb + 1` entries).
-        let mut preds = Vec::with_capacity(3 * nb + 1);
+        preds.reserve(3 * nb + 1);
         preds.resize(nb + 1, 0u32);
         for b in 0..nb {
             if reachable(&blocks, b) {
@@ -490,7 +534,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
         let (live_in, rest) = sets.split_at_mut(len);
         let (live_out, kill) = rest.split_at_mut(len);
-        let mut work = stack;
+        let work = &mut stack;
         for &(b, v) in &gen_pairs {
             let (w, bit) = (v as usize / 64, 1u64 << (v % 64));
             let i = b as usize * words + w;
@@ -520,7 +564,10 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
             }
         }
     }
-    drop((gen_pairs, sets));
+    bufs.gen_pairs = gen_pairs;
+    bufs.sets = sets;
+    bufs.preds = preds;
+    bufs.stack = stack;
     for &p in &f.params {
         let r = &mut facts[p.0 as usize];
         if r.start != u32::MAX {
@@ -541,7 +588,8 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Linear scan, over the intervals by start (then register), each sort key packed
     // as `start << 32 | register`.
-    let mut order: Vec<u64> = Vec::with_capacity(n);
+    let mut order = cleared(std::mem::take(&mut bufs.order));
+    order.reserve(n);
     for (v, r) in facts.iter().enumerate() {
         if r.start != u32::MAX && !r.remat {
             order.push((r.start as u64) << 32 | v as u64);
@@ -552,7 +600,7 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
     // (end, vreg, reg); each holds a distinct allocatable register, so at most 12.
     let mut active = [(0u32, 0u32, 0u8); ALLOC_ORDER.len()];
     let mut nactive = 0usize;
-    let mut spilled: Vec<u32> = Vec::new();
+    let mut spilled = cleared(std::mem::take(&mut bufs.spilled));
     let mut callee_used = 0u16;
     for &key in &order {
         let v = key as u32;
@@ -635,8 +683,9 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
 
     // Stack slots for spilled intervals, reused once an interval ends.
     spilled.sort_unstable_by_key(|&v| (facts[v as usize].start, v));
-    let mut busy: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
-    let mut free_slots: Vec<u32> = Vec::new();
+    let mut busy = std::mem::take(&mut bufs.busy);
+    busy.clear();
+    let mut free_slots = cleared(std::mem::take(&mut bufs.free_slots));
     let mut spill_slots = 0u32;
     for &v in &spilled {
         let RegFacts { start, end, .. } = facts[v as usize];
@@ -655,6 +704,11 @@ pub(crate) fn analyze(f: &IrFunction, mut facts: Vec<RegFacts>) -> Analysis {
         loc[v as usize] = Loc::Spill(slot);
         busy.push(Reverse((end, slot)));
     }
+    bufs.order = order;
+    bufs.spilled = spilled;
+    bufs.busy = busy;
+    bufs.free_slots = free_slots;
+    bufs.facts = facts;
 
     Analysis {
         entries,

@@ -18,15 +18,35 @@ use emit::{Asm, Emitter};
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
 /// called.
 pub fn codegen(f: &IrFunction) -> CodeBlob {
-    let facts = match validate::validate(f) {
+    let mut bufs = BUFS
+        .try_with(|b| b.take())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let facts = match validate::validate(f, std::mem::take(&mut bufs.facts)) {
         Ok(facts) => facts,
         Err(msg) => return error_blob(f, &format!("{}: {msg}", f.name)),
     };
-    let a = analysis::analyze(f, facts);
-    let frame = emit::layout_frame(f, &a);
+    let a = analysis::analyze(f, facts, &mut bufs);
+    let blob = emit_function(f, &a);
+    bufs.reclaim(a);
+    let _ = BUFS.try_with(|b| b.set(Some(bufs)));
+    blob
+}
+
+thread_local! {
+    /// The analysis buffers, reused by the [`codegen`] calls of one thread. (Boxed, so
+    /// that taking them out and putting them back moves a pointer.)
+    static BUFS: std::cell::Cell<Option<Box<analysis::Bufs>>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Instruction selection and encoding of an analyzed function.
+fn emit_function(f: &IrFunction, a: &analysis::Analysis) -> CodeBlob {
+    let frame = emit::layout_frame(f, a);
     let mut ops = Asm::new_with_capacity(
         0,
-        code_capacity(f, &a),
+        code_capacity(f, a),
         0,
         0,
         f.blocks.len() + f.data.len() + 2,
@@ -40,7 +60,7 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     let limit_stub = ops.new_dynamic_label();
     let mut em = Emitter {
         f,
-        a: &a,
+        a,
         frame: &frame,
         ops,
         // At most two per call and per terminator (a runtime call, or a stack check),

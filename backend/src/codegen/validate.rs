@@ -98,7 +98,8 @@ impl Regs {
 /// Checks `f`; on success, returns the counts of every register's definitions (a
 /// parameter counts as one) and uses over all blocks, and its constant if a `Const`
 /// defines it.
-pub(crate) fn validate(f: &IrFunction) -> Result<Vec<RegFacts>, String> {
+/// `facts` is a buffer to fill (its contents do not matter).
+pub(crate) fn validate(f: &IrFunction, mut facts: Vec<RegFacts>) -> Result<Vec<RegFacts>, String> {
     let n = f.vregs.len();
     if f.blocks.is_empty() {
         return Err("no blocks".to_string());
@@ -106,9 +107,9 @@ pub(crate) fn validate(f: &IrFunction) -> Result<Vec<RegFacts>, String> {
     if n >= (u32::MAX / 4) as usize || f.blocks.len() >= (u32::MAX / 4) as usize {
         return Err("function too large".to_string());
     }
-    let mut regs = Regs {
-        facts: f.vregs.iter().map(|&ty| RegFacts::new(ty)).collect(),
-    };
+    facts.clear();
+    facts.extend(f.vregs.iter().map(|&ty| RegFacts::new(ty)));
+    let mut regs = Regs { facts };
     for &p in &f.params {
         let r = regs.get(p)?;
         r.defs += 1;

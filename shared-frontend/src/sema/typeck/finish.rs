@@ -305,16 +305,22 @@ impl Checker<'_> {
     /// Array expressions larger than the value-size limit (types written in the source
     /// were checked when lowered). One report per body is enough.
     fn check_array_sizes(&mut self) {
-        if !self.has_array_exprs {
+        if self.array_exprs.is_empty() {
             return;
         }
-        let mut layouts = LayoutCache::default();
-        for e in &self.exprs {
-            if matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. })
-                && !check_value_size(self.env, &mut layouts, &e.ty, e.span, &mut self.diags)
-            {
+        let mut layouts = match &mut self.bufs {
+            Some(b) => std::mem::take(&mut b.layouts),
+            None => LayoutCache::default(),
+        };
+        layouts.clear();
+        for &id in &self.array_exprs {
+            let e = &self.exprs[id.0 as usize];
+            if !check_value_size(self.env, &mut layouts, &e.ty, e.span, &mut self.diags) {
                 break;
             }
+        }
+        if let Some(b) = &mut self.bufs {
+            b.layouts = layouts;
         }
     }
 

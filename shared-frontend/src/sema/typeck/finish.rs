@@ -181,7 +181,12 @@ impl Checker<'_> {
                 continue;
             };
             let t = *t;
-            e.kind = TExprKind::Int(t.normalize(v as u64));
+            let bits = t.normalize(v as u64);
+            // A literal's node is an `Int` from the start: only its bits change.
+            match &mut e.kind {
+                TExprKind::Int(b) => *b = bits,
+                kind => *kind = TExprKind::Int(bits),
+            }
             if let Some(neg) = lit.negation {
                 let n = &mut self.exprs[neg.0 as usize];
                 if n.ty == Ty::Int(t) && t.is_signed() {

@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::intern::Symbol;
 use shared_frontend::ir::layout::StructLayout;
@@ -133,6 +133,9 @@ pub struct Tables<'a> {
     names: RefCell<FxHashMap<(DefId, Symbol, PathSource), Res>>,
     /// [`SemaEnv::lookup_name`]'s answers, found or not (no diagnostic is involved).
     lookups: RefCell<FxHashMap<(DefId, Symbol, Namespace), Option<Res>>>,
+    /// Every name some module binds in the value namespace: any other name is found in
+    /// no scope, which answers most lookups (of names for new local variables) at once.
+    value_names: FxHashSet<Symbol>,
     /// Exact struct layouts (see `LayoutCache`), so that each is computed once per run
     /// rather than once per body that uses it.
     struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
@@ -141,6 +144,19 @@ pub struct Tables<'a> {
     diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
     /// The entry point's diagnostics (anchored).
     main_diagnostics: RefCell<Vec<Diagnostic>>,
+}
+
+/// Every name bound in some module's value namespace.
+fn value_names(resolved: &ResolvedCrate) -> FxHashSet<Symbol> {
+    let scopes = resolved.scopes.values();
+    let mut names = FxHashSet::with_capacity_and_hasher(
+        scopes.clone().map(|s| s.values.len()).sum(),
+        Default::default(),
+    );
+    for scope in scopes {
+        names.extend(scope.values.keys().copied());
+    }
+    names
 }
 
 impl<'a> Tables<'a> {
@@ -161,6 +177,7 @@ impl<'a> Tables<'a> {
             paths: memo(items),
             names: memo(items),
             lookups: memo(items),
+            value_names: value_names(resolved),
             struct_layouts: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
@@ -368,6 +385,9 @@ impl SemaEnv for Tables<'_> {
     }
 
     fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
+        if ns == Namespace::Value && !self.value_names.contains(&name) {
+            return None;
+        }
         let key = (from, name, ns);
         if let Some(&res) = self.lookups.borrow().get(&key) {
             return res;

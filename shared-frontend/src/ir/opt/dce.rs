@@ -34,6 +34,12 @@ impl BitSet {
     }
 }
 
+/// Whether two rows are equal (word by word: rows are short, mostly one word).
+#[inline]
+fn same(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 fn get(row: &[u64], i: usize) -> bool {
     row[i / 64] >> (i % 64) & 1 != 0
 }
@@ -260,10 +266,12 @@ impl Dce {
                 let [b, s0, s1] = self.order[i];
                 let b = b as usize;
                 self.load_out(s0, s1);
-                if first || self.cur[..] != *self.old_out.row(b) {
+                if first || !same(&self.cur, self.old_out.row(b)) {
                     self.old_out.row_mut(b).copy_from_slice(&self.cur);
                     self.scan_live(f, b, stats);
-                    if self.gen.row(b) != self.cur_gen || self.kill.row(b) != self.cur_kill {
+                    if !same(self.gen.row(b), &self.cur_gen)
+                        || !same(self.kill.row(b), &self.cur_kill)
+                    {
                         self.gen.row_mut(b).copy_from_slice(&self.cur_gen);
                         self.kill.row_mut(b).copy_from_slice(&self.cur_kill);
                         changed = true;

@@ -427,8 +427,9 @@ impl Checker<'_> {
             ids.push(self.check_expr_coercible(e, &elem_ty));
         }
         let ty = self.infer.array(elem_ty, elems.len() as u64);
-        self.has_array_exprs = true;
-        self.alloc(TExprKind::Array(ids), ty, span)
+        let id = self.alloc(TExprKind::Array(ids), ty, span);
+        self.array_exprs.push(id);
+        id
     }
 
     pub(super) fn check_repeat(
@@ -458,8 +459,9 @@ impl Checker<'_> {
         match count {
             Some(count) => {
                 let ty = self.infer.array(elem, count);
-                self.has_array_exprs = true;
-                self.alloc(TExprKind::Repeat { value, count }, ty, span)
+                let id = self.alloc(TExprKind::Repeat { value, count }, ty, span);
+                self.array_exprs.push(id);
+                id
             }
             None => self.error_node(span),
         }

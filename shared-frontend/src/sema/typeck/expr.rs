@@ -21,6 +21,7 @@ use super::sig::{self, LowerCx};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
 use crate::intern::Symbol;
+use crate::ir::layout::LayoutCache;
 use crate::limits::MAX_NESTING;
 use crate::sema::def::{DefId, DefKind, Namespace, Res};
 use crate::sema::env::SemaEnv;
@@ -250,10 +251,10 @@ pub(super) struct Checker<'a> {
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
     /// candidates for "type `S` is private".
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
-    /// Some node is an array or repeat expression.
-    pub has_array_exprs: bool,
+    /// The array and repeat expressions, in order.
+    pub array_exprs: Vec<TExprId>,
     /// Where the buffers above come from and go back to (see [`Buffers`]).
-    bufs: Option<Box<Buffers>>,
+    pub bufs: Option<Box<Buffers>>,
 }
 
 /// The buffers a [`Checker`] needs only while it runs (everything but its output). A
@@ -274,6 +275,9 @@ pub(super) struct Buffers {
     deferred_ops: Vec<DeferredOp>,
     const_fors: Vec<(TExprId, Span, bool)>,
     struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
+    array_exprs: Vec<TExprId>,
+    /// Struct layouts for the size checks of array expressions (cleared for each body).
+    pub layouts: LayoutCache,
 }
 
 thread_local! {
@@ -338,7 +342,7 @@ impl<'a> Checker<'a> {
             in_println: 0,
             const_fors: std::mem::take(&mut b.const_fors),
             struct_calls: std::mem::take(&mut b.struct_calls),
-            has_array_exprs: false,
+            array_exprs: std::mem::take(&mut b.array_exprs),
             bufs: Some(bufs),
         }
     }
@@ -372,6 +376,8 @@ impl<'a> Checker<'a> {
         b.const_fors.clear();
         b.struct_calls = std::mem::take(&mut self.struct_calls);
         b.struct_calls.clear();
+        b.array_exprs = std::mem::take(&mut self.array_exprs);
+        b.array_exprs.clear();
         let _ = SPARE.try_with(|s| s.set(Some(bufs)));
     }
 

@@ -181,7 +181,12 @@ impl Checker<'_> {
                 continue;
             };
             let t = *t;
-            e.kind = TExprKind::Int(t.normalize(v as u64));
+            let bits = t.normalize(v as u64);
+            // A literal's node is an `Int` from the start: only its bits change.
+            match &mut e.kind {
+                TExprKind::Int(b) => *b = bits,
+                kind => *kind = TExprKind::Int(bits),
+            }
             if let Some(neg) = lit.negation {
                 let n = &mut self.exprs[neg.0 as usize];
                 if n.ty == Ty::Int(t) && t.is_signed() {
@@ -305,16 +310,22 @@ impl Checker<'_> {
     /// Array expressions larger than the value-size limit (types written in the source
     /// were checked when lowered). One report per body is enough.
     fn check_array_sizes(&mut self) {
-        if !self.has_array_exprs {
+        if self.array_exprs.is_empty() {
             return;
         }
-        let mut layouts = LayoutCache::default();
-        for e in &self.exprs {
-            if matches!(e.kind, TExprKind::Array(_) | TExprKind::Repeat { .. })
-                && !check_value_size(self.env, &mut layouts, &e.ty, e.span, &mut self.diags)
-            {
+        let mut layouts = match &mut self.bufs {
+            Some(b) => std::mem::take(&mut b.layouts),
+            None => LayoutCache::default(),
+        };
+        layouts.clear();
+        for &id in &self.array_exprs {
+            let e = &self.exprs[id.0 as usize];
+            if !check_value_size(self.env, &mut layouts, &e.ty, e.span, &mut self.diags) {
                 break;
             }
+        }
+        if let Some(b) = &mut self.bufs {
+            b.layouts = layouts;
         }
     }
 

@@ -343,10 +343,30 @@ pub enum IntSuffix {
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntLit {
     /// `None` when the literal does not fit in 128 bits (always out of range).
-    pub value: Option<u128>,
+    pub value: Option<LitValue>,
     pub suffix: Option<IntSuffix>,
     /// Written in hex (`0x…`); hex literals are never reinterpreted as negative.
     pub hex: bool,
+}
+
+/// The 128-bit value of an integer literal, aligned to 8 bytes rather than a `u128`'s 16,
+/// so that it does not make every expression of the tree 16-byte aligned and padded.
+/// Serialized, hashed and printed as the `u128` it holds.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(Rust, packed(8))]
+pub struct LitValue(pub u128);
+
+impl LitValue {
+    #[inline]
+    pub fn get(self) -> u128 {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for LitValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&{ self.0 }, f)
+    }
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]

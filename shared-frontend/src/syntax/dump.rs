@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, Item, ItemKind, Label, Path,
+    Arena, ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, Item, ItemKind, Label, LitValue, Path,
     PathSegmentKind, Pattern, SourceFileAst, StmtKind, TypeId, TypeKind, UseTree, UseTreeKind,
     Visibility,
 };
@@ -70,7 +70,7 @@ fn path_str(p: &Path) -> String {
 }
 
 fn int_str(lit: &IntLit) -> String {
-    let mut s = match lit.value {
+    let mut s = match lit.value.map(LitValue::get) {
         Some(v) if lit.hex => format!("{v:#x}"),
         Some(v) => v.to_string(),
         None => "<overflow>".to_string(),

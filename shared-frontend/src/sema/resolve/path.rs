@@ -596,7 +596,7 @@ fn type_text(
 fn len_text(arena: &crate::syntax::ast::Arena, len: crate::syntax::ast::ExprId) -> String {
     match &arena[len].kind {
         ExprKind::Int(lit) => match lit.value {
-            Some(v) => v.to_string(),
+            Some(v) => v.get().to_string(),
             None => String::from("_"),
         },
         ExprKind::Path(p) => path_text(&p.segments),

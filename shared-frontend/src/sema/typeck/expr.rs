@@ -29,8 +29,8 @@ use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, BinOp, Block, ConstDef, ExprId, ExprKind, FnDef, Ident, IntLit, IntSuffix, Path,
-    PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
+    Arena, BinOp, Block, ConstDef, ExprId, ExprKind, FnDef, Ident, IntLit, IntSuffix, LitValue,
+    Path, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
 };
 
 /// How deep [`Checker::check_expr`] may recurse. The parser already limits nesting to
@@ -617,7 +617,7 @@ impl<'a> Checker<'a> {
         let id = self.alloc(TExprKind::Int(0), ty, span);
         self.lits.push(PendingLit {
             expr: id,
-            value: lit.value,
+            value: lit.value.map(LitValue::get),
             negated: self.neg_target == Some(e),
             hex: lit.hex,
             negation: None,

@@ -205,7 +205,7 @@ pub(super) fn eval_array_len(
             value: Some(v),
             suffix: None | Some(IntSuffix::Usize),
             ..
-        }) if *v <= u64::MAX as u128 => return Some(*v as u64),
+        }) if v.get() <= u64::MAX as u128 => return Some(v.get() as u64),
         ExprKind::Path(path) => {
             let is_local = expr::Checker::single_name(path)
                 .is_some_and(|n| cx.outer_locals.is_some_and(|s| s.lookup(n).is_some()));

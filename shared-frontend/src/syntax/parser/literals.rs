@@ -6,7 +6,7 @@ use super::Parser;
 use crate::diag::Diagnostic;
 use crate::limits::MAX_LITERAL_LEN;
 use crate::span::Span;
-use crate::syntax::ast::{ExprId, ExprKind, FmtPiece, IntLit, IntSuffix};
+use crate::syntax::ast::{ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, LitValue};
 use crate::syntax::lexer::{Base, LiteralKind, TokenKind as T};
 
 impl<'a> Parser<'a> {
@@ -34,7 +34,7 @@ impl<'a> Parser<'a> {
             };
             if let Some(value) = value {
                 let lit = IntLit {
-                    value: Some(u128::from(value)),
+                    value: Some(LitValue(u128::from(value))),
                     suffix: None,
                     hex: false,
                 };
@@ -129,7 +129,7 @@ impl<'a> Parser<'a> {
                     .with_code("E0768"),
             );
             return Some(IntLit {
-                value: Some(0),
+                value: Some(LitValue(0)),
                 suffix,
                 hex,
             });
@@ -143,7 +143,7 @@ impl<'a> Parser<'a> {
         if base == Base::Decimal && body.len() <= 19 && body.bytes().all(|b| b.is_ascii_digit()) {
             let value = body.bytes().fold(0u64, |v, b| v * 10 + u64::from(b - b'0'));
             return Some(IntLit {
-                value: Some(u128::from(value)),
+                value: Some(LitValue(u128::from(value))),
                 suffix,
                 hex,
             });
@@ -170,7 +170,11 @@ impl<'a> Parser<'a> {
             ));
             value = Some(0);
         }
-        Some(IntLit { value, suffix, hex })
+        Some(IntLit {
+            value: value.map(LitValue),
+            suffix,
+            hex,
+        })
     }
 
     /// At `println` `!` `(`: the whole macro call. `lo` is the start of `println`.
@@ -551,7 +555,7 @@ fn common_int_literal(text: &[u8], base: Base, suffix_start: usize) -> Option<In
         value = value.checked_mul(radix)?.checked_add(d)?;
     }
     Some(IntLit {
-        value: Some(u128::from(value)),
+        value: Some(LitValue(u128::from(value))),
         suffix,
         hex: base == Base::Hexadecimal,
     })

@@ -56,16 +56,18 @@ fn judge(b: &rill::Build) -> Result {
 }
 
 fn options(variant: u64, cache_dir: Option<&Path>) -> BuildOptions {
-    let mut engine = query::Options::default();
-    engine.hasher = match variant % 3 {
-        0 => query::HasherKind::default(),
-        1 => query::HasherKind::from_name("xxh3").expect("xxh3"),
-        _ => query::HasherKind::from_name("blake3").expect("blake3"),
-    };
-    engine.cutoff = match (variant / 3) % 3 {
-        0 => query::Cutoff::Fingerprint,
-        1 => query::Cutoff::Equality,
-        _ => query::Cutoff::Off,
+    let engine = query::Options {
+        hasher: match variant % 3 {
+            0 => query::HasherKind::default(),
+            1 => query::HasherKind::from_name("xxh3").expect("xxh3"),
+            _ => query::HasherKind::from_name("blake3").expect("blake3"),
+        },
+        cutoff: match (variant / 3) % 3 {
+            0 => query::Cutoff::Fingerprint,
+            1 => query::Cutoff::Equality,
+            _ => query::Cutoff::Off,
+        },
+        ..query::Options::default()
     };
     BuildOptions {
         cache_dir: cache_dir.map(Path::to_path_buf),

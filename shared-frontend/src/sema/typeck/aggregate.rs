@@ -44,7 +44,7 @@ impl Checker<'_> {
                         },
                         Ok(Res::Def(DefKind::Const, def)) => match self.env.const_ty(def) {
                             Ok(t) => {
-                                let t = self.infer.from_ty(&t);
+                                let t = self.infer.import_ty(&t);
                                 Callee::NotFn(self.display(&t))
                             }
                             Err(_) => Callee::Failed,
@@ -115,14 +115,14 @@ impl Checker<'_> {
                 for (i, &a) in args.iter().enumerate() {
                     let id = match sig.params.get(i) {
                         Some(p) => {
-                            let p = self.infer.from_ty(p);
+                            let p = self.infer.import_ty(p);
                             self.check_expr_coercible(a, &p)
                         }
                         None => self.check_expr(a, &Expect::None),
                     };
                     targs.push(id);
                 }
-                let ty = self.infer.from_ty(&sig.ret);
+                let ty = self.infer.import_ty(&sig.ret);
                 let id = self.alloc(
                     TExprKind::Call {
                         callee: def,
@@ -194,7 +194,7 @@ impl Checker<'_> {
                         .with_label_message("private field"),
                     );
                 }
-                let ty = self.infer.from_ty(&field.ty);
+                let ty = self.infer.import_ty(&field.ty);
                 self.alloc(
                     TExprKind::Field {
                         base: b,
@@ -303,7 +303,7 @@ impl Checker<'_> {
                 Ok(Ty::Struct(def)) => Some(def),
                 Ok(Ty::Error) | Err(_) => None,
                 Ok(t) => {
-                    let t = self.infer.from_ty(&t);
+                    let t = self.infer.import_ty(&t);
                     let t = self.display(&t);
                     self.report(
                         Diagnostic::error(
@@ -351,7 +351,7 @@ impl Checker<'_> {
             match sf.index_of(name) {
                 Some(i) => {
                     let field = &sf.fields[i];
-                    let fty = self.infer.from_ty(&field.ty);
+                    let fty = self.infer.import_ty(&field.ty);
                     let id = self.check_expr_coercible(f.value, &fty);
                     if !self.env.is_accessible(field.vis, self.module) {
                         let s = self.env.def_name(def);

@@ -663,7 +663,7 @@ impl<'a> Checker<'a> {
         match self.env.resolve_path(self.module, path, Namespace::Value) {
             Ok(Res::Def(DefKind::Const, def)) => {
                 let ty = match self.env.const_ty(def) {
-                    Ok(t) => self.infer.from_ty(&t),
+                    Ok(t) => self.infer.import_ty(&t),
                     Err(_) => ITy::Error,
                 };
                 self.alloc(TExprKind::ConstRef(def), ty, span)
@@ -738,7 +738,7 @@ impl<'a> Checker<'a> {
             StmtKind::Let { pattern, ty, init } => {
                 let annotated = ty.map(|t| {
                     let t = self.lower_ty(t);
-                    self.infer.from_ty(&t)
+                    self.infer.import_ty(&t)
                 });
                 let (init, local_ty) = match annotated {
                     Some(t) => (self.check_expr_coercible(*init, &t), t),
@@ -862,7 +862,7 @@ pub(super) fn check_fn_body(
         .fn_sig(id)
         .unwrap_or_else(|_| Arc::new(sig::fn_sig(env, module, def).0));
     let (params, ret) = (&sig.params, sig.ret.clone());
-    cx.ret = cx.infer.from_ty(&ret);
+    cx.ret = cx.infer.import_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());
     // Parameter lists are short: a set pays off only for long ones.
     const SCAN_PARAMS: usize = 16;
@@ -887,7 +887,7 @@ pub(super) fn check_fn_body(
             );
         }
         cx.check_binding_name(p.name, BindingSite::Param);
-        let ty = cx.infer.from_ty(ty);
+        let ty = cx.infer.import_ty(ty);
         param_ids.push(cx.declare_local(p.name, p.mutable, ty, true));
     }
     let ret_ity = cx.ret;
@@ -910,7 +910,7 @@ pub(super) fn check_const_body(env: &dyn SemaEnv, module: DefId, def: &ConstDef)
         &mut sig_diags,
     );
     let mut cx = Checker::new(env, module, &def.arena, true, None, 0, true);
-    cx.ret = cx.infer.from_ty(&ty);
+    cx.ret = cx.infer.import_ty(&ty);
     let target = cx.ret;
     let body = cx.check_expr_coercible(def.value, &target);
     cx.finish(Vec::new(), body, ty)
@@ -928,7 +928,7 @@ pub(super) fn check_anon_const(lcx: &LowerCx<'_>, expr: ExprId, ty: Ty) -> Typec
         lcx.depth,
         false,
     );
-    cx.ret = cx.infer.from_ty(&ty);
+    cx.ret = cx.infer.import_ty(&ty);
     let target = cx.ret;
     let body = cx.check_expr_coercible(expr, &target);
     cx.finish(Vec::new(), body, ty)

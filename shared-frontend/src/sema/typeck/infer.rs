@@ -157,7 +157,8 @@ impl InferCtxt {
         self.arrays[id.0 as usize]
     }
 
-    pub(super) fn from_ty(&mut self, ty: &Ty) -> ITy {
+    /// A final type as an inference type (its structs and arrays entered in the table).
+    pub(super) fn import_ty(&mut self, ty: &Ty) -> ITy {
         match ty {
             Ty::Int(i) => ITy::Int(*i),
             Ty::Bool => ITy::Bool,
@@ -165,7 +166,7 @@ impl InferCtxt {
             Ty::Never => ITy::Never,
             Ty::Struct(d) => self.struct_ty(*d),
             Ty::Array(elem, n) => {
-                let elem = self.from_ty(elem);
+                let elem = self.import_ty(elem);
                 self.array(elem, *n)
             }
             Ty::Error => ITy::Error,

@@ -358,7 +358,7 @@ impl Checker<'_> {
 
     pub(super) fn check_cast(&mut self, source: ExprId, ty: TypeId, span: Span) -> TExprId {
         let target = self.lower_ty(ty);
-        let target_ity = self.infer.from_ty(&target);
+        let target_ity = self.infer.import_ty(&target);
         let s = self.check_expr(source, &Expect::Cast(target_ity));
         let st = self.ty_of(s);
         if self.infer.is_never(&st) {

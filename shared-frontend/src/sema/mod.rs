@@ -7,6 +7,8 @@ pub mod env;
 pub mod items;
 pub mod modules;
 pub mod resolve;
+#[cfg(test)]
+pub(crate) mod test_driver;
 pub mod thir;
 pub mod ty;
 pub mod typeck;

@@ -1,205 +1,28 @@
 //! Constant evaluation of whole programs, through the real parser, resolver and type
 //! checker.
 //!
-//! [`Driver`] plays the staged driver for one in-memory `main.rs`: it answers
-//! [`SemaEnv`] questions on demand (memoized, cycles turned into errors) and evaluates
-//! every `const` item, used or not, as rustc does. `check` prints `NAME = value` for each
-//! constant in source order, then every diagnostic rendered as rustc renders it, so a
+//! A [`TestDriver`] plays the staged driver for one in-memory `main.rs`: it answers
+//! [`SemaEnv`] questions on demand (memoized, cycles turned into errors, a constant's
+//! diagnostics and a cycle through it recorded). `check` evaluates every `const` item,
+//! used or not, as rustc does, and prints `NAME = value` for each constant in source
+//! order, then every diagnostic rendered as rustc renders it, so a
 //! snapshot can be compared line by line with rustc's output on the same program (the
 //! expectations below were). Bless with `UPDATE_EXPECT=1`.
 
-use std::cell::RefCell;
-use std::path::Path as FsPath;
-use std::sync::Arc;
-
 use expect_test::{expect, Expect};
-use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::*;
-use crate::sema::def::{DefKind, Namespace, Res, Vis};
-use crate::sema::env::ErrorReported;
-use crate::sema::items::{ItemAst, ItemTree};
-use crate::sema::modules::{load_crate_with, LoadedCrate, MemLoader};
-use crate::sema::resolve::{resolve_crate, resolve_path, CrateScopes, ResolvedCrate};
-use crate::sema::ty::{FnSig, StructFields};
-use crate::sema::typeck::{
-    alias_ty, check_struct, const_ty, fn_sig, struct_fields, typeck_const, typeck_fn,
-};
-use crate::syntax::ast::Path;
-use crate::syntax::parser::parse_file;
-
-type Memo<T> = RefCell<FxHashMap<DefId, Result<T, ErrorReported>>>;
-
-struct Driver {
-    krate: LoadedCrate,
-    tree: ItemTree,
-    resolved: ResolvedCrate,
-    sigs: Memo<Arc<FnSig>>,
-    fields: Memo<Arc<StructFields>>,
-    aliases: Memo<Ty>,
-    const_tys: Memo<Ty>,
-    values: Memo<Arc<ConstValue>>,
-    /// (query, def) being computed, to turn cycles into errors.
-    active: RefCell<FxHashSet<(u8, DefId)>>,
-    /// Diagnostics of constants evaluated on demand (each reported once).
-    reported: RefCell<Vec<Diagnostic>>,
-}
-
-impl Driver {
-    fn new(src: &str) -> Driver {
-        let loader = MemLoader::new([("main.rs", src)]);
-        let krate = load_crate_with(&loader, FsPath::new("main.rs"), &parse_file);
-        let tree = ItemTree::build(&krate);
-        let resolved = resolve_crate(&tree);
-        Driver {
-            krate,
-            tree,
-            resolved,
-            sigs: Memo::default(),
-            fields: Memo::default(),
-            aliases: Memo::default(),
-            const_tys: Memo::default(),
-            values: Memo::default(),
-            active: RefCell::default(),
-            reported: RefCell::default(),
-        }
-    }
-
-    fn cached<T: Clone>(
-        &self,
-        memo: &Memo<T>,
-        query: u8,
-        def: DefId,
-        compute: impl FnOnce() -> Result<T, ErrorReported>,
-    ) -> Result<T, ErrorReported> {
-        if let Some(v) = memo.borrow().get(&def) {
-            return v.clone();
-        }
-        if !self.active.borrow_mut().insert((query, def)) {
-            if query == 4 {
-                self.reported.borrow_mut().push(
-                    Diagnostic::error_no_span(format!(
-                        "cycle detected when evaluating `{}`",
-                        self.def_name(def)
-                    ))
-                    .with_code("E0391"),
-                );
-            }
-            return Err(ErrorReported);
-        }
-        let v = compute();
-        self.active.borrow_mut().remove(&(query, def));
-        memo.borrow_mut().insert(def, v.clone());
-        v
-    }
-
-    fn module_of(&self, def: DefId) -> DefId {
-        self.tree.parent(def).unwrap_or(self.tree.root)
-    }
-
-    fn anchor(&self, def: DefId, d: Diagnostic) -> Diagnostic {
-        match self.tree.def(def) {
-            Some(data) => d.anchor(data.file, data.offset),
-            None => d,
-        }
-    }
-
-    /// Type-checks and evaluates constant `def`: its value, or `Err` after recording
-    /// the diagnostics.
-    fn eval(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        let Some(ItemAst::Const(c)) = self.tree.def(def).map(|d| &d.ast) else {
-            return Err(ErrorReported);
-        };
-        let module = self.module_of(def);
-        let mut diags = const_ty(self, module, c).1;
-        let r = typeck_const(self, module, c);
-        diags.extend(r.diagnostics.iter().cloned());
-        let value = if r.has_errors() {
-            Err(ErrorReported)
-        } else {
-            match eval_const_item(self, def, &r.thir) {
-                Ok(v) => Ok(Arc::new(v)),
-                Err(ConstEvalError::Reported) => Err(ErrorReported),
-                Err(ConstEvalError::Error(d)) => {
-                    diags.push(d);
-                    Err(ErrorReported)
-                }
-            }
-        };
-        let anchored: Vec<_> = diags.into_iter().map(|d| self.anchor(def, d)).collect();
-        self.reported.borrow_mut().extend(anchored);
-        value
-    }
-}
-
-impl SemaEnv for Driver {
-    fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
-        let scopes = CrateScopes {
-            tree: &self.tree,
-            resolved: &self.resolved,
-        };
-        resolve_path(&scopes, from, path, ns)
-    }
-    fn is_accessible(&self, vis: Vis, from: DefId) -> bool {
-        self.tree.is_accessible(vis, from)
-    }
-    fn visibility(&self, def: DefId) -> Vis {
-        self.tree.def(def).map_or(Vis::Public, |d| d.vis)
-    }
-    fn def_kind(&self, def: DefId) -> DefKind {
-        self.tree.def(def).map_or(DefKind::Mod, |d| d.kind)
-    }
-    fn def_name(&self, def: DefId) -> String {
-        self.tree.def_name(def)
-    }
-    fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        self.cached(&self.sigs, 0, def, || {
-            match self.tree.def(def).map(|d| &d.ast) {
-                Some(ItemAst::Fn(f)) => Ok(Arc::new(fn_sig(self, self.module_of(def), f).0)),
-                _ => Err(ErrorReported),
-            }
-        })
-    }
-    fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        self.cached(&self.fields, 1, def, || {
-            match self.tree.def(def).map(|d| &d.ast) {
-                Some(ItemAst::Struct(s)) => {
-                    Ok(Arc::new(struct_fields(self, self.module_of(def), s).0))
-                }
-                _ => Err(ErrorReported),
-            }
-        })
-    }
-    fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.cached(&self.aliases, 2, def, || {
-            match self.tree.def(def).map(|d| &d.ast) {
-                Some(ItemAst::TypeAlias(a)) => Ok(alias_ty(self, self.module_of(def), a).0),
-                _ => Err(ErrorReported),
-            }
-        })
-    }
-    fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.cached(&self.const_tys, 3, def, || {
-            match self.tree.def(def).map(|d| &d.ast) {
-                Some(ItemAst::Const(c)) => Ok(const_ty(self, self.module_of(def), c).0),
-                _ => Err(ErrorReported),
-            }
-        })
-    }
-    fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        self.cached(&self.values, 4, def, || self.eval(def))
-    }
-}
+use crate::sema::env::SemaEnv;
+use crate::sema::items::ItemAst;
+use crate::sema::test_driver::{Reporting, TestDriver};
+use crate::sema::typeck::{check_struct, fn_sig, struct_fields, typeck_fn};
 
 /// Evaluates every constant of `src` and prints `NAME = value` lines, then the
 /// diagnostics of the whole program as rustc renders them.
 fn check(src: &str, expect: Expect) {
-    let driver = Driver::new(src);
+    let driver = TestDriver::new(src, Reporting::ConstValues);
     let mut out = String::new();
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    diags.extend(driver.krate.diagnostics.iter().cloned());
-    diags.extend(driver.tree.diagnostics.iter().cloned());
-    diags.extend(driver.resolved.diagnostics.iter().cloned());
+    let mut diags = driver.front_diagnostics();
     for data in driver.tree.defs() {
         let def = data.id;
         let module = driver.module_of(def);
@@ -224,7 +47,7 @@ fn check(src: &str, expect: Expect) {
             _ => {}
         }
     }
-    diags.extend(driver.reported.borrow().iter().cloned());
+    diags.extend(driver.recorded());
     if !diags.is_empty() {
         out.push_str(crate::diag::render(&diags, &driver.krate.sources, false).trim_end());
     }

@@ -1,237 +1,95 @@
 //! Tests of type checking, on whole programs.
 //!
-//! [`TestEnv`] plays the driver: it parses one in-memory file, builds the item tree,
+//! A [`TestDriver`] plays the driver: it parses one in-memory file, builds the item tree,
 //! resolves names with the real resolver, and answers [`SemaEnv`] questions on demand
-//! with this module's own entry points (memoized, with cycles turned into errors).
+//! with the frontend's entry points (memoized, with cycles turned into errors).
 //! `check` prints the typed body of every function and constant (and any diagnostic of
 //! the program); `check_error` prints every diagnostic, `line:col: error[code]: message
 //! (label)`. Bless snapshots with `UPDATE_EXPECT=1`.
 
-use std::cell::RefCell;
-use std::path::Path as FsPath;
 use std::sync::Arc;
 
 use expect_test::{expect, Expect};
-use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::infer::{ITy, InferCtxt, VarKind};
 use super::*;
 use crate::diag::Diagnostic;
 use crate::sema::consteval::{eval_const_item, ConstEvalError};
-use crate::sema::def::{DefKind, Namespace, Res, Vis};
-use crate::sema::env::ErrorReported;
-use crate::sema::items::{ItemAst, ItemTree};
-use crate::sema::modules::{load_crate_with, LoadedCrate, MemLoader};
-use crate::sema::resolve::{resolve_crate, resolve_path, CrateScopes, ResolvedCrate};
-use crate::sema::ty::{ConstValue, FnSig, IntTy, StructFields, Ty};
+use crate::sema::env::SemaEnv;
+use crate::sema::items::ItemAst;
+use crate::sema::test_driver::{Reporting, TestDriver};
+use crate::sema::ty::{IntTy, Ty};
 use crate::span::Span;
-use crate::syntax::ast::Path;
-use crate::syntax::parser::parse_file;
 
-type Memo<T> = RefCell<FxHashMap<DefId, Result<T, ErrorReported>>>;
-
-struct TestEnv {
-    krate: LoadedCrate,
-    tree: ItemTree,
-    resolved: ResolvedCrate,
-    sigs: Memo<Arc<FnSig>>,
-    fields: Memo<Arc<StructFields>>,
-    aliases: Memo<Ty>,
-    const_tys: Memo<Ty>,
-    values: Memo<Arc<ConstValue>>,
-    /// (query, def) being computed, to turn cycles into errors.
-    active: RefCell<FxHashSet<(u8, DefId)>>,
+/// The driver of `src` (one file): its queries record nothing, [`all_diagnostics`]
+/// checks every item.
+fn driver(src: &str) -> TestDriver {
+    TestDriver::new(src, Reporting::Nothing)
 }
 
-impl TestEnv {
-    fn new(src: &str) -> TestEnv {
-        let loader = MemLoader::new([("main.rs", src)]);
-        let krate = load_crate_with(&loader, FsPath::new("main.rs"), &parse_file);
-        let tree = ItemTree::build(&krate);
-        let resolved = resolve_crate(&tree);
-        TestEnv {
-            krate,
-            tree,
-            resolved,
-            sigs: Memo::default(),
-            fields: Memo::default(),
-            aliases: Memo::default(),
-            const_tys: Memo::default(),
-            values: Memo::default(),
-            active: RefCell::default(),
-        }
-    }
-
-    fn cached<T: Clone>(
-        &self,
-        memo: &Memo<T>,
-        query: u8,
-        def: DefId,
-        compute: impl FnOnce() -> Result<T, ErrorReported>,
-    ) -> Result<T, ErrorReported> {
-        if let Some(v) = memo.borrow().get(&def) {
-            return v.clone();
-        }
-        if !self.active.borrow_mut().insert((query, def)) {
-            return Err(ErrorReported);
-        }
-        let v = compute();
-        self.active.borrow_mut().remove(&(query, def));
-        memo.borrow_mut().insert(def, v.clone());
-        v
-    }
-
-    fn module_of(&self, def: DefId) -> DefId {
-        self.tree.parent(def).unwrap_or(self.tree.root)
-    }
-
-    fn ast(&self, def: DefId) -> Option<&ItemAst> {
-        self.tree.def(def).map(|d| &d.ast)
-    }
-
-    /// Makes a relative diagnostic of item `def` absolute.
-    fn anchor(&self, def: DefId, d: Diagnostic) -> Diagnostic {
-        match self.tree.def(def) {
-            Some(data) => d.anchor(data.file, data.offset),
-            None => d,
-        }
-    }
-
-    /// Everything the program's checks report, item by item in source order.
-    fn all_diagnostics(&self) -> Vec<Diagnostic> {
-        let mut out: Vec<Diagnostic> = Vec::new();
-        out.extend(self.krate.diagnostics.iter().cloned());
-        out.extend(self.tree.diagnostics.iter().cloned());
-        out.extend(self.resolved.diagnostics.iter().cloned());
-        for data in self.tree.defs() {
-            let def = data.id;
-            let module = self.module_of(def);
-            let mut diags = Vec::new();
-            match &data.ast {
-                ItemAst::Fn(f) => {
-                    let (sig, d) = fn_sig(self, module, f);
-                    diags.extend(d);
-                    if data.name.as_str() == "main" && module == self.tree.root {
-                        diags.extend(check_main_sig(self, f, &sig));
-                    }
-                    diags.extend(typeck_fn(self, def, module, f).diagnostics);
+/// Everything the program's checks report, item by item in source order.
+fn all_diagnostics(env: &TestDriver) -> Vec<Diagnostic> {
+    let mut out = env.front_diagnostics();
+    for data in env.tree.defs() {
+        let def = data.id;
+        let module = env.module_of(def);
+        let mut diags = Vec::new();
+        match &data.ast {
+            ItemAst::Fn(f) => {
+                let (sig, d) = fn_sig(env, module, f);
+                diags.extend(d);
+                if data.name.as_str() == "main" && module == env.tree.root {
+                    diags.extend(check_main_sig(env, f, &sig));
                 }
-                ItemAst::Const(c) => {
-                    diags.extend(const_ty(self, module, c).1);
-                    let r = typeck_const(self, module, c);
-                    let failed = r.has_errors();
-                    diags.extend(r.diagnostics);
-                    if !failed {
-                        if let Err(ConstEvalError::Error(d)) = eval_const_item(self, def, &r.thir) {
-                            diags.push(d);
-                        }
-                    }
-                }
-                ItemAst::Struct(s) => {
-                    diags.extend(struct_fields(self, module, s).1);
-                    diags.extend(check_struct(self, def, s));
-                }
-                ItemAst::TypeAlias(a) => diags.extend(alias_ty(self, module, a).1),
-                ItemAst::Root | ItemAst::Mod(_) => {}
+                diags.extend(typeck_fn(env, def, module, f).diagnostics);
             }
-            out.extend(diags.into_iter().map(|d| self.anchor(def, d)));
-        }
-        out
-    }
-
-    fn render(&self, diags: &[Diagnostic]) -> String {
-        let mut s = String::new();
-        for d in diags {
-            let pos = match d.labels.first().and_then(|l| l.file.map(|f| (f, l.span))) {
-                Some((f, span)) => {
-                    let (line, col) = self.krate.sources.get(f).line_col(span.lo);
-                    format!("{line}:{col}: ")
+            ItemAst::Const(c) => {
+                diags.extend(const_ty(env, module, c).1);
+                let r = typeck_const(env, module, c);
+                let failed = r.has_errors();
+                diags.extend(r.diagnostics);
+                if !failed {
+                    if let Err(ConstEvalError::Error(d)) = eval_const_item(env, def, &r.thir) {
+                        diags.push(d);
+                    }
                 }
-                None => String::new(),
-            };
-            let code = d.code.map(|c| format!("[{c}]")).unwrap_or_default();
-            let label = match d.labels.first() {
-                Some(l) if !l.message.is_empty() => format!(" ({})", l.message),
-                _ => String::new(),
-            };
-            s.push_str(&format!("{pos}error{code}: {}{label}\n", d.message));
+            }
+            ItemAst::Struct(s) => {
+                diags.extend(struct_fields(env, module, s).1);
+                diags.extend(check_struct(env, def, s));
+            }
+            ItemAst::TypeAlias(a) => diags.extend(alias_ty(env, module, a).1),
+            ItemAst::Root | ItemAst::Mod(_) => {}
         }
-        s
+        out.extend(diags.into_iter().map(|d| env.anchor(def, d)));
     }
+    out
 }
 
-impl SemaEnv for TestEnv {
-    fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
-        let scopes = CrateScopes {
-            tree: &self.tree,
-            resolved: &self.resolved,
+/// `line:col: error[code]: message (label)`, one diagnostic a line.
+fn render(env: &TestDriver, diags: &[Diagnostic]) -> String {
+    let mut s = String::new();
+    for d in diags {
+        let pos = match d.labels.first().and_then(|l| l.file.map(|f| (f, l.span))) {
+            Some((f, span)) => {
+                let (line, col) = env.krate.sources.get(f).line_col(span.lo);
+                format!("{line}:{col}: ")
+            }
+            None => String::new(),
         };
-        resolve_path(&scopes, from, path, ns)
+        let code = d.code.map(|c| format!("[{c}]")).unwrap_or_default();
+        let label = match d.labels.first() {
+            Some(l) if !l.message.is_empty() => format!(" ({})", l.message),
+            _ => String::new(),
+        };
+        s.push_str(&format!("{pos}error{code}: {}{label}\n", d.message));
     }
-
-    fn is_accessible(&self, vis: Vis, from: DefId) -> bool {
-        self.tree.is_accessible(vis, from)
-    }
-
-    fn visibility(&self, def: DefId) -> Vis {
-        self.tree.def(def).map_or(Vis::Public, |d| d.vis)
-    }
-
-    fn def_kind(&self, def: DefId) -> DefKind {
-        self.tree.def(def).map_or(DefKind::Mod, |d| d.kind)
-    }
-
-    fn def_name(&self, def: DefId) -> String {
-        self.tree.def_name(def)
-    }
-
-    fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        self.cached(&self.sigs, 0, def, || match self.ast(def) {
-            Some(ItemAst::Fn(f)) => Ok(Arc::new(fn_sig(self, self.module_of(def), f).0)),
-            _ => Err(ErrorReported),
-        })
-    }
-
-    fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        self.cached(&self.fields, 1, def, || match self.ast(def) {
-            Some(ItemAst::Struct(s)) => Ok(Arc::new(struct_fields(self, self.module_of(def), s).0)),
-            _ => Err(ErrorReported),
-        })
-    }
-
-    fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.cached(&self.aliases, 2, def, || match self.ast(def) {
-            Some(ItemAst::TypeAlias(a)) => Ok(alias_ty(self, self.module_of(def), a).0),
-            _ => Err(ErrorReported),
-        })
-    }
-
-    fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.cached(&self.const_tys, 3, def, || match self.ast(def) {
-            Some(ItemAst::Const(c)) => Ok(const_ty(self, self.module_of(def), c).0),
-            _ => Err(ErrorReported),
-        })
-    }
-
-    fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        self.cached(&self.values, 4, def, || match self.ast(def) {
-            Some(ItemAst::Const(c)) => {
-                let r = typeck_const(self, self.module_of(def), c);
-                if r.has_errors() {
-                    return Err(ErrorReported);
-                }
-                eval_const_item(self, def, &r.thir)
-                    .map(Arc::new)
-                    .map_err(|_| ErrorReported)
-            }
-            _ => Err(ErrorReported),
-        })
-    }
+    s
 }
 
 /// Prints the typed body of every function and constant, then any diagnostic.
 fn check(src: &str, expect: Expect) {
-    let env = TestEnv::new(src);
+    let env = driver(src);
     let mut out = String::new();
     for data in env.tree.defs() {
         let module = env.module_of(data.id);
@@ -243,16 +101,16 @@ fn check(src: &str, expect: Expect) {
         out.push_str(&format!("{} ", env.def_name(data.id)));
         out.push_str(&thir_to_string(&result.thir, &env));
     }
-    let diags = env.all_diagnostics();
-    out.push_str(&env.render(&diags));
+    let diags = all_diagnostics(&env);
+    out.push_str(&render(&env, &diags));
     expect.assert_eq(&out);
 }
 
 /// Prints every diagnostic of the program.
 fn check_error(src: &str, expect: Expect) {
-    let env = TestEnv::new(src);
-    let diags = env.all_diagnostics();
-    expect.assert_eq(&env.render(&diags));
+    let env = driver(src);
+    let diags = all_diagnostics(&env);
+    expect.assert_eq(&render(&env, &diags));
 }
 
 // ---- inference variables ----
@@ -1459,24 +1317,24 @@ fn deep_nesting_and_long_chains_do_not_overflow() {
         "(-{".repeat(levels),
         "})".repeat(levels)
     );
-    let env = TestEnv::new(&nested);
+    let env = driver(&nested);
     assert!(
         env.krate.diagnostics.is_empty(),
         "{}",
-        env.render(&env.krate.diagnostics)
+        render(&env, &env.krate.diagnostics)
     );
     assert!(
-        env.all_diagnostics().is_empty(),
+        all_diagnostics(&env).is_empty(),
         "{}",
-        env.render(&env.all_diagnostics())
+        render(&env, &all_diagnostics(&env))
     );
 
     // The parser limits left-nested chains too.
     let terms = vec!["1"; crate::limits::MAX_NESTING as usize - 20].join(" + ");
     let chain = format!("fn main() {{ let x: i64 = {terms}; }}");
-    let env = TestEnv::new(&chain);
-    let diags = env.all_diagnostics();
-    assert!(diags.is_empty(), "{}", env.render(&diags));
+    let env = driver(&chain);
+    let diags = all_diagnostics(&env);
+    assert!(diags.is_empty(), "{}", render(&env, &diags));
 }
 
 #[test]

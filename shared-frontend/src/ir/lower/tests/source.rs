@@ -1,224 +1,58 @@
 //! Source-level lowering tests: a program is parsed, resolved and type-checked by the
-//! real frontend through [`SourceEnv`] (a small single-run driver: memoized tables, no
-//! cycle reporting), then lowered. `check` shows the IR of one function; `check_run`
+//! real frontend through a [`TestDriver`] whose queries record their diagnostics, as a
+//! single-run driver does, then lowered. `check` shows the IR of one function; `check_run`
 //! runs the whole program with the reference interpreter.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use expect_test::{expect, Expect};
-use rustc_hash::FxHashMap;
 
 use crate::diag::{self, Diagnostic};
 use crate::ir::interp::{self, InterpLimits};
 use crate::ir::{IrFunction, IrProgram};
-use crate::sema::consteval;
-use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
-use crate::sema::env::{ErrorReported, SemaEnv};
-use crate::sema::items::{ItemAst, ItemTree};
-use crate::sema::modules::{load_crate_with, FileLoader, LoadedCrate, MemLoader};
-use crate::sema::resolve::{self, ResolvedCrate};
+use crate::sema::def::DefId;
+use crate::sema::env::SemaEnv;
+use crate::sema::items::ItemAst;
+use crate::sema::modules::MemLoader;
+use crate::sema::test_driver::{Reporting, TestDriver};
 use crate::sema::thir::Thir;
-use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use crate::sema::typeck;
-use crate::syntax::ast::Path as AstPath;
-use crate::syntax::parser;
 
 use super::super::lower_fn;
 
-type Memo<T> = RefCell<FxHashMap<DefId, Option<Result<T, ErrorReported>>>>;
-
-struct SourceEnv {
-    krate: LoadedCrate,
-    tree: ItemTree,
-    resolved: ResolvedCrate,
-    fn_sigs: Memo<Arc<FnSig>>,
-    struct_fields: Memo<Arc<StructFields>>,
-    alias_tys: Memo<Ty>,
-    const_tys: Memo<Ty>,
-    const_values: Memo<Arc<ConstValue>>,
-    diagnostics: RefCell<Vec<Diagnostic>>,
-}
-
-impl SourceEnv {
-    fn new(src: &str) -> SourceEnv {
-        let loader = MemLoader::new([("main.rs", src)]);
-        SourceEnv::with_loader(&loader, Path::new("main.rs"))
-    }
-
-    fn with_loader(loader: &dyn FileLoader, root: &Path) -> SourceEnv {
-        let krate = load_crate_with(loader, root, &parser::parse_file);
-        let tree = ItemTree::build(&krate);
-        let resolved = resolve::resolve_crate(&tree);
-        let diagnostics = RefCell::new(
-            krate
-                .diagnostics
-                .iter()
-                .chain(&tree.diagnostics)
-                .chain(&resolved.diagnostics)
-                .cloned()
-                .collect(),
-        );
-        SourceEnv {
-            krate,
-            tree,
-            resolved,
-            fn_sigs: Default::default(),
-            struct_fields: Default::default(),
-            alias_tys: Default::default(),
-            const_tys: Default::default(),
-            const_values: Default::default(),
-            diagnostics,
-        }
-    }
-
-    fn report(&self, def: DefId, diags: Vec<Diagnostic>) {
-        let (file, offset) = match self.tree.def(def) {
-            Some(d) => (d.file, d.offset),
-            None => (crate::span::FileId(0), 0),
-        };
-        self.diagnostics
-            .borrow_mut()
-            .extend(diags.into_iter().map(|d| d.anchor(file, offset)));
-    }
-
-    fn memo<T: Clone>(
-        &self,
-        memo: &Memo<T>,
-        def: DefId,
-        compute: impl FnOnce() -> Result<T, ErrorReported>,
-    ) -> Result<T, ErrorReported> {
-        match memo.borrow().get(&def) {
-            Some(Some(v)) => return v.clone(),
-            Some(None) => return Err(ErrorReported), // a cycle
-            None => {}
-        }
-        memo.borrow_mut().insert(def, None);
-        let v = compute();
-        memo.borrow_mut().insert(def, Some(v.clone()));
-        v
-    }
-
-    fn module_of(&self, def: DefId) -> DefId {
-        self.tree.parent(def).unwrap_or(self.tree.root)
-    }
-
-    /// Type-checks every function: `(def, path, body)` in item order, or the rendered
-    /// diagnostics.
-    fn bodies(&self) -> Result<Vec<(DefId, String, Arc<Thir>)>, String> {
-        let mut bodies = Vec::new();
-        for def in self.tree.defs() {
-            match &def.ast {
-                ItemAst::Fn(ast) => {
-                    let result = typeck::typeck_fn(self, def.id, self.module_of(def.id), ast);
-                    self.report(def.id, result.diagnostics);
-                    bodies.push((def.id, def.path.to_string(), result.thir));
-                }
-                ItemAst::Const(_) => drop(self.const_value(def.id)),
-                _ => {}
+/// Type-checks every function of `env`'s program: `(def, path, body)` in item order, or
+/// the rendered diagnostics.
+fn bodies(env: &TestDriver) -> Result<Vec<(DefId, String, Arc<Thir>)>, String> {
+    let mut bodies = Vec::new();
+    for def in env.tree.defs() {
+        match &def.ast {
+            ItemAst::Fn(ast) => {
+                let result = typeck::typeck_fn(env, def.id, env.module_of(def.id), ast);
+                env.record(def.id, result.diagnostics);
+                bodies.push((def.id, def.path.to_string(), result.thir));
             }
+            ItemAst::Const(_) => drop(env.const_value(def.id)),
+            _ => {}
         }
-        let diags = self.diagnostics.borrow();
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(diag::render_short(&diags, &self.krate.sources));
-        }
-        Ok(bodies)
     }
-}
-
-impl SemaEnv for SourceEnv {
-    fn resolve_path(&self, from: DefId, path: &AstPath, ns: Namespace) -> Result<Res, Diagnostic> {
-        let scopes = resolve::CrateScopes {
-            tree: &self.tree,
-            resolved: &self.resolved,
-        };
-        resolve::resolve_path(&scopes, from, path, ns)
+    let mut diags = env.front_diagnostics();
+    diags.extend(env.recorded());
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diag::render_short(&diags, &env.krate.sources));
     }
-    fn is_accessible(&self, vis: Vis, from: DefId) -> bool {
-        self.tree.is_accessible(vis, from)
-    }
-    fn visibility(&self, def: DefId) -> Vis {
-        self.tree.def(def).map(|d| d.vis).unwrap_or(Vis::Public)
-    }
-    fn def_kind(&self, def: DefId) -> DefKind {
-        self.tree.def(def).map(|d| d.kind).unwrap_or(DefKind::Mod)
-    }
-    fn def_name(&self, def: DefId) -> String {
-        self.tree.def_name(def)
-    }
-    fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        self.memo(&self.fn_sigs, def, || {
-            let Some(ItemAst::Fn(ast)) = self.tree.def(def).map(|d| &d.ast) else {
-                return Err(ErrorReported);
-            };
-            let (sig, diags) = typeck::fn_sig(self, self.module_of(def), ast);
-            self.report(def, diags);
-            Ok(Arc::new(sig))
-        })
-    }
-    fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        self.memo(&self.struct_fields, def, || {
-            let Some(ItemAst::Struct(ast)) = self.tree.def(def).map(|d| &d.ast) else {
-                return Err(ErrorReported);
-            };
-            let (fields, diags) = typeck::struct_fields(self, self.module_of(def), ast);
-            self.report(def, diags);
-            Ok(Arc::new(fields))
-        })
-    }
-    fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.memo(&self.alias_tys, def, || {
-            let Some(ItemAst::TypeAlias(ast)) = self.tree.def(def).map(|d| &d.ast) else {
-                return Err(ErrorReported);
-            };
-            let (ty, diags) = typeck::alias_ty(self, self.module_of(def), ast);
-            self.report(def, diags);
-            Ok(ty)
-        })
-    }
-    fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.memo(&self.const_tys, def, || {
-            let Some(ItemAst::Const(ast)) = self.tree.def(def).map(|d| &d.ast) else {
-                return Err(ErrorReported);
-            };
-            let (ty, diags) = typeck::const_ty(self, self.module_of(def), ast);
-            self.report(def, diags);
-            Ok(ty)
-        })
-    }
-    fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        self.memo(&self.const_values, def, || {
-            let Some(ItemAst::Const(ast)) = self.tree.def(def).map(|d| &d.ast) else {
-                return Err(ErrorReported);
-            };
-            let result = typeck::typeck_const(self, self.module_of(def), ast);
-            let failed = result.diagnostics.iter().any(Diagnostic::is_error);
-            self.report(def, result.diagnostics);
-            if failed {
-                return Err(ErrorReported);
-            }
-            match consteval::eval_const_item(self, def, &result.thir) {
-                Ok(v) => Ok(Arc::new(v)),
-                Err(consteval::ConstEvalError::Reported) => Err(ErrorReported),
-                Err(consteval::ConstEvalError::Error(d)) => {
-                    self.report(def, vec![d]);
-                    Err(ErrorReported)
-                }
-            }
-        })
-    }
+    Ok(bodies)
 }
 
 /// The lowered program of `src` (a single file), or its rendered diagnostics.
-fn lower_program(src: &str) -> Result<(IrProgram, SourceEnv), String> {
-    let env = SourceEnv::new(src);
+fn lower_program(src: &str) -> Result<(IrProgram, TestDriver), String> {
+    let env = TestDriver::new(src, Reporting::Queries);
     let program = lower_env(&env)?;
     Ok((program, env))
 }
 
-fn lower_env(env: &SourceEnv) -> Result<IrProgram, String> {
-    let bodies = env.bodies()?;
+fn lower_env(env: &TestDriver) -> Result<IrProgram, String> {
+    let bodies = bodies(env)?;
     let functions = bodies
         .iter()
         .map(|(def, name, thir)| Arc::new(lower_fn(env, *def, name.clone(), thir)))
@@ -347,7 +181,7 @@ fn corpus_programs_behave_as_with_rustc() {
     let mut failures = Vec::new();
     for name in &names {
         let loader = MemLoader::new(corpus_files(&dir, name));
-        let env = SourceEnv::with_loader(&loader, Path::new("main.rs"));
+        let env = TestDriver::with_loader(&loader, Path::new("main.rs"), Reporting::Queries);
         let program = match lower_env(&env) {
             Ok(p) => p,
             Err(diags) => {

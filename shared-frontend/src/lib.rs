@@ -8,7 +8,8 @@
 //!   constant evaluation, with [`sema::env::SemaEnv`] as the only window on other items;
 //! - [`ir`]: lowering one function, optimizing it, and interpreting a program;
 //! - [`diag`]: diagnostics and their rustc-like rendering;
-//! - [`gen`]: random programs, edits and ill-formed mutations.
+//! - [`gen`]: random programs, edits and ill-formed mutations;
+//! - [`spare`]: the per-thread buffers the per-function stages reuse.
 
 pub mod diag;
 pub mod gen;
@@ -17,4 +18,5 @@ pub mod ir;
 pub mod limits;
 pub mod sema;
 pub mod span;
+pub mod spare;
 pub mod syntax;

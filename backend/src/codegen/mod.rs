@@ -10,6 +10,7 @@ mod validate;
 
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 use shared_frontend::ir::IrFunction;
+use shared_frontend::spare;
 
 use crate::blob::{CodeBlob, Relocation, RuntimeFn};
 use emit::{Asm, Emitter};
@@ -18,11 +19,7 @@ use emit::{Asm, Emitter};
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
 /// called.
 pub fn codegen(f: &IrFunction) -> CodeBlob {
-    let mut bufs = BUFS
-        .try_with(|b| b.take())
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let mut bufs = spare::take(&BUFS);
     let facts = match validate::validate(f, std::mem::take(&mut bufs.facts)) {
         Ok(facts) => facts,
         Err(msg) => return error_blob(f, &format!("{}: {msg}", f.name)),
@@ -30,14 +27,13 @@ pub fn codegen(f: &IrFunction) -> CodeBlob {
     let a = analysis::analyze(f, facts, &mut bufs);
     let blob = emit_function(f, &a);
     bufs.reclaim(a);
-    let _ = BUFS.try_with(|b| b.set(Some(bufs)));
+    spare::give_back(&BUFS, bufs);
     blob
 }
 
 thread_local! {
-    /// The analysis buffers, reused by the [`codegen`] calls of one thread. (Boxed, so
-    /// that taking them out and putting them back moves a pointer.)
-    static BUFS: std::cell::Cell<Option<Box<analysis::Bufs>>> =
+    /// The analysis buffers, reused by the [`codegen`] calls of one thread.
+    static BUFS: spare::Spare<analysis::Bufs> =
         const { std::cell::Cell::new(None) };
 }
 

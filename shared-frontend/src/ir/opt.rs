@@ -26,6 +26,7 @@ pub use dce::eliminate_dead_code;
 pub use fold::fold_constants;
 
 use crate::ir::{IrFunction, ScalarTy, Terminator, VReg};
+use crate::spare;
 
 /// Rounds of all passes [`optimize`] runs at most before it stops at a fixpoint.
 pub const MAX_ROUNDS: u32 = 64;
@@ -131,9 +132,8 @@ thread_local! {
     /// what is left here: every pass clears or resizes a buffer before reading it (or,
     /// for folding's per-block entry states, writes a row before reading it), and the
     /// cached analyses are marked stale when a call starts.
-    /// (Boxed, so that taking them out and putting them back moves a pointer.)
-    static SCRATCH: std::cell::RefCell<Option<Box<(visit::Scratch, fold::FoldBufs)>>> =
-        std::cell::RefCell::default();
+    static SCRATCH: spare::Spare<(visit::Scratch, fold::FoldBufs)> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// [`optimize`], also saying what it did.
@@ -143,11 +143,7 @@ pub fn optimize_with_stats(f: &IrFunction) -> (IrFunction, OptStats) {
 
 fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
-    let mut bufs = SCRATCH
-        .try_with(|s| s.take())
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let mut bufs = spare::take(&SCRATCH);
     let (sc, fold_bufs) = &mut *bufs;
     sc.rpo_valid = false;
     sc.classes_valid = false;
@@ -157,7 +153,7 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     let well_formed = classes.in_range && well_formed_blocks(&f);
     sc.put_classes(classes);
     if !well_formed {
-        let _ = SCRATCH.try_with(|s| s.replace(Some(bufs)));
+        spare::give_back(&SCRATCH, bufs);
         // Malformed IR is left for the interpreter or backend to report.
         return (f, stats);
     }
@@ -189,7 +185,7 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
         }
     }
     compact_registers_unchecked(&mut f, sc);
-    let _ = SCRATCH.try_with(|s| s.replace(Some(bufs)));
+    spare::give_back(&SCRATCH, bufs);
     (f, stats)
 }
 

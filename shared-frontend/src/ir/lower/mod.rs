@@ -37,6 +37,7 @@ use crate::sema::def::DefId;
 use crate::sema::env::SemaEnv;
 use crate::sema::thir::{TExprId, TExprKind, TStmt, Thir};
 use crate::sema::ty::Ty;
+use crate::spare;
 
 use builder::Builder;
 
@@ -55,17 +56,13 @@ struct Scratch {
 }
 
 thread_local! {
-    /// (Boxed, so that taking the buffers out and putting them back moves a pointer.)
-    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+    /// The [`Scratch`] buffers of this thread.
+    static SCRATCH: spare::Spare<Scratch> = const { std::cell::Cell::new(None) };
 }
 
 /// Lowers the type-checked body `thir` of function `def` (named `name` in listings).
 pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrFunction {
-    let mut bufs = SCRATCH
-        .try_with(|s| s.take())
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let mut bufs = spare::take(&SCRATCH);
     let Scratch {
         mut b,
         mut layouts,
@@ -143,7 +140,7 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         scratch: cx.scratch,
         const_data: cx.const_data,
     };
-    let _ = SCRATCH.try_with(|s| s.set(Some(bufs)));
+    spare::give_back(&SCRATCH, bufs);
     f
 }
 

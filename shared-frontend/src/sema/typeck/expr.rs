@@ -28,6 +28,7 @@ use crate::sema::env::SemaEnv;
 use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
+use crate::spare;
 use crate::syntax::ast::{
     Arena, BinOp, Block, ConstDef, ExprId, ExprKind, FnDef, Ident, IntLit, IntSuffix, LitValue,
     Path, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
@@ -281,9 +282,8 @@ pub(super) struct Buffers {
 }
 
 thread_local! {
-    /// The spare [`Buffers`] of this thread. (Boxed, so that taking them out and putting
-    /// them back moves a pointer.)
-    static SPARE: std::cell::Cell<Option<Box<Buffers>>> = const { std::cell::Cell::new(None) };
+    /// The spare [`Buffers`] of this thread.
+    static SPARE: spare::Spare<Buffers> = const { std::cell::Cell::new(None) };
 }
 
 impl<'a> Checker<'a> {
@@ -304,11 +304,7 @@ impl<'a> Checker<'a> {
         } else {
             (8, 0)
         };
-        let mut bufs = SPARE
-            .try_with(|s| s.take())
-            .ok()
-            .flatten()
-            .unwrap_or_default();
+        let mut bufs = spare::take(&SPARE);
         let b = &mut *bufs;
         b.infer.reset(exprs / 4);
         b.tys.reserve(exprs);
@@ -378,7 +374,7 @@ impl<'a> Checker<'a> {
         b.struct_calls.clear();
         b.array_exprs = std::mem::take(&mut self.array_exprs);
         b.array_exprs.clear();
-        let _ = SPARE.try_with(|s| s.set(Some(bufs)));
+        spare::give_back(&SPARE, bufs);
     }
 
     // --- Small helpers --------------------------------------------------------------
@@ -828,7 +824,6 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Checks a function body (see [`super::typeck_fn`]).
 /// Reads each expression and statement of a body once, in address order, and the start of
 /// each operand or statement list (which lives apart). The syntax tree was written long
 /// before (the whole crate is parsed first) and checking reads it in tree order; reading it
@@ -848,6 +843,7 @@ fn prefetch(arena: &Arena) {
     }));
 }
 
+/// Checks a function body (see [`super::typeck_fn`]).
 pub(super) fn check_fn_body(
     env: &dyn SemaEnv,
     id: DefId,

@@ -148,7 +148,7 @@ fn usage(msg: &str) -> ExitCode {
 
 /// `experiments gen --lines N [--seed S] --out DIR`: writes a generated workload program.
 fn generate(args: &[String]) -> ExitCode {
-    let mut cfg = shared_frontend::gen::GenConfig::default();
+    let mut cfg = rill_gen::GenConfig::default();
     let mut out = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -169,7 +169,7 @@ fn generate(args: &[String]) -> ExitCode {
         eprintln!("usage: experiments gen --lines N [--seed S] --out DIR");
         return ExitCode::from(2);
     };
-    let program = shared_frontend::gen::generate(&cfg);
+    let program = rill_gen::generate(&cfg);
     if let Err(e) = program.write_to(&out) {
         eprintln!("error: cannot write to `{}`: {e}", out.display());
         return ExitCode::from(2);

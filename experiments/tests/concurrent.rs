@@ -4,13 +4,13 @@
 //! each gives the output of `--arch pipeline` (stdout, exit code, `image_hash`), none
 //! panics, and the directory is valid afterwards: the next build is right and warns about
 //! nothing, and a no-change rebuild after it executes nothing but the file reads (as in
-//! `query/tests/rill_minimality.rs`).
+//! `query/driver/tests/rill_minimality.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use experiments::shown::{read_stats, Shown};
-use shared_frontend::gen::{self, GenConfig, Program};
+use rill_gen::{self as gen, GenConfig, Program};
 
 struct Finished {
     shown: Shown,

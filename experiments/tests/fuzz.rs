@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use shared_frontend::gen::{self, GenConfig};
+use rill_gen::{self as gen, GenConfig};
 use shared_frontend::sema::modules::MemLoader;
 
 fn cases() -> u32 {
@@ -48,13 +48,13 @@ fn query_build(bytes: &[u8], cache: Option<&Path>) -> (Shown, Vec<String>) {
 
 fn query_build_files(files: &[(&str, &[u8])], cache: Option<&Path>) -> (Shown, Vec<String>) {
     let loader = MemLoader::new(files.iter().copied());
-    let b = query::rill::build(
+    let b = query_driver::build(
         Arc::new(loader),
         Path::new("main.rs"),
-        query::rill::Goal::Image,
-        query::rill::BuildOptions {
+        query_driver::Goal::Image,
+        query_driver::BuildOptions {
             cache_dir: cache.map(Path::to_path_buf),
-            ..query::rill::BuildOptions::default()
+            ..query_driver::BuildOptions::default()
         },
     );
     (

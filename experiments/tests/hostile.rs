@@ -324,13 +324,13 @@ fn deep_nesting_long_tokens_and_huge_arrays() {
 #[test]
 fn a_million_line_program() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = shared_frontend::gen::GenConfig {
+    let cfg = rill_gen::GenConfig {
         seed: 11,
         target_lines: 1_000_000,
         editable: false,
-        ..shared_frontend::gen::GenConfig::default()
+        ..rill_gen::GenConfig::default()
     };
-    let program = shared_frontend::gen::generate(&cfg);
+    let program = rill_gen::generate(&cfg);
     assert!(program.total_lines() > 500_000);
     program.write_to(dir.path()).unwrap();
     let main = dir.path().join("main.rs");

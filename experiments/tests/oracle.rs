@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use shared_frontend::gen::{self, GenConfig, Program};
+use rill_gen::{self as gen, GenConfig, Program};
 use shared_frontend::ir::interp::{self, InterpLimits};
 
 const RUSTC_FLAGS: &[&str] = &[

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use experiments::shown::{read_stats, Shown};
-use shared_frontend::gen::{self, GenConfig};
+use rill_gen::{self as gen, GenConfig};
 
 /// Runs `rill SUB MAIN --arch query [--cache-dir D]`; returns what it showed and its
 /// cache warnings.

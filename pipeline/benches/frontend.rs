@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shared_frontend::gen::{self, GenConfig};
+use rill_gen::{self as gen, GenConfig};
 use shared_frontend::sema::modules::MemLoader;
 
 fn program(lines: usize) -> (MemLoader, usize) {

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use shared_frontend::gen::{self, GenConfig};
+use rill_gen::{self as gen, GenConfig};
 use shared_frontend::ir::interp::{self, ExitStatus, InterpLimits};
 use shared_frontend::sema::modules::MemLoader;
 

@@ -6,7 +6,7 @@
 //! rill-fuzz source  [--cases N] [--seed S] [--out DIR]
 //! ```
 //!
-//! `diff` runs generated programs (`shared_frontend::gen`) through what `rill run` does
+//! `diff` runs generated programs (`rill_gen`) through what `rill run` does
 //! with `--arch interp`, `--arch pipeline`, `--arch query` from scratch, and `--arch query
 //! --cache-dir` on a persistent cache: by default with the same library calls inside this
 //! process (`--via library`, several times faster), or through the `rill` command next
@@ -32,7 +32,7 @@ use std::process::{Command, ExitCode};
 use std::sync::Arc;
 
 use experiments::shown::{read_stats, Shown};
-use shared_frontend::gen::{self, GenConfig, Program, SourceFile};
+use rill_gen::{self as gen, GenConfig, Program, SourceFile};
 use shared_frontend::sema::modules::MemLoader;
 
 /// The allocator `rill` uses, so in-process builds behave as the command's do.
@@ -198,14 +198,14 @@ fn observe_in_process(arch: Arch, main: &Path, cache: Option<&Path>) -> Shown {
     };
     let (diagnostics, sources, image, ir) = match arch {
         Arch::Query => {
-            let options = query::rill::BuildOptions {
+            let options = query_driver::BuildOptions {
                 cache_dir: cache.map(Path::to_path_buf),
                 engine: query::Options::from_env(),
-                granularity: query::rill::Granularity::Item,
-                spans: query::rill::SpanMode::Relative,
+                granularity: query_driver::Granularity::Item,
+                spans: query_driver::SpanMode::Relative,
                 exit_after: false,
             };
-            let build = query::rill::build_path(main, query::rill::Goal::Image, options);
+            let build = query_driver::build_path(main, query_driver::Goal::Image, options);
             for w in &build.warnings {
                 if !w.contains("no cache at") && !w.starts_with("query cache") {
                     obs.diagnostics.push_str(&format!("warning: {w}\n"));
@@ -718,11 +718,11 @@ fn compile_both(files: &Files) {
     let root = Path::new("main.rs");
     let p = pipeline::compile(&loader, root, pipeline::Until::Image);
     let _ = shared_frontend::diag::render(&p.diagnostics, &p.sources, false);
-    let q = query::rill::build(
+    let q = query_driver::build(
         Arc::new(loader),
         root,
-        query::rill::Goal::Image,
-        query::rill::BuildOptions::default(),
+        query_driver::Goal::Image,
+        query_driver::BuildOptions::default(),
     );
     let _ = shared_frontend::diag::render(&q.diagnostics, &q.sources, false);
 }

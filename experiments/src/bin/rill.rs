@@ -230,7 +230,7 @@ struct QueryArgs {
 fn query_options(
     cache_dir: Option<&Path>,
     args: &QueryArgs,
-) -> Result<query::rill::BuildOptions, ExitCode> {
+) -> Result<query_driver::BuildOptions, ExitCode> {
     let mut engine = query::Options::from_env();
     if let Some(h) = &args.hasher {
         engine.hasher = query::HasherKind::from_name(h)
@@ -249,16 +249,16 @@ fn query_options(
         };
     }
     let granularity = match &args.granularity {
-        None => query::rill::Granularity::Item,
-        Some(g) => query::rill::Granularity::from_name(g)
+        None => query_driver::Granularity::Item,
+        Some(g) => query_driver::Granularity::from_name(g)
             .ok_or_else(|| usage_error(format!("unknown --granularity `{g}` (item, file)")))?,
     };
     let spans = match &args.spans {
-        None => query::rill::SpanMode::Relative,
-        Some(m) => query::rill::SpanMode::from_name(m)
+        None => query_driver::SpanMode::Relative,
+        Some(m) => query_driver::SpanMode::from_name(m)
             .ok_or_else(|| usage_error(format!("unknown --spans `{m}` (relative, absolute)")))?,
     };
-    Ok(query::rill::BuildOptions {
+    Ok(query_driver::BuildOptions {
         cache_dir: cache_dir.map(Path::to_path_buf),
         engine,
         granularity,
@@ -279,11 +279,11 @@ fn compile(
         Arch::Query => {
             let options = query_options(cache_dir, qargs)?;
             let goal = if image {
-                query::rill::Goal::Image
+                query_driver::Goal::Image
             } else {
-                query::rill::Goal::Check
+                query_driver::Goal::Check
             };
-            let build = query::rill::build_path(path, goal, options);
+            let build = query_driver::build_path(path, goal, options);
             for w in &build.warnings {
                 // A first build has no cache: that is not worth a warning.
                 if !w.contains("no cache at") {

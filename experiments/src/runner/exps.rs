@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use shared_frontend::gen::{EditKind, Program};
+use rill_gen::{EditKind, Program};
 
 use super::process;
 use super::rill::{Build, BuildRun, BuildStats, Mode, NoMeasurement};

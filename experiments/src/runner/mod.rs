@@ -155,7 +155,7 @@ pub struct Ctx {
     pub query_unavailable: RefCell<Option<String>>,
     pub progress: RefCell<Option<ProgressBar>>,
     /// Generated programs by (lines, seed), generated once per run.
-    programs: RefCell<BTreeMap<(usize, u64), shared_frontend::gen::Program>>,
+    programs: RefCell<BTreeMap<(usize, u64), rill_gen::Program>>,
     /// Leaf-body edits by (lines, seed), checked against the machine code once per run.
     leaf_edits: RefCell<BTreeMap<(usize, u64), std::rc::Rc<workload::LeafEdits>>>,
 }
@@ -185,7 +185,7 @@ impl Ctx {
     }
 
     /// The generated program of about `lines` lines (cached for the run).
-    pub fn program(&self, lines: usize, seed: u64) -> shared_frontend::gen::Program {
+    pub fn program(&self, lines: usize, seed: u64) -> rill_gen::Program {
         self.set_message(&format!("generating {lines} lines"));
         self.programs
             .borrow_mut()

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use shared_frontend::gen::{self, EditKind, GenConfig, Program};
+use rill_gen::{self as gen, EditKind, GenConfig, Program};
 use shared_frontend::sema::modules::FileLoader;
 
 /// A program on disk: its directory and the program it currently holds.

@@ -17,12 +17,15 @@ use shared_frontend::sema::resolve::{ModuleScope, ResolvedCrate};
 use shared_frontend::span::{FileId, SourceMap, Span};
 use shared_frontend::syntax::ast::SourceFileAst;
 
-use crate::{hash_serde, StableHash, StableHasher};
+use query::{hash_serde, StableHash, StableHasher};
 
-/// Implements [`StableHash`] through serde for types of other crates.
+use crate::RillDb;
+
+/// Implements [`StableHash`] through serde for types of other crates (under the hashing
+/// context [`RillDb`], which the orphan rule allows).
 macro_rules! serde_stable_hash {
     ($($t:ty),* $(,)?) => {$(
-        impl StableHash for $t {
+        impl StableHash<RillDb> for $t {
             fn stable_hash(&self, h: &mut StableHasher) {
                 hash_serde(self, h)
             }
@@ -30,7 +33,7 @@ macro_rules! serde_stable_hash {
     )*};
 }
 
-impl StableHash for shared_frontend::sema::def::DefPathHash {
+impl StableHash<RillDb> for shared_frontend::sema::def::DefPathHash {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u128(self.0)
     }
@@ -68,7 +71,7 @@ pub enum FileText {
     },
 }
 
-impl StableHash for FileText {
+impl StableHash<RillDb> for FileText {
     fn stable_hash(&self, h: &mut StableHasher) {
         match self {
             FileText::Bytes(b) => {
@@ -134,7 +137,7 @@ impl PartialEq for ItemSyntax {
     }
 }
 
-impl StableHash for ItemSyntax {
+impl StableHash<RillDb> for ItemSyntax {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_usize(self.text.len());
         h.write_bytes(&self.text);
@@ -292,13 +295,13 @@ impl CrateStructure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScopeValue(pub Arc<ModuleScope>);
 
-impl StableHash for ScopeValue {
+impl StableHash<RillDb> for ScopeValue {
     fn stable_hash(&self, h: &mut StableHasher) {
         hash_serde(&self.0.sorted(), h)
     }
 }
 
-impl StableHash for CrateStructure {
+impl StableHash<RillDb> for CrateStructure {
     /// Compactly: a def's path is identified by its id (the path's hash), and files by
     /// their index in `files`.
     fn stable_hash(&self, h: &mut StableHasher) {
@@ -394,7 +397,7 @@ pub struct SemaOut<T> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl<T: Serialize> StableHash for SemaOut<T> {
+impl<T: Serialize> StableHash<RillDb> for SemaOut<T> {
     fn stable_hash(&self, h: &mut StableHasher) {
         hash_serde(self, h)
     }

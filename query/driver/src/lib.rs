@@ -43,7 +43,7 @@ use shared_frontend::sema::modules::{FileLoader, FsLoader};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
 
-use crate::{
+use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Options, StatsSnapshot,
 };
 use providers::*;

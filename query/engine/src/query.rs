@@ -67,7 +67,7 @@ pub trait Query: 'static {
         + Eq
         + Hash
         + Debug
-        + StableHash
+        + StableHash<Self::Db>
         + serde::Serialize
         + serde::de::DeserializeOwned
         + 'static;

@@ -6,7 +6,7 @@ mod gen_support;
 use std::time::Duration;
 
 use gen_support::*;
-use shared_frontend::gen::{generate, GenConfig, Program};
+use rill_gen::{generate, GenConfig, Program};
 
 fn check_runs(p: &Program, tag: &str, expect_code: i32) -> String {
     let dir = TempDir::new(tag);

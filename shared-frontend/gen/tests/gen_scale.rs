@@ -7,7 +7,7 @@ use std::time::Instant;
 mod gen_support;
 
 use gen_support::cases;
-use shared_frontend::gen::{generate, GenConfig};
+use rill_gen::{generate, GenConfig};
 
 fn check_size(target: usize, seed: u64) -> f64 {
     let cfg = GenConfig {

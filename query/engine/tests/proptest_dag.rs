@@ -44,17 +44,17 @@ pub struct Spec {
     pub nodes: Vec<NodeSpec>,
 }
 
-impl StableHash for Spec {
+impl<Cx> StableHash<Cx> for Spec {
     fn stable_hash(&self, h: &mut StableHasher) {
-        self.inputs.stable_hash(h);
+        StableHash::<Cx>::stable_hash(&self.inputs, h);
         h.write_usize(self.nodes.len());
         for n in &self.nodes {
             h.write_u8(n.op as u8);
             h.write_usize(n.refs.len());
             for r in &n.refs {
                 match *r {
-                    Ref::Input(i) => (0u8, i).stable_hash(h),
-                    Ref::Node(i) => (1u8, i).stable_hash(h),
+                    Ref::Input(i) => StableHash::<Cx>::stable_hash(&(0u8, i), h),
+                    Ref::Node(i) => StableHash::<Cx>::stable_hash(&(1u8, i), h),
                 }
             }
         }

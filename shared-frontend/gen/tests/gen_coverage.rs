@@ -1,7 +1,7 @@
 //! Across a modest number of seeds, generated programs use every construct of LANGUAGE.md
 //! (checked on the text), and the proptest strategies produce what they promise.
 
-use shared_frontend::gen::{generate, GenConfig, Program};
+use rill_gen::{generate, GenConfig, Program};
 
 fn corpus() -> (Vec<Program>, String) {
     let mut programs = Vec::new();
@@ -415,7 +415,7 @@ fn panicking_configs_contain_a_deliberate_panic() {
 mod strategies {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
-    use shared_frontend::gen::{strategies, EditKind};
+    use rill_gen::{strategies, EditKind};
 
     fn runner() -> TestRunner {
         TestRunner::new_with_rng(

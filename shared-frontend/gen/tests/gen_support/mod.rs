@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use shared_frontend::gen::Program;
+use rill_gen::Program;
 
 /// The number of cases for a randomized test: `RILL_GEN_CASES` if set, else `default`.
 pub fn cases(default: u64) -> u64 {

@@ -7,7 +7,7 @@ mod gen_support;
 use std::time::Duration;
 
 use gen_support::*;
-use shared_frontend::gen::{apply_edit, edit_history, generate, EditKind, GenConfig, Program};
+use rill_gen::{apply_edit, edit_history, generate, EditKind, GenConfig, Program};
 
 fn program(seed: u64, lines: usize) -> Program {
     generate(&GenConfig {

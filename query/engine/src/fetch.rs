@@ -176,7 +176,7 @@ fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
 fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
     let rt = db.runtime();
     let mut h = StableHasher::new(rt.options.hasher);
-    crate::StableHash::stable_hash(key, &mut h);
+    crate::StableHash::<Q::Db>::stable_hash(key, &mut h);
     rt.stats.borrow_mut().kinds[Q::KIND as usize].hashed_bytes += h.bytes_hashed();
     h.finish()
 }

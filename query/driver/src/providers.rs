@@ -23,7 +23,7 @@ use super::env::{root_def, QEnv};
 use super::skeleton;
 use super::values::*;
 use super::RillDb;
-use crate::Cycle;
+use query::Cycle;
 
 // ---------------------------------------------------------------------------------------
 // Files and the crate's structure.

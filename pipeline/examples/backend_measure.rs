@@ -1,6 +1,6 @@
 //! Rough numbers for the backend: codegen + link throughput over the corpus (in source
 //! lines per second of the programs' IR), and run time of the JIT against the interpreter
-//! on a few compute-heavy corpus programs. `cargo run --release -p backend --example measure`
+//! on a few compute-heavy corpus programs. `cargo run --release -p pipeline --example backend_measure`
 
 use std::path::Path;
 use std::sync::Arc;

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use query::rill::{self, Build, BuildOptions, Goal};
+use query_driver::{self as rill, Build, BuildOptions, Goal};
 use serde::Serialize;
 use shared_frontend::sema::modules::MemLoader;
 use shared_frontend::sema::ty::{ConstValue, IntTy, Ty};

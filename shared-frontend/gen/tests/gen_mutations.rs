@@ -5,7 +5,7 @@ mod gen_support;
 use std::collections::BTreeMap;
 
 use gen_support::*;
-use shared_frontend::gen::{generate, mutate_ill_formed, mutation_kinds, GenConfig, Program};
+use rill_gen::{generate, mutate_ill_formed, mutation_kinds, GenConfig, Program};
 
 #[test]
 fn mutations_are_rejected_by_rustc() {

@@ -2,8 +2,6 @@
 //! IR by the staged driver runs under the JIT with the stdout and exit code rustc gave
 //! (its `.stdout` and `.exit` files) and exactly as under the interpreter.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
 use backend::{run_program, RunLimits};

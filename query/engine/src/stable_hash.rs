@@ -15,7 +15,13 @@ use std::sync::Arc;
 /// A value that can be fingerprinted stably. Implementations must feed everything that
 /// makes two values different (so that equal fingerprints mean equal values) and nothing
 /// that depends on the process (addresses, interned indices, map order).
-pub trait StableHash {
+///
+/// `Cx` is the hashing context: a type of the embedder (its database) under which it may
+/// implement `StableHash` for types of other crates (the language's syntax trees, say),
+/// which the orphan rule would otherwise forbid. The engine's impls hold for every
+/// context; a query's key and value are hashed under its database
+/// (`StableHash<Q::Db>`). Plain uses (`StableHash` alone) mean the context `()`.
+pub trait StableHash<Cx: ?Sized = ()> {
     /// Feeds `self` to the hasher.
     fn stable_hash(&self, hasher: &mut StableHasher);
 
@@ -27,14 +33,14 @@ pub trait StableHash {
         Self: Sized,
     {
         for x in items {
-            x.stable_hash(hasher);
+            StableHash::<Cx>::stable_hash(x, hasher);
         }
     }
 }
 
 macro_rules! int_impls {
     ($($t:ty => $w:ident as $as:ty),* $(,)?) => {$(
-        impl StableHash for $t {
+        impl<Cx: ?Sized> StableHash<Cx> for $t {
             #[inline]
             fn stable_hash(&self, h: &mut StableHasher) {
                 h.$w(*self as $as);
@@ -58,7 +64,7 @@ macro_rules! int_impls {
     )*};
 }
 
-impl StableHash for u8 {
+impl<Cx: ?Sized> StableHash<Cx> for u8 {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u8(*self);
@@ -79,40 +85,40 @@ int_impls! {
     usize => write_u64 as u64, isize => write_u64 as u64,
 }
 
-impl StableHash for bool {
+impl<Cx: ?Sized> StableHash<Cx> for bool {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u8(*self as u8);
     }
 }
 
-impl StableHash for char {
+impl<Cx: ?Sized> StableHash<Cx> for char {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u32(*self as u32);
     }
 }
 
-impl StableHash for () {
+impl<Cx: ?Sized> StableHash<Cx> for () {
     #[inline]
     fn stable_hash(&self, _: &mut StableHasher) {}
 }
 
-impl StableHash for str {
+impl<Cx: ?Sized> StableHash<Cx> for str {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_str(self);
     }
 }
 
-impl StableHash for String {
+impl<Cx: ?Sized> StableHash<Cx> for String {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_str(self);
     }
 }
 
-impl StableHash for Path {
+impl<Cx: ?Sized> StableHash<Cx> for Path {
     /// Paths are hashed through their platform bytes; the cache is per machine anyway.
     fn stable_hash(&self, h: &mut StableHasher) {
         let bytes = self.as_os_str().as_encoded_bytes();
@@ -121,13 +127,13 @@ impl StableHash for Path {
     }
 }
 
-impl StableHash for PathBuf {
+impl<Cx: ?Sized> StableHash<Cx> for PathBuf {
     fn stable_hash(&self, h: &mut StableHasher) {
-        self.as_path().stable_hash(h);
+        StableHash::<Cx>::stable_hash(self.as_path(), h);
     }
 }
 
-impl StableHash for Fingerprint {
+impl<Cx: ?Sized> StableHash<Cx> for Fingerprint {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u64(self.0);
@@ -135,109 +141,109 @@ impl StableHash for Fingerprint {
     }
 }
 
-impl<T: StableHash> StableHash for [T] {
+impl<Cx: ?Sized, T: StableHash<Cx>> StableHash<Cx> for [T] {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_usize(self.len());
-        T::stable_hash_slice(self, h);
+        <T as StableHash<Cx>>::stable_hash_slice(self, h);
     }
 }
 
-impl<T: StableHash, const N: usize> StableHash for [T; N] {
+impl<Cx: ?Sized, T: StableHash<Cx>, const N: usize> StableHash<Cx> for [T; N] {
     fn stable_hash(&self, h: &mut StableHasher) {
         // The length is part of the type: not fed.
-        T::stable_hash_slice(self, h);
+        <T as StableHash<Cx>>::stable_hash_slice(self, h);
     }
 }
 
-impl<T: StableHash> StableHash for Vec<T> {
+impl<Cx: ?Sized, T: StableHash<Cx>> StableHash<Cx> for Vec<T> {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
-        self.as_slice().stable_hash(h);
+        StableHash::<Cx>::stable_hash(self.as_slice(), h);
     }
 }
 
-impl<T: StableHash> StableHash for Option<T> {
+impl<Cx: ?Sized, T: StableHash<Cx>> StableHash<Cx> for Option<T> {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
         match self {
             None => h.write_u8(0),
             Some(x) => {
                 h.write_u8(1);
-                x.stable_hash(h);
+                StableHash::<Cx>::stable_hash(x, h);
             }
         }
     }
 }
 
-impl<T: StableHash, E: StableHash> StableHash for Result<T, E> {
+impl<Cx: ?Sized, T: StableHash<Cx>, E: StableHash<Cx>> StableHash<Cx> for Result<T, E> {
     fn stable_hash(&self, h: &mut StableHasher) {
         match self {
             Ok(x) => {
                 h.write_u8(0);
-                x.stable_hash(h);
+                StableHash::<Cx>::stable_hash(x, h);
             }
             Err(e) => {
                 h.write_u8(1);
-                e.stable_hash(h);
+                StableHash::<Cx>::stable_hash(e, h);
             }
         }
     }
 }
 
-impl<T: StableHash + ?Sized> StableHash for &T {
+impl<Cx: ?Sized, T: StableHash<Cx> + ?Sized> StableHash<Cx> for &T {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
-        (**self).stable_hash(h);
+        StableHash::<Cx>::stable_hash(&**self, h);
     }
 }
 
-impl<T: StableHash + ?Sized> StableHash for Box<T> {
+impl<Cx: ?Sized, T: StableHash<Cx> + ?Sized> StableHash<Cx> for Box<T> {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
-        (**self).stable_hash(h);
+        StableHash::<Cx>::stable_hash(&**self, h);
     }
 }
 
-impl<T: StableHash + ?Sized> StableHash for Arc<T> {
+impl<Cx: ?Sized, T: StableHash<Cx> + ?Sized> StableHash<Cx> for Arc<T> {
     /// The contents, never the pointer.
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
-        (**self).stable_hash(h);
+        StableHash::<Cx>::stable_hash(&**self, h);
     }
 }
 
-impl<T: StableHash + ?Sized> StableHash for Rc<T> {
+impl<Cx: ?Sized, T: StableHash<Cx> + ?Sized> StableHash<Cx> for Rc<T> {
     #[inline]
     fn stable_hash(&self, h: &mut StableHasher) {
-        (**self).stable_hash(h);
+        StableHash::<Cx>::stable_hash(&**self, h);
     }
 }
 
-impl<K: StableHash, V: StableHash> StableHash for BTreeMap<K, V> {
+impl<Cx: ?Sized, K: StableHash<Cx>, V: StableHash<Cx>> StableHash<Cx> for BTreeMap<K, V> {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_usize(self.len());
         for (k, v) in self {
-            k.stable_hash(h);
-            v.stable_hash(h);
+            StableHash::<Cx>::stable_hash(k, h);
+            StableHash::<Cx>::stable_hash(v, h);
         }
     }
 }
 
-impl<T: StableHash> StableHash for BTreeSet<T> {
+impl<Cx: ?Sized, T: StableHash<Cx>> StableHash<Cx> for BTreeSet<T> {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_usize(self.len());
         for x in self {
-            x.stable_hash(h);
+            StableHash::<Cx>::stable_hash(x, h);
         }
     }
 }
 
 macro_rules! tuple_impls {
     ($(($($n:tt $t:ident),+))*) => {$(
-        impl<$($t: StableHash),+> StableHash for ($($t,)+) {
+        impl<Cx: ?Sized, $($t: StableHash<Cx>),+> StableHash<Cx> for ($($t,)+) {
             #[inline]
             fn stable_hash(&self, h: &mut StableHasher) {
-                $(self.$n.stable_hash(h);)+
+                $(StableHash::<Cx>::stable_hash(&self.$n, h);)+
             }
         }
     )*};
@@ -259,9 +265,9 @@ tuple_impls! {
 #[macro_export]
 macro_rules! impl_stable_hash {
     ($ty:ty { $($field:ident),* $(,)? }) => {
-        impl $crate::StableHash for $ty {
+        impl<Cx: ?Sized> $crate::StableHash<Cx> for $ty {
             fn stable_hash(&self, hasher: &mut $crate::StableHasher) {
-                $( $crate::StableHash::stable_hash(&self.$field, hasher); )*
+                $( $crate::StableHash::<Cx>::stable_hash(&self.$field, hasher); )*
             }
         }
     };

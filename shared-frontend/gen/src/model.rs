@@ -497,7 +497,7 @@ pub(crate) struct ConstDef {
     pub ty: TyExpr,
     pub init: Expr,
     /// The evaluated value (kept up to date by edits).
-    pub value: crate::gen::consteval::Val,
+    pub value: crate::consteval::Val,
     /// Used in an array length: its value and type are part of other types.
     pub in_types: bool,
     pub trivia: Trivia,

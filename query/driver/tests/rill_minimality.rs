@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use query::rill::{self, Build, BuildOptions, Goal};
+use query_driver::{self as rill, Build, BuildOptions, Goal};
 use shared_frontend::sema::modules::MemLoader;
 
 const MAIN: &str = "mod geometry;

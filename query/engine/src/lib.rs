@@ -1,7 +1,8 @@
-//! The query engine (memoized, dependency-tracked, fingerprinted, persisted, re-validated
-//! red-green) and the query-based driver.
+//! The query engine: memoized, dependency-tracked, fingerprinted, persisted, re-validated
+//! red-green queries.
 //!
-//! The engine is generic: it knows nothing of Rill. A database is declared with
+//! The engine is generic: it knows nothing of Rill, and its crate depends on neither the
+//! frontend nor the backend (the Rill driver is the crate `query-driver`, beside it). A database is declared with
 //! [`define_queries!`] (one table: each query's key, value, modifiers and provider); a
 //! provider is a plain function `fn(&Db, Key) -> Value` that reads other queries through
 //! the database, which records each read as a dependency edge in invocation order.
@@ -62,7 +63,6 @@ mod maybe_changed_after;
 mod on_disk;
 mod query;
 mod revision;
-pub mod rill;
 mod runtime;
 mod serde_hash;
 mod stable_hash;

@@ -93,7 +93,7 @@ macro_rules! define_queries {
                     const DESCRIPTION: &'static str = $desc;
                     const KIND: u16 = Kind::$name as u16;
                     const FLAGS: $crate::Flags = $crate::__query_flags!(@$how $($m)*);
-                    const HASH: Option<fn(&$V, &mut $crate::StableHasher)> = $crate::__query_hash!(($V) $($m)*);
+                    const HASH: Option<fn(&$V, &mut $crate::StableHasher)> = $crate::__query_hash!((super::$Db) ($V) $($m)*);
                     const CODEC: Option<$crate::Codec<$V>> = $crate::__query_codec!(($V) $($m)*);
                     const FALLBACK: Option<fn(&super::$Db, &$crate::Cycle, &$K) -> $V> =
                         $crate::__query_fallback!((super::$Db) ($K) ($V) $([$m $(($($marg)*))?])*);
@@ -165,9 +165,9 @@ macro_rules! __query_flag {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __query_hash {
-    (($V:ty)) => { Some($crate::__hash_value::<$V> as fn(&$V, &mut $crate::StableHasher)) };
-    (($V:ty) no_hash $($rest:ident)*) => { None };
-    (($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_hash!(($V) $($rest)*) };
+    (($Db:ty) ($V:ty)) => { Some($crate::__hash_value::<$Db, $V> as fn(&$V, &mut $crate::StableHasher)) };
+    (($Db:ty) ($V:ty) no_hash $($rest:ident)*) => { None };
+    (($Db:ty) ($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_hash!(($Db) ($V) $($rest)*) };
 }
 
 #[doc(hidden)]
@@ -229,6 +229,6 @@ macro_rules! __query_method {
 
 /// Hashes a value (the `HASH` of a query table line).
 #[doc(hidden)]
-pub fn __hash_value<V: crate::StableHash>(v: &V, h: &mut crate::StableHasher) {
-    v.stable_hash(h)
+pub fn __hash_value<Db, V: crate::StableHash<Db>>(v: &V, h: &mut crate::StableHasher) {
+    crate::StableHash::<Db>::stable_hash(v, h)
 }

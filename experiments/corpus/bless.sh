@@ -15,7 +15,7 @@ exec python3 - "$@" <<'PY'
 import json, os, re, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-# The oracle's flags, exactly as LANGUAGE.md states them.
+# The oracle's flags, exactly as LANGUAGE.md ("The reference implementation") states them.
 FLAGS = ["--edition", "2021", "-C", "overflow-checks=off", "-A", "warnings",
          "-A", "arithmetic_overflow", "-A", "unconditional_panic"]
 RUN_TIMEOUT_S = 10

@@ -1,5 +1,6 @@
-//! The experiments E1–E10 of DESIGN.md, each a function from the context to its rows,
-//! paper values and headline keys. Every build is a new `rill` (or `rustc`) process.
+//! The experiments E1–E10 of DESIGN.md ("Experiments"), each a function from the context
+//! to its rows, paper values and headline keys. Every build is a new `rill` (or `rustc`)
+//! process.
 //! A measurement that cannot be made (an architecture or option this `rill` lacks, a
 //! failed build) becomes a row whose `status` says why, with empty numbers.
 
@@ -19,7 +20,8 @@ use super::{copy_dir, dir_size, Ctx, Outcome};
 /// The seed of every generated workload.
 pub const SEED: u64 = 7;
 
-/// The oracle's rustc flags (experiments/tests/oracle.rs, LANGUAGE.md).
+/// The oracle's rustc flags (experiments/tests/oracle.rs, LANGUAGE.md "The reference
+/// implementation").
 pub const RUSTC_FLAGS: &[&str] = &[
     "--edition",
     "2021",

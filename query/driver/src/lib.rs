@@ -16,13 +16,13 @@
 //!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
 //! ```
 //!
-//! Invariant 5 (positions don't cascade) holds at every level. The def map is built from
-//! positionless skeletons (item offsets replaced by ordinals) and file statuses, never
-//! from file texts, so an edit that adds or removes no item leaves it green; an item's
-//! syntax is found by its ordinal in its file, with spans relative to the item, so moving
-//! an item changes no fingerprint below `item_ast`. Positions come back only when
-//! diagnostics are reported (`file_offsets`, and `positioned_def_map`, built only when
-//! the crate's structure has errors).
+//! DESIGN.md Invariant 5 (positions don't cascade) holds at every level. The def map is
+//! built from positionless skeletons (item offsets replaced by ordinals) and file
+//! statuses, never from file texts, so an edit that adds or removes no item leaves it
+//! green; an item's syntax is found by its ordinal in its file, with spans relative to the
+//! item, so moving an item changes no fingerprint below `item_ast`. Positions come back
+//! only when diagnostics are reported (`file_offsets`, and `positioned_def_map`, built
+//! only when the crate's structure has errors).
 //!
 //! Diagnostics are part of the values of the queries that find them and are collected in
 //! the canonical order shared with the pipeline (see `pipeline::Tables::take_diagnostics`).

@@ -1,4 +1,4 @@
-//! Forged Rill caches whose values nest a million levels deep (invariant 6).
+//! Forged Rill caches whose values nest a million levels deep (DESIGN.md Invariant 6).
 //!
 //! The cache file of a real build of the Rill driver is taken apart (the graph section is
 //! decoded with a mirror of the engine's on-disk layout), one persisted value is replaced

@@ -1,7 +1,7 @@
 //! Cycles: a query that (transitively) reads itself.
 //!
 //! The design, in salsa's spirit, so that the outcome does not depend on which query of
-//! the cycle was asked first (invariant 2: incremental equals from scratch):
+//! the cycle was asked first (DESIGN.md Invariant 2: incremental equals from scratch):
 //!
 //! * A read of a query that is executing is a cycle. The frames from that query to the
 //!   top of the stack are its participants; each is marked with the [`Cycle`], which lists

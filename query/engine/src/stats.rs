@@ -1,6 +1,6 @@
 //! Statistics per query kind (executed, green, loaded, hashed bytes, time in providers
 //! and hashing) and for the engine (dependency bookkeeping, cache load and save), with a
-//! serializable snapshot shaped for the stats JSON of DESIGN.md.
+//! serializable snapshot shaped for the stats JSON of DESIGN.md ("Command-line contract").
 //!
 //! Times are exclusive: a provider's time excludes the queries it executed, their hashing
 //! and their validation. A small profiler keeps a stack of timed regions; only cold paths
@@ -196,8 +196,8 @@ pub struct EngineStats {
     pub nodes: u64,
 }
 
-/// A snapshot of the statistics: `queries` and `totals` as in DESIGN.md's stats JSON, and
-/// `engine` for the engine-wide numbers.
+/// A snapshot of the statistics: `queries` and `totals` as in the stats JSON of DESIGN.md
+/// ("Command-line contract"), and `engine` for the engine-wide numbers.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct StatsSnapshot {
     /// Per query kind (only kinds that did something).

@@ -1,4 +1,5 @@
-//! Damaged, hostile and concurrently used caches, at the engine level (invariant 6).
+//! Damaged, hostile and concurrently used caches, at the engine level (DESIGN.md
+//! Invariant 6).
 //!
 //! Every file the engine writes in a cache directory (`query-cache.bin`, the lock file,
 //! the temporary file of a save) is damaged in every way we can think of: truncated at

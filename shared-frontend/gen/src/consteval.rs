@@ -165,7 +165,8 @@ impl Eval<'_> {
                 Val::Array(vec![v; n as usize])
             }
             Expr::Index(base, idx) => {
-                // rustc evaluates the index first, then the base (see LANGUAGE.md).
+                // rustc evaluates the index first, then the base (LANGUAGE.md, "Evaluation
+                // order").
                 let i = self.expr(idx)?;
                 let b = self.expr(base)?;
                 index(b, &i)?

@@ -2,9 +2,9 @@
 //!
 //! [`generate`] builds a structured model of a program (modules, functions, constants,
 //! structs, aliases, imports; typed bodies) and renders it to source files. Programs are
-//! valid Rill (rustc accepts them with the flags in LANGUAGE.md), terminate quickly, print a
-//! bounded amount and are deterministic; the same [`GenConfig`] yields byte-identical text
-//! on every platform.
+//! valid Rill (rustc accepts them with the flags of LANGUAGE.md "The reference
+//! implementation"), terminate quickly, print a bounded amount and are deterministic;
+//! the same [`GenConfig`] yields byte-identical text on every platform.
 //!
 //! Because the program keeps its model, [`apply_edit`] and [`edit_history`] can change it
 //! meaningfully (E3's edit kinds) and [`mutate_ill_formed`] can break it in ways rustc

@@ -23,7 +23,8 @@
 //!   Functions returning `()` return nothing, and parameters of type `()` are not passed.
 //! - Virtual registers may be assigned more than once (a scalar local is one register).
 //!   Block 0 is the entry.
-//! - No source positions: machine code must not change when code moves (invariant 5).
+//! - No source positions: machine code must not change when code moves (DESIGN.md
+//!   Invariant 5).
 
 pub mod builder;
 pub mod interp;

@@ -39,8 +39,9 @@ impl Drop for TempDir {
     }
 }
 
-/// Compiles `p` with rustc and the flags of LANGUAGE.md. `Ok(binary)` if rustc accepts
-/// it, `Err(stderr)` if it rejects it. The binary lives in `dir`.
+/// Compiles `p` with rustc and the flags of LANGUAGE.md ("The reference implementation").
+/// `Ok(binary)` if rustc accepts it, `Err(stderr)` if it rejects it. The binary lives in
+/// `dir`.
 pub fn rustc(p: &Program, dir: &TempDir) -> Result<PathBuf, String> {
     let src = dir.0.join("src");
     p.write_to(&src).expect("write program");

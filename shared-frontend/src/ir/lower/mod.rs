@@ -7,9 +7,10 @@
 //!   `()` parameters are not passed);
 //! - every aggregate is a `Copy` value: reading one as a value copies it (`MemCopy`), so
 //!   `let b = a; b.x = 1;` leaves `a` alone;
-//! - evaluation order is LANGUAGE.md's (and rustc's): left to right, except that an
-//!   assignment evaluates its right-hand side first, then its place; indexing evaluates
-//!   the base place, then the index, then checks the bounds, and reads the element last;
+//! - evaluation order is LANGUAGE.md's ("Evaluation order") and rustc's: left to right,
+//!   except that an assignment evaluates its right-hand side first, then its place;
+//!   indexing evaluates the base place, then the index, then checks the bounds, and reads
+//!   the element last;
 //! - every panic is an explicit branch to a block ending in [`Terminator::Panic`].
 //!
 //! Typeck already reported every error, and a body with errors is never lowered; still,

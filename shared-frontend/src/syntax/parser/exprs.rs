@@ -2,9 +2,9 @@
 //! operators, and the primary expressions (literals, paths, struct literals, blocks,
 //! `if`, loops, jumps, `println!`).
 //!
-//! Precedence, tightest first (LANGUAGE.md): unary `-` `!`; `as`; `* / %`; `+ -`;
-//! `<< >>`; `&`; `^`; `|`; comparisons (non-associative); `&&`; `||`; ranges (only in
-//! `for` heads); assignment and compound assignment (right-associative).
+//! Precedence, tightest first (LANGUAGE.md "Operators"): unary `-` `!`; `as`; `* / %`;
+//! `+ -`; `<< >>`; `&`; `^`; `|`; comparisons (non-associative); `&&`; `||`; ranges (only
+//! in `for` heads); assignment and compound assignment (right-associative).
 
 use super::{same_kind, Parser};
 use crate::diag::Diagnostic;

@@ -264,9 +264,8 @@ impl<'a> IncrementalRun<'a> {
             },
         };
         let fail = |e: String| NoMeasurement::Failed(e);
-        let Some(&(first, _)) = self.history.first() else {
-            return alone(fail("empty history".to_string()));
-        };
+        // `new` gave the history its first program.
+        let (first, _) = self.history[0];
         let mut disk = match OnDisk::create(&self.dir.join("prog"), first.clone()) {
             Ok(d) => d,
             Err(e) => return alone(fail(e)),
@@ -348,5 +347,72 @@ impl PairedRun<'_> {
     pub fn run(self) -> PairedRuns {
         let pipeline = pipeline_build(self.run.ctx, Mode::Run, self.pipeline_root);
         self.run.measure(Some(&pipeline))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::{workload, Profile};
+
+    #[test]
+    fn incremental_run_defaults_and_named_options() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_path_buf();
+        let ctx = Ctx::new(
+            Profile::tiny(),
+            d.join("rill"),
+            d.clone(),
+            d.clone(),
+            d.clone(),
+        );
+        let (good, other) = (workload::generate(300, 7), workload::generate(300, 8));
+        let run = IncrementalRun::new(&ctx, d.join("w"), &good);
+        assert_eq!(run.history.len(), 1);
+        assert_eq!(run.history[0].1, &[0]);
+        assert!(run.edited.is_none());
+        assert_eq!(run.expect_exit, &[0]);
+        assert_eq!(run.mode, Mode::Run);
+        assert!(run.options.is_empty());
+        // `None` leaves an option to rill; the others go on the command line in order.
+        let run = run
+            .then_built(&other, &[1])
+            .edited(&other)
+            .expect_exit(&[1])
+            .mode(Mode::Check)
+            .cutoff("off")
+            .spans(None)
+            .granularity("file");
+        assert_eq!(run.history.len(), 2);
+        assert_eq!(run.history[1].1, &[1]);
+        assert!(run.edited.is_some());
+        assert_eq!(run.expect_exit, &[1]);
+        assert_eq!(run.mode, Mode::Check);
+        assert_eq!(run.options, ["--cutoff", "off", "--granularity", "file"]);
+    }
+
+    #[test]
+    fn a_failed_history_still_builds_the_paired_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_path_buf();
+        // No `rill` at this path: every build fails, and says so.
+        let ctx = Ctx::new(
+            Profile::tiny(),
+            d.join("no-rill"),
+            d.clone(),
+            d.clone(),
+            d.clone(),
+        );
+        let program = workload::generate(300, 7);
+        let root = d.join("pipeline.rs");
+        let runs = IncrementalRun::new(&ctx, d.join("w"), &program)
+            .paired_with_pipeline(&root)
+            .run();
+        assert!(runs.rebuilds.is_err());
+        // `Ok` with no runs would mean the pipeline was never tried.
+        assert!(runs.pipeline.is_err());
+        assert!(IncrementalRun::new(&ctx, d.join("w"), &program)
+            .run()
+            .is_err());
     }
 }

@@ -16,7 +16,8 @@ use crate::runner::table::Row;
 use crate::runner::workload::OnDisk;
 use crate::runner::{copy_dir, Ctx, Outcome};
 
-/// The oracle's rustc flags (experiments/tests/oracle.rs, LANGUAGE.md).
+/// The oracle's rustc flags (experiments/tests/oracle.rs, LANGUAGE.md "The reference
+/// implementation").
 pub const RUSTC_FLAGS: &[&str] = &[
     "--edition",
     "2021",

@@ -1,5 +1,6 @@
-//! The experiments E1–E10 of DESIGN.md, each a function from the context to its rows,
-//! paper values and headline keys. Every build is a new `rill` (or `rustc`) process.
+//! The experiments E1–E10 of DESIGN.md ("Experiments"), each a function from the context
+//! to its rows, paper values and headline keys. Every build is a new `rill` (or `rustc`)
+//! process.
 //! A measurement that cannot be made (an architecture or option this `rill` lacks, a
 //! failed build) becomes a row whose `status` says why, with empty numbers.
 //!

@@ -6,8 +6,9 @@
 //!
 //! Code map: `stats` (median/min/max, fits), `table` (rows and CSV), `process` (timing a
 //! process), `rill` (driving `rill`, the stats JSON), `workload` (generated programs and
-//! edits on disk), `exps` (the experiments), `plot` (SVG figures), `paper` (template
-//! filling), `meta` (machine and toolchain description), `summary` (headline keys).
+//! edits on disk), `exps` (the experiments, a file each, and the incremental rebuild
+//! they time), `plot` (SVG figures), `paper` (template filling), `meta` (machine and
+//! toolchain description), `summary` (headline keys).
 
 pub mod exps;
 pub mod meta;

@@ -294,262 +294,301 @@ pub fn bar_values(rows: &[Row], categories: &[String], arch: &str) -> Vec<Bar> {
         .collect()
 }
 
+/// What one figure plots.
+enum Chart {
+    /// Log-log lines over program size, a series per (scenario, architecture, label).
+    OverSize {
+        y_desc: &'static str,
+        series: &'static [(&'static str, &'static str, &'static str)],
+    },
+    /// Grouped bars, a group per scenario of `categories`, a bar per (architecture,
+    /// label).
+    Bars {
+        y_desc: &'static str,
+        categories: Vec<String>,
+        series: &'static [(&'static str, &'static str)],
+    },
+}
+
+/// One figure of an experiment: its file under `figures/`, its title and its chart.
+struct Figure {
+    file: &'static str,
+    title: &'static str,
+    chart: Chart,
+}
+
+impl Figure {
+    fn over_size(
+        file: &'static str,
+        title: &'static str,
+        y_desc: &'static str,
+        series: &'static [(&'static str, &'static str, &'static str)],
+    ) -> Figure {
+        Figure {
+            file,
+            title,
+            chart: Chart::OverSize { y_desc, series },
+        }
+    }
+
+    fn bars(
+        file: &'static str,
+        title: &'static str,
+        y_desc: &'static str,
+        categories: Vec<String>,
+        series: &'static [(&'static str, &'static str)],
+    ) -> Figure {
+        Figure {
+            file,
+            title,
+            chart: Chart::Bars {
+                y_desc,
+                categories,
+                series,
+            },
+        }
+    }
+
+    /// Draws the figure from `rows` into `dir` (saying `why` where there is no data).
+    fn draw(&self, rows: &[Row], dir: &Path, why: &str) -> Result<(), String> {
+        let path = dir.join(self.file);
+        match &self.chart {
+            Chart::OverSize { y_desc, series } => {
+                let series: Vec<(String, Vec<Point>)> = series
+                    .iter()
+                    .map(|(s, a, label)| (label.to_string(), over_size(rows, s, a)))
+                    .collect();
+                lines(
+                    &path,
+                    self.title,
+                    "program size (lines)",
+                    y_desc,
+                    &series,
+                    why,
+                )
+            }
+            Chart::Bars {
+                y_desc,
+                categories,
+                series,
+            } => {
+                let series: Vec<(String, Vec<Bar>)> = series
+                    .iter()
+                    .map(|(a, label)| (label.to_string(), bar_values(rows, categories, a)))
+                    .collect();
+                bars(&path, self.title, y_desc, categories, &series, why)
+            }
+        }
+    }
+}
+
+/// The scenarios of the rows `pred` selects, in order of first appearance.
+fn scenarios(rows: &[Row], pred: impl Fn(&Row) -> bool) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| pred(r)) {
+        if !v.contains(&r.scenario) {
+            v.push(r.scenario.clone());
+        }
+    }
+    v
+}
+
+fn names(scenarios: &[&str]) -> Vec<String> {
+    scenarios.iter().map(|s| s.to_string()).collect()
+}
+
+fn e1_figures(_: &[Row]) -> Vec<Figure> {
+    vec![
+        Figure::over_size(
+            "e1-scratch.svg",
+            "E1: from-scratch build (whole process, median, min–max)",
+            "wall time (ms)",
+            &[
+                ("scratch", "pipeline", "pipeline"),
+                ("scratch", "query-memory", "query, in memory"),
+                ("scratch", "query-disk", "query, persisting"),
+            ],
+        ),
+        Figure::over_size(
+            "e1-throughput.svg",
+            "E1: pipeline throughput (compile phases only)",
+            "throughput (lines/s)",
+            &[("throughput", "pipeline", "pipeline")],
+        ),
+    ]
+}
+
+fn e2_figures(rows: &[Row]) -> Vec<Figure> {
+    vec![
+        Figure::bars(
+            "e2-hashing.svg",
+            "E2: hashing time per query kind and hasher (from scratch)",
+            "hashing time (ms)",
+            scenarios(rows, |r| r.scenario.starts_with("kind:")),
+            &[
+                ("query-sip128", "SipHasher128"),
+                ("query-xxh3", "xxh3-128"),
+                ("query-blake3", "blake3"),
+            ],
+        ),
+        Figure::bars(
+            "e2-hashers.svg",
+            "E2: from-scratch build by hasher",
+            "wall time (ms)",
+            names(&["scratch"]),
+            &[
+                ("pipeline", "pipeline"),
+                ("query-sip128", "SipHasher128"),
+                ("query-xxh3", "xxh3-128"),
+                ("query-blake3", "blake3"),
+            ],
+        ),
+    ]
+}
+
+fn e3_figures(rows: &[Row]) -> Vec<Figure> {
+    let mut categories = names(&["scratch"]);
+    categories.extend(scenarios(rows, |r| r.architecture == "query"));
+    vec![Figure::bars(
+        "e3-edits.svg",
+        "E3: rebuild after one edit (whole process, median, min–max)",
+        "wall time (ms)",
+        categories,
+        &[
+            ("pipeline", "pipeline (from scratch)"),
+            ("query", "query (incremental)"),
+        ],
+    )]
+}
+
+fn e4_figures(rows: &[Row]) -> Vec<Figure> {
+    vec![Figure::bars(
+        "e4-cutoff.svg",
+        "E4: incremental rebuild with and without early cutoff",
+        "wall time (ms)",
+        scenarios(rows, |r| r.architecture == "query-cutoff"),
+        &[
+            ("query-cutoff", "early cutoff"),
+            ("query-no-cutoff", "no cutoff"),
+        ],
+    )]
+}
+
+fn e5_figures(_: &[Row]) -> Vec<Figure> {
+    vec![Figure::bars(
+        "e5-positions.svg",
+        "E5: lines inserted at the top of the largest file",
+        "wall time (ms)",
+        names(&["no-change", "top-of-file"]),
+        &[
+            ("query-relative", "relative spans"),
+            ("query-absolute", "absolute spans"),
+        ],
+    )]
+}
+
+fn e6_figures(_: &[Row]) -> Vec<Figure> {
+    vec![Figure::over_size(
+        "e6-scaling.svg",
+        "E6: rebuild cost against program size",
+        "wall time (ms)",
+        &[
+            ("scratch", "pipeline", "pipeline, from scratch"),
+            ("no-change", "query", "query, no change"),
+            ("leaf-body", "query", "query, one leaf-body edit"),
+        ],
+    )]
+}
+
+fn e7_figures(_: &[Row]) -> Vec<Figure> {
+    vec![
+        Figure::over_size(
+            "e7-cache-size.svg",
+            "E7: size of the cache on disk",
+            "cache size (bytes)",
+            &[
+                ("cache-size", "query-item", "per item"),
+                ("cache-size", "query-file", "per file"),
+            ],
+        ),
+        Figure::over_size(
+            "e7-load-save.svg",
+            "E7: cache load and save time",
+            "time (ms)",
+            &[
+                ("load", "query-item", "load, per item"),
+                ("save", "query-item", "save, per item"),
+                ("load", "query-file", "load, per file"),
+                ("save", "query-file", "save, per file"),
+            ],
+        ),
+    ]
+}
+
+fn e8_figures(_: &[Row]) -> Vec<Figure> {
+    vec![Figure::bars(
+        "e8-rustc.svg",
+        "E8: rustc and Rill on the same program and edit",
+        "wall time (ms)",
+        names(&["full", "incr-full", "incr-unchanged", "incr-patched"]),
+        &[
+            ("rustc", "rustc -C opt-level=0"),
+            ("rill-query", "Rill, query"),
+            ("rill-pipeline", "Rill, pipeline"),
+        ],
+    )]
+}
+
+fn e9_figures(rows: &[Row]) -> Vec<Figure> {
+    vec![Figure::bars(
+        "e9-runtime.svg",
+        "E9: run time of the benchmark programs (whole process)",
+        "wall time (ms)",
+        scenarios(rows, |r| r.architecture == "rustc-O0"),
+        &[
+            ("rustc-O0", "rustc -O0"),
+            ("rustc-O3", "rustc -O3"),
+            ("jit", "Rill JIT"),
+            ("interp", "Rill interpreter"),
+        ],
+    )]
+}
+
+fn e10_figures(rows: &[Row]) -> Vec<Figure> {
+    vec![Figure::bars(
+        "e10-diagnostics.svg",
+        "E10: time to the first diagnostic and to a complete build",
+        "time (ms)",
+        scenarios(rows, |_| true),
+        &[("pipeline", "pipeline"), ("query", "query")],
+    )]
+}
+
+/// The figures of experiment `id` (none for an unknown one).
+fn experiment_figures(id: &str, rows: &[Row]) -> Vec<Figure> {
+    match id {
+        "e1" => e1_figures(rows),
+        "e2" => e2_figures(rows),
+        "e3" => e3_figures(rows),
+        "e4" => e4_figures(rows),
+        "e5" => e5_figures(rows),
+        "e6" => e6_figures(rows),
+        "e7" => e7_figures(rows),
+        "e8" => e8_figures(rows),
+        "e9" => e9_figures(rows),
+        "e10" => e10_figures(rows),
+        _ => Vec::new(),
+    }
+}
+
 /// Draws the figures of experiment `id` from its rows into `dir`; returns the files.
 pub fn figures(id: &str, rows: &[Row], dir: &Path) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let why = why_empty(rows);
     let mut out = Vec::new();
-    let file = |name: &str| (dir.join(name), name.to_string());
-    let size_series = |defs: &[(&str, &str, &str)]| -> Vec<(String, Vec<Point>)> {
-        defs.iter()
-            .map(|(s, a, label)| (label.to_string(), over_size(rows, s, a)))
-            .collect()
-    };
-    let bar_set = |cats: &[String], archs: &[(&str, &str)]| -> Vec<(String, Vec<Bar>)> {
-        archs
-            .iter()
-            .map(|(a, label)| (label.to_string(), bar_values(rows, cats, a)))
-            .collect()
-    };
-    let scen = |r: &Row| r.scenario.clone();
-    let cats_of = |pred: &dyn Fn(&Row) -> bool| -> Vec<String> {
-        let mut v: Vec<String> = Vec::new();
-        for r in rows.iter().filter(|r| pred(r)) {
-            if !v.contains(&scen(r)) {
-                v.push(scen(r));
-            }
-        }
-        v
-    };
-    match id {
-        "e1" => {
-            let (p, n) = file("e1-scratch.svg");
-            lines(
-                &p,
-                "E1: from-scratch build (whole process, median, min–max)",
-                "program size (lines)",
-                "wall time (ms)",
-                &size_series(&[
-                    ("scratch", "pipeline", "pipeline"),
-                    ("scratch", "query-memory", "query, in memory"),
-                    ("scratch", "query-disk", "query, persisting"),
-                ]),
-                &why,
-            )?;
-            out.push(n);
-            let (p, n) = file("e1-throughput.svg");
-            lines(
-                &p,
-                "E1: pipeline throughput (compile phases only)",
-                "program size (lines)",
-                "throughput (lines/s)",
-                &size_series(&[("throughput", "pipeline", "pipeline")]),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e2" => {
-            let cats = cats_of(&|r: &Row| r.scenario.starts_with("kind:"));
-            let (p, n) = file("e2-hashing.svg");
-            bars(
-                &p,
-                "E2: hashing time per query kind and hasher (from scratch)",
-                "hashing time (ms)",
-                &cats,
-                &bar_set(
-                    &cats,
-                    &[
-                        ("query-sip128", "SipHasher128"),
-                        ("query-xxh3", "xxh3-128"),
-                        ("query-blake3", "blake3"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-            let cats = vec!["scratch".to_string()];
-            let (p, n) = file("e2-hashers.svg");
-            bars(
-                &p,
-                "E2: from-scratch build by hasher",
-                "wall time (ms)",
-                &cats,
-                &bar_set(
-                    &cats,
-                    &[
-                        ("pipeline", "pipeline"),
-                        ("query-sip128", "SipHasher128"),
-                        ("query-xxh3", "xxh3-128"),
-                        ("query-blake3", "blake3"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e3" => {
-            let cats = cats_of(&|r: &Row| r.architecture == "query");
-            let mut all = vec!["scratch".to_string()];
-            all.extend(cats);
-            let (p, n) = file("e3-edits.svg");
-            bars(
-                &p,
-                "E3: rebuild after one edit (whole process, median, min–max)",
-                "wall time (ms)",
-                &all,
-                &bar_set(
-                    &all,
-                    &[
-                        ("pipeline", "pipeline (from scratch)"),
-                        ("query", "query (incremental)"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e4" => {
-            let cats = cats_of(&|r: &Row| r.architecture == "query-cutoff");
-            let (p, n) = file("e4-cutoff.svg");
-            bars(
-                &p,
-                "E4: incremental rebuild with and without early cutoff",
-                "wall time (ms)",
-                &cats,
-                &bar_set(
-                    &cats,
-                    &[
-                        ("query-cutoff", "early cutoff"),
-                        ("query-no-cutoff", "no cutoff"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e5" => {
-            let cats = vec!["no-change".to_string(), "top-of-file".to_string()];
-            let (p, n) = file("e5-positions.svg");
-            bars(
-                &p,
-                "E5: lines inserted at the top of the largest file",
-                "wall time (ms)",
-                &cats,
-                &bar_set(
-                    &cats,
-                    &[
-                        ("query-relative", "relative spans"),
-                        ("query-absolute", "absolute spans"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e6" => {
-            let (p, n) = file("e6-scaling.svg");
-            lines(
-                &p,
-                "E6: rebuild cost against program size",
-                "program size (lines)",
-                "wall time (ms)",
-                &size_series(&[
-                    ("scratch", "pipeline", "pipeline, from scratch"),
-                    ("no-change", "query", "query, no change"),
-                    ("leaf-body", "query", "query, one leaf-body edit"),
-                ]),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e7" => {
-            let (p, n) = file("e7-cache-size.svg");
-            lines(
-                &p,
-                "E7: size of the cache on disk",
-                "program size (lines)",
-                "cache size (bytes)",
-                &size_series(&[
-                    ("cache-size", "query-item", "per item"),
-                    ("cache-size", "query-file", "per file"),
-                ]),
-                &why,
-            )?;
-            out.push(n);
-            let (p, n) = file("e7-load-save.svg");
-            lines(
-                &p,
-                "E7: cache load and save time",
-                "program size (lines)",
-                "time (ms)",
-                &size_series(&[
-                    ("load", "query-item", "load, per item"),
-                    ("save", "query-item", "save, per item"),
-                    ("load", "query-file", "load, per file"),
-                    ("save", "query-file", "save, per file"),
-                ]),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e8" => {
-            let cats: Vec<String> = ["full", "incr-full", "incr-unchanged", "incr-patched"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-            let (p, n) = file("e8-rustc.svg");
-            bars(
-                &p,
-                "E8: rustc and Rill on the same program and edit",
-                "wall time (ms)",
-                &cats,
-                &bar_set(
-                    &cats,
-                    &[
-                        ("rustc", "rustc -C opt-level=0"),
-                        ("rill-query", "Rill, query"),
-                        ("rill-pipeline", "Rill, pipeline"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e9" => {
-            let cats = cats_of(&|r: &Row| r.architecture == "rustc-O0");
-            let (p, n) = file("e9-runtime.svg");
-            bars(
-                &p,
-                "E9: run time of the benchmark programs (whole process)",
-                "wall time (ms)",
-                &cats,
-                &bar_set(
-                    &cats,
-                    &[
-                        ("rustc-O0", "rustc -O0"),
-                        ("rustc-O3", "rustc -O3"),
-                        ("jit", "Rill JIT"),
-                        ("interp", "Rill interpreter"),
-                    ],
-                ),
-                &why,
-            )?;
-            out.push(n);
-        }
-        "e10" => {
-            let cats = cats_of(&|_| true);
-            let (p, n) = file("e10-diagnostics.svg");
-            bars(
-                &p,
-                "E10: time to the first diagnostic and to a complete build",
-                "time (ms)",
-                &cats,
-                &bar_set(&cats, &[("pipeline", "pipeline"), ("query", "query")]),
-                &why,
-            )?;
-            out.push(n);
-        }
-        _ => {}
+    for f in &experiment_figures(id, rows) {
+        f.draw(rows, dir, &why)?;
+        out.push(f.file.to_string());
     }
     Ok(out)
 }

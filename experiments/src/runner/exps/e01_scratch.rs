@@ -1,0 +1,133 @@
+//! E1: from-scratch builds against size, and the pipeline's throughput.
+
+use super::measure::{image_check, row_from, scratch_rounds};
+use super::readout::{first_error, median};
+use super::SEED;
+use crate::runner::rill::{BuildRun, Mode};
+use crate::runner::stats::{self, spread};
+use crate::runner::table::{self, Row};
+use crate::runner::workload::OnDisk;
+use crate::runner::{Ctx, Outcome};
+
+/// The pipeline's stages as the throughput rows of E1 group its `phases_ms`: the
+/// front end's checks are one stage (items to type checking), code generation includes
+/// linking.
+const PIPELINE_STAGES: [(&str, &[&str]); 5] = [
+    ("parse", &["parse"]),
+    (
+        "check",
+        &["items", "resolve", "collect", "consteval", "typeck"],
+    ),
+    ("lower", &["lower"]),
+    ("optimize", &["optimize"]),
+    ("codegen", &["codegen", "link"]),
+];
+
+pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
+    let mut o = Outcome::default();
+    let sizes = ctx.profile.sizes.clone();
+    ctx.start_progress("E1", sizes.len() as u64);
+    let dir = ctx.dir("e1");
+    for &size in &sizes {
+        let disk = OnDisk::create(&dir.join(format!("p{size}")), ctx.program(size, SEED))?;
+        let lines = disk.program.total_lines();
+        let root = disk.root();
+        ctx.set_message(&format!("pipeline and query, {lines} lines"));
+        let cache = dir.join(format!("cache{size}"));
+        let [pipe, mem, disk_runs] = scratch_rounds(
+            ctx,
+            Mode::Run,
+            &root,
+            &[("pipeline", None), ("query", None), ("query", Some(&cache))],
+            &[],
+        );
+        o.rows.push(row_from("scratch", "pipeline", size, &pipe));
+        if let Ok(runs) = &pipe {
+            throughput_rows(&mut o.rows, runs, size, lines);
+        }
+        for (arch, runs) in [("query-memory", &mem), ("query-disk", &disk_runs)] {
+            o.rows.push(row_from("scratch", arch, size, runs));
+            let n = o.rows.len() - 1;
+            image_check(&mut o.rows, &pipe, runs, n);
+        }
+        ctx.step();
+    }
+    ctx.finish_progress();
+    values(&mut o, &sizes);
+    Ok(o)
+}
+
+/// The pipeline's lines per second, end to end (the sum of its phases) and per stage.
+fn throughput_rows(rows: &mut Vec<Row>, runs: &[BuildRun], size: usize, lines: usize) {
+    // Lines per second of each run, over the phases `counts` selects.
+    let lps = |counts: &dyn Fn(&str) -> bool| -> Vec<f64> {
+        runs.iter()
+            .filter_map(|r| r.stats.as_ref())
+            .map(|s| {
+                s.phases_ms
+                    .iter()
+                    .filter(|p| counts(&p.0))
+                    .map(|p| p.1)
+                    .sum::<f64>()
+            })
+            .filter(|ms| *ms > 0.0)
+            .map(|ms| lines as f64 / (ms / 1e3))
+            .collect()
+    };
+    let mut r =
+        Row::new("throughput", "pipeline", size).with_spread(spread(&lps(&|_| true)), "lines/s");
+    r.note = format!("{lines} lines / sum of phases_ms (parse to link)");
+    rows.push(r);
+    for (stage, phases) in PIPELINE_STAGES {
+        let mut r = Row::new(format!("throughput {stage}"), "pipeline", size)
+            .with_spread(spread(&lps(&|p| phases.contains(&p))), "lines/s");
+        r.note = format!("{lines} lines / phases_ms of {}", phases.join(", "));
+        rows.push(r);
+    }
+}
+
+/// The headline keys and paper values of E1.
+fn values(o: &mut Outcome, sizes: &[usize]) {
+    let big = *sizes.last().unwrap_or(&0);
+    o.ratio_headline(
+        "e1_query_over_pipeline",
+        ("scratch", "query-disk", big),
+        ("scratch", "pipeline", big),
+    );
+    o.ratio_value(
+        "e1.memory_over_pipeline",
+        ("scratch", "query-memory", big),
+        ("scratch", "pipeline", big),
+    );
+    let lps = median(&o.rows, ("throughput", "pipeline", big));
+    o.headline(
+        "pipeline_lines_per_s",
+        lps,
+        first_error(&o.rows, &[("throughput", "pipeline", big)]),
+    );
+    for (stage, _) in PIPELINE_STAGES {
+        o.median_value(
+            &format!("e1.{stage}_lines_per_s"),
+            (&format!("throughput {stage}"), "pipeline", big),
+        );
+    }
+    o.value("e1.size", Some(big as f64));
+    for arch in ["pipeline", "query-memory", "query-disk"] {
+        let key = arch.replace('-', "_");
+        o.median_value(&format!("e1.{key}_ms"), ("scratch", arch, big));
+        let rss = table::find(&o.rows, "scratch", arch, big)
+            .filter(|r| r.is_ok())
+            .and_then(|r| r.peak_rss_kb);
+        o.value(&format!("e1.{key}_rss_mib"), rss.map(|k| k as f64 / 1024.0));
+        o.median_value(
+            &format!("e1.{key}_ms_smallest"),
+            ("scratch", arch, sizes[0]),
+        );
+    }
+    o.value("e1.smallest_size", Some(sizes[0] as f64));
+    let tp: Vec<(f64, f64)> = sizes
+        .iter()
+        .filter_map(|s| median(&o.rows, ("scratch", "pipeline", *s)).map(|m| (*s as f64, m)))
+        .collect();
+    o.value("e1.pipeline_slope", stats::loglog_slope(&tp));
+}

@@ -1,0 +1,252 @@
+//! E3: the rebuild after every kind of edit, against the pipeline building the edited
+//! program from scratch. The series of edits ([`EditSeries`]) is E4's as well.
+
+use std::path::Path;
+
+use rill_gen::{EditKind, Program};
+
+use super::measure::{row_from, IncrementalRun, PairedRuns};
+use super::readout::median;
+use super::SEED;
+use crate::runner::stats;
+use crate::runner::workload::{self, OnDisk};
+use crate::runner::{Ctx, Outcome};
+
+/// One edit scenario of E3 and E4: the edited program and its expected exit code, on the
+/// cache of a build of the generated program (and, for the error fix, of the build with
+/// the error after it).
+struct EditCase {
+    name: String,
+    /// The program with the error, built after the good one when the edit fixes it.
+    error_build: Option<Program>,
+    after: Program,
+    expect_after: [i32; 1],
+    description: String,
+    /// Functions whose machine code the edit changes (leaf-body edits only).
+    code_changes: Option<usize>,
+}
+
+impl EditCase {
+    fn new(name: &str, after: Program, expect_after: i32, description: String) -> EditCase {
+        EditCase {
+            name: name.to_string(),
+            error_build: None,
+            after,
+            expect_after: [expect_after],
+            description,
+            code_changes: None,
+        }
+    }
+
+    /// The query row's note: the edit, and what is special about it.
+    fn note(&self) -> String {
+        let mut note = self.description.clone();
+        if let Some(n) = self.code_changes {
+            note.push_str(&format!("; machine code of {n} function(s) changes"));
+        }
+        if self.error_build.is_some() {
+            note.push_str("; cache of a good build, then the build with the error");
+        }
+        note
+    }
+}
+
+/// Every kind of edit on `program` (of about `size` lines). The leaf-body edit is one
+/// that changes machine code; when the generator's first choice changes none (a folded
+/// literal), it is measured as well, as `leaf-body-folded`. The error fix is measured on
+/// the cache left by a good build followed by the build with the error.
+fn edit_cases(ctx: &Ctx, program: &Program, size: usize) -> Vec<EditCase> {
+    let mut out = Vec::new();
+    let mut error_program = None;
+    for &kind in EditKind::ALL {
+        match kind {
+            EditKind::FixError => {
+                let Some(bad) = &error_program else { continue };
+                if let Some(e) = workload::edit(bad, EditKind::FixError, SEED) {
+                    let mut c = EditCase::new(kind.name(), e.program, 0, e.description);
+                    c.error_build = Some(bad.clone());
+                    out.push(c);
+                }
+            }
+            EditKind::IntroduceError => {
+                if let Some(e) = workload::edit(program, kind, SEED) {
+                    error_program = Some(e.program.clone());
+                    out.push(EditCase::new(kind.name(), e.program, 1, e.description));
+                }
+            }
+            EditKind::LeafBody => {
+                let leaf = ctx.leaf_edits(size, SEED);
+                if let Some((e, n)) = &leaf.changing {
+                    let mut c =
+                        EditCase::new(kind.name(), e.program.clone(), 0, e.description.clone());
+                    c.code_changes = Some(*n);
+                    out.push(c);
+                }
+                if let Some(e) = &leaf.folded {
+                    let mut c = EditCase::new(
+                        "leaf-body-folded",
+                        e.program.clone(),
+                        0,
+                        format!("{} (folded by the optimizer)", e.description),
+                    );
+                    c.code_changes = Some(0);
+                    out.push(c);
+                }
+            }
+            _ => {
+                if let Some(e) = workload::edit(program, kind, SEED) {
+                    out.push(EditCase::new(kind.name(), e.program, 0, e.description));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The rebuilds after every kind of edit on the program of the main size, and the
+/// no-change rebuild, on the query architecture.
+pub(super) struct EditSeries<'a> {
+    /// The progress label; lowercased, the work directory.
+    pub label: &'a str,
+    /// `--cutoff` of every query build; `None`: rill's default.
+    pub cutoff: Option<&'a str>,
+    /// The architecture column of the query rows.
+    pub arch: &'a str,
+    /// Every query series paired with the pipeline building the same program from
+    /// scratch, in the same rounds (rows `scratch`/`pipeline` and `<edit>`/`pipeline`).
+    pub with_pipeline: bool,
+}
+
+impl EditSeries<'_> {
+    pub fn run(&self, ctx: &Ctx) -> Result<Outcome, String> {
+        let mut o = Outcome::default();
+        let size = ctx.profile.main_size;
+        let program = ctx.program(size, SEED);
+        let cases = edit_cases(ctx, &program, size);
+        ctx.start_progress(self.label, cases.len() as u64 + 1);
+        let dir = ctx.dir(&self.label.to_lowercase());
+        let base = OnDisk::create(&dir.join("base"), program.clone())?;
+        let base_root = base.root();
+        let noop = IncrementalRun::new(ctx, dir.join("noop"), &program).cutoff(self.cutoff);
+        let noop = measure(noop, self.with_pipeline.then_some(base_root.as_path()));
+        if self.with_pipeline {
+            o.rows
+                .push(row_from("scratch", "pipeline", size, &noop.pipeline));
+        }
+        o.rows
+            .push(row_from("no-change", self.arch, size, &noop.rebuilds));
+        ctx.step();
+        for case in &cases {
+            ctx.set_message(&case.name);
+            let pipeline_disk = if self.with_pipeline {
+                let d = dir.join(format!("{}-pipeline", case.name));
+                Some(OnDisk::create(&d, case.after.clone())?)
+            } else {
+                None
+            };
+            let pipeline_root = pipeline_disk.as_ref().map(OnDisk::root);
+            let mut run = IncrementalRun::new(ctx, dir.join(&case.name), &program);
+            if let Some(bad) = &case.error_build {
+                run = run.then_built(bad, &[1]);
+            }
+            let run = run
+                .edited(&case.after)
+                .expect_exit(&case.expect_after)
+                .cutoff(self.cutoff);
+            let runs = measure(run, pipeline_root.as_deref());
+            let mut row = row_from(&case.name, self.arch, size, &runs.rebuilds);
+            row.note = case.note();
+            o.rows.push(row);
+            if self.with_pipeline {
+                let mut row = row_from(&case.name, "pipeline", size, &runs.pipeline);
+                row.note = "the edited program from scratch, in rounds with the query rebuilds"
+                    .to_string();
+                o.rows.push(row);
+            }
+            ctx.step();
+        }
+        ctx.finish_progress();
+        Ok(o)
+    }
+}
+
+/// `run`, paired with the pipeline building the program in `pipeline_root` if given.
+fn measure(run: IncrementalRun<'_>, pipeline_root: Option<&Path>) -> PairedRuns {
+    match pipeline_root {
+        Some(root) => run.paired_with_pipeline(root).run(),
+        None => PairedRuns {
+            rebuilds: run.run(),
+            pipeline: Ok(Vec::new()),
+        },
+    }
+}
+
+pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
+    let series = EditSeries {
+        label: "E3",
+        cutoff: None,
+        arch: "query",
+        with_pipeline: true,
+    };
+    let mut o = series.run(ctx)?;
+    values(ctx, &mut o);
+    Ok(o)
+}
+
+/// The headline key and paper values of E3.
+fn values(ctx: &Ctx, o: &mut Outcome) {
+    let size = ctx.profile.main_size;
+    // Each edit's ratio is over the pipeline building the edited program in the same
+    // rounds as the query rebuilds.
+    o.ratio_headline(
+        "e3_leaf_edit_over_pipeline",
+        ("leaf-body", "query", size),
+        ("leaf-body", "pipeline", size),
+    );
+    o.value("e3.size", Some(size as f64));
+    o.median_value("e3.pipeline_ms", ("scratch", "pipeline", size));
+    o.median_value("e3.noop_ms", ("no-change", "query", size));
+    let names: Vec<&str> = EditKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .chain(["leaf-body-folded"])
+        .collect();
+    for name in names {
+        let key = name.replace('-', "_");
+        o.median_value(&format!("e3.{key}_ms"), (name, "query", size));
+        let row = (name, "query", size);
+        o.counter_value(&format!("e3.{key}_codegen"), row, |r| r.codegen_executed);
+        o.counter_value(&format!("e3.{key}_executed"), row, |r| r.executed);
+    }
+    let leaf = ctx.leaf_edits(size, SEED);
+    o.value(
+        "e3.leaf_body_code_changes",
+        leaf.changing.as_ref().map(|(_, n)| *n as f64),
+    );
+    o.text(
+        "e3.leaf_body_edit",
+        leaf.changing
+            .as_ref()
+            .map_or("none found".to_string(), |(e, _)| e.description.clone()),
+    );
+    o.text(
+        "e3.leaf_body_folded_edit",
+        leaf.folded
+            .as_ref()
+            .map_or("none".to_string(), |e| e.description.clone()),
+    );
+    let ok: Vec<f64> = EditKind::ALL
+        .iter()
+        .filter_map(|k| {
+            stats::ratio(
+                median(&o.rows, (k.name(), "query", size)),
+                median(&o.rows, (k.name(), "pipeline", size)),
+            )
+        })
+        .collect();
+    o.value(
+        "e3.worst_over_pipeline",
+        ok.iter().copied().reduce(f64::max),
+    );
+    o.value("e3.best_over_pipeline", ok.iter().copied().reduce(f64::min));
+}

@@ -1,0 +1,114 @@
+//! The experiments E1–E10 of DESIGN.md ("Experiments"), each a function from the context
+//! to its rows, paper values and headline keys. Every build is a new `rill` (or `rustc`)
+//! process.
+//! A measurement that cannot be made (an architecture or option this `rill` lacks, a
+//! failed build) becomes a row whose `status` says why, with empty numbers.
+//!
+//! One file per experiment (`e01_scratch` … `e10_diagnostics`; E4 reuses the edit
+//! series of E3), and the helpers they share: `measure` (builds into rows, from-scratch
+//! rounds, [`IncrementalRun`]) and `readout` (medians, counters and ratios read back from
+//! the rows for the paper).
+
+mod measure;
+mod readout;
+
+mod e01_scratch;
+mod e02_hashing;
+mod e03_edits;
+mod e04_cutoff;
+mod e05_positions;
+mod e06_scaling;
+mod e07_persistence;
+mod e08_rustc;
+mod e09_codegen;
+mod e10_diagnostics;
+
+pub use self::e08_rustc::{rustc_build, RUSTC_FLAGS};
+pub use self::e09_codegen::benchmarks;
+pub use self::measure::{
+    fill_counters, repeat, row_from, scratch, scratch_rounds, IncrementalRun, PairedRun,
+    PairedRuns, Runs,
+};
+
+use super::{Ctx, Outcome};
+
+/// The seed of every generated workload.
+pub const SEED: u64 = 7;
+
+/// One experiment of the suite.
+pub struct Experiment {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
+    pub run: fn(&Ctx) -> Result<Outcome, String>,
+}
+
+/// The suite, in order.
+pub const ALL: &[Experiment] = &[
+    Experiment {
+        id: "e1",
+        name: "scratch",
+        title: "cost of a from-scratch build",
+        run: e01_scratch::run,
+    },
+    Experiment {
+        id: "e2",
+        name: "hashing",
+        title: "share of hashing",
+        run: e02_hashing::run,
+    },
+    Experiment {
+        id: "e3",
+        name: "edits",
+        title: "rebuilds per kind of edit",
+        run: e03_edits::run,
+    },
+    Experiment {
+        id: "e4",
+        name: "cutoff",
+        title: "early cutoff off",
+        run: e04_cutoff::run,
+    },
+    Experiment {
+        id: "e5",
+        name: "positions",
+        title: "edits at the top of a file",
+        run: e05_positions::run,
+    },
+    Experiment {
+        id: "e6",
+        name: "scaling",
+        title: "rebuild cost against size",
+        run: e06_scaling::run,
+    },
+    Experiment {
+        id: "e7",
+        name: "persistence",
+        title: "cache size, load and save",
+        run: e07_persistence::run,
+    },
+    Experiment {
+        id: "e8",
+        name: "rustc",
+        title: "comparison with rustc",
+        run: e08_rustc::run,
+    },
+    Experiment {
+        id: "e9",
+        name: "codegen",
+        title: "run time of generated code",
+        run: e09_codegen::run,
+    },
+    Experiment {
+        id: "e10",
+        name: "diagnostics",
+        title: "time to first diagnostic",
+        run: e10_diagnostics::run,
+    },
+];
+
+/// The CSV file name of an experiment: `e03-edits.csv`.
+pub fn csv_name(e: &Experiment) -> String {
+    let n: u32 = e.id[1..].parse().unwrap_or(0);
+    format!("e{n:02}-{}.csv", e.name)
+}

@@ -419,8 +419,8 @@ impl<'a> Evaluator<'a> {
     /// `=` and `op=`: evaluate the value, then the place, then store.
     fn step_assign(&mut self, f: Frame, expr: &'a TExpr) -> Result<()> {
         let span = expr.span;
-        match &expr.kind {
-            &TExprKind::Assign { place, value } => match f.phase {
+        match expr.kind {
+            TExprKind::Assign { place, value } => match f.phase {
                 0 => self.then_enter(1, value, false),
                 1 => self.then_enter(2, place, true),
                 _ => {
@@ -438,7 +438,7 @@ impl<'a> Evaluator<'a> {
                     self.finish()
                 }
             },
-            &TExprKind::AssignOp { op, place, value } => match f.phase {
+            TExprKind::AssignOp { op, place, value } => match f.phase {
                 0 => self.then_enter(1, value, false),
                 1 => self.then_enter(2, place, true),
                 _ => {

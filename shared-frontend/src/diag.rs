@@ -74,6 +74,7 @@ impl Diagnostic {
         Diagnostic::error(format!("unsupported: {what}"), span)
     }
 
+    /// Sets rustc's error code, one of [`ERROR_CODES`].
     pub fn with_code(mut self, code: &'static str) -> Diagnostic {
         self.code = Some(code);
         self
@@ -277,16 +278,51 @@ mod tests {
     }
 }
 
-/// Deserializing a diagnostic: its error code is read as a string and interned in a table
-/// of codes, so a decoded diagnostic keeps `&'static str` without leaking memory per decode.
+/// Every error code the compiler emits, sorted: a [`Diagnostic::with_code`] argument must
+/// be one of these (a test checks that every code written in the workspace's sources is
+/// here, and that every code here is written somewhere). Decoding a diagnostic takes its
+/// code from this table, so a decoded diagnostic keeps a `&'static str` without any
+/// global table growing at run time.
+pub const ERROR_CODES: &[&str] = &[
+    "E0005", "E0015", "E0054", "E0061", "E0062", "E0063", "E0067", "E0069", "E0070", "E0071",
+    "E0072", "E0080", "E0124", "E0223", "E0252", "E0255", "E0268", "E0277", "E0282", "E0308",
+    "E0317", "E0364", "E0365", "E0368", "E0369", "E0384", "E0391", "E0415", "E0422", "E0423",
+    "E0424", "E0425", "E0426", "E0428", "E0429", "E0432", "E0433", "E0435", "E0451", "E0560",
+    "E0571", "E0572", "E0573", "E0574", "E0580", "E0583", "E0585", "E0590", "E0594", "E0599",
+    "E0600", "E0601", "E0603", "E0605", "E0608", "E0609", "E0610", "E0616", "E0618", "E0748",
+    "E0753", "E0758", "E0761", "E0762", "E0763", "E0765", "E0766", "E0767", "E0768",
+];
+
+/// The entry of [`ERROR_CODES`] equal to `code`, if there is one.
+pub fn known_code(code: &str) -> Option<&'static str> {
+    ERROR_CODES
+        .binary_search(&code)
+        .ok()
+        .map(|i| ERROR_CODES[i])
+}
+
+/// Deserializing a diagnostic: its error code is read as a string and looked up in
+/// [`ERROR_CODES`]; a code not there (from a damaged or foreign cache) is a decode error.
 mod error_code {
-    use super::{Diagnostic, Label, Level};
-    use std::sync::Mutex;
+    use super::{known_code, Diagnostic, Label, Level};
+
+    /// An error code of [`super::ERROR_CODES`], decoded from a string.
+    struct KnownCode(&'static str);
+
+    impl<'de> serde::Deserialize<'de> for KnownCode {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KnownCode, D::Error> {
+            let code = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+            match known_code(&code) {
+                Some(c) => Ok(KnownCode(c)),
+                None => Err(serde::de::Error::custom("unknown error code")),
+            }
+        }
+    }
 
     #[derive(serde::Deserialize)]
-    pub struct DiagnosticData {
+    struct DiagnosticData {
         level: Level,
-        code: Option<String>,
+        code: Option<KnownCode>,
         message: String,
         labels: Vec<Label>,
         notes: Vec<String>,
@@ -294,34 +330,103 @@ mod error_code {
 
     impl<'de> serde::Deserialize<'de> for Diagnostic {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Diagnostic, D::Error> {
-            DiagnosticData::deserialize(d).map(Diagnostic::from)
-        }
-    }
-
-    impl From<DiagnosticData> for Diagnostic {
-        fn from(d: DiagnosticData) -> Diagnostic {
-            Diagnostic {
+            let d = DiagnosticData::deserialize(d)?;
+            Ok(Diagnostic {
                 level: d.level,
-                code: d.code.map(|c| intern_code(&c)),
+                code: d.code.map(|c| c.0),
                 message: d.message,
                 labels: d.labels,
                 notes: d.notes,
-            }
+            })
         }
     }
 
-    fn intern_code(code: &str) -> &'static str {
-        static CODES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-        let mut codes = CODES.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = codes.iter().find(|c| **c == code) {
-            return c;
+    #[cfg(test)]
+    mod tests {
+        use super::super::{known_code, ERROR_CODES};
+        use super::KnownCode;
+        use serde::de::value::{Error, StrDeserializer};
+        use serde::de::IntoDeserializer;
+        use serde::Deserialize;
+        use std::collections::BTreeSet;
+        use std::path::Path;
+
+        fn decode(code: &str) -> Result<&'static str, Error> {
+            let d: StrDeserializer<'_, Error> = code.into_deserializer();
+            KnownCode::deserialize(d).map(|c| c.0)
         }
-        // Codes are short (`E0308`); a damaged cache cannot grow the table without bound.
-        if code.len() > 8 || codes.len() >= 4096 {
-            return "E????";
+
+        #[test]
+        fn decodes_known_codes_and_rejects_others() {
+            assert!(
+                ERROR_CODES.windows(2).all(|w| w[0] < w[1]),
+                "sorted, no repeats"
+            );
+            for &c in ERROR_CODES {
+                assert_eq!(decode(c).ok(), Some(c));
+                assert_eq!(known_code(c), Some(c));
+            }
+            for bad in ["", "E030", "E0308 ", "e0308", "E9999", "EEEEEEEEEEEEEEEEE"] {
+                assert!(decode(bad).is_err(), "{bad:?}");
+            }
         }
-        let leaked: &'static str = Box::leak(code.to_owned().into_boxed_str());
-        codes.push(leaked);
-        leaked
+
+        /// Every string literal of the form `"E` + four digits in the `.rs` files under
+        /// `dir`, except `skip`.
+        fn codes_in(dir: &Path, skip: &Path, found: &mut BTreeSet<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    codes_in(&path, skip, found);
+                } else if path.extension().is_some_and(|x| x == "rs") && path != skip {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    let b = text.as_bytes();
+                    for i in 0..b.len().saturating_sub(6) {
+                        if b[i] == b'"'
+                            && b[i + 1] == b'E'
+                            && b[i + 2..i + 6].iter().all(u8::is_ascii_digit)
+                            && b[i + 6] == b'"'
+                        {
+                            found.insert(text[i + 1..i + 6].to_string());
+                        }
+                    }
+                }
+            }
+        }
+
+        /// The table lists exactly the codes written in the sources of the workspace's
+        /// crates (every code is a literal: `with_code("E0308")`, or a literal chosen by
+        /// a `match`).
+        #[test]
+        fn table_lists_every_code_in_the_sources() {
+            let krate = Path::new(env!("CARGO_MANIFEST_DIR"));
+            let this = krate.join("src").join("diag.rs");
+            let mut found = BTreeSet::new();
+            let root = krate.parent().expect("the workspace root");
+            for member in std::fs::read_dir(root)
+                .expect("the workspace root")
+                .flatten()
+            {
+                codes_in(&member.path().join("src"), &this, &mut found);
+            }
+            assert!(
+                found.contains("E0308"),
+                "the scan finds the frontend's codes"
+            );
+            let table: BTreeSet<String> = ERROR_CODES.iter().map(|c| c.to_string()).collect();
+            let missing: Vec<_> = found.difference(&table).collect();
+            let unused: Vec<_> = table.difference(&found).collect();
+            assert!(
+                missing.is_empty(),
+                "codes missing from ERROR_CODES: {missing:?}"
+            );
+            assert!(
+                unused.is_empty(),
+                "codes in ERROR_CODES never emitted: {unused:?}"
+            );
+        }
     }
 }

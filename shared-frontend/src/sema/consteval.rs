@@ -316,6 +316,49 @@ impl<'a> Evaluator<'a> {
                 self.leaf(expr)?;
                 self.finish()
             }
+            TExprKind::Unary(..)
+            | TExprKind::Binary(..)
+            | TExprKind::LogicalAnd(..)
+            | TExprKind::LogicalOr(..)
+            | TExprKind::Cast { .. } => self.step_operator(f, expr),
+            TExprKind::Assign { .. } | TExprKind::AssignOp { .. } => self.step_assign(f, expr),
+            TExprKind::Field { .. }
+            | TExprKind::Index { .. }
+            | TExprKind::StructLit { .. }
+            | TExprKind::Array(_)
+            | TExprKind::Repeat { .. } => self.step_aggregate(f, expr),
+            TExprKind::Block { .. }
+            | TExprKind::If { .. }
+            | TExprKind::Loop { .. }
+            | TExprKind::While { .. }
+            | TExprKind::Break { .. }
+            | TExprKind::Continue { .. }
+            | TExprKind::NeverToAny(_) => self.step_control(f, expr),
+            TExprKind::Call { .. } => Err(ConstEvalError::Error(
+                Diagnostic::unsupported("function calls in constant evaluation", span)
+                    .with_code("E0015"),
+            )),
+            TExprKind::For { .. } => Err(ConstEvalError::Error(
+                Diagnostic::unsupported("`for` loops in constant evaluation", span)
+                    .with_code("E0015"),
+            )),
+            TExprKind::Println { .. } => Err(ConstEvalError::Error(
+                Diagnostic::unsupported("`println!` in constant evaluation", span)
+                    .with_code("E0015"),
+            )),
+            TExprKind::Return(_) => Err(ConstEvalError::Error(Diagnostic::unsupported(
+                "`return` in constant evaluation",
+                span,
+            ))),
+            TExprKind::Error => Err(ConstEvalError::Reported),
+        }
+    }
+
+    /// Operators and casts: evaluate the operands, then apply the operator (`&&` and
+    /// `||` evaluate their right operand only when needed).
+    fn step_operator(&mut self, f: Frame, expr: &'a TExpr) -> Result<()> {
+        let span = expr.span;
+        match &expr.kind {
             &TExprKind::Unary(op, operand) => {
                 if f.phase == 0 {
                     return self.then_enter(1, operand, false);
@@ -358,7 +401,26 @@ impl<'a> Evaluator<'a> {
                     _ => self.finish(),
                 }
             }
-            &TExprKind::Assign { place, value } => match f.phase {
+            TExprKind::Cast { source, from, to } => {
+                if f.phase == 0 {
+                    return self.then_enter(1, *source, false);
+                }
+                let x = self.pop(span)?;
+                if !matches!(from, Ty::Int(_) | Ty::Bool) {
+                    return Err(self.internal(span, "a cast from a non-scalar type"));
+                }
+                self.stack.push(arith::cast(*to, x));
+                self.finish()
+            }
+            _ => Err(self.internal(span, "an operator step on another expression")),
+        }
+    }
+
+    /// `=` and `op=`: evaluate the value, then the place, then store.
+    fn step_assign(&mut self, f: Frame, expr: &'a TExpr) -> Result<()> {
+        let span = expr.span;
+        match expr.kind {
+            TExprKind::Assign { place, value } => match f.phase {
                 0 => self.then_enter(1, value, false),
                 1 => self.then_enter(2, place, true),
                 _ => {
@@ -376,7 +438,7 @@ impl<'a> Evaluator<'a> {
                     self.finish()
                 }
             },
-            &TExprKind::AssignOp { op, place, value } => match f.phase {
+            TExprKind::AssignOp { op, place, value } => match f.phase {
                 0 => self.then_enter(1, value, false),
                 1 => self.then_enter(2, place, true),
                 _ => {
@@ -391,17 +453,14 @@ impl<'a> Evaluator<'a> {
                     self.finish()
                 }
             },
-            TExprKind::Cast { source, from, to } => {
-                if f.phase == 0 {
-                    return self.then_enter(1, *source, false);
-                }
-                let x = self.pop(span)?;
-                if !matches!(from, Ty::Int(_) | Ty::Bool) {
-                    return Err(self.internal(span, "a cast from a non-scalar type"));
-                }
-                self.stack.push(arith::cast(*to, x));
-                self.finish()
-            }
+            _ => Err(self.internal(span, "an assignment step on another expression")),
+        }
+    }
+
+    /// Projections (`e.f`, `e[i]`) and aggregates (struct literals, arrays, repeats).
+    fn step_aggregate(&mut self, f: Frame, expr: &'a TExpr) -> Result<()> {
+        let span = expr.span;
+        match &expr.kind {
             TExprKind::Field { base, index } => {
                 if self.is_rooted_place(f.expr)? {
                     return self.read_place(f);
@@ -450,6 +509,14 @@ impl<'a> Evaluator<'a> {
                 self.repeat(f.base, count, span)?;
                 self.finish()
             }
+            _ => Err(self.internal(span, "an aggregate step on another expression")),
+        }
+    }
+
+    /// Blocks and control flow: `if`, loops, `break`, `continue`, and `!` coerced.
+    fn step_control(&mut self, f: Frame, expr: &'a TExpr) -> Result<()> {
+        let span = expr.span;
+        match &expr.kind {
             TExprKind::Block { stmts, tail } => {
                 let k = (f.phase / 2) as usize;
                 if let Some(stmt) = stmts.get(k) {
@@ -541,23 +608,7 @@ impl<'a> Evaluator<'a> {
                 }
                 Err(self.internal(span, "a diverging expression finished"))
             }
-            TExprKind::Call { .. } => Err(ConstEvalError::Error(
-                Diagnostic::unsupported("function calls in constant evaluation", span)
-                    .with_code("E0015"),
-            )),
-            TExprKind::For { .. } => Err(ConstEvalError::Error(
-                Diagnostic::unsupported("`for` loops in constant evaluation", span)
-                    .with_code("E0015"),
-            )),
-            TExprKind::Println { .. } => Err(ConstEvalError::Error(
-                Diagnostic::unsupported("`println!` in constant evaluation", span)
-                    .with_code("E0015"),
-            )),
-            TExprKind::Return(_) => Err(ConstEvalError::Error(Diagnostic::unsupported(
-                "`return` in constant evaluation",
-                span,
-            ))),
-            TExprKind::Error => Err(ConstEvalError::Reported),
+            _ => Err(self.internal(span, "a control-flow step on another expression")),
         }
     }
 

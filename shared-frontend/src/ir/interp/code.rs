@@ -640,88 +640,99 @@ impl Translator<'_> {
                     size,
                 });
             }
-            Inst::Call(ref call) => {
-                let CallInst {
-                    dst,
-                    callee,
-                    ref args,
-                } = **call;
-                let d = match dst {
-                    Some(d) => self.r(d)?,
-                    None => NONE,
-                };
-                for &a in args {
-                    self.r(a)?;
-                }
-                let Some(&func) = self.index.get(&callee) else {
-                    self.trap(format!("call of unknown function {callee}"));
-                    return Ok(());
-                };
-                let g = &self.program.functions[func as usize];
-                if g.params.len() != args.len() {
-                    return Err(format!(
-                        "call of {} with {} arguments, expected {}",
-                        g.name,
-                        args.len(),
-                        g.params.len()
-                    ));
-                }
-                for (&a, &p) in args.iter().zip(&g.params) {
-                    if class(self.ty(a)) != class(g.ty(p)) {
-                        return Err(format!(
-                            "call of {}: argument %{} of type {:?} for a parameter of type {:?}",
-                            g.name,
-                            a.0,
-                            self.ty(a),
-                            g.ty(p)
-                        ));
-                    }
-                }
-                match (dst, g.ret) {
-                    (None, None) => {}
-                    (Some(d), Some(t)) if class(self.ty(d)) == class(t) => {}
-                    _ => {
-                        return Err(format!(
-                            "call of {} returning {:?} into {:?}",
-                            g.name,
-                            g.ret,
-                            dst.map(|d| self.ty(d))
-                        ))
-                    }
-                }
-                let args_idx = self.code.call_args.len() as u32;
-                self.code.call_args.extend(args.iter().map(|a| a.0));
-                self.emit(Op::Call {
-                    dst: d,
-                    func,
-                    args: args_idx,
+            Inst::Call(ref call) => self.call(call)?,
+            Inst::Print(ref arg) => self.print(arg)?,
+        }
+        Ok(())
+    }
+
+    /// Translates a call, checking its arguments and result against the callee's
+    /// signature; a call of a function not in the program becomes a trap.
+    fn call(&mut self, call: &CallInst) -> Result<(), String> {
+        let CallInst {
+            dst,
+            callee,
+            ref args,
+        } = *call;
+        let d = match dst {
+            Some(d) => self.r(d)?,
+            None => NONE,
+        };
+        for &a in args {
+            self.r(a)?;
+        }
+        let Some(&func) = self.index.get(&callee) else {
+            self.trap(format!("call of unknown function {callee}"));
+            return Ok(());
+        };
+        let g = &self.program.functions[func as usize];
+        if g.params.len() != args.len() {
+            return Err(format!(
+                "call of {} with {} arguments, expected {}",
+                g.name,
+                args.len(),
+                g.params.len()
+            ));
+        }
+        for (&a, &p) in args.iter().zip(&g.params) {
+            if class(self.ty(a)) != class(g.ty(p)) {
+                return Err(format!(
+                    "call of {}: argument %{} of type {:?} for a parameter of type {:?}",
+                    g.name,
+                    a.0,
+                    self.ty(a),
+                    g.ty(p)
+                ));
+            }
+        }
+        match (dst, g.ret) {
+            (None, None) => {}
+            (Some(d), Some(t)) if class(self.ty(d)) == class(t) => {}
+            _ => {
+                return Err(format!(
+                    "call of {} returning {:?} into {:?}",
+                    g.name,
+                    g.ret,
+                    dst.map(|d| self.ty(d))
+                ))
+            }
+        }
+        let args_idx = self.code.call_args.len() as u32;
+        self.code.call_args.extend(args.iter().map(|a| a.0));
+        self.emit(Op::Call {
+            dst: d,
+            func,
+            args: args_idx,
+        });
+        Ok(())
+    }
+
+    /// Translates one `println!` piece.
+    fn print(&mut self, arg: &PrintArg) -> Result<(), String> {
+        match *arg {
+            PrintArg::Str(data) => {
+                let start = *self
+                    .data_addrs
+                    .get(data.0 as usize)
+                    .ok_or_else(|| format!("data {} out of range", data.0))?;
+                let len = self.f.data[data.0 as usize].len() as u32;
+                self.emit(Op::PrintStr {
+                    start: start as u32,
+                    len,
                 });
             }
-            Inst::Print(ref arg) => match *arg {
-                PrintArg::Str(data) => {
-                    let start = *self
-                        .data_addrs
-                        .get(data.0 as usize)
-                        .ok_or_else(|| format!("data {} out of range", data.0))?;
-                    let len = self.f.data[data.0 as usize].len() as u32;
-                    self.emit(Op::PrintStr {
-                        start: start as u32,
-                        len,
-                    });
-                }
-                PrintArg::Int(r) => {
-                    let s = self.r(r)?;
-                    self.emit(if self.ty(r).is_signed() {
-                        Op::PrintI { src: s }
-                    } else {
-                        Op::PrintU { src: s }
-                    });
-                }
-                PrintArg::Bool(r) => {
-                    let s = self.r(r)?;
-                    self.emit(Op::PrintBool { src: s });
-                }
-            },
+            PrintArg::Int(r) => {
+                let s = self.r(r)?;
+                self.emit(if self.ty(r).is_signed() {
+                    Op::PrintI { src: s }
+                } else {
+                    Op::PrintU { src: s }
+                });
+            }
+            PrintArg::Bool(r) => {
+                let s = self.r(r)?;
+                self.emit(Op::PrintBool { src: s });
+            }
         }
         Ok(())
     }

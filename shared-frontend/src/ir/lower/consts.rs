@@ -96,7 +96,7 @@ impl Lowerer<'_> {
             (Ty::Int(_), ConstValue::Int(_, bits)) => put(&bits.to_le_bytes()),
             (Ty::Bool, ConstValue::Bool(b)) => put(&[*b as u8]),
             (Ty::Array(elem, _), ConstValue::Array(values)) => {
-                let stride = self.layouts.layout_of(self.env, elem).size;
+                let stride = self.buf.layouts.layout_of(self.env, elem).size;
                 stack.push(Frame::Array {
                     values,
                     elem: Ty::clone(elem),
@@ -106,7 +106,7 @@ impl Lowerer<'_> {
                 });
             }
             (Ty::Struct(def), ConstValue::Struct(_, values)) => {
-                let layout = self.layouts.struct_layout(self.env, *def);
+                let layout = self.buf.layouts.struct_layout(self.env, *def);
                 stack.push(Frame::Struct {
                     values,
                     layout,

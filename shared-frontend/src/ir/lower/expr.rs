@@ -130,13 +130,13 @@ impl<'a> Lowerer<'a> {
             }
             TExprKind::NeverToAny(x) => {
                 self.expr(*x, Dest::Ignore);
-                if self.b.live {
-                    self.b.diverge(Terminator::Unreachable);
+                if self.buf.b.live {
+                    self.buf.b.diverge(Terminator::Unreachable);
                 }
                 self.dummy(ty)
             }
             TExprKind::Error => {
-                self.b.diverge(Terminator::Unreachable);
+                self.buf.b.diverge(Terminator::Unreachable);
                 self.dummy(ty)
             }
         }
@@ -145,14 +145,14 @@ impl<'a> Lowerer<'a> {
     /// The register for a scalar result: the destination's, or a fresh one.
     fn dst_reg(&mut self, dest: Dest, s: ScalarTy) -> VReg {
         match dest {
-            Dest::Reg(r) if self.b.vreg_ty(r) == s => r,
-            _ => self.b.new_vreg(s),
+            Dest::Reg(r) if self.buf.b.vreg_ty(r) == s => r,
+            _ => self.buf.b.new_vreg(s),
         }
     }
 
     pub(super) fn copy_reg(&mut self, src: VReg) -> VReg {
-        let dst = self.b.new_vreg(self.b.vreg_ty(src));
-        self.b.emit(Inst::Copy { dst, src });
+        let dst = self.buf.b.new_vreg(self.buf.b.vreg_ty(src));
+        self.buf.b.emit(Inst::Copy { dst, src });
         dst
     }
 
@@ -193,20 +193,20 @@ impl<'a> Lowerer<'a> {
         };
         match dest {
             Dest::Ignore => Value::None,
-            Dest::Reg(r) if self.b.vreg_ty(r) == s => {
-                self.b.emit(Inst::Const {
+            Dest::Reg(r) if self.buf.b.vreg_ty(r) == s => {
+                self.buf.b.emit(Inst::Const {
                     dst: r,
                     value: bits,
                 });
                 Value::reg(r)
             }
-            _ => Value::reg(self.b.const_reg(s, bits)),
+            _ => Value::reg(self.buf.b.const_reg(s, bits)),
         }
     }
 
     fn const_ref(&mut self, def: DefId, ty: &Ty, dest: Dest) -> Value {
         let Ok(value) = self.env.const_value(def) else {
-            self.b.diverge(Terminator::Unreachable);
+            self.buf.b.diverge(Terminator::Unreachable);
             return self.dummy(ty);
         };
         match self.repr(ty) {
@@ -216,19 +216,19 @@ impl<'a> Lowerer<'a> {
                     crate::sema::ty::ConstValue::Int(_, bits) => *bits,
                     crate::sema::ty::ConstValue::Bool(b) => *b as u64,
                     _ => {
-                        self.b.diverge(Terminator::Unreachable);
+                        self.buf.b.diverge(Terminator::Unreachable);
                         return self.dummy(ty);
                     }
                 };
                 self.constant(ty, bits, dest)
             }
             Repr::Mem(l) => {
-                let data = match self.const_data.get(&def) {
+                let data = match self.buf.const_data.get(&def) {
                     Some(&d) => d,
                     None => {
                         let bytes = self.const_bytes(ty, &value, l.size);
-                        let d = self.b.data(&bytes);
-                        self.const_data.insert(def, d);
+                        let d = self.buf.b.data(&bytes);
+                        self.buf.const_data.insert(def, d);
                         d
                     }
                 };
@@ -263,7 +263,7 @@ impl<'a> Lowerer<'a> {
             UnOp::Neg => IrUnOp::Neg,
             UnOp::Not => IrUnOp::Not,
         };
-        self.b.emit(Inst::Unary { op, dst, src });
+        self.buf.b.emit(Inst::Unary { op, dst, src });
         Value::reg(dst)
     }
 
@@ -273,22 +273,22 @@ impl<'a> Lowerer<'a> {
         let thir = self.thir;
         // The chain's nodes go on the shared scratch stack above `base`; nested chains
         // (in right operands) push above them and truncate back before returning.
-        let base = self.scratch.len();
+        let base = self.buf.scratch.len();
         let mut cur = e;
         while let TExprKind::Binary(_, l, _) = &thir[cur].kind {
-            self.scratch.push(cur);
+            self.buf.scratch.push(cur);
             cur = *l;
         }
         let mut acc = self.operand(cur);
-        for k in (base..self.scratch.len()).rev() {
-            let node = self.scratch[k];
+        for k in (base..self.buf.scratch.len()).rev() {
+            let node = self.buf.scratch[k];
             let TExprKind::Binary(op, l, r) = &thir[node].kind else {
                 continue;
             };
             let node_dest = if node == e { dest } else { Dest::Any };
             acc = self.binary(*op, *l, *r, acc, &thir[node].ty, node_dest);
         }
-        self.scratch.truncate(base);
+        self.buf.scratch.truncate(base);
         acc
     }
 
@@ -344,7 +344,7 @@ impl<'a> Lowerer<'a> {
             BinOp::Rem => self.div_checks(true, s, a, b, lits),
             _ => {}
         }
-        self.b.emit(Inst::Binary {
+        self.buf.b.emit(Inst::Binary {
             op: ir_binop(op),
             dst,
             lhs: a,
@@ -363,14 +363,14 @@ impl<'a> Lowerer<'a> {
         (lhs_lit, rhs_lit): (Option<u64>, Option<u64>),
     ) {
         if !matches!(rhs_lit, Some(n) if n != 0) {
-            let zero = self.b.const_reg(s, 0);
+            let zero = self.buf.b.const_reg(s, 0);
             let ok = self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, b, zero, None);
             let kind = if rem {
                 PanicKind::RemByZero
             } else {
                 PanicKind::DivByZero
             };
-            self.b.check(ok, kind);
+            self.buf.b.check(ok, kind);
         }
         if s.is_signed() {
             // Canonical bits: sign-extended to 64 bits.
@@ -383,11 +383,11 @@ impl<'a> Lowerer<'a> {
                 || matches!(lhs_lit, Some(n) if n != min);
             if !safe {
                 let b_ok = (rhs_lit != Some(minus_one)).then(|| {
-                    let m1 = self.b.const_reg(s, minus_one);
+                    let m1 = self.buf.b.const_reg(s, minus_one);
                     self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, b, m1, None)
                 });
                 let a_ok = (lhs_lit != Some(min)).then(|| {
-                    let min = self.b.const_reg(s, min);
+                    let min = self.buf.b.const_reg(s, min);
                     self.binary_inst(IrBinOp::Ne, ScalarTy::Bool, a, min, None)
                 });
                 let ok = match (b_ok, a_ok) {
@@ -396,14 +396,14 @@ impl<'a> Lowerer<'a> {
                     }
                     (Some(ok), None) | (None, Some(ok)) => ok,
                     // `MIN / -1` written out: always panics.
-                    (None, None) => self.b.const_reg(ScalarTy::Bool, 0),
+                    (None, None) => self.buf.b.const_reg(ScalarTy::Bool, 0),
                 };
                 let kind = if rem {
                     PanicKind::RemOverflow
                 } else {
                     PanicKind::DivOverflow
                 };
-                self.b.check(ok, kind);
+                self.buf.b.check(ok, kind);
             }
         }
     }
@@ -416,8 +416,8 @@ impl<'a> Lowerer<'a> {
         rhs: VReg,
         dst: Option<VReg>,
     ) -> VReg {
-        let dst = dst.unwrap_or_else(|| self.b.new_vreg(result));
-        self.b.emit(Inst::Binary { op, dst, lhs, rhs });
+        let dst = dst.unwrap_or_else(|| self.buf.b.new_vreg(result));
+        self.buf.b.emit(Inst::Binary { op, dst, lhs, rhs });
         dst
     }
 
@@ -425,22 +425,22 @@ impl<'a> Lowerer<'a> {
     fn logical(&mut self, and: bool, a: TExprId, b: TExprId, dest: Dest) -> Value {
         let r = self.dst_reg(dest, ScalarTy::Bool);
         self.lower_into(a, Dest::Reg(r));
-        let rhs_block = self.b.new_block();
-        let join = self.b.new_block();
+        let rhs_block = self.buf.b.new_block();
+        let join = self.buf.b.new_block();
         let (then_block, else_block) = if and {
             (rhs_block, join)
         } else {
             (join, rhs_block)
         };
-        self.b.terminate(Terminator::Branch {
+        self.buf.b.terminate(Terminator::Branch {
             cond: r,
             then_block,
             else_block,
         });
-        self.b.switch_to(rhs_block);
+        self.buf.b.switch_to(rhs_block);
         self.lower_into(b, Dest::Reg(r));
-        self.b.goto(join);
-        self.b.switch_to(join);
+        self.buf.b.goto(join);
+        self.buf.b.switch_to(join);
         Value::reg(r)
     }
 
@@ -461,7 +461,7 @@ impl<'a> Lowerer<'a> {
         }
         let src = self.expect_reg(v, fs);
         let dst = self.dst_reg(dest, ts);
-        self.b.emit(Inst::Cast { dst, src });
+        self.buf.b.emit(Inst::Cast { dst, src });
         Value::reg(dst)
     }
 
@@ -472,7 +472,7 @@ impl<'a> Lowerer<'a> {
                 for &a in args {
                     self.expr(a, Dest::Ignore);
                 }
-                self.b.diverge(Terminator::Unreachable);
+                self.buf.b.diverge(Terminator::Unreachable);
                 return self.dummy(ty);
             }
         };
@@ -515,7 +515,7 @@ impl<'a> Lowerer<'a> {
             }
             Repr::None => (None, Value::None),
         };
-        self.b.emit(Inst::Call(Box::new(CallInst {
+        self.buf.b.emit(Inst::Call(Box::new(CallInst {
             dst,
             callee,
             args: regs,
@@ -531,7 +531,7 @@ impl<'a> Lowerer<'a> {
         dest: Dest,
     ) -> Value {
         let dest = self.concrete_dest(dest, ty);
-        let layout = self.layouts.struct_layout(self.env, def);
+        let layout = self.buf.layouts.struct_layout(self.env, def);
         for &(index, field) in fields {
             match dest {
                 Dest::Mem(m) => {
@@ -549,7 +549,7 @@ impl<'a> Lowerer<'a> {
     /// The distance between the elements of an array type.
     fn elem_stride(&mut self, array_ty: &Ty) -> u64 {
         match array_ty {
-            Ty::Array(elem, _) => self.layouts.layout_of(self.env, elem).size,
+            Ty::Array(elem, _) => self.buf.layouts.layout_of(self.env, elem).size,
             _ => 0,
         }
     }
@@ -581,7 +581,7 @@ impl<'a> Lowerer<'a> {
         };
         let stride = self.elem_stride(ty);
         let v = self.operand(value);
-        if count == 0 || stride == 0 || !self.b.live {
+        if count == 0 || stride == 0 || !self.buf.b.live {
             return Value::mem(m);
         }
         let size = u32::try_from(stride).unwrap_or(u32::MAX);
@@ -601,39 +601,39 @@ impl<'a> Lowerer<'a> {
             Value::Mem { mem, .. } => Some(self.addr_of(mem)),
             _ => None,
         };
-        let i = self.b.new_vreg(ScalarTy::U64);
-        self.b.emit(Inst::Const { dst: i, value: 0 });
-        let n = self.b.const_reg(ScalarTy::U64, count);
-        let header = self.b.new_block();
-        self.b.goto(header);
-        self.b.switch_to(header);
+        let i = self.buf.b.new_vreg(ScalarTy::U64);
+        self.buf.b.emit(Inst::Const { dst: i, value: 0 });
+        let n = self.buf.b.const_reg(ScalarTy::U64, count);
+        let header = self.buf.b.new_block();
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(header);
         let c = self.binary_inst(IrBinOp::Lt, ScalarTy::Bool, i, n, None);
-        let exit = self.b.branch_then(c);
-        let p = self.b.new_vreg(ScalarTy::Ptr);
-        self.b.emit(Inst::ElemAddr {
+        let exit = self.buf.b.branch_then(c);
+        let p = self.buf.b.new_vreg(ScalarTy::Ptr);
+        self.buf.b.emit(Inst::ElemAddr {
             dst: p,
             base,
             index: i,
             scale: size,
         });
         match (v, src) {
-            (Value::Reg { v, .. }, _) => self.b.emit(Inst::Store {
+            (Value::Reg { v, .. }, _) => self.buf.b.emit(Inst::Store {
                 addr: p,
                 offset: 0,
                 src: v,
             }),
-            (_, Some(src)) => self.b.emit(Inst::MemCopy { dst: p, src, size }),
+            (_, Some(src)) => self.buf.b.emit(Inst::MemCopy { dst: p, src, size }),
             _ => {}
         }
-        let one = self.b.const_reg(ScalarTy::U64, 1);
-        self.b.emit(Inst::Binary {
+        let one = self.buf.b.const_reg(ScalarTy::U64, 1);
+        self.buf.b.emit(Inst::Binary {
             op: IrBinOp::Add,
             dst: i,
             lhs: i,
             rhs: one,
         });
-        self.b.goto(header);
-        self.b.switch_to(exit);
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(exit);
         Value::mem(m)
     }
 
@@ -658,7 +658,7 @@ impl<'a> Lowerer<'a> {
                 Repr::None | Repr::Mem(_) => values.push(None),
             }
         }
-        if !self.b.live {
+        if !self.buf.b.live {
             return;
         }
         let mut text = String::new();
@@ -669,7 +669,7 @@ impl<'a> Lowerer<'a> {
                 FmtPiece::Hole => {
                     self.print_text(&mut text);
                     if let Some(Some(arg)) = holes.next() {
-                        self.b.emit(Inst::Print(arg));
+                        self.buf.b.emit(Inst::Print(arg));
                     }
                 }
             }
@@ -680,8 +680,8 @@ impl<'a> Lowerer<'a> {
 
     fn print_text(&mut self, text: &mut String) {
         if !text.is_empty() {
-            let data = self.b.data(text.as_bytes());
-            self.b.emit(Inst::Print(PrintArg::Str(data)));
+            let data = self.buf.b.data(text.as_bytes());
+            self.buf.b.emit(Inst::Print(PrintArg::Str(data)));
             text.clear();
         }
     }
@@ -695,18 +695,18 @@ impl<'a> Lowerer<'a> {
     pub(super) fn place(&mut self, e: TExprId) -> Value {
         let thir = self.thir;
         // The projections go on the shared scratch stack (see `binary_chain`).
-        let scratch_base = self.scratch.len();
+        let scratch_base = self.buf.scratch.len();
         let mut root = e;
         while let TExprKind::Field { base, .. } | TExprKind::Index { base, .. } = &thir[root].kind {
-            self.scratch.push(root);
+            self.buf.scratch.push(root);
             root = *base;
         }
         // A value expression (`{a}[i]`, `f()[i]`) is a copy, taken before the index is
         // evaluated; a local is read only after it.
         let root_is_place = matches!(thir[root].kind, TExprKind::Local(_));
         let mut v = self.operand(root);
-        for k in (scratch_base..self.scratch.len()).rev() {
-            let node = self.scratch[k];
+        for k in (scratch_base..self.buf.scratch.len()).rev() {
+            let node = self.buf.scratch[k];
             match &thir[node].kind {
                 TExprKind::Field { base, index } => {
                     v = self.field(v, self.ty(*base), *index);
@@ -720,14 +720,17 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
-        self.scratch.truncate(scratch_base);
+        self.buf.scratch.truncate(scratch_base);
         v
     }
 
     fn field(&mut self, base: Value, base_ty: &Ty, index: u32) -> Value {
         match (base, base_ty) {
             (Value::Mem { mem, place }, Ty::Struct(def)) => {
-                let offset = self.layouts.field_offset(self.env, *def, index as usize);
+                let offset = self
+                    .buf
+                    .layouts
+                    .field_offset(self.env, *def, index as usize);
                 Value::Mem {
                     mem: mem.plus(offset),
                     place,
@@ -759,15 +762,16 @@ impl<'a> Lowerer<'a> {
         }
         let iv = self.operand(index);
         let i = self.expect_reg(iv, ScalarTy::U64);
-        let len_reg = self.b.const_reg(ScalarTy::U64, len);
+        let len_reg = self.buf.b.const_reg(ScalarTy::U64, len);
         let ok = self.binary_inst(IrBinOp::Lt, ScalarTy::Bool, i, len_reg, None);
-        self.b
+        self.buf
+            .b
             .check(ok, PanicKind::IndexOutOfBounds { index: i, len });
         match base {
             Value::Mem { mem, place } => {
                 let base_reg = self.base_addr(mem.base);
-                let dst = self.b.new_vreg(ScalarTy::Ptr);
-                self.b.emit(Inst::ElemAddr {
+                let dst = self.buf.b.new_vreg(ScalarTy::Ptr);
+                self.buf.b.emit(Inst::ElemAddr {
                     dst,
                     base: base_reg,
                     index: i,
@@ -795,7 +799,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let dst = self.dst_reg(dest, s);
                 let addr = self.base_addr(mem.base);
-                self.b.emit(Inst::Load {
+                self.buf.b.emit(Inst::Load {
                     dst,
                     addr,
                     offset: mem.offset,
@@ -809,8 +813,8 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn base_addr(&mut self, base: Base) -> VReg {
         match base {
-            Base::Slot(s) => self.b.slot_addr(s),
-            Base::Data(d) => self.b.data_addr(d),
+            Base::Slot(s) => self.buf.b.slot_addr(s),
+            Base::Data(d) => self.buf.b.data_addr(d),
             Base::Addr(v) => v,
         }
     }
@@ -821,9 +825,9 @@ impl<'a> Lowerer<'a> {
         if m.offset == 0 {
             return base;
         }
-        let offset = self.b.const_reg(ScalarTy::U64, u64::from(m.offset));
-        let dst = self.b.new_vreg(ScalarTy::Ptr);
-        self.b.emit(Inst::ElemAddr {
+        let offset = self.buf.b.const_reg(ScalarTy::U64, u64::from(m.offset));
+        let dst = self.buf.b.new_vreg(ScalarTy::Ptr);
+        self.buf.b.emit(Inst::ElemAddr {
             dst,
             base,
             index: offset,
@@ -834,7 +838,7 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn store(&mut self, m: Mem, src: VReg) {
         let addr = self.base_addr(m.base);
-        self.b.emit(Inst::Store {
+        self.buf.b.emit(Inst::Store {
             addr,
             offset: m.offset,
             src,
@@ -847,7 +851,7 @@ impl<'a> Lowerer<'a> {
         }
         let d = self.addr_of(dst);
         let s = self.addr_of(src);
-        self.b.emit(Inst::MemCopy {
+        self.buf.b.emit(Inst::MemCopy {
             dst: d,
             src: s,
             size,
@@ -885,7 +889,7 @@ impl<'a> Lowerer<'a> {
                 match self.place(place) {
                     Value::Reg { v: dst, .. } => {
                         if dst != r {
-                            self.b.emit(Inst::Copy { dst, src: r });
+                            self.buf.b.emit(Inst::Copy { dst, src: r });
                         }
                     }
                     Value::Mem { mem, .. } => self.store(mem, r),
@@ -946,15 +950,15 @@ impl<'a> Lowerer<'a> {
             Value::Reg { v: x, .. } => self.arith(op, s, x, r, x, lits),
             Value::Mem { mem, .. } => {
                 let addr = self.base_addr(mem.base);
-                let old = self.b.new_vreg(s);
-                self.b.emit(Inst::Load {
+                let old = self.buf.b.new_vreg(s);
+                self.buf.b.emit(Inst::Load {
                     dst: old,
                     addr,
                     offset: mem.offset,
                 });
-                let new = self.b.new_vreg(s);
+                let new = self.buf.b.new_vreg(s);
                 self.arith(op, s, old, r, new, lits);
-                self.b.emit(Inst::Store {
+                self.buf.b.emit(Inst::Store {
                     addr,
                     offset: mem.offset,
                     src: new,

@@ -44,16 +44,46 @@ use builder::Builder;
 
 /// The buffers of [`lower_fn`], reused by the calls of one thread so that lowering many
 /// small functions does not allocate them anew each time. Results never depend on what
-/// is left here: each call starts by clearing them.
+/// is left here: each call starts by clearing them ([`Scratch::start`]).
 #[derive(Default)]
 struct Scratch {
     b: Builder,
     layouts: LayoutCache,
+    /// Where each local lives.
     locals: Vec<Storage>,
     loops: Vec<LoopCtx>,
+    /// Whether evaluating an expression may assign to a local.
     assigns: AssignInfo,
+    /// Expression chains being lowered (operator chains, place projections), as a stack
+    /// shared by nested chains so that lowering them allocates nothing.
     scratch: Vec<TExprId>,
+    /// The data blob of each aggregate constant used (looked up, never iterated).
     const_data: FxHashMap<DefId, DataId>,
+}
+
+impl Scratch {
+    /// Empties every buffer for lowering `thir`.
+    fn start(&mut self, thir: &Thir) {
+        let Scratch {
+            b,
+            layouts,
+            locals,
+            loops,
+            assigns,
+            scratch,
+            const_data,
+        } = self;
+        b.start(thir.exprs.len());
+        layouts.clear();
+        locals.clear();
+        locals.resize(thir.locals.len(), Storage::Unassigned);
+        loops.clear();
+        assigns.reset(thir.exprs.len());
+        scratch.clear();
+        if !const_data.is_empty() {
+            const_data.clear();
+        }
+    }
 }
 
 thread_local! {
@@ -63,44 +93,20 @@ thread_local! {
 
 /// Lowers the type-checked body `thir` of function `def` (named `name` in listings).
 pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrFunction {
-    let mut bufs = spare::take(&SCRATCH);
-    let Scratch {
-        mut b,
-        mut layouts,
-        mut locals,
-        mut loops,
-        mut assigns,
-        mut scratch,
-        mut const_data,
-    } = std::mem::take(&mut *bufs);
+    let mut buf = spare::take(&SCRATCH);
     prefetch(thir);
-    b.start(thir.exprs.len());
-    layouts.clear();
-    locals.clear();
-    locals.resize(thir.locals.len(), Storage::Unassigned);
-    loops.clear();
-    assigns.reset(thir.exprs.len());
-    scratch.clear();
-    if !const_data.is_empty() {
-        const_data.clear();
-    }
+    buf.start(thir);
     let mut cx = Lowerer {
         env,
         thir,
-        b,
-        layouts,
-        locals,
-        loops,
-        assigns,
-        scratch,
+        buf,
         sret: None,
-        const_data,
     };
     let mut params = Vec::with_capacity(thir.params.len() + 1);
     let ret_repr = cx.repr(&thir.ret);
     let sret = matches!(ret_repr, Repr::Mem(_));
     if sret {
-        let p = cx.b.new_vreg(ScalarTy::Ptr);
+        let p = cx.buf.b.new_vreg(ScalarTy::Ptr);
         cx.sret = Some(p);
         params.push(p);
     }
@@ -115,33 +121,24 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
         Repr::Scalar(s) => {
             let v = cx.operand(body);
             let v = cx.expect_reg(v, s);
-            cx.b.terminate(Terminator::Return(Some(v)));
+            cx.buf.b.terminate(Terminator::Return(Some(v)));
         }
         Repr::Mem(_) => {
             let dest = Mem::addr(cx.sret.unwrap_or(VReg(0)));
             cx.lower_into(body, Dest::Mem(dest));
-            cx.b.terminate(Terminator::Return(None));
+            cx.buf.b.terminate(Terminator::Return(None));
         }
         Repr::None => {
             cx.expr(body, Dest::Ignore);
-            cx.b.terminate(Terminator::Return(None));
+            cx.buf.b.terminate(Terminator::Return(None));
         }
     }
     let ret = match ret_repr {
         Repr::Scalar(s) => Some(s),
         Repr::Mem(_) | Repr::None => None,
     };
-    let f = cx.b.finish(def, name, params, sret, ret);
-    *bufs = Scratch {
-        b: cx.b,
-        layouts: cx.layouts,
-        locals: cx.locals,
-        loops: cx.loops,
-        assigns: cx.assigns,
-        scratch: cx.scratch,
-        const_data: cx.const_data,
-    };
-    spare::give_back(&SCRATCH, bufs);
+    let f = cx.buf.b.finish(def, name, params, sret, ret);
+    spare::give_back(&SCRATCH, cx.buf);
     f
 }
 
@@ -291,18 +288,9 @@ struct LoopCtx {
 struct Lowerer<'a> {
     env: &'a dyn SemaEnv,
     thir: &'a Thir,
-    b: Builder,
-    layouts: LayoutCache,
-    locals: Vec<Storage>,
-    loops: Vec<LoopCtx>,
-    /// Whether evaluating an expression may assign to a local.
-    assigns: AssignInfo,
-    /// Expression chains being lowered (operator chains, place projections), as a stack
-    /// shared by nested chains so that lowering them allocates nothing.
-    scratch: Vec<TExprId>,
+    /// Everything else lowering works with (see [`Scratch`]).
+    buf: Box<Scratch>,
     sret: Option<VReg>,
-    /// The data blob of each aggregate constant used (looked up, never iterated).
-    const_data: FxHashMap<DefId, DataId>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -312,7 +300,7 @@ impl<'a> Lowerer<'a> {
         }
         match ty {
             Ty::Struct(_) | Ty::Array(..) => {
-                let l = self.layouts.layout_of(self.env, ty);
+                let l = self.buf.layouts.layout_of(self.env, ty);
                 Repr::Mem(MemLayout {
                     size: u32::try_from(l.size).unwrap_or(u32::MAX),
                     align: l.align,
@@ -327,31 +315,31 @@ impl<'a> Lowerer<'a> {
     }
 
     fn assigns(&mut self, e: TExprId) -> bool {
-        self.assigns.get(self.thir, e)
+        self.buf.assigns.get(self.thir, e)
     }
 
     fn local_storage(&mut self, local: crate::sema::thir::LocalId) -> Storage {
         let i = local.0 as usize;
-        if i >= self.locals.len() {
+        if i >= self.buf.locals.len() {
             return Storage::None;
         }
-        if self.locals[i] != Storage::Unassigned {
-            return self.locals[i];
+        if self.buf.locals[i] != Storage::Unassigned {
+            return self.buf.locals[i];
         }
         let storage = match self.repr(&self.thir.locals[i].ty) {
             Repr::None => Storage::None,
-            Repr::Scalar(s) => Storage::Reg(self.b.new_vreg(s)),
+            Repr::Scalar(s) => Storage::Reg(self.buf.b.new_vreg(s)),
             Repr::Mem(_) if self.thir.params.contains(&local) => {
-                Storage::Addr(self.b.new_vreg(ScalarTy::Ptr))
+                Storage::Addr(self.buf.b.new_vreg(ScalarTy::Ptr))
             }
-            Repr::Mem(l) => Storage::Slot(self.b.new_slot(l.size, l.align)),
+            Repr::Mem(l) => Storage::Slot(self.buf.b.new_slot(l.size, l.align)),
         };
-        self.locals[i] = storage;
+        self.buf.locals[i] = storage;
         storage
     }
 
     fn temp_slot(&mut self, l: MemLayout) -> Mem {
-        Mem::slot(self.b.new_slot(l.size, l.align))
+        Mem::slot(self.buf.b.new_slot(l.size, l.align))
     }
 
     /// A register of type `s` for `v`; when `v` is missing, the code is unreachable (or
@@ -361,10 +349,10 @@ impl<'a> Lowerer<'a> {
         match v {
             Value::Reg { v, .. } => v,
             Value::None | Value::Mem { .. } => {
-                if self.b.live {
-                    self.b.diverge(Terminator::Unreachable);
+                if self.buf.b.live {
+                    self.buf.b.diverge(Terminator::Unreachable);
                 }
-                self.b.new_vreg(s)
+                self.buf.b.new_vreg(s)
             }
         }
     }
@@ -373,8 +361,8 @@ impl<'a> Lowerer<'a> {
     fn dummy(&mut self, ty: &Ty) -> Value {
         match self.repr(ty) {
             Repr::None => Value::None,
-            Repr::Scalar(s) => Value::reg(self.b.new_vreg(s)),
-            Repr::Mem(_) => Value::mem(Mem::addr(self.b.new_vreg(ScalarTy::Ptr))),
+            Repr::Scalar(s) => Value::reg(self.buf.b.new_vreg(s)),
+            Repr::Mem(_) => Value::mem(Mem::addr(self.buf.b.new_vreg(ScalarTy::Ptr))),
         }
     }
 
@@ -391,7 +379,7 @@ impl<'a> Lowerer<'a> {
             (Dest::Ignore | Dest::Any, _) | (_, Value::None) => {}
             (Dest::Reg(r), Value::Reg { v, .. }) => {
                 if v != r {
-                    self.b.emit(crate::ir::Inst::Copy { dst: r, src: v });
+                    self.buf.b.emit(crate::ir::Inst::Copy { dst: r, src: v });
                 }
             }
             (Dest::Mem(m), Value::Reg { v, .. }) => self.store(m, v),
@@ -414,7 +402,7 @@ impl<'a> Lowerer<'a> {
             Repr::None => Dest::Ignore,
             Repr::Scalar(s) => match dest {
                 Dest::Reg(r) => Dest::Reg(r),
-                _ => Dest::Reg(self.b.new_vreg(s)),
+                _ => Dest::Reg(self.buf.b.new_vreg(s)),
             },
             Repr::Mem(l) => match dest {
                 Dest::Mem(m) => Dest::Mem(m),
@@ -436,7 +424,7 @@ impl<'a> Lowerer<'a> {
 
     fn block(&mut self, stmts: &'a [TStmt], tail: Option<TExprId>, dest: Dest) -> Value {
         for stmt in stmts {
-            if !self.b.live {
+            if !self.buf.b.live {
                 // Everything after a diverging statement is unreachable.
                 return Value::None;
             }
@@ -458,7 +446,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         match tail {
-            Some(t) if self.b.live => self.expr(t, dest),
+            Some(t) if self.buf.b.live => self.expr(t, dest),
             _ => Value::None,
         }
     }
@@ -474,47 +462,47 @@ impl<'a> Lowerer<'a> {
         let c = self.operand(cond);
         let c = self.expect_reg(c, ScalarTy::Bool);
         let dest = self.concrete_dest(dest, self.ty(e));
-        let join = self.b.new_block();
-        let else_block = self.b.branch_then(c);
+        let join = self.buf.b.new_block();
+        let else_block = self.buf.b.branch_then(c);
         self.lower_into(then_branch, dest);
-        self.b.goto(join);
-        self.b.switch_to(else_block);
+        self.buf.b.goto(join);
+        self.buf.b.switch_to(else_block);
         if let Some(else_branch) = else_branch {
             self.lower_into(else_branch, dest);
         }
-        self.b.goto(join);
-        self.b.switch_to(join);
+        self.buf.b.goto(join);
+        self.buf.b.switch_to(join);
         Self::dest_value(dest)
     }
 
     fn loop_expr(&mut self, e: TExprId, body: TExprId, dest: Dest) -> Value {
         let dest = self.concrete_dest(dest, self.ty(e));
-        let header = self.b.new_block();
-        let exit = self.b.new_block();
-        self.b.goto(header);
-        self.b.switch_to(header);
-        self.loops.push(LoopCtx {
+        let header = self.buf.b.new_block();
+        let exit = self.buf.b.new_block();
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(header);
+        self.buf.loops.push(LoopCtx {
             expr: e,
             break_block: exit,
             continue_block: header,
             dest,
         });
         self.expr(body, Dest::Ignore);
-        self.loops.pop();
-        self.b.goto(header);
-        self.b.switch_to(exit);
+        self.buf.loops.pop();
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(exit);
         Self::dest_value(dest)
     }
 
     /// `while cond { body }`. The loop is a target of `break`/`continue` in its
     /// condition too (`'a: while { if x { break 'a; } y } {}` is valid).
     fn while_expr(&mut self, e: TExprId, cond: TExprId, body: TExprId) {
-        let header = self.b.new_block();
-        let body_block = self.b.new_block();
-        let exit = self.b.new_block();
-        self.b.goto(header);
-        self.b.switch_to(header);
-        self.loops.push(LoopCtx {
+        let header = self.buf.b.new_block();
+        let body_block = self.buf.b.new_block();
+        let exit = self.buf.b.new_block();
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(header);
+        self.buf.loops.push(LoopCtx {
             expr: e,
             break_block: exit,
             continue_block: header,
@@ -522,16 +510,16 @@ impl<'a> Lowerer<'a> {
         });
         let c = self.operand(cond);
         let c = self.expect_reg(c, ScalarTy::Bool);
-        self.b.terminate(Terminator::Branch {
+        self.buf.b.terminate(Terminator::Branch {
             cond: c,
             then_block: body_block,
             else_block: exit,
         });
-        self.b.switch_to(body_block);
+        self.buf.b.switch_to(body_block);
         self.expr(body, Dest::Ignore);
-        self.loops.pop();
-        self.b.goto(header);
-        self.b.switch_to(exit);
+        self.buf.loops.pop();
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(exit);
     }
 
     /// `for binding in start..end` / `..=end`. The counter is a fresh register (the body
@@ -552,10 +540,10 @@ impl<'a> Lowerer<'a> {
             // An ill-typed range: evaluate what is there and stop.
             self.expr(start, Dest::Ignore);
             self.expr(end, Dest::Ignore);
-            self.b.diverge(Terminator::Unreachable);
+            self.buf.b.diverge(Terminator::Unreachable);
             return;
         };
-        let counter = self.b.new_vreg(s);
+        let counter = self.buf.b.new_vreg(s);
         self.lower_into(start, Dest::Reg(counter));
         // The body may assign to a local named as the end: read it now.
         let end_val = self.operand(end);
@@ -568,73 +556,73 @@ impl<'a> Lowerer<'a> {
         } else {
             crate::ir::IrBinOp::Lt
         };
-        let exit = self.b.new_block();
-        let latch = self.b.new_block();
+        let exit = self.buf.b.new_block();
+        let latch = self.buf.b.new_block();
         let body_block;
         let header;
         if inclusive {
             let c = self.binary_inst(cmp, ScalarTy::Bool, counter, end_v, None);
-            body_block = self.b.new_block();
+            body_block = self.buf.b.new_block();
             header = body_block;
-            self.b.terminate(Terminator::Branch {
+            self.buf.b.terminate(Terminator::Branch {
                 cond: c,
                 then_block: body_block,
                 else_block: exit,
             });
-            self.b.switch_to(body_block);
+            self.buf.b.switch_to(body_block);
         } else {
-            header = self.b.new_block();
-            self.b.goto(header);
-            self.b.switch_to(header);
+            header = self.buf.b.new_block();
+            self.buf.b.goto(header);
+            self.buf.b.switch_to(header);
             let c = self.binary_inst(cmp, ScalarTy::Bool, counter, end_v, None);
-            body_block = self.b.new_block();
-            self.b.terminate(Terminator::Branch {
+            body_block = self.buf.b.new_block();
+            self.buf.b.terminate(Terminator::Branch {
                 cond: c,
                 then_block: body_block,
                 else_block: exit,
             });
-            self.b.switch_to(body_block);
+            self.buf.b.switch_to(body_block);
         }
         if let Storage::Reg(bind) = self.local_storage(binding) {
-            self.b.emit(crate::ir::Inst::Copy {
+            self.buf.b.emit(crate::ir::Inst::Copy {
                 dst: bind,
                 src: counter,
             });
         }
-        self.loops.push(LoopCtx {
+        self.buf.loops.push(LoopCtx {
             expr: e,
             break_block: exit,
             continue_block: latch,
             dest: Dest::Ignore,
         });
         self.expr(body, Dest::Ignore);
-        self.loops.pop();
-        self.b.goto(latch);
-        self.b.switch_to(latch);
+        self.buf.loops.pop();
+        self.buf.b.goto(latch);
+        self.buf.b.switch_to(latch);
         if inclusive {
             let done =
                 self.binary_inst(crate::ir::IrBinOp::Eq, ScalarTy::Bool, counter, end_v, None);
-            let incr = self.b.new_block();
-            self.b.terminate(Terminator::Branch {
+            let incr = self.buf.b.new_block();
+            self.buf.b.terminate(Terminator::Branch {
                 cond: done,
                 then_block: exit,
                 else_block: incr,
             });
-            self.b.switch_to(incr);
+            self.buf.b.switch_to(incr);
         }
-        let one = self.b.const_reg(s, 1);
-        self.b.emit(crate::ir::Inst::Binary {
+        let one = self.buf.b.const_reg(s, 1);
+        self.buf.b.emit(crate::ir::Inst::Binary {
             op: crate::ir::IrBinOp::Add,
             dst: counter,
             lhs: counter,
             rhs: one,
         });
-        self.b.goto(header);
-        self.b.switch_to(exit);
+        self.buf.b.goto(header);
+        self.buf.b.switch_to(exit);
     }
 
     fn find_loop(&self, target: TExprId) -> Option<usize> {
-        self.loops.iter().rposition(|l| l.expr == target)
+        self.buf.loops.iter().rposition(|l| l.expr == target)
     }
 
     fn break_expr(&mut self, target: TExprId, value: Option<TExprId>) {
@@ -642,22 +630,22 @@ impl<'a> Lowerer<'a> {
             if let Some(v) = value {
                 self.expr(v, Dest::Ignore);
             }
-            self.b.diverge(Terminator::Unreachable);
+            self.buf.b.diverge(Terminator::Unreachable);
             return;
         };
-        let (dest, exit) = (self.loops[i].dest, self.loops[i].break_block);
+        let (dest, exit) = (self.buf.loops[i].dest, self.buf.loops[i].break_block);
         if let Some(v) = value {
             self.lower_into(v, dest);
         }
-        self.b.diverge(Terminator::Jump(exit));
+        self.buf.b.diverge(Terminator::Jump(exit));
     }
 
     fn continue_expr(&mut self, target: TExprId) {
         let term = match self.find_loop(target) {
-            Some(i) => Terminator::Jump(self.loops[i].continue_block),
+            Some(i) => Terminator::Jump(self.buf.loops[i].continue_block),
             None => Terminator::Unreachable,
         };
-        self.b.diverge(term);
+        self.buf.b.diverge(term);
     }
 
     fn return_expr(&mut self, value: Option<TExprId>) {
@@ -679,7 +667,7 @@ impl<'a> Lowerer<'a> {
             (Repr::None, None) => Terminator::Return(None),
             (_, None) => Terminator::Unreachable,
         };
-        self.b.diverge(term);
+        self.buf.b.diverge(term);
     }
 }
 

@@ -28,9 +28,9 @@ impl Checker<'_> {
         let callee_span = arena[callee_e].span;
         let c = match &arena[callee_e].kind {
             ExprKind::Path(path) => {
-                let local = Self::single_name(path).and_then(|n| self.scopes.lookup(n));
+                let local = Self::single_name(path).and_then(|n| self.buf.scopes.lookup(n));
                 if let Some(local) = local {
-                    let ty = self.local_tys[local.0 as usize];
+                    let ty = self.buf.local_tys[local.0 as usize];
                     Callee::NotFn(self.display(&ty))
                 } else if Self::single_name(path)
                     .is_some_and(|n| self.outer_local_used(n, callee_span))
@@ -44,7 +44,7 @@ impl Checker<'_> {
                         },
                         Ok(Res::Def(DefKind::Const, def)) => match self.env.const_ty(def) {
                             Ok(t) => {
-                                let t = self.infer.import_ty(&t);
+                                let t = self.buf.infer.import_ty(&t);
                                 Callee::NotFn(self.display(&t))
                             }
                             Err(_) => Callee::Failed,
@@ -115,14 +115,14 @@ impl Checker<'_> {
                 for (i, &a) in args.iter().enumerate() {
                     let id = match sig.params.get(i) {
                         Some(p) => {
-                            let p = self.infer.import_ty(p);
+                            let p = self.buf.infer.import_ty(p);
                             self.check_expr_coercible(a, &p)
                         }
                         None => self.check_expr(a, &Expect::None),
                     };
                     targs.push(id);
                 }
-                let ty = self.infer.import_ty(&sig.ret);
+                let ty = self.buf.infer.import_ty(&sig.ret);
                 let id = self.alloc(
                     TExprKind::Call {
                         callee: def,
@@ -139,7 +139,7 @@ impl Checker<'_> {
                     matches!(t, Ty::Struct(_))
                 });
                 if mentions_struct {
-                    self.struct_calls.push((id, sig, callee_span));
+                    self.buf.struct_calls.push((id, sig, callee_span));
                 }
                 id
             }
@@ -169,7 +169,7 @@ impl Checker<'_> {
         let f = name.name;
         match bt {
             ITy::Struct(id) => {
-                let def = self.infer.struct_def(id);
+                let def = self.buf.infer.struct_def(id);
                 let Ok(fields) = self.env.struct_fields(def) else {
                     return self.error_node(span);
                 };
@@ -194,7 +194,7 @@ impl Checker<'_> {
                         .with_label_message("private field"),
                     );
                 }
-                let ty = self.infer.import_ty(&field.ty);
+                let ty = self.buf.infer.import_ty(&field.ty);
                 self.alloc(
                     TExprKind::Field {
                         base: b,
@@ -205,7 +205,7 @@ impl Checker<'_> {
                 )
             }
             ITy::Error => self.error_node(span),
-            ITy::Var(_) if !self.infer.is_integral(&bt) => {
+            ITy::Var(_) if !self.buf.infer.is_integral(&bt) => {
                 self.annotations_needed(self.span_of(b));
                 self.error_node(span)
             }
@@ -245,16 +245,16 @@ impl Checker<'_> {
         let i = self.check_expr(index, &Expect::None);
         match self.resolved_ty(b) {
             ITy::Array(array) => {
-                let elem = self.infer.array_parts(array).0;
+                let elem = self.buf.infer.array_parts(array).0;
                 let it = self.resolved_ty(i);
                 let usize_ty = ITy::Int(IntTy::Usize);
-                let i = if self.infer.is_never(&it) {
+                let i = if self.buf.infer.is_never(&it) {
                     self.never_to_any(i, usize_ty)
                 } else {
                     let ok = match &it {
                         ITy::Int(IntTy::Usize) | ITy::Error => true,
-                        ITy::Var(_) if self.infer.is_integral(&it) => {
-                            self.infer.unify(&it, &usize_ty)
+                        ITy::Var(_) if self.buf.infer.is_integral(&it) => {
+                            self.buf.infer.unify(&it, &usize_ty)
                         }
                         _ => false,
                     };
@@ -276,7 +276,7 @@ impl Checker<'_> {
                 self.alloc(TExprKind::Index { base: b, index: i }, elem, span)
             }
             ITy::Error => self.error_node(span),
-            bt @ ITy::Var(_) if !self.infer.is_integral(&bt) => {
+            bt @ ITy::Var(_) if !self.buf.infer.is_integral(&bt) => {
                 self.annotations_needed(self.span_of(b));
                 self.error_node(span)
             }
@@ -303,7 +303,7 @@ impl Checker<'_> {
                 Ok(Ty::Struct(def)) => Some(def),
                 Ok(Ty::Error) | Err(_) => None,
                 Ok(t) => {
-                    let t = self.infer.import_ty(&t);
+                    let t = self.buf.infer.import_ty(&t);
                     let t = self.display(&t);
                     self.report(
                         Diagnostic::error(
@@ -351,7 +351,7 @@ impl Checker<'_> {
             match sf.index_of(name) {
                 Some(i) => {
                     let field = &sf.fields[i];
-                    let fty = self.infer.import_ty(&field.ty);
+                    let fty = self.buf.infer.import_ty(&field.ty);
                     let id = self.check_expr_coercible(f.value, &fty);
                     if !self.env.is_accessible(field.vis, self.module) {
                         let s = self.env.def_name(def);
@@ -413,22 +413,22 @@ impl Checker<'_> {
                 .with_label_message(format!("missing {list}")),
             );
         }
-        let ty = self.infer.struct_ty(def);
+        let ty = self.buf.infer.struct_ty(def);
         self.alloc(TExprKind::StructLit { def, fields: out }, ty, span)
     }
 
     pub(super) fn check_array(&mut self, elems: &[ExprId], span: Span, expect: &Expect) -> TExprId {
-        let elem_ty = match expect.to_option(&mut self.infer) {
-            Some(ITy::Array(a)) => self.infer.array_parts(a).0,
-            _ => self.infer.new_var(VarKind::General, span),
+        let elem_ty = match expect.to_option(&mut self.buf.infer) {
+            Some(ITy::Array(a)) => self.buf.infer.array_parts(a).0,
+            _ => self.buf.infer.new_var(VarKind::General, span),
         };
         let mut ids = Vec::with_capacity(elems.len());
         for &e in elems {
             ids.push(self.check_expr_coercible(e, &elem_ty));
         }
-        let ty = self.infer.array(elem_ty, elems.len() as u64);
+        let ty = self.buf.infer.array(elem_ty, elems.len() as u64);
         let id = self.alloc(TExprKind::Array(ids), ty, span);
-        self.array_exprs.push(id);
+        self.buf.array_exprs.push(id);
         id
     }
 
@@ -445,9 +445,9 @@ impl Checker<'_> {
             self.diags.append(&mut diags);
             n
         };
-        let (value, elem) = match expect.to_option(&mut self.infer) {
+        let (value, elem) = match expect.to_option(&mut self.buf.infer) {
             Some(ITy::Array(a)) => {
-                let e = self.infer.array_parts(a).0;
+                let e = self.buf.infer.array_parts(a).0;
                 (self.check_expr_coercible(value, &e), e)
             }
             _ => {
@@ -458,9 +458,9 @@ impl Checker<'_> {
         };
         match count {
             Some(count) => {
-                let ty = self.infer.array(elem, count);
+                let ty = self.buf.infer.array(elem, count);
                 let id = self.alloc(TExprKind::Repeat { value, count }, ty, span);
-                self.array_exprs.push(id);
+                self.buf.array_exprs.push(id);
                 id
             }
             None => self.error_node(span),
@@ -500,7 +500,7 @@ impl Checker<'_> {
             let id = match t {
                 ITy::Int(_) | ITy::Bool | ITy::Error => id,
                 ITy::Never => self.never_to_any(id, ITy::Int(IntTy::I32)),
-                ITy::Var(_) if self.infer.is_integral(&t) => id,
+                ITy::Var(_) if self.buf.infer.is_integral(&t) => id,
                 ITy::Var(_) => {
                     self.annotations_needed(arg_span);
                     id

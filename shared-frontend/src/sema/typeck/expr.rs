@@ -220,16 +220,10 @@ pub(super) struct Checker<'a> {
     /// The locals of the enclosing body when checking an array length inside it: naming
     /// one is E0435, not "cannot find value".
     pub outer_locals: Option<&'a Scopes>,
-    pub infer: InferCtxt,
     pub exprs: Vec<TExpr>,
-    /// The inference type of every node of `exprs`.
-    pub tys: Vec<ITy>,
     pub locals: Vec<Local>,
-    pub local_tys: Vec<ITy>,
     /// The parameters are the first locals, declared before any other.
     pub param_count: usize,
-    pub scopes: Scopes,
-    pub loops: Vec<LoopCtx>,
     pub ret: ITy,
     pub diverges: bool,
     pub depth: u32,
@@ -237,16 +231,34 @@ pub(super) struct Checker<'a> {
     /// The operand of the innermost unary `-` that is not itself negated (rustc's
     /// `negated_expr_id`): a literal there may be one past the maximum.
     pub neg_target: Option<ExprId>,
+    pub diags: Vec<Diagnostic>,
+    /// Inside the arguments of a `println!` (where assignments are outside the subset).
+    pub in_println: u32,
+    /// Everything else the checker works with (see [`Buffers`]).
+    pub buf: Box<Buffers>,
+}
+
+/// The buffers a [`Checker`] needs only while it runs (everything but its output). A
+/// checker takes the thread's spare set, clears it ([`Buffers::start`]) and gives it back
+/// when it finishes ([`Checker::finish`]), so that checking many bodies does not allocate
+/// them anew each time; a checker nested in another (for an array length) finds none
+/// spare and starts with new ones.
+#[derive(Default)]
+pub(super) struct Buffers {
+    pub infer: InferCtxt,
+    /// The inference type of every node of [`Checker::exprs`].
+    pub tys: Vec<ITy>,
+    /// The inference type of every local of [`Checker::locals`].
+    pub local_tys: Vec<ITy>,
+    pub scopes: Scopes,
+    pub loops: Vec<LoopCtx>,
     /// Left spines of binary chains being walked (a stack shared by nested chains).
     pub spine: Vec<ExprId>,
-    pub diags: Vec<Diagnostic>,
     pub lits: Vec<PendingLit>,
     /// Unary `-` applied to an integer variable: an error if it becomes unsigned.
     pub negs: Vec<(ITy, Span)>,
     pub casts: Vec<PendingCast>,
     pub deferred_ops: Vec<DeferredOp>,
-    /// Inside the arguments of a `println!` (where assignments are outside the subset).
-    pub in_println: u32,
     /// `for` loops in a constant: E0015, reported with the range's final type.
     pub const_fors: Vec<(TExprId, Span, bool)>,
     /// Calls whose callee's signature mentions a struct, with the callee path's span:
@@ -254,31 +266,48 @@ pub(super) struct Checker<'a> {
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
     /// The array and repeat expressions, in order.
     pub array_exprs: Vec<TExprId>,
-    /// Where the buffers above come from and go back to (see [`Buffers`]).
-    pub bufs: Option<Box<Buffers>>,
+    /// Struct layouts for the size checks of array expressions.
+    pub layouts: LayoutCache,
 }
 
-/// The buffers a [`Checker`] needs only while it runs (everything but its output). A
-/// checker takes the thread's spare set and gives it back empty when it finishes, so
-/// that checking many bodies does not allocate them anew each time; a checker nested in
-/// another (for an array length) finds none spare and starts with empty buffers.
-#[derive(Default)]
-pub(super) struct Buffers {
-    infer: InferCtxt,
-    tys: Vec<ITy>,
-    local_tys: Vec<ITy>,
-    scopes: Scopes,
-    loops: Vec<LoopCtx>,
-    spine: Vec<ExprId>,
-    lits: Vec<PendingLit>,
-    negs: Vec<(ITy, Span)>,
-    casts: Vec<PendingCast>,
-    deferred_ops: Vec<DeferredOp>,
-    const_fors: Vec<(TExprId, Span, bool)>,
-    struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
-    array_exprs: Vec<TExprId>,
-    /// Struct layouts for the size checks of array expressions (cleared for each body).
-    pub layouts: LayoutCache,
+impl Buffers {
+    /// Empties every buffer for a body of about `exprs` expressions and `locals` locals,
+    /// so that nothing a previous body left is seen.
+    fn start(&mut self, exprs: usize, locals: usize) {
+        let Buffers {
+            infer,
+            tys,
+            local_tys,
+            scopes,
+            loops,
+            spine,
+            lits,
+            negs,
+            casts,
+            deferred_ops,
+            const_fors,
+            struct_calls,
+            array_exprs,
+            layouts,
+        } = self;
+        infer.reset(exprs / 4);
+        tys.clear();
+        tys.reserve(exprs);
+        local_tys.clear();
+        local_tys.reserve(locals);
+        scopes.clear();
+        loops.clear();
+        spine.clear();
+        lits.clear();
+        lits.reserve(exprs / 4);
+        negs.clear();
+        casts.clear();
+        deferred_ops.clear();
+        const_fors.clear();
+        struct_calls.clear();
+        array_exprs.clear();
+        layouts.clear();
+    }
 }
 
 thread_local! {
@@ -304,77 +333,32 @@ impl<'a> Checker<'a> {
         } else {
             (8, 0)
         };
-        let mut bufs = spare::take(&SPARE);
-        let b = &mut *bufs;
-        b.infer.reset(exprs / 4);
-        b.tys.reserve(exprs);
-        b.local_tys.reserve(locals);
-        b.lits.reserve(exprs / 4);
+        let mut buf = spare::take(&SPARE);
+        buf.start(exprs, locals);
         Checker {
             env,
             module,
             arena,
             in_const,
             outer_locals,
-            infer: std::mem::take(&mut b.infer),
             exprs: Vec::with_capacity(exprs),
-            tys: std::mem::take(&mut b.tys),
             locals: Vec::with_capacity(locals),
-            local_tys: std::mem::take(&mut b.local_tys),
             param_count: 0,
-            scopes: std::mem::take(&mut b.scopes),
-            loops: std::mem::take(&mut b.loops),
             ret: ITy::Unit,
             diverges: false,
             depth,
             depth_reported: false,
             neg_target: None,
-            spine: std::mem::take(&mut b.spine),
             diags: Vec::new(),
-            lits: std::mem::take(&mut b.lits),
-            negs: std::mem::take(&mut b.negs),
-            casts: std::mem::take(&mut b.casts),
-            deferred_ops: std::mem::take(&mut b.deferred_ops),
             in_println: 0,
-            const_fors: std::mem::take(&mut b.const_fors),
-            struct_calls: std::mem::take(&mut b.struct_calls),
-            array_exprs: std::mem::take(&mut b.array_exprs),
-            bufs: Some(bufs),
+            buf,
         }
     }
 
-    /// Gives the buffers back, emptied, for the next body's checker.
-    pub(super) fn recycle_buffers(&mut self) {
-        let Some(mut bufs) = self.bufs.take() else {
-            return;
-        };
-        let b = &mut *bufs;
-        b.infer = std::mem::take(&mut self.infer);
-        b.tys = std::mem::take(&mut self.tys);
-        b.tys.clear();
-        b.local_tys = std::mem::take(&mut self.local_tys);
-        b.local_tys.clear();
-        b.scopes = std::mem::take(&mut self.scopes);
-        b.scopes.clear();
-        b.loops = std::mem::take(&mut self.loops);
-        b.loops.clear();
-        b.spine = std::mem::take(&mut self.spine);
-        b.spine.clear();
-        b.lits = std::mem::take(&mut self.lits);
-        b.lits.clear();
-        b.negs = std::mem::take(&mut self.negs);
-        b.negs.clear();
-        b.casts = std::mem::take(&mut self.casts);
-        b.casts.clear();
-        b.deferred_ops = std::mem::take(&mut self.deferred_ops);
-        b.deferred_ops.clear();
-        b.const_fors = std::mem::take(&mut self.const_fors);
-        b.const_fors.clear();
-        b.struct_calls = std::mem::take(&mut self.struct_calls);
-        b.struct_calls.clear();
-        b.array_exprs = std::mem::take(&mut self.array_exprs);
-        b.array_exprs.clear();
-        spare::give_back(&SPARE, bufs);
+    /// Gives the buffers back for the next body's checker (the only place they go back).
+    pub(super) fn into_output(self) -> (Vec<TExpr>, Vec<Local>, Vec<Diagnostic>) {
+        spare::give_back(&SPARE, self.buf);
+        (self.exprs, self.locals, self.diags)
     }
 
     // --- Small helpers --------------------------------------------------------------
@@ -386,7 +370,7 @@ impl<'a> Checker<'a> {
             ty: Ty::Error,
             span,
         });
-        self.tys.push(ty);
+        self.buf.tys.push(ty);
         id
     }
 
@@ -395,7 +379,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn ty_of(&self, id: TExprId) -> ITy {
-        self.tys[id.0 as usize]
+        self.buf.tys[id.0 as usize]
     }
 
     pub(super) fn span_of(&self, id: TExprId) -> Span {
@@ -403,8 +387,8 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn resolved_ty(&mut self, id: TExprId) -> ITy {
-        let t = &self.tys[id.0 as usize];
-        self.infer.shallow(t)
+        let t = &self.buf.tys[id.0 as usize];
+        self.buf.infer.shallow(t)
     }
 
     pub(super) fn report(&mut self, d: Diagnostic) {
@@ -412,7 +396,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn display(&mut self, ty: &ITy) -> String {
-        self.infer.display(ty, self.env)
+        self.buf.infer.display(ty, self.env)
     }
 
     pub(super) fn lower_cx(&self) -> LowerCx<'_> {
@@ -420,7 +404,7 @@ impl<'a> Checker<'a> {
             env: self.env,
             module: self.module,
             arena: self.arena,
-            outer_locals: Some(&self.scopes),
+            outer_locals: Some(&self.buf.scopes),
             depth: self.depth,
         }
     }
@@ -435,8 +419,8 @@ impl<'a> Checker<'a> {
 
     /// E0308 with rustc's label.
     pub(super) fn mismatch(&mut self, message: &str, expected: &ITy, found: &ITy, span: Span) {
-        let e = self.infer.describe(expected, self.env);
-        let f = self.infer.describe(found, self.env);
+        let e = self.buf.infer.describe(expected, self.env);
+        let f = self.buf.infer.describe(found, self.env);
         self.report(
             Diagnostic::error(message, span)
                 .with_code("E0308")
@@ -465,15 +449,15 @@ impl<'a> Checker<'a> {
         message: &str,
     ) -> (TExprId, bool) {
         let t = self.ty_of(id);
-        if self.infer.is_never(&t) {
-            if self.infer.is_never(target) {
+        if self.buf.infer.is_never(&t) {
+            if self.buf.infer.is_never(target) {
                 return (id, true);
             }
-            self.infer.mark_diverging(target);
+            self.buf.infer.mark_diverging(target);
             return (self.never_to_any(id, *target), true);
         }
         // Equal types unify without binding anything.
-        if t == *target || self.infer.unify(&t, target) {
+        if t == *target || self.buf.infer.unify(&t, target) {
             (id, true)
         } else {
             let span = self.span_of(id);
@@ -486,8 +470,8 @@ impl<'a> Checker<'a> {
     /// defaults to `()`); anything else is returned as is.
     pub(super) fn never_to_fresh_var(&mut self, id: TExprId) -> TExprId {
         let t = self.ty_of(id);
-        if self.infer.is_never(&t) {
-            let var = self.infer.new_diverging_var(self.span_of(id));
+        if self.buf.infer.is_never(&t) {
+            let var = self.buf.infer.new_diverging_var(self.span_of(id));
             self.never_to_any(id, var)
         } else {
             id
@@ -508,7 +492,7 @@ impl<'a> Checker<'a> {
         self.depth += 1;
         let old_diverges = std::mem::replace(&mut self.diverges, false);
         let id = self.check_expr_kind(e, expect);
-        if self.infer.is_never(&self.tys[id.0 as usize]) {
+        if self.buf.infer.is_never(&self.buf.tys[id.0 as usize]) {
             self.diverges = true;
         }
         self.diverges |= old_diverges;
@@ -597,11 +581,11 @@ impl<'a> Checker<'a> {
                 ));
                 return self.error_node(span);
             }
-            None => match expect.to_option(&mut self.infer) {
+            None => match expect.to_option(&mut self.buf.infer) {
                 Some(ITy::Int(t)) => ITy::Int(t),
                 // Whatever was expected is broken: stay silent about the literal.
                 Some(ITy::Error) => ITy::Error,
-                _ => self.infer.new_var(VarKind::Int, span),
+                _ => self.buf.infer.new_var(VarKind::Int, span),
             },
         };
         if lit.value.is_none() {
@@ -611,7 +595,7 @@ impl<'a> Checker<'a> {
             );
         }
         let id = self.alloc(TExprKind::Int(0), ty, span);
-        self.lits.push(PendingLit {
+        self.buf.lits.push(PendingLit {
             expr: id,
             value: lit.value.map(LitValue::get),
             negated: self.neg_target == Some(e),
@@ -648,8 +632,8 @@ impl<'a> Checker<'a> {
 
     pub(super) fn check_path_expr(&mut self, path: &Path, span: Span) -> TExprId {
         if let Some(name) = Self::single_name(path) {
-            if let Some(local) = self.scopes.lookup(name) {
-                let ty = self.local_tys[local.0 as usize];
+            if let Some(local) = self.buf.scopes.lookup(name) {
+                let ty = self.buf.local_tys[local.0 as usize];
                 return self.alloc(TExprKind::Local(local), ty, span);
             }
             if self.outer_local_used(name, span) {
@@ -659,7 +643,7 @@ impl<'a> Checker<'a> {
         match self.env.resolve_path(self.module, path, Namespace::Value) {
             Ok(Res::Def(DefKind::Const, def)) => {
                 let ty = match self.env.const_ty(def) {
-                    Ok(t) => self.infer.import_ty(&t),
+                    Ok(t) => self.buf.infer.import_ty(&t),
                     Err(_) => ITy::Error,
                 };
                 self.alloc(TExprKind::ConstRef(def), ty, span)
@@ -699,7 +683,7 @@ impl<'a> Checker<'a> {
     // --- Blocks and statements ------------------------------------------------------
 
     pub(super) fn check_block(&mut self, block: &Block, span: Span, expect: &Expect) -> TExprId {
-        let mark = self.scopes.mark();
+        let mark = self.buf.scopes.mark();
         let mut stmts = Vec::with_capacity(block.stmts.len());
         for &s in &block.stmts {
             self.check_stmt(s, &mut stmts);
@@ -717,14 +701,14 @@ impl<'a> Checker<'a> {
             }
             None if self.diverges => (None, ITy::Never),
             None => match expect.only_has_type() {
-                Some(target) if !self.infer.unify(&ITy::Unit, &target) => {
+                Some(target) if !self.buf.infer.unify(&ITy::Unit, &target) => {
                     self.mismatch("mismatched types", &target, &ITy::Unit, span);
                     (None, ITy::Error)
                 }
                 _ => (None, ITy::Unit),
             },
         };
-        self.scopes.reset(mark);
+        self.buf.scopes.reset(mark);
         self.alloc(TExprKind::Block { stmts, tail }, ty, span)
     }
 
@@ -734,7 +718,7 @@ impl<'a> Checker<'a> {
             StmtKind::Let { pattern, ty, init } => {
                 let annotated = ty.map(|t| {
                     let t = self.lower_ty(t);
-                    self.infer.import_ty(&t)
+                    self.buf.infer.import_ty(&t)
                 });
                 let (init, local_ty) = match annotated {
                     Some(t) => (self.check_expr_coercible(*init, &t), t),
@@ -780,12 +764,12 @@ impl<'a> Checker<'a> {
             mutable,
             span: name.span,
         });
-        self.local_tys.push(ty);
+        self.buf.local_tys.push(ty);
         if is_param {
             debug_assert_eq!(self.param_count, id.0 as usize);
             self.param_count += 1;
         }
-        self.scopes.bind(name.name, id);
+        self.buf.scopes.bind(name.name, id);
         id
     }
 
@@ -858,7 +842,7 @@ pub(super) fn check_fn_body(
         .fn_sig(id)
         .unwrap_or_else(|_| Arc::new(sig::fn_sig(env, module, def).0));
     let (params, ret) = (&sig.params, sig.ret.clone());
-    cx.ret = cx.infer.import_ty(&ret);
+    cx.ret = cx.buf.infer.import_ty(&ret);
     let mut param_ids = Vec::with_capacity(params.len());
     // Parameter lists are short: a set pays off only for long ones.
     const SCAN_PARAMS: usize = 16;
@@ -883,7 +867,7 @@ pub(super) fn check_fn_body(
             );
         }
         cx.check_binding_name(p.name, BindingSite::Param);
-        let ty = cx.infer.import_ty(ty);
+        let ty = cx.buf.infer.import_ty(ty);
         param_ids.push(cx.declare_local(p.name, p.mutable, ty, true));
     }
     let ret_ity = cx.ret;
@@ -906,7 +890,7 @@ pub(super) fn check_const_body(env: &dyn SemaEnv, module: DefId, def: &ConstDef)
         &mut sig_diags,
     );
     let mut cx = Checker::new(env, module, &def.arena, true, None, 0, true);
-    cx.ret = cx.infer.import_ty(&ty);
+    cx.ret = cx.buf.infer.import_ty(&ty);
     let target = cx.ret;
     let body = cx.check_expr_coercible(def.value, &target);
     cx.finish(Vec::new(), body, ty)
@@ -924,7 +908,7 @@ pub(super) fn check_anon_const(lcx: &LowerCx<'_>, expr: ExprId, ty: Ty) -> Typec
         lcx.depth,
         false,
     );
-    cx.ret = cx.infer.import_ty(&ty);
+    cx.ret = cx.buf.infer.import_ty(&ty);
     let target = cx.ret;
     let body = cx.check_expr_coercible(expr, &target);
     cx.finish(Vec::new(), body, ty)

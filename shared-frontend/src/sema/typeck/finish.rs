@@ -16,7 +16,6 @@ use super::infer::VarId;
 use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
-use crate::ir::layout::LayoutCache;
 use crate::sema::def::DefId;
 use crate::sema::thir::{LocalId, TExprId, TExprKind, TStmt, Thir};
 use crate::sema::ty::{FnSig, Ty};
@@ -104,7 +103,7 @@ fn struct_in(ty: &Ty) -> Option<DefId> {
 
 impl Checker<'_> {
     pub(super) fn finish(mut self, params: Vec<LocalId>, body: TExprId, ret: Ty) -> TypeckResult {
-        self.infer.apply_fallback();
+        self.buf.infer.apply_fallback();
         self.check_negations();
         self.resolve_types();
         self.check_literals();
@@ -113,25 +112,25 @@ impl Checker<'_> {
         self.check_const_fors();
         self.check_array_sizes();
         self.check_type_privacy();
-        self.recycle_buffers();
+        let (exprs, locals, diagnostics) = self.into_output();
         TypeckResult {
             thir: Arc::new(Thir {
-                exprs: self.exprs,
-                locals: self.locals,
+                exprs,
+                locals,
                 params,
                 body,
                 ret,
             }),
-            diagnostics: self.diags,
+            diagnostics,
         }
     }
 
     /// `-` applied to an integer variable that became unsigned (rustc reports the
     /// failed `Neg` bound).
     fn check_negations(&mut self) {
-        let mut negs = std::mem::take(&mut self.negs);
+        let mut negs = std::mem::take(&mut self.buf.negs);
         for (ty, span) in negs.drain(..) {
-            if let super::infer::ITy::Int(t) = self.infer.shallow(&ty) {
+            if let super::infer::ITy::Int(t) = self.buf.infer.shallow(&ty) {
                 if !t.is_signed() {
                     let name = t.name();
                     self.report(
@@ -147,7 +146,7 @@ impl Checker<'_> {
                 }
             }
         }
-        self.negs = negs;
+        self.buf.negs = negs;
     }
 
     /// Makes every type final.
@@ -159,11 +158,11 @@ impl Checker<'_> {
                 origins.push(origin);
             }
         };
-        let infer = &mut self.infer;
-        for (e, t) in self.exprs.iter_mut().zip(&self.tys) {
+        let infer = &mut self.buf.infer;
+        for (e, t) in self.exprs.iter_mut().zip(&self.buf.tys) {
             e.ty = infer.finalize(t, &mut unresolved);
         }
-        for (l, t) in self.locals.iter_mut().zip(&self.local_tys) {
+        for (l, t) in self.locals.iter_mut().zip(&self.buf.local_tys) {
             l.ty = infer.finalize(t, &mut unresolved);
         }
         for origin in origins {
@@ -173,7 +172,7 @@ impl Checker<'_> {
 
     /// Range checks (rustc's `overflowing_literals`, deny by default) and canonical bits.
     fn check_literals(&mut self) {
-        let mut lits = std::mem::take(&mut self.lits);
+        let mut lits = std::mem::take(&mut self.buf.lits);
         for lit in lits.drain(..) {
             let e = &mut self.exprs[lit.expr.0 as usize];
             let (Ty::Int(t), Some(v)) = (&e.ty, lit.value) else {
@@ -220,12 +219,12 @@ impl Checker<'_> {
                     .with_note(note),
             );
         }
-        self.lits = lits;
+        self.buf.lits = lits;
     }
 
     /// `as`: integer or `bool` to integer; rustc's errors for the rest.
     fn check_casts(&mut self) {
-        let mut casts = std::mem::take(&mut self.casts);
+        let mut casts = std::mem::take(&mut self.buf.casts);
         for c in casts.drain(..) {
             let from = self.exprs[c.source.0 as usize].ty.clone();
             let span = self.exprs[c.expr.0 as usize].span;
@@ -269,11 +268,11 @@ impl Checker<'_> {
             };
             self.exprs[c.expr.0 as usize].kind = kind;
         }
-        self.casts = casts;
+        self.buf.casts = casts;
     }
 
     fn check_deferred_ops(&mut self) {
-        let mut deferred_ops = std::mem::take(&mut self.deferred_ops);
+        let mut deferred_ops = std::mem::take(&mut self.buf.deferred_ops);
         for d in deferred_ops.drain(..) {
             let name = |ty: &Ty| match ty {
                 Ty::Never => "()".to_string(),
@@ -284,11 +283,11 @@ impl Checker<'_> {
             let message = super::ops::no_impl_message(d.op, d.assign, &l, &r);
             self.report(Diagnostic::error(message, d.span).with_code("E0277"));
         }
-        self.deferred_ops = deferred_ops;
+        self.buf.deferred_ops = deferred_ops;
     }
 
     fn check_const_fors(&mut self) {
-        let mut const_fors = std::mem::take(&mut self.const_fors);
+        let mut const_fors = std::mem::take(&mut self.buf.const_fors);
         for (start, span, inclusive) in const_fors.drain(..) {
             let t = ty_name(self.env, &self.exprs[start.0 as usize].ty);
             let range = if inclusive { "RangeInclusive" } else { "Range" };
@@ -304,28 +303,21 @@ impl Checker<'_> {
                 ),
             );
         }
-        self.const_fors = const_fors;
+        self.buf.const_fors = const_fors;
     }
 
     /// Array expressions larger than the value-size limit (types written in the source
     /// were checked when lowered). One report per body is enough.
     fn check_array_sizes(&mut self) {
-        if self.array_exprs.is_empty() {
+        if self.buf.array_exprs.is_empty() {
             return;
         }
-        let mut layouts = match &mut self.bufs {
-            Some(b) => std::mem::take(&mut b.layouts),
-            None => LayoutCache::default(),
-        };
-        layouts.clear();
-        for &id in &self.array_exprs {
+        let layouts = &mut self.buf.layouts;
+        for &id in &self.buf.array_exprs {
             let e = &self.exprs[id.0 as usize];
-            if !check_value_size(self.env, &mut layouts, &e.ty, e.span, &mut self.diags) {
+            if !check_value_size(self.env, layouts, &e.ty, e.span, &mut self.diags) {
                 break;
             }
-        }
-        if let Some(b) = &mut self.bufs {
-            b.layouts = layouts;
         }
     }
 
@@ -344,18 +336,19 @@ impl Checker<'_> {
             p.then_some(d)
         };
         let mut private_callees: FxHashMap<TExprId, (DefId, Span)> = FxHashMap::default();
-        let mut struct_calls = std::mem::take(&mut self.struct_calls);
+        let mut struct_calls = std::mem::take(&mut self.buf.struct_calls);
         for (call, sig, span) in struct_calls.drain(..) {
             let FnSig { params, ret } = &*sig;
             if let Some(d) = params.iter().chain([ret]).find_map(&mut is_private) {
                 private_callees.insert(call, (d, span));
             }
         }
-        self.struct_calls = struct_calls;
+        self.buf.struct_calls = struct_calls;
         // Every struct in a node's type is among the body's struct types: when none of
         // those is private, no node's type is.
         if private_callees.is_empty()
             && !self
+                .buf
                 .infer
                 .structs()
                 .iter()

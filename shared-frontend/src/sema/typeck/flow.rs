@@ -24,7 +24,7 @@ impl Checker<'_> {
         let c = self.check_expr_coercible(cond, &ITy::Bool);
         let cond_failed = self.ty_of(c) == ITy::Error;
         let cond_diverges = std::mem::replace(&mut self.diverges, false);
-        let branch_expect = expect.adjust_for_branches(&mut self.infer);
+        let branch_expect = expect.adjust_for_branches(&mut self.buf.infer);
         let then_id = self.check_expr(then_branch, &branch_expect);
         let then_diverges = std::mem::replace(&mut self.diverges, false);
         let target = branch_expect.only_has_type();
@@ -43,7 +43,10 @@ impl Checker<'_> {
                     None => {
                         let then_ty = self.ty_of(then_id);
                         let else_ty = self.ty_of(else_id);
-                        match (self.infer.is_never(&then_ty), self.infer.is_never(&else_ty)) {
+                        match (
+                            self.buf.infer.is_never(&then_ty),
+                            self.buf.infer.is_never(&else_ty),
+                        ) {
                             (true, true) => (then_id, Some(else_id), ITy::Never),
                             (true, false) => {
                                 let then_id = self.never_to_any(then_id, else_ty);
@@ -63,17 +66,17 @@ impl Checker<'_> {
                 match target {
                     Some(target) => {
                         let (then_id, ok) = self.coerce_with(then_id, &target, "mismatched types");
-                        if ok && !self.infer.unify(&ITy::Unit, &target) {
+                        if ok && !self.buf.infer.unify(&ITy::Unit, &target) {
                             self.missing_else(&target, span);
                         }
                         (then_id, None, target)
                     }
                     None => {
                         let then_ty = self.ty_of(then_id);
-                        let then_id = if self.infer.is_never(&then_ty) {
+                        let then_id = if self.buf.infer.is_never(&then_ty) {
                             self.never_to_any(then_id, ITy::Unit)
                         } else {
-                            if !self.infer.unify(&then_ty, &ITy::Unit) {
+                            if !self.buf.infer.unify(&then_ty, &ITy::Unit) {
                                 self.missing_else(&then_ty, span);
                             }
                             then_id
@@ -96,7 +99,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn missing_else(&mut self, expected: &ITy, span: Span) {
-        let e = self.infer.describe(expected, self.env);
+        let e = self.buf.infer.describe(expected, self.env);
         self.report(
             Diagnostic::error("`if` may be missing an `else` clause", span)
                 .with_code("E0317")
@@ -112,7 +115,7 @@ impl Checker<'_> {
         ty: Option<ITy>,
         head: Span,
     ) {
-        self.loops.push(LoopCtx {
+        self.buf.loops.push(LoopCtx {
             kind,
             label: label.map(|l| l.name),
             ty,
@@ -156,7 +159,7 @@ impl Checker<'_> {
     ) -> TExprId {
         self.push_loop(LoopKind::Loop, label, expect.only_has_type(), span);
         let body = self.check_loop_body(body);
-        let Some(ctx) = self.loops.pop() else {
+        let Some(ctx) = self.buf.loops.pop() else {
             return self.error_node(span);
         };
         // A loop that is never left diverges; otherwise nothing is known.
@@ -179,11 +182,11 @@ impl Checker<'_> {
         let head = Span::new(span.lo, self.arena[cond].span.hi);
         self.push_loop(LoopKind::While, label, None, head);
         let cond = self.check_expr_coercible(cond, &ITy::Bool);
-        if let Some(ctx) = self.loops.last_mut() {
+        if let Some(ctx) = self.buf.loops.last_mut() {
             ctx.in_cond = false;
         }
         let body = self.check_loop_body(body);
-        let Some(ctx) = self.loops.pop() else {
+        let Some(ctx) = self.buf.loops.pop() else {
             return self.error_node(span);
         };
         // The condition may be false at once: a `while` never diverges.
@@ -207,7 +210,7 @@ impl Checker<'_> {
         let elem = self.ty_of(start_id);
         let end_id = self.check_expr_coercible(end, &elem);
         let range_span = self.arena[start].span.to(self.arena[end].span);
-        let elem = match self.infer.shallow(&elem) {
+        let elem = match self.buf.infer.shallow(&elem) {
             ITy::Int(_) | ITy::Var(_) | ITy::Error => elem,
             other => {
                 let t = self.display(&other);
@@ -224,17 +227,17 @@ impl Checker<'_> {
             }
         };
         if self.in_const {
-            self.const_fors.push((start_id, range_span, inclusive));
+            self.buf.const_fors.push((start_id, range_span, inclusive));
         }
         let range_diverges = self.diverges;
         let head = Span::new(span.lo, range_span.hi);
         self.push_loop(LoopKind::For, label, None, head);
-        let mark = self.scopes.mark();
+        let mark = self.buf.scopes.mark();
         self.check_binding_name(binding.name, BindingSite::For);
         let local = self.declare_local(binding.name, binding.mutable, elem, false);
         let body = self.check_loop_body(body);
-        self.scopes.reset(mark);
-        let Some(ctx) = self.loops.pop() else {
+        self.buf.scopes.reset(mark);
+        let Some(ctx) = self.buf.loops.pop() else {
             return self.error_node(span);
         };
         self.diverges = range_diverges;
@@ -262,7 +265,11 @@ impl Checker<'_> {
         let what = if is_break { "break" } else { "continue" };
         match label {
             Some(label) => {
-                let found = self.loops.iter().rposition(|l| l.label == Some(label.name));
+                let found = self
+                    .buf
+                    .loops
+                    .iter()
+                    .rposition(|l| l.label == Some(label.name));
                 if found.is_none() {
                     self.report(
                         Diagnostic::error(
@@ -275,7 +282,7 @@ impl Checker<'_> {
                 }
                 found
             }
-            None => match self.loops.last() {
+            None => match self.buf.loops.last() {
                 None => {
                     let (message, label) = if is_break {
                         (
@@ -309,7 +316,7 @@ impl Checker<'_> {
                     );
                     None
                 }
-                Some(_) => Some(self.loops.len() - 1),
+                Some(_) => Some(self.buf.loops.len() - 1),
             },
         }
     }
@@ -322,29 +329,29 @@ impl Checker<'_> {
     ) -> TExprId {
         let target = self.find_loop(label, true, span);
         let value = match (target, value) {
-            (Some(i), Some(v)) if self.loops[i].kind == LoopKind::Loop => {
-                let expect = match &self.loops[i].ty {
+            (Some(i), Some(v)) if self.buf.loops[i].kind == LoopKind::Loop => {
+                let expect = match &self.buf.loops[i].ty {
                     Some(t) => Expect::Has(*t),
                     None => Expect::None,
                 };
                 let id = self.check_expr(v, &expect);
-                let id = match self.loops[i].ty {
+                let id = match self.buf.loops[i].ty {
                     Some(t) => self.coerce(id, &t),
                     None => {
                         let id = self.never_to_fresh_var(id);
-                        self.loops[i].ty = Some(self.ty_of(id));
+                        self.buf.loops[i].ty = Some(self.ty_of(id));
                         id
                     }
                 };
                 Some(id)
             }
             (Some(i), Some(v)) => {
-                let kind = if self.loops[i].kind == LoopKind::While {
+                let kind = if self.buf.loops[i].kind == LoopKind::While {
                     "while"
                 } else {
                     "for"
                 };
-                let head = self.loops[i].head_span;
+                let head = self.buf.loops[i].head_span;
                 self.report(
                     Diagnostic::error(format!("`break` with value from a `{kind}` loop"), span)
                         .with_code("E0571")
@@ -360,14 +367,14 @@ impl Checker<'_> {
             }
             (None, Some(v)) => Some(self.check_expr(v, &Expect::None)),
             (Some(i), None) => {
-                if self.loops[i].kind == LoopKind::Loop {
-                    match self.loops[i].ty {
+                if self.buf.loops[i].kind == LoopKind::Loop {
+                    match self.buf.loops[i].ty {
                         Some(t) => {
-                            if !self.infer.unify(&ITy::Unit, &t) {
+                            if !self.buf.infer.unify(&ITy::Unit, &t) {
                                 self.mismatch("mismatched types", &t, &ITy::Unit, span);
                             }
                         }
-                        None => self.loops[i].ty = Some(ITy::Unit),
+                        None => self.buf.loops[i].ty = Some(ITy::Unit),
                     }
                 }
                 None
@@ -378,7 +385,7 @@ impl Checker<'_> {
             return self.error_node(span);
         };
         let may_break = !self.diverges;
-        let ctx = &mut self.loops[i];
+        let ctx = &mut self.buf.loops[i];
         ctx.has_break = true;
         ctx.may_break |= may_break;
         let id = self.alloc(
@@ -389,7 +396,7 @@ impl Checker<'_> {
             ITy::Never,
             span,
         );
-        self.loops[i].jumps.push(id);
+        self.buf.loops[i].jumps.push(id);
         id
     }
 
@@ -404,7 +411,7 @@ impl Checker<'_> {
             ITy::Never,
             span,
         );
-        self.loops[i].jumps.push(id);
+        self.buf.loops[i].jumps.push(id);
         id
     }
 
@@ -424,7 +431,7 @@ impl Checker<'_> {
         let value = match value {
             Some(v) => Some(self.check_expr_coercible(v, &ret)),
             None => {
-                if !self.infer.unify(&ITy::Unit, &ret) {
+                if !self.buf.infer.unify(&ITy::Unit, &ret) {
                     self.report(
                         Diagnostic::error(
                             "`return;` in a function whose return type is not `()`",

@@ -99,10 +99,10 @@ impl Checker<'_> {
                 return self.alloc(TExprKind::Unary(op, o), ITy::Error, span);
             }
             (ITy::Int(_), _) | (ITy::Bool, UnOp::Not) => true,
-            (ITy::Var(_), _) => match self.infer.var_kind(&t) {
+            (ITy::Var(_), _) => match self.buf.infer.var_kind(&t) {
                 Some(VarKind::Int) => {
                     if op == UnOp::Neg {
-                        self.negs.push((t, span));
+                        self.buf.negs.push((t, span));
                     }
                     true
                 }
@@ -127,7 +127,7 @@ impl Checker<'_> {
         }
         let node = self.alloc(TExprKind::Unary(op, o), t, span);
         if op == UnOp::Neg {
-            if let Some(lit) = self.lits.last_mut() {
+            if let Some(lit) = self.buf.lits.last_mut() {
                 if lit.expr == o && lit.negated {
                     lit.negation = Some(node);
                 }
@@ -140,13 +140,13 @@ impl Checker<'_> {
     /// the parser builds without nesting) iteratively.
     pub(super) fn check_binary_chain(&mut self, root: ExprId) -> TExprId {
         let arena = self.arena;
-        let base = self.spine.len();
+        let base = self.buf.spine.len();
         let mut leftmost = root;
         while let ExprKind::Binary(_, lhs, _) = arena[leftmost].kind {
-            self.spine.push(leftmost);
+            self.buf.spine.push(leftmost);
             leftmost = lhs;
         }
-        let innermost_op = match self.spine.last().map(|&n| &arena[n].kind) {
+        let innermost_op = match self.buf.spine.last().map(|&n| &arena[n].kind) {
             Some(ExprKind::Binary(op, ..)) => *op,
             _ => return self.check_expr(root, &Expect::None),
         };
@@ -155,8 +155,8 @@ impl Checker<'_> {
         } else {
             self.check_expr(leftmost, &Expect::None)
         };
-        while self.spine.len() > base {
-            let Some(node) = self.spine.pop() else {
+        while self.buf.spine.len() > base {
+            let Some(node) = self.buf.spine.pop() else {
                 break;
             };
             let ExprKind::Binary(op, _, rhs) = arena[node].kind else {
@@ -164,8 +164,9 @@ impl Checker<'_> {
             };
             acc = self.check_binary_rest(op, acc, rhs, arena[node].span);
             // The next level up uses `acc` as its left operand.
-            if self.spine.len() > base {
-                if let Some(ExprKind::Binary(next, ..)) = self.spine.last().map(|&n| &arena[n].kind)
+            if self.buf.spine.len() > base {
+                if let Some(ExprKind::Binary(next, ..)) =
+                    self.buf.spine.last().map(|&n| &arena[n].kind)
                 {
                     if category(*next) == Category::Shortcircuit {
                         acc = self.coerce(acc, &ITy::Bool);
@@ -227,8 +228,8 @@ impl Checker<'_> {
         // Integers or integer variables on both sides (`x + 1`): what the checks below
         // come to for them.
         if cat != Category::Shortcircuit
-            && self.infer.is_integral_resolved(lt)
-            && self.infer.is_integral_resolved(rt)
+            && self.buf.infer.is_integral_resolved(lt)
+            && self.buf.infer.is_integral_resolved(rt)
         {
             if cat != Category::Shift {
                 let rhs_span = self.span_of(rhs);
@@ -253,7 +254,7 @@ impl Checker<'_> {
         };
         if lt == ITy::Error || rt == ITy::Error {
             // Silences a literal on the other side.
-            self.infer.unify(&lt, &rt);
+            self.buf.infer.unify(&lt, &rt);
             return match cat {
                 Category::Comparison => ITy::Bool,
                 _ if lt == ITy::Error => ITy::Error,
@@ -261,13 +262,13 @@ impl Checker<'_> {
             };
         }
         for (t, id) in [(&lt, lhs), (&rt, rhs)] {
-            if self.infer.var_kind(t) == Some(VarKind::General) {
+            if self.buf.infer.var_kind(t) == Some(VarKind::General) {
                 self.annotations_needed(self.span_of(id));
                 return failed;
             }
         }
-        let l_int = self.infer.is_integral(&lt);
-        let r_int = self.infer.is_integral(&rt);
+        let l_int = self.buf.infer.is_integral(&lt);
+        let r_int = self.buf.infer.is_integral(&rt);
         let rhs_span = self.span_of(rhs);
         let result = match cat {
             Category::Shift if l_int && r_int => lt,
@@ -294,7 +295,7 @@ impl Checker<'_> {
                 ITy::Bool
             }
             _ if had_never => {
-                self.deferred_ops.push(DeferredOp {
+                self.buf.deferred_ops.push(DeferredOp {
                     op,
                     assign,
                     lhs,
@@ -316,7 +317,7 @@ impl Checker<'_> {
     }
 
     fn same_types(&mut self, lt: &ITy, rt: &ITy, rhs_span: Span) {
-        if !self.infer.unify(lt, rt) {
+        if !self.buf.infer.unify(lt, rt) {
             self.mismatch("mismatched types", lt, rt, rhs_span);
         }
     }
@@ -358,14 +359,14 @@ impl Checker<'_> {
 
     pub(super) fn check_cast(&mut self, source: ExprId, ty: TypeId, span: Span) -> TExprId {
         let target = self.lower_ty(ty);
-        let target_ity = self.infer.import_ty(&target);
+        let target_ity = self.buf.infer.import_ty(&target);
         let s = self.check_expr(source, &Expect::Cast(target_ity));
         let st = self.ty_of(s);
-        if self.infer.is_never(&st) {
+        if self.buf.infer.is_never(&st) {
             // A coercion, not a conversion.
             return self.alloc(TExprKind::NeverToAny(s), target_ity, span);
         }
-        if self.infer.var_kind(&st) == Some(VarKind::General) {
+        if self.buf.infer.var_kind(&st) == Some(VarKind::General) {
             self.annotations_needed(self.span_of(s));
             return self.error_node(span);
         }
@@ -378,7 +379,7 @@ impl Checker<'_> {
             target_ity,
             span,
         );
-        self.casts.push(PendingCast {
+        self.buf.casts.push(PendingCast {
             expr: id,
             source: s,
             target,

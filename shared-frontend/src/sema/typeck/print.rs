@@ -8,6 +8,7 @@
 
 use std::fmt::Write as _;
 
+use crate::sema::def::DefId;
 use crate::sema::env::SemaEnv;
 use crate::sema::thir::{LocalId, TExprId, TExprKind, TStmt, Thir};
 use crate::sema::ty::{DisplayTy, Ty};
@@ -158,25 +159,7 @@ impl Printer<'_> {
                 self.out.push(')');
                 self.typed(id);
             }
-            TExprKind::Field { base, index } => {
-                self.expr(*base, indent);
-                let name =
-                    match &self.thir[*base].ty {
-                        Ty::Struct(d) => self.env.struct_fields(*d).ok().and_then(|f| {
-                            f.fields.get(*index as usize).map(|f| f.name.to_string())
-                        }),
-                        _ => None,
-                    };
-                match name {
-                    Some(n) => {
-                        let _ = write!(self.out, ".{n}");
-                    }
-                    None => {
-                        let _ = write!(self.out, ".{index}");
-                    }
-                }
-                self.typed(id);
-            }
+            TExprKind::Field { base, index } => self.field(id, *base, *index, indent),
             TExprKind::Index { base, index } => {
                 self.expr(*base, indent);
                 self.out.push('[');
@@ -184,26 +167,7 @@ impl Printer<'_> {
                 self.out.push(']');
                 self.typed(id);
             }
-            TExprKind::StructLit { def, fields } => {
-                let name = self.env.def_name(*def);
-                let names = self.env.struct_fields(*def).ok();
-                let _ = write!(self.out, "{name} {{ ");
-                for (i, &(index, value)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    match names.as_ref().and_then(|f| f.fields.get(index as usize)) {
-                        Some(f) => {
-                            let _ = write!(self.out, "{}: ", f.name);
-                        }
-                        None => {
-                            let _ = write!(self.out, "{index}: ");
-                        }
-                    }
-                    self.expr(value, indent);
-                }
-                self.out.push_str(" }");
-            }
+            TExprKind::StructLit { def, fields } => self.struct_lit(*def, fields, indent),
             TExprKind::Array(elems) => {
                 self.out.push('[');
                 self.list(elems, indent);
@@ -214,32 +178,7 @@ impl Printer<'_> {
                 self.expr(*value, indent);
                 let _ = write!(self.out, "; {count}]");
             }
-            TExprKind::Block { stmts, tail } => {
-                self.out.push('{');
-                for s in stmts {
-                    self.newline(indent + 1);
-                    match s {
-                        TStmt::Let { local, init } => {
-                            self.out.push_str("let ");
-                            match local {
-                                Some(l) => self.local_decl(*l),
-                                None => self.out.push('_'),
-                            }
-                            self.out.push_str(" = ");
-                            self.expr(*init, indent + 1);
-                        }
-                        TStmt::Expr(e) => self.expr(*e, indent + 1),
-                    }
-                    self.out.push(';');
-                }
-                if let Some(t) = tail {
-                    self.newline(indent + 1);
-                    self.expr(*t, indent + 1);
-                }
-                self.newline(indent);
-                self.out.push('}');
-                self.typed(id);
-            }
+            TExprKind::Block { stmts, tail } => self.block(id, stmts, *tail, indent),
             TExprKind::If {
                 cond,
                 then_branch,
@@ -299,31 +238,7 @@ impl Printer<'_> {
                     self.expr(*v, indent);
                 }
             }
-            TExprKind::Println { pieces, args } => {
-                self.out.push_str("println!(\"");
-                for piece in pieces.iter() {
-                    match piece {
-                        FmtPiece::Hole => self.out.push_str("{}"),
-                        FmtPiece::Text(t) => {
-                            for c in t.chars() {
-                                match c {
-                                    '{' => self.out.push_str("{{"),
-                                    '}' => self.out.push_str("}}"),
-                                    _ => {
-                                        let _ = write!(self.out, "{}", c.escape_debug());
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                self.out.push('"');
-                for &a in args {
-                    self.out.push_str(", ");
-                    self.expr(a, indent);
-                }
-                self.out.push(')');
-            }
+            TExprKind::Println { pieces, args } => self.println(pieces, args, indent),
             TExprKind::NeverToAny(a) => {
                 self.out.push_str("never_to_any(");
                 self.expr(*a, indent);
@@ -332,5 +247,104 @@ impl Printer<'_> {
             }
             TExprKind::Error => self.out.push_str("{error}"),
         }
+    }
+
+    /// `base.name`, or `base.index` when the struct's fields are not known.
+    fn field(&mut self, id: TExprId, base: TExprId, index: u32, indent: usize) {
+        self.expr(base, indent);
+        let name = match &self.thir[base].ty {
+            Ty::Struct(d) => self
+                .env
+                .struct_fields(*d)
+                .ok()
+                .and_then(|f| f.fields.get(index as usize).map(|f| f.name.to_string())),
+            _ => None,
+        };
+        match name {
+            Some(n) => {
+                let _ = write!(self.out, ".{n}");
+            }
+            None => {
+                let _ = write!(self.out, ".{index}");
+            }
+        }
+        self.typed(id);
+    }
+
+    /// `S { name: value, .. }`, in the order written.
+    fn struct_lit(&mut self, def: DefId, fields: &[(u32, TExprId)], indent: usize) {
+        let name = self.env.def_name(def);
+        let names = self.env.struct_fields(def).ok();
+        let _ = write!(self.out, "{name} {{ ");
+        for (i, &(index, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            match names.as_ref().and_then(|f| f.fields.get(index as usize)) {
+                Some(f) => {
+                    let _ = write!(self.out, "{}: ", f.name);
+                }
+                None => {
+                    let _ = write!(self.out, "{index}: ");
+                }
+            }
+            self.expr(value, indent);
+        }
+        self.out.push_str(" }");
+    }
+
+    /// A block, one statement a line.
+    fn block(&mut self, id: TExprId, stmts: &[TStmt], tail: Option<TExprId>, indent: usize) {
+        self.out.push('{');
+        for s in stmts {
+            self.newline(indent + 1);
+            match s {
+                TStmt::Let { local, init } => {
+                    self.out.push_str("let ");
+                    match local {
+                        Some(l) => self.local_decl(*l),
+                        None => self.out.push('_'),
+                    }
+                    self.out.push_str(" = ");
+                    self.expr(*init, indent + 1);
+                }
+                TStmt::Expr(e) => self.expr(*e, indent + 1),
+            }
+            self.out.push(';');
+        }
+        if let Some(t) = tail {
+            self.newline(indent + 1);
+            self.expr(t, indent + 1);
+        }
+        self.newline(indent);
+        self.out.push('}');
+        self.typed(id);
+    }
+
+    /// `println!("…", args)`, with the format string re-escaped.
+    fn println(&mut self, pieces: &[FmtPiece], args: &[TExprId], indent: usize) {
+        self.out.push_str("println!(\"");
+        for piece in pieces.iter() {
+            match piece {
+                FmtPiece::Hole => self.out.push_str("{}"),
+                FmtPiece::Text(t) => {
+                    for c in t.chars() {
+                        match c {
+                            '{' => self.out.push_str("{{"),
+                            '}' => self.out.push_str("}}"),
+                            _ => {
+                                let _ = write!(self.out, "{}", c.escape_debug());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.out.push('"');
+        for &a in args {
+            self.out.push_str(", ");
+            self.expr(a, indent);
+        }
+        self.out.push(')');
     }
 }

@@ -9,6 +9,7 @@
 
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
+use shared_frontend::ir::builder::is_comparison;
 use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{
     Inst, IrBinOp, IrFunction, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg,
@@ -644,7 +645,7 @@ impl Emitter<'_> {
     fn binary(&mut self, op: IrBinOp, def: u32, lhs: VReg, rhs: VReg) {
         let ty = self.ty(lhs);
         let w = wide(ty);
-        if super::validate::is_cmp(op) {
+        if is_comparison(op) {
             let cc = self.compare(op, lhs, rhs);
             self.setcc(cc);
             let d = self.dst_reg(def, RAX);

@@ -21,6 +21,36 @@ use crate::blob::{panic_code, ContextField, RelocTarget, Relocation, RuntimeFn};
 
 pub(crate) type Asm = VecAssembler<X64Relocation>;
 
+/// How much an [`Asm`] preallocates, by name (the assembler's own constructor takes these
+/// as six positional counts after the base address); zero for what is not named.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AsmCapacity {
+    /// Bytes of code and data.
+    pub bytes: usize,
+    /// Definitions of local, global and dynamic labels.
+    pub local_labels: usize,
+    pub global_labels: usize,
+    pub dynamic_labels: usize,
+    /// References to local or global labels, and to dynamic labels.
+    pub static_references: usize,
+    pub dynamic_references: usize,
+}
+
+impl AsmCapacity {
+    /// An empty assembler based at address 0 with this much room.
+    pub fn assembler(self) -> Asm {
+        Asm::new_with_capacity(
+            0,
+            self.bytes,
+            self.local_labels,
+            self.global_labels,
+            self.dynamic_labels,
+            self.static_references,
+            self.dynamic_references,
+        )
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cond {
     E,

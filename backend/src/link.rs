@@ -90,13 +90,19 @@ pub struct Image {
     pub(crate) run_lock: Mutex<()>,
 }
 
-// The mapping is owned by the image; the code is immutable and the context page is only
-// written under `run_lock`.
+// SAFETY: the raw pointer is the image's own mapping (no other value refers to it, and
+// it is unmapped only by `Drop`), so moving the image to another thread moves the
+// mapping with it.
 unsafe impl Send for Image {}
+// SAFETY: through `&Image` the code part is only read (it is read+execute after `link`
+// returns), and the context page is written only by `Image::run`, which holds `run_lock`
+// for the whole run, so two threads never write it at once.
 unsafe impl Sync for Image {}
 
 impl Drop for Image {
     fn drop(&mut self) {
+        // SAFETY: `mem`/`len` is the mapping `link` made, unmapped only here; no run is in
+        // progress (`run` borrows the image) and `code` slices borrow it too.
         unsafe {
             libc::munmap(self.mem as *mut libc::c_void, self.len);
         }
@@ -120,6 +126,8 @@ impl Image {
 
     /// The linked code and data.
     pub fn code(&self) -> &[u8] {
+        // SAFETY: the first `code_len` bytes of the mapping are the code and data, mapped
+        // readable for as long as the image lives and never written after `link`.
         unsafe { std::slice::from_raw_parts(self.mem, self.code_len) }
     }
 
@@ -129,6 +137,8 @@ impl Image {
     }
 
     pub(crate) fn context_ptr(&self) -> *mut u64 {
+        // SAFETY: `context` (page-aligned, below `len`) is the offset of the context page
+        // in the mapping.
         unsafe { self.mem.add(self.context) as *mut u64 }
     }
 }
@@ -193,6 +203,8 @@ pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, Link
         }
     }
 
+    // SAFETY: a new anonymous private mapping at an address of the kernel's choice (a null
+    // hint) replaces nothing; the result is checked for `MAP_FAILED` below.
     let mem = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
@@ -218,6 +230,9 @@ pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, Link
         hash: 0,
         run_lock: Mutex::new(()),
     };
+    // SAFETY: the whole mapping just made, read-write, zero-filled and referred to by
+    // nothing else until `image` is returned; `buf` is last used before the `mprotect`
+    // below.
     let buf = unsafe { std::slice::from_raw_parts_mut(mem, len) };
     let mut callees = callees.into_iter();
     for (i, (_, blob)) in blobs.iter().enumerate() {
@@ -245,6 +260,8 @@ pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, Link
         let w = context + 8 * (CONTEXT_WORDS + k);
         buf[w..w + 8].copy_from_slice(&addr.to_le_bytes());
     }
+    // SAFETY: the first `context` bytes (whole pages) of our mapping, the code, which
+    // nothing writes any more.
     let rc = unsafe {
         libc::mprotect(
             mem as *mut libc::c_void,

@@ -111,17 +111,52 @@ std::arch::global_asm!(
     "ret",
 );
 
+// SAFETY: these are the two routines of the `global_asm!` above, with the System V
+// signatures their register use follows (arguments in rdi, rsi, rdx; result in rax).
 unsafe extern "sysv64" {
+    /// Saves the host's callee-saved registers and `rsp` (into `*host_rsp`), switches to
+    /// `stack_top` and calls `entry`; returns 0 when `entry` returns, 1 when the run left
+    /// through [`rill_backend_escape`].
+    ///
+    /// # Safety
+    /// `stack_top` is the 16-byte aligned top of a writable stack large enough for the
+    /// run, `entry` the address of executable code that follows the System V convention
+    /// and does not unwind, and `host_rsp` valid for writes until this returns.
     fn rill_backend_enter(stack_top: *mut u8, entry: *const u8, host_rsp: *mut u64) -> u64;
+    /// Returns from the innermost [`rill_backend_enter`] with 1, abandoning the JIT stack.
+    ///
+    /// # Safety
+    /// `host_rsp` is the value that call saved, and it has not returned yet: everything
+    /// on the JIT stack is abandoned without being dropped.
     fn rill_backend_escape(host_rsp: u64) -> !;
 }
 
+// The runtime entry points (`rt_*`) are called only by JIT code: their addresses leave
+// this module only through [`entry_point`], into an image's runtime table, and code calls
+// them only as `call [rip + table entry]` right after `mov rdi, [rip + state word]`. So
+// `st` is the state word [`Image::run`] wrote into the context page before entering: a
+// pointer to its `RunState`, which lives until the run returns and which nothing else
+// touches while JIT code runs. The pointer and length arguments name bytes of the image
+// (a string blob, the function's name, an error message), all laid out by `codegen` in
+// the blob's data, which the image keeps mapped readable while it runs.
+
 /// Records `status` and returns to the host.
+///
+/// # Safety
+/// `st` is the state of the current run (see the entry points above), and this is
+/// called on the JIT stack of that run, whose `rill_backend_enter` (which saved
+/// `host_rsp`) has not returned yet. The frames between are abandoned without running
+/// destructors, so the caller holds nothing that needs a drop.
 unsafe fn finish(st: *mut RunState, status: ExitStatus) -> ! {
+    // SAFETY: `st` points to the live `RunState` of this run, and no reference to it is
+    // held across this write (the caller's contract).
     let rsp = unsafe {
         (*st).status = Some(status);
         (*st).host_rsp
     };
+    // SAFETY: `rsp` is what this run's `rill_backend_enter` saved, and that call is still
+    // active; `status` has been moved into the state, and the callers hold nothing that
+    // needs a drop (the caller's contract).
     unsafe { rill_backend_escape(rsp) }
 }
 
@@ -140,6 +175,8 @@ fn write_u64(out: &mut Vec<u8>, mut v: u64) {
 }
 
 extern "sysv64" fn rt_print_str(st: *mut RunState, ptr: *const u8, len: usize) {
+    // SAFETY: `st` is the running program's state, and `ptr`/`len` a string blob of the
+    // image (the entry points' contract above); the two do not overlap.
     unsafe {
         (*st)
             .stdout
@@ -148,6 +185,7 @@ extern "sysv64" fn rt_print_str(st: *mut RunState, ptr: *const u8, len: usize) {
 }
 
 extern "sysv64" fn rt_print_i64(st: *mut RunState, v: i64) {
+    // SAFETY: `st` is the running program's state (the entry points' contract above).
     let out = unsafe { &mut (*st).stdout };
     if v < 0 {
         out.push(b'-');
@@ -156,11 +194,13 @@ extern "sysv64" fn rt_print_i64(st: *mut RunState, v: i64) {
 }
 
 extern "sysv64" fn rt_print_u64(st: *mut RunState, v: u64) {
+    // SAFETY: `st` is the running program's state (the entry points' contract above).
     write_u64(unsafe { &mut (*st).stdout }, v);
 }
 
 extern "sysv64" fn rt_print_bool(st: *mut RunState, v: u64) {
     let s: &[u8] = if v != 0 { b"true" } else { b"false" };
+    // SAFETY: `st` is the running program's state (the entry points' contract above).
     unsafe { (*st).stdout.extend_from_slice(s) }
 }
 
@@ -172,38 +212,62 @@ extern "sysv64" fn rt_panic(st: *mut RunState, kind: u64) -> ! {
         2 => PanicKind::DivOverflow,
         _ => PanicKind::RemOverflow,
     };
+    // SAFETY: called by JIT code on the run's stack with the run's state (the entry
+    // points' contract above); the status is moved into the state, so nothing in this
+    // frame is left to drop.
     unsafe { finish(st, ExitStatus::Panicked(k.message().to_string())) }
 }
 
 extern "sysv64" fn rt_panic_bounds(st: *mut RunState, index: u64, len: u64, signed: u64) -> ! {
-    let index = if signed != 0 {
-        (index as i64).to_string()
-    } else {
-        index.to_string()
+    let msg = {
+        let index = if signed != 0 {
+            (index as i64).to_string()
+        } else {
+            index.to_string()
+        };
+        format!("index out of bounds: the len is {len} but the index is {index}")
     };
-    let msg = format!("index out of bounds: the len is {len} but the index is {index}");
+    // SAFETY: called by JIT code on the run's stack with the run's state (the entry
+    // points' contract above); `msg` is moved into the state, so nothing in this frame
+    // is left to drop.
     unsafe { finish(st, ExitStatus::Panicked(msg)) }
 }
 
 extern "sysv64" fn rt_unreachable(st: *mut RunState, name: *const u8, len: usize, block: u64) -> ! {
-    let name = unsafe { String::from_utf8_lossy(std::slice::from_raw_parts(name, len)) };
-    let msg = format!("{name}: block {block}: reached Unreachable");
+    let msg = {
+        // SAFETY: `name`/`len` is the calling function's name in its blob's data (the
+        // entry points' contract above).
+        let name = unsafe { String::from_utf8_lossy(std::slice::from_raw_parts(name, len)) };
+        format!("{name}: block {block}: reached Unreachable")
+    };
+    // SAFETY: called by JIT code on the run's stack with the run's state (the entry
+    // points' contract above); `msg` is moved into the state, so nothing in this frame
+    // is left to drop.
     unsafe { finish(st, ExitStatus::InternalError(msg)) }
 }
 
 extern "sysv64" fn rt_limit(st: *mut RunState) -> ! {
+    // SAFETY: `st` is the running program's state (the entry points' contract above), and
+    // its `interrupted` points to the flag `Image::run` keeps alive until the run returns.
     let interrupted = unsafe { (*(*st).interrupted).load(Ordering::SeqCst) };
     let status = if interrupted {
         ExitStatus::OutOfFuel
     } else {
         ExitStatus::StackOverflow
     };
+    // SAFETY: called by JIT code on the run's stack with the run's state (the entry
+    // points' contract above); nothing in this frame needs a drop.
     unsafe { finish(st, status) }
 }
 
 extern "sysv64" fn rt_internal_error(st: *mut RunState, msg: *const u8, len: usize) -> ! {
+    // SAFETY: `msg`/`len` is the message in an error blob's data (the entry points'
+    // contract above).
     let msg = unsafe { String::from_utf8_lossy(std::slice::from_raw_parts(msg, len)) };
     let msg = msg.into_owned();
+    // SAFETY: called by JIT code on the run's stack with the run's state (the entry
+    // points' contract above); the message is moved into the state, so nothing in this
+    // frame is left to drop.
     unsafe { finish(st, ExitStatus::InternalError(msg)) }
 }
 
@@ -231,6 +295,8 @@ struct Stack {
 impl Stack {
     fn new(len: usize) -> Option<Stack> {
         let len = len.max(1 << 20).div_ceil(4096) * 4096 + GUARD_BYTES + HEADROOM_BYTES;
+        // SAFETY: a new anonymous private mapping at an address of the kernel's choice
+        // (a null hint) replaces nothing; the result is checked for `MAP_FAILED` below.
         let base = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
@@ -248,11 +314,15 @@ impl Stack {
             base: base as *mut u8,
             len,
         };
+        // SAFETY: the first `GUARD_BYTES` (a multiple of the page size, less than `len`)
+        // of the mapping just made, which nothing refers to yet.
         let rc = unsafe { libc::mprotect(base, GUARD_BYTES, libc::PROT_NONE) };
         (rc == 0).then_some(stack)
     }
 
     fn top(&self) -> *mut u8 {
+        // SAFETY: one past the end of the `len`-byte mapping at `base`, which is in bounds
+        // of the same allocation.
         unsafe { self.base.add(self.len) }
     }
 
@@ -263,6 +333,8 @@ impl Stack {
 
 impl Drop for Stack {
     fn drop(&mut self) {
+        // SAFETY: `base`/`len` is the mapping `Stack::new` made, unmapped only here; the
+        // stack is dropped after the run that used it has returned.
         unsafe {
             libc::munmap(self.base as *mut libc::c_void, self.len);
         }
@@ -288,10 +360,15 @@ impl Image {
         };
         let st: *mut RunState = &mut state;
         let ctx = self.context_ptr();
-        // The context page is read-write and only used by this run (run_lock).
+        // SAFETY: the limit word is in the image's context page, which is mapped
+        // read-write for the image's lifetime, 8-byte aligned, and only used by this run
+        // (`run_lock`); JIT code and the watchdog access it only atomically.
         let limit = unsafe { &*(ctx.add(ContextField::Limit.index()) as *const AtomicU64) };
         limit.store(stack.limit(), Ordering::SeqCst);
+        // SAFETY: the state word is in the same read-write context page, and no JIT code
+        // runs yet.
         unsafe { *ctx.add(ContextField::State.index()) = st as u64 };
+        // SAFETY: `main` is the offset of the entry function's code in the mapping.
         let entry = unsafe { self.mem.add(self.main) };
         let rc = std::thread::scope(|s| {
             let (tx, rx) = mpsc::channel::<()>();
@@ -304,6 +381,11 @@ impl Image {
                     }
                 });
             }
+            // SAFETY: `stack.top()` is the page-aligned top of a fresh read-write stack
+            // that outlives the call, `entry` is `main`'s code, linked and executable,
+            // taking no parameters, and `host_rsp` is a field of `state`, which is alive
+            // and not otherwise accessed until the call returns. The context page holds
+            // the limit and `st` the runtime entry points need.
             let rc = unsafe { rill_backend_enter(stack.top(), entry, &raw mut (*st).host_rsp) };
             drop(tx);
             rc

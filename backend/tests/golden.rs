@@ -1,6 +1,8 @@
 //! Golden tests of emitted code: each case's IR (printed) and the expected listing live in
 //! one file, `tests/golden/<case>.txt`. `UPDATE_GOLDEN=1` rewrites the files.
 
+mod common;
+
 use std::path::PathBuf;
 
 use shared_frontend::ir::builder::{fn_def_id, program, FunctionBuilder};
@@ -40,33 +42,7 @@ fn check(case: &str, p: &IrProgram) {
 
 #[test]
 fn fib() {
-    let mut f = FunctionBuilder::new("fib");
-    f.returns(Some(ScalarTy::I64));
-    let n = f.param(ScalarTy::I64);
-    let two = f.iconst(ScalarTy::I64, 2);
-    let small = f.binary(IrBinOp::Lt, n, two);
-    let (base, rec) = (f.block(), f.block());
-    f.branch(small, base, rec);
-    f.switch_to(base);
-    f.ret(Some(n));
-    f.switch_to(rec);
-    let one = f.iconst(ScalarTy::I64, 1);
-    let a = f.binary(IrBinOp::Sub, n, one);
-    let b = f.binary(IrBinOp::Sub, n, two);
-    let fa = f.call(fn_def_id("fib"), &[a], Some(ScalarTy::I64)).unwrap();
-    let fb = f.call(fn_def_id("fib"), &[b], Some(ScalarTy::I64)).unwrap();
-    let s = f.binary(IrBinOp::Add, fa, fb);
-    f.ret(Some(s));
-    let mut m = FunctionBuilder::new("main");
-    let k = m.iconst(ScalarTy::I64, 30);
-    let r = m.call(fn_def_id("fib"), &[k], Some(ScalarTy::I64)).unwrap();
-    m.print_int(r);
-    m.print_str("\n");
-    m.ret(None);
-    check(
-        "fib",
-        &program(vec![m.finish(), f.finish()], fn_def_id("main")),
-    );
+    check("fib", &common::fib_program(30));
 }
 
 /// Immediates at the encoding edges, on 32- and 64-bit operations and stores.

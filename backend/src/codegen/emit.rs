@@ -9,6 +9,7 @@
 
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
+use shared_frontend::ir::builder::is_comparison;
 use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{
     Inst, IrBinOp, IrFunction, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg,
@@ -19,6 +20,36 @@ use super::regs::*;
 use crate::blob::{panic_code, ContextField, RelocTarget, Relocation, RuntimeFn};
 
 pub(crate) type Asm = VecAssembler<X64Relocation>;
+
+/// How much an [`Asm`] preallocates, by name (the assembler's own constructor takes these
+/// as six positional counts after the base address); zero for what is not named.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AsmCapacity {
+    /// Bytes of code and data.
+    pub bytes: usize,
+    /// Definitions of local, global and dynamic labels.
+    pub local_labels: usize,
+    pub global_labels: usize,
+    pub dynamic_labels: usize,
+    /// References to local or global labels, and to dynamic labels.
+    pub static_references: usize,
+    pub dynamic_references: usize,
+}
+
+impl AsmCapacity {
+    /// An empty assembler based at address 0 with this much room.
+    pub fn assembler(self) -> Asm {
+        Asm::new_with_capacity(
+            0,
+            self.bytes,
+            self.local_labels,
+            self.global_labels,
+            self.dynamic_labels,
+            self.static_references,
+            self.dynamic_references,
+        )
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cond {
@@ -644,7 +675,7 @@ impl Emitter<'_> {
     fn binary(&mut self, op: IrBinOp, def: u32, lhs: VReg, rhs: VReg) {
         let ty = self.ty(lhs);
         let w = wide(ty);
-        if super::validate::is_cmp(op) {
+        if is_comparison(op) {
             let cc = self.compare(op, lhs, rhs);
             self.setcc(cc);
             let d = self.dst_reg(def, RAX);

@@ -13,7 +13,7 @@ use shared_frontend::ir::IrFunction;
 use shared_frontend::spare;
 
 use crate::blob::{CodeBlob, Relocation, RuntimeFn};
-use emit::{Asm, Emitter};
+use emit::{Asm, AsmCapacity, Emitter};
 
 /// Compiles one function. Malformed IR (see [`validate`]) compiles to a function that
 /// ends the run with [`shared_frontend::ir::interp::ExitStatus::InternalError`] when
@@ -40,15 +40,14 @@ thread_local! {
 /// Instruction selection and encoding of an analyzed function.
 fn emit_function(f: &IrFunction, a: &analysis::Analysis) -> CodeBlob {
     let frame = emit::layout_frame(f, a);
-    let mut ops = Asm::new_with_capacity(
-        0,
-        code_capacity(f, a),
-        0,
-        0,
-        f.blocks.len() + f.data.len() + 2,
-        0,
-        a.entries.len(),
-    );
+    let mut ops = AsmCapacity {
+        bytes: code_capacity(f, a),
+        // A label per block and per data blob, the stack-limit stub's and the name's.
+        dynamic_labels: f.blocks.len() + f.data.len() + 2,
+        dynamic_references: a.entries.len(),
+        ..AsmCapacity::default()
+    }
+    .assembler();
     let blocks = (0..f.blocks.len())
         .map(|_| ops.new_dynamic_label())
         .collect();

@@ -7,6 +7,7 @@
 //! (see [`RegFacts`]), so the analysis does not walk the instructions a second time for
 //! them.
 
+use shared_frontend::ir::builder::is_comparison;
 use shared_frontend::ir::interp::scalar::canon;
 use shared_frontend::ir::{
     BlockId, Inst, IrBinOp, IrFunction, IrUnOp, PrintArg, ScalarTy, Terminator, VReg,
@@ -24,13 +25,6 @@ pub(crate) fn class(ty: ScalarTy) -> ScalarTy {
 
 pub(crate) fn is_wide(ty: ScalarTy) -> bool {
     matches!(ty, ScalarTy::I64 | ScalarTy::U64 | ScalarTy::Ptr)
-}
-
-pub(crate) fn is_cmp(op: IrBinOp) -> bool {
-    matches!(
-        op,
-        IrBinOp::Eq | IrBinOp::Ne | IrBinOp::Lt | IrBinOp::Le | IrBinOp::Gt | IrBinOp::Ge
-    )
 }
 
 /// The largest frame (slots) a function may have.
@@ -203,7 +197,7 @@ fn check_inst(f: &IrFunction, inst: &Inst, regs: &mut Regs) -> Result<(), String
             if !shift && class(lt) != class(rt) {
                 return Err(format!("{op:?} of {lt:?} and {rt:?}"));
             }
-            let want = if is_cmp(op) {
+            let want = if is_comparison(op) {
                 ScalarTy::Bool
             } else {
                 class(lt)

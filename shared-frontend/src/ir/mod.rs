@@ -33,6 +33,10 @@ pub mod lower;
 pub mod opt;
 pub mod print;
 
+// What an instruction or terminator defines, reads and jumps to: the IR's def/use
+// helpers, shared by the optimizer and the backend.
+pub use opt::visit::{def_of, for_each_use, is_pure, successors, term_use};
+
 use std::sync::Arc;
 
 use crate::sema::def::DefId;

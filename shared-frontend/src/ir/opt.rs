@@ -13,7 +13,7 @@ mod cfg;
 mod copyprop;
 mod dce;
 mod fold;
-mod visit;
+pub(super) mod visit;
 
 #[cfg(test)]
 mod proptests;

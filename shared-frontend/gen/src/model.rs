@@ -489,6 +489,35 @@ pub(crate) struct FnDef {
     pub removed: bool,
 }
 
+impl FnDef {
+    /// A function with this signature and an empty body, which is generated once the
+    /// function is in the model (so that the body can call it); the cost and depth of a
+    /// leaf, no trivia.
+    pub(crate) fn declared(
+        name: String,
+        module: ModId,
+        is_pub: bool,
+        kind: FnKind,
+        params: Vec<Param>,
+        ret: Option<TyExpr>,
+    ) -> FnDef {
+        FnDef {
+            name,
+            module,
+            is_pub,
+            kind,
+            params,
+            ret,
+            body: Block::default(),
+            cost: 1,
+            depth: 1,
+            trivia: Trivia::default(),
+            indent_extra: 0,
+            removed: false,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct ConstDef {
     pub name: String,

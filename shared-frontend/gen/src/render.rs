@@ -1110,7 +1110,7 @@ impl<'m> Renderer<'m> {
 /// Appends `digits` with `_` between groups of `group` digits, counted from the right.
 fn push_grouped(out: &mut String, digits: &str, group: usize) {
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % group == 0 {
+        if i > 0 && (digits.len() - i).rem_euclid(group) == 0 {
             out.push('_');
         }
         out.push(ch);

@@ -258,6 +258,12 @@ struct LoopCx {
     value: Option<Ty>,
 }
 
+/// What leaving a loop body restores: the cost multiplier and the variables in scope.
+struct LoopScope {
+    mult: u64,
+    vars: usize,
+}
+
 /// Limits on one function's run time and stack use.
 pub(crate) const FN_COST_CAP: u64 = 40_000;
 pub(crate) const MAX_CALL_DEPTH: u32 = 48;
@@ -470,14 +476,9 @@ impl<'a> BodyGen<'a> {
         let n = if max_stmts == 0 {
             0
         } else {
-            self.rng.range(1, max_stmts as u64) as usize
+            self.rng.range(1, max_stmts as u64)
         };
-        for _ in 0..n {
-            if self.budget <= 0 {
-                break;
-            }
-            self.stmt(&mut stmts);
-        }
+        self.stmts(&mut stmts, n);
         let tail = if *ty == Ty::Unit {
             None
         } else {
@@ -509,20 +510,8 @@ impl<'a> BodyGen<'a> {
                 8..=11 if !self.in_const => {
                     let k = self.fresh_local();
                     let t = IntTy::I32;
-                    stmts.push(Stmt::Let {
-                        name: k,
-                        mutable: true,
-                        ty: None,
-                        init: self.lit_val(t, 0, true, false),
-                        doc: None,
-                    });
+                    self.counter(&mut stmts, k, t, true);
                     let bound = self.rng.range(1, 4);
-                    self.vars.push(Var {
-                        name: k,
-                        ty: Ty::Int(t),
-                        assignable: false,
-                        shadowable: false,
-                    });
                     let saved = self.mult;
                     self.mult *= bound + 1;
                     let mut body = vec![incr(k, t)];
@@ -562,82 +551,10 @@ impl<'a> BodyGen<'a> {
     pub(crate) fn stmt(&mut self, out: &mut Vec<Stmt>) {
         self.budget -= 1;
         self.add_cost(1);
-        let nested_ok = self.stmt_depth < 4 && self.mult < 64;
-        let in_loop = !self.loops.is_empty();
-        let has_assignable = self.visible_vars().any(|v| v.assignable);
-        let c = self.in_const;
-        let weights = [
-            30,                                           // 0 let
-            10,                                           // 1 let mut
-            if has_assignable { 16 } else { 0 },          // 2 assign
-            if nested_ok { 8 } else { 0 },                // 3 if
-            if nested_ok && !c { 6 } else { 0 },          // 4 for
-            if nested_ok { 3 } else { 0 },                // 5 while
-            if nested_ok { 3 } else { 0 },                // 6 loop with value
-            3,                                            // 7 let _
-            if self.allow_calls && !c { 3 } else { 0 },   // 8 call statement
-            if nested_ok { 2 } else { 0 },                // 9 block statement
-            if self.ret.is_some() && !c { 3 } else { 0 }, // 10 early return
-            4,                                            // 11 shadowing let
-            if c { 0 } else { 3 },                        // 12 comment / blank
-            if self.allow_print && self.mult <= 8 {
-                8
-            } else {
-                0
-            }, // 13 print
-            if in_loop { 6 } else { 0 },                  // 14 break / continue
-            if self.ret.is_some() && !c { 2 } else { 0 }, // 15 let with `!` branch
-            if nested_ok && !c && self.mult <= 8 {
-                2
-            } else {
-                0
-            }, // 16 labeled nested loops
-        ];
+        let weights = self.stmt_weights();
         match self.rng.weighted(&weights) {
-            0 => {
-                let (ty, te) = self.random_ty(true);
-                let annotate = self.rng.chance(45);
-                let init = self.expr(&ty, self.max_expr_depth, annotate);
-                let name = self.fresh_local();
-                let doc = (!c && self.rng.chance(3)).then(|| "the next value".to_string());
-                out.push(Stmt::Let {
-                    name,
-                    mutable: false,
-                    ty: annotate.then_some(te),
-                    init,
-                    doc,
-                });
-                self.vars.push(Var {
-                    name,
-                    ty,
-                    assignable: false,
-                    shadowable: true,
-                });
-            }
-            1 => {
-                let (ty, te) = self.random_ty(true);
-                let annotate = self.rng.chance(50);
-                let init = self.expr(&ty, self.max_expr_depth, annotate);
-                let name = self.fresh_local();
-                out.push(Stmt::Let {
-                    name,
-                    mutable: true,
-                    ty: annotate.then_some(te),
-                    init,
-                    doc: None,
-                });
-                self.vars.push(Var {
-                    name,
-                    ty,
-                    assignable: true,
-                    shadowable: true,
-                });
-                // Use the mutability right away, so `mut` is rarely unused.
-                if self.budget > 0 {
-                    self.budget -= 1;
-                    self.assign(out);
-                }
-            }
+            0 => self.let_stmt(out),
+            1 => self.let_mut_stmt(out),
             2 => self.assign(out),
             3 => {
                 let s = self.if_stmt(2);
@@ -663,66 +580,8 @@ impl<'a> BodyGen<'a> {
                     out.push(Stmt::Expr(Expr::Block(Box::new(b))));
                 }
             }
-            10 => {
-                let ret = self.ret.clone().expect("has return type");
-                let cond = self.expr(&Ty::Bool, 2, true);
-                let v = if ret == Ty::Unit {
-                    None
-                } else {
-                    Some(Box::new(self.expr(&ret, 2, true)))
-                };
-                out.push(if_then(cond, vec![Stmt::Expr(Expr::Return(v))]));
-            }
-            11 => {
-                // Shadow a visible variable, possibly with another type.
-                let Some(old) = pick_nth(self.rng, self.vars.visible().filter(|v| v.shadowable))
-                else {
-                    return;
-                };
-                let old = old.clone();
-                let annotate = self.rng.chance(30);
-                let (ty, te, init) = match old.ty.int() {
-                    Some(_) if self.rng.chance(50) => {
-                        let nt = *self.rng.pick(&IntTy::ALL);
-                        let ct = self.cast_ty(nt);
-                        (
-                            Ty::Int(nt),
-                            TyExpr::Int(nt),
-                            Expr::Cast(Box::new(Expr::Local(old.name)), ct),
-                        )
-                    }
-                    Some(t) => {
-                        let e = self.expr(&Ty::Int(t), 1, true);
-                        let op =
-                            *self
-                                .rng
-                                .pick(&[BinOp::Add, BinOp::BitXor, BinOp::Mul, BinOp::Sub]);
-                        (
-                            Ty::Int(t),
-                            TyExpr::Int(t),
-                            Expr::Binary(op, Box::new(Expr::Local(old.name)), Box::new(e)),
-                        )
-                    }
-                    None => {
-                        let (ty, te) = self.random_ty(false);
-                        let e = self.expr(&ty, 2, annotate);
-                        (ty, te, e)
-                    }
-                };
-                out.push(Stmt::Let {
-                    name: old.name,
-                    mutable: false,
-                    ty: annotate.then_some(te),
-                    init,
-                    doc: None,
-                });
-                self.vars.push(Var {
-                    name: old.name,
-                    ty,
-                    assignable: false,
-                    shadowable: true,
-                });
-            }
+            10 => self.early_return(out),
+            11 => self.shadowing_let(out),
             12 => {
                 if self.rng.chance(25) {
                     out.push(Stmt::Blank);
@@ -738,67 +597,197 @@ impl<'a> BodyGen<'a> {
                 let s = self.break_or_continue();
                 out.push(s);
             }
-            15 => {
-                // let v: T = if c { e } else { return r };
-                let ret = self.ret.clone().expect("has return type");
-                let (ty, te) = self.random_ty(false);
-                let cond = self.expr(&Ty::Bool, 2, true);
-                let e = self.expr(&ty, 2, true);
-                let r = if ret == Ty::Unit {
-                    None
-                } else {
-                    Some(Box::new(self.expr(&ret, 1, true)))
-                };
-                let diverge = Expr::Return(r);
-                let (then, els) = if self.rng.chance(50) {
-                    (
-                        Block {
-                            stmts: vec![],
-                            tail: Some(e),
-                        },
-                        Block {
-                            stmts: vec![],
-                            tail: Some(diverge),
-                        },
-                    )
-                } else {
-                    (
-                        Block {
-                            stmts: vec![],
-                            tail: Some(diverge),
-                        },
-                        Block {
-                            stmts: vec![],
-                            tail: Some(e),
-                        },
-                    )
-                };
-                let init = Expr::If(Box::new(If {
-                    cond,
-                    then,
-                    els: Some(Else::Block(els)),
-                }));
-                let name = self.fresh_local();
-                out.push(Stmt::Let {
-                    name,
-                    mutable: false,
-                    ty: Some(te),
-                    init,
-                    doc: None,
-                });
-                self.vars.push(Var {
-                    name,
-                    ty,
-                    assignable: false,
-                    shadowable: true,
-                });
-            }
+            15 => self.let_else_return(out),
             16 => {
                 let label = self.fresh_label();
                 self.for_stmt(out, Some(label));
             }
             _ => unreachable!(),
         }
+    }
+
+    /// The weight of each kind of statement [`Self::stmt`] chooses from, in its order; 0
+    /// for the kinds that are not allowed here.
+    fn stmt_weights(&self) -> [u32; 17] {
+        let nested_ok = self.stmt_depth < 4 && self.mult < 64;
+        let in_loop = !self.loops.is_empty();
+        let has_assignable = self.visible_vars().any(|v| v.assignable);
+        let c = self.in_const;
+        [
+            30,                                           // 0 let
+            10,                                           // 1 let mut
+            if has_assignable { 16 } else { 0 },          // 2 assign
+            if nested_ok { 8 } else { 0 },                // 3 if
+            if nested_ok && !c { 6 } else { 0 },          // 4 for
+            if nested_ok { 3 } else { 0 },                // 5 while
+            if nested_ok { 3 } else { 0 },                // 6 loop with value
+            3,                                            // 7 let _
+            if self.allow_calls && !c { 3 } else { 0 },   // 8 call statement
+            if nested_ok { 2 } else { 0 },                // 9 block statement
+            if self.ret.is_some() && !c { 3 } else { 0 }, // 10 early return
+            4,                                            // 11 shadowing let
+            if c { 0 } else { 3 },                        // 12 comment / blank
+            if self.allow_print && self.mult <= 8 {
+                8
+            } else {
+                0
+            }, // 13 print
+            if in_loop { 6 } else { 0 },                  // 14 break / continue
+            if self.ret.is_some() && !c { 2 } else { 0 }, // 15 let with `!` branch
+            if nested_ok && !c && self.mult <= 8 {
+                2
+            } else {
+                0
+            }, // 16 labeled nested loops
+        ]
+    }
+
+    /// Appends the `let` statement `decl` and brings its name into scope with type `ty`:
+    /// shadowable, and assignable if the binding is `mut`.
+    fn declare(&mut self, out: &mut Vec<Stmt>, decl: Stmt, ty: Ty) {
+        let Stmt::Let { name, mutable, .. } = decl else {
+            unreachable!("only `let` statements declare variables")
+        };
+        out.push(decl);
+        self.vars.push(Var {
+            name,
+            ty,
+            assignable: mutable,
+            shadowable: true,
+        });
+    }
+
+    /// `let v = e;`, sometimes annotated or documented.
+    fn let_stmt(&mut self, out: &mut Vec<Stmt>) {
+        let (ty, te) = self.random_ty(true);
+        let annotate = self.rng.chance(45);
+        let init = self.expr(&ty, self.max_expr_depth, annotate);
+        let name = self.fresh_local();
+        let doc = (!self.in_const && self.rng.chance(3)).then(|| "the next value".to_string());
+        let decl = Stmt::Let {
+            name,
+            mutable: false,
+            ty: annotate.then_some(te),
+            init,
+            doc,
+        };
+        self.declare(out, decl, ty);
+    }
+
+    /// `let mut v = e;`, usually followed by an assignment.
+    fn let_mut_stmt(&mut self, out: &mut Vec<Stmt>) {
+        let (ty, te) = self.random_ty(true);
+        let annotate = self.rng.chance(50);
+        let init = self.expr(&ty, self.max_expr_depth, annotate);
+        let name = self.fresh_local();
+        let decl = Stmt::Let {
+            name,
+            mutable: true,
+            ty: annotate.then_some(te),
+            init,
+            doc: None,
+        };
+        self.declare(out, decl, ty);
+        // Use the mutability right away, so `mut` is rarely unused.
+        if self.budget > 0 {
+            self.budget -= 1;
+            self.assign(out);
+        }
+    }
+
+    /// `if c { return v; }`
+    fn early_return(&mut self, out: &mut Vec<Stmt>) {
+        let ret = self.ret.clone().expect("has return type");
+        let cond = self.expr(&Ty::Bool, 2, true);
+        let v = if ret == Ty::Unit {
+            None
+        } else {
+            Some(Box::new(self.expr(&ret, 2, true)))
+        };
+        out.push(if_then(cond, vec![Stmt::Expr(Expr::Return(v))]));
+    }
+
+    /// Shadows a visible variable, possibly with another type.
+    fn shadowing_let(&mut self, out: &mut Vec<Stmt>) {
+        let Some(old) = pick_nth(self.rng, self.vars.visible().filter(|v| v.shadowable)) else {
+            return;
+        };
+        let old = old.clone();
+        let annotate = self.rng.chance(30);
+        let (ty, te, init) = match old.ty.int() {
+            Some(_) if self.rng.chance(50) => {
+                let nt = *self.rng.pick(&IntTy::ALL);
+                let ct = self.cast_ty(nt);
+                (
+                    Ty::Int(nt),
+                    TyExpr::Int(nt),
+                    Expr::Cast(Box::new(Expr::Local(old.name)), ct),
+                )
+            }
+            Some(t) => {
+                let e = self.expr(&Ty::Int(t), 1, true);
+                let op = *self
+                    .rng
+                    .pick(&[BinOp::Add, BinOp::BitXor, BinOp::Mul, BinOp::Sub]);
+                (
+                    Ty::Int(t),
+                    TyExpr::Int(t),
+                    Expr::Binary(op, Box::new(Expr::Local(old.name)), Box::new(e)),
+                )
+            }
+            None => {
+                let (ty, te) = self.random_ty(false);
+                let e = self.expr(&ty, 2, annotate);
+                (ty, te, e)
+            }
+        };
+        let decl = Stmt::Let {
+            name: old.name,
+            mutable: false,
+            ty: annotate.then_some(te),
+            init,
+            doc: None,
+        };
+        self.declare(out, decl, ty);
+    }
+
+    /// `let v: T = if c { e } else { return r };` (or the branches the other way round).
+    fn let_else_return(&mut self, out: &mut Vec<Stmt>) {
+        let ret = self.ret.clone().expect("has return type");
+        let (ty, te) = self.random_ty(false);
+        let cond = self.expr(&Ty::Bool, 2, true);
+        let e = self.expr(&ty, 2, true);
+        let r = if ret == Ty::Unit {
+            None
+        } else {
+            Some(Box::new(self.expr(&ret, 1, true)))
+        };
+        let value = Block {
+            stmts: vec![],
+            tail: Some(e),
+        };
+        let diverge = Block {
+            stmts: vec![],
+            tail: Some(Expr::Return(r)),
+        };
+        let (then, els) = if self.rng.chance(50) {
+            (value, diverge)
+        } else {
+            (diverge, value)
+        };
+        let init = Expr::If(Box::new(If {
+            cond,
+            then,
+            els: Some(Else::Block(els)),
+        }));
+        let decl = Stmt::Let {
+            name: self.fresh_local(),
+            mutable: false,
+            ty: Some(te),
+            init,
+            doc: None,
+        };
+        self.declare(out, decl, ty);
     }
 
     fn comment(&mut self) -> Comment {
@@ -920,7 +909,42 @@ impl<'a> BodyGen<'a> {
             .rng
             .pick(&[IntTy::I32, IntTy::I32, IntTy::Usize, IntTy::U64, IntTy::I64]);
         let inclusive = self.rng.chance(35);
-        let (lo, hi, count) = match self.rng.below(10) {
+        let (lo, hi, count) = self.for_range(t);
+        let var = self.fresh_local();
+        let mutable = self.rng.chance(10);
+        let scope = self.enter_loop(count, LoopCx { label, value: None });
+        self.vars.push(Var {
+            name: var,
+            ty: Ty::Int(t),
+            assignable: mutable,
+            shadowable: true,
+        });
+        let mut body = Vec::new();
+        if let Some(l) = label {
+            let inner = self.jumping_inner_loop(l);
+            body.push(inner);
+        } else {
+            let n = self.rng.range(1, 3);
+            self.stmts(&mut body, n);
+        }
+        self.leave_loop(scope);
+        out.push(Stmt::Expr(Expr::For(Box::new(For {
+            label,
+            var,
+            mutable,
+            lo,
+            hi,
+            inclusive,
+            body: Block {
+                stmts: body,
+                tail: None,
+            },
+        }))));
+    }
+
+    /// The bounds of a `for` loop over `t` and an upper bound of its iteration count.
+    fn for_range(&mut self, t: IntTy) -> (Expr, Expr, u64) {
+        match self.rng.below(10) {
             // Near the maximum: `(T::MAX - 2)..=T::MAX` stops after MAX.
             0 => {
                 let k = self.rng.range(0, 3);
@@ -970,82 +994,45 @@ impl<'a> BodyGen<'a> {
                     b - a + 1,
                 )
             }
-        };
-        let var = self.fresh_local();
-        let mutable = self.rng.chance(10);
-        let saved = self.mult;
-        self.mult = self.mult.saturating_mul(count);
-        self.loops.push(LoopCx { label, value: None });
-        let mark = self.vars.len();
+        }
+    }
+
+    /// An inner `for` loop that leaves or restarts the outer loop `l` by its label.
+    fn jumping_inner_loop(&mut self, l: Label) -> Stmt {
+        let inner_t = IntTy::I32;
+        let j = self.fresh_local();
+        let n = self.rng.range(1, 3);
+        self.mult = self.mult.saturating_mul(n + 1);
+        self.loops.push(LoopCx {
+            label: None,
+            value: None,
+        });
         self.vars.push(Var {
-            name: var,
-            ty: Ty::Int(t),
-            assignable: mutable,
+            name: j,
+            ty: Ty::Int(inner_t),
+            assignable: false,
             shadowable: true,
         });
-        self.stmt_depth += 1;
-        let mut body = Vec::new();
-        if let Some(l) = label {
-            // An inner loop that leaves or restarts the outer one by its label.
-            let inner_t = IntTy::I32;
-            let j = self.fresh_local();
-            let n = self.rng.range(1, 3);
-            self.mult = self.mult.saturating_mul(n + 1);
-            self.loops.push(LoopCx {
-                label: None,
-                value: None,
-            });
-            self.vars.push(Var {
-                name: j,
-                ty: Ty::Int(inner_t),
-                assignable: false,
-                shadowable: true,
-            });
-            let mut inner = Vec::new();
-            let c1 = self.expr(&Ty::Bool, 2, true);
-            inner.push(if_then(c1, vec![Stmt::Expr(Expr::Continue(Some(l)))]));
-            let c2 = self.expr(&Ty::Bool, 2, true);
-            inner.push(if_then(c2, vec![Stmt::Expr(Expr::Break(Some(l), None))]));
-            self.budget += 1;
-            self.stmt(&mut inner);
-            self.loops.pop();
-            body.push(Stmt::Expr(Expr::For(Box::new(For {
-                label: None,
-                var: j,
-                mutable: false,
-                lo: self.lit_val(inner_t, 0, false, false),
-                hi: self.lit_val(inner_t, n, true, false),
-                inclusive: true,
-                body: Block {
-                    stmts: inner,
-                    tail: None,
-                },
-            }))));
-        } else {
-            let n = self.rng.range(1, 3);
-            for _ in 0..n {
-                if self.budget <= 0 {
-                    break;
-                }
-                self.stmt(&mut body);
-            }
-        }
-        self.stmt_depth -= 1;
-        self.vars.truncate(mark);
+        let mut inner = Vec::new();
+        let c1 = self.expr(&Ty::Bool, 2, true);
+        inner.push(if_then(c1, vec![Stmt::Expr(Expr::Continue(Some(l)))]));
+        let c2 = self.expr(&Ty::Bool, 2, true);
+        inner.push(if_then(c2, vec![Stmt::Expr(Expr::Break(Some(l), None))]));
+        self.budget += 1;
+        self.stmt(&mut inner);
         self.loops.pop();
-        self.mult = saved;
-        out.push(Stmt::Expr(Expr::For(Box::new(For {
-            label,
-            var,
-            mutable,
-            lo,
-            hi,
-            inclusive,
+        Stmt::Expr(Expr::For(Box::new(For {
+            label: None,
+            var: j,
+            mutable: false,
+            lo: self.lit_val(inner_t, 0, false, false),
+            hi: self.lit_val(inner_t, n, true, false),
+            inclusive: true,
             body: Block {
-                stmts: body,
+                stmts: inner,
                 tail: None,
             },
-        }))));
+        })))
     }
 
     /// `let mut k = 0; while k < n { k += 1; … }`
@@ -1053,19 +1040,7 @@ impl<'a> BodyGen<'a> {
         let t = *self.rng.pick(&[IntTy::I32, IntTy::U64, IntTy::Usize]);
         let k = self.fresh_local();
         let n = self.rng.range(1, 5);
-        out.push(Stmt::Let {
-            name: k,
-            mutable: true,
-            ty: None,
-            init: self.lit_val(t, 0, false, false),
-            doc: None,
-        });
-        self.vars.push(Var {
-            name: k,
-            ty: Ty::Int(t),
-            assignable: false,
-            shadowable: false,
-        });
+        self.counter(out, k, t, false);
         let mut cond = Expr::Binary(
             BinOp::Lt,
             Box::new(Expr::Local(k)),
@@ -1080,23 +1055,11 @@ impl<'a> BodyGen<'a> {
             cond = Expr::Binary(BinOp::And, Box::new(cond), Box::new(extra));
         }
         let label = self.rng.chance(20).then(|| self.fresh_label());
-        let saved = self.mult;
-        self.mult = self.mult.saturating_mul(n);
-        self.loops.push(LoopCx { label, value: None });
-        let mark = self.vars.len();
-        self.stmt_depth += 1;
+        let scope = self.enter_loop(n, LoopCx { label, value: None });
         let mut body = vec![incr(k, t)];
         let m = self.rng.range(1, 3);
-        for _ in 0..m {
-            if self.budget <= 0 {
-                break;
-            }
-            self.stmt(&mut body);
-        }
-        self.stmt_depth -= 1;
-        self.vars.truncate(mark);
-        self.loops.pop();
-        self.mult = saved;
+        self.stmts(&mut body, m);
+        self.leave_loop(scope);
         out.push(Stmt::Expr(Expr::While(
             label,
             Box::new(cond),
@@ -1112,29 +1075,16 @@ impl<'a> BodyGen<'a> {
         let t = IntTy::I32;
         let k = self.fresh_local();
         let n = self.rng.range(1, 5);
-        out.push(Stmt::Let {
-            name: k,
-            mutable: true,
-            ty: None,
-            init: self.lit_val(t, 0, true, false),
-            doc: None,
-        });
-        self.vars.push(Var {
-            name: k,
-            ty: Ty::Int(t),
-            assignable: false,
-            shadowable: false,
-        });
+        self.counter(out, k, t, true);
         let (ty, te) = self.random_ty(false);
         let label = self.rng.chance(25).then(|| self.fresh_label());
-        let saved = self.mult;
-        self.mult = self.mult.saturating_mul(n);
-        self.loops.push(LoopCx {
-            label,
-            value: Some(ty.clone()),
-        });
-        let mark = self.vars.len();
-        self.stmt_depth += 1;
+        let scope = self.enter_loop(
+            n,
+            LoopCx {
+                label,
+                value: Some(ty.clone()),
+            },
+        );
         let annotate = self.rng.chance(50);
         let exit_val = self.expr(&ty, 2, annotate);
         let cond = Expr::Binary(
@@ -1150,19 +1100,10 @@ impl<'a> BodyGen<'a> {
             ),
         ];
         let m = self.rng.range(0, 2);
-        for _ in 0..m {
-            if self.budget <= 0 {
-                break;
-            }
-            self.stmt(&mut body);
-        }
-        self.stmt_depth -= 1;
-        self.vars.truncate(mark);
-        self.loops.pop();
-        self.mult = saved;
-        let name = self.fresh_local();
-        out.push(Stmt::Let {
-            name,
+        self.stmts(&mut body, m);
+        self.leave_loop(scope);
+        let decl = Stmt::Let {
+            name: self.fresh_local(),
             mutable: false,
             ty: annotate.then_some(te),
             init: Expr::Loop(
@@ -1173,13 +1114,57 @@ impl<'a> BodyGen<'a> {
                 }),
             ),
             doc: None,
+        };
+        self.declare(out, decl, ty);
+    }
+
+    /// Appends `let mut k = 0;` for a loop counter `k` of type `t` (`anchored` as for
+    /// [`Self::lit_val`]), in scope but neither assigned nor shadowed by other statements.
+    fn counter(&mut self, out: &mut Vec<Stmt>, k: Local, t: IntTy, anchored: bool) {
+        let init = self.lit_val(t, 0, anchored, false);
+        out.push(Stmt::Let {
+            name: k,
+            mutable: true,
+            ty: None,
+            init,
+            doc: None,
         });
         self.vars.push(Var {
-            name,
-            ty,
+            name: k,
+            ty: Ty::Int(t),
             assignable: false,
-            shadowable: true,
+            shadowable: false,
         });
+    }
+
+    /// Enters the body of loop `cx`, which runs at most `iterations` times; returns what
+    /// [`Self::leave_loop`] restores.
+    fn enter_loop(&mut self, iterations: u64, cx: LoopCx) -> LoopScope {
+        let scope = LoopScope {
+            mult: self.mult,
+            vars: self.vars.len(),
+        };
+        self.mult = self.mult.saturating_mul(iterations);
+        self.loops.push(cx);
+        self.stmt_depth += 1;
+        scope
+    }
+
+    fn leave_loop(&mut self, scope: LoopScope) {
+        self.stmt_depth -= 1;
+        self.vars.truncate(scope.vars);
+        self.loops.pop();
+        self.mult = scope.mult;
+    }
+
+    /// Appends up to `n` statements, fewer if the budget runs out.
+    fn stmts(&mut self, out: &mut Vec<Stmt>, n: u64) {
+        for _ in 0..n {
+            if self.budget <= 0 {
+                break;
+            }
+            self.stmt(out);
+        }
     }
 
     /// An assignment (plain or compound) to a place rooted at an assignable variable.

@@ -297,25 +297,7 @@ impl<'c> Builder<'c> {
     /// Prepares the context for filling module `m` and creates its structs, aliases and
     /// first constants.
     fn start_module(&mut self, m: ModId) {
-        self.cx = ModCtx {
-            module: m,
-            ..ModCtx::default()
-        };
-        let nbs = self.neighbors[m.idx()].clone();
-        for n in nbs {
-            for s in self.mod_structs[n.idx()].clone() {
-                self.cx.add_struct(&self.m, s);
-            }
-            for a in self.mod_aliases[n.idx()].clone() {
-                self.cx.add_alias(&self.m, a);
-            }
-            for c in self.mod_consts[n.idx()].clone() {
-                self.cx.add_const(&self.m, c);
-            }
-            for f in self.mod_fns[n.idx()].clone() {
-                self.cx.add_fn(&self.m, f);
-            }
-        }
+        self.neighbors_ctx(m);
         let n_structs = self.rng.range(if m == ROOT { 1 } else { 0 }, 2);
         for _ in 0..n_structs {
             self.gen_struct(m);
@@ -794,18 +776,8 @@ impl<'c> Builder<'c> {
         drop(bg);
         let trivia = self.trivia();
         let fd = FnDef {
-            name: name.clone(),
-            module: m,
-            is_pub,
-            kind,
-            params,
-            ret: ret_te,
-            body: Block::default(),
-            cost: 1,
-            depth: 1,
             trivia,
-            indent_extra: 0,
-            removed: false,
+            ..FnDef::declared(name.clone(), m, is_pub, kind, params, ret_te)
         };
         self.m.fns.push(Arc::new(fd));
         self.called.push(false);
@@ -881,25 +853,34 @@ impl<'c> Builder<'c> {
 
     /// The context of an existing module, for adding items to it after it was filled.
     fn start_module_ctx_only(&mut self, m: ModId) {
+        self.neighbors_ctx(m);
+        self.add_items_to_ctx(m);
+    }
+
+    /// A fresh context for module `m` with the items generated so far in its neighbors.
+    fn neighbors_ctx(&mut self, m: ModId) {
         self.cx = ModCtx {
             module: m,
             ..ModCtx::default()
         };
-        let mut mods = self.neighbors[m.idx()].clone();
-        mods.push(m);
-        for n in mods {
-            for s in self.mod_structs[n.idx()].clone() {
-                self.cx.add_struct(&self.m, s);
-            }
-            for a in self.mod_aliases[n.idx()].clone() {
-                self.cx.add_alias(&self.m, a);
-            }
-            for c in self.mod_consts[n.idx()].clone() {
-                self.cx.add_const(&self.m, c);
-            }
-            for f in self.mod_fns[n.idx()].clone() {
-                self.cx.add_fn(&self.m, f);
-            }
+        for n in self.neighbors[m.idx()].clone() {
+            self.add_items_to_ctx(n);
+        }
+    }
+
+    /// Makes the items generated so far in module `n` available to the current context.
+    fn add_items_to_ctx(&mut self, n: ModId) {
+        for &s in &self.mod_structs[n.idx()] {
+            self.cx.add_struct(&self.m, s);
+        }
+        for &a in &self.mod_aliases[n.idx()] {
+            self.cx.add_alias(&self.m, a);
+        }
+        for &c in &self.mod_consts[n.idx()] {
+            self.cx.add_const(&self.m, c);
+        }
+        for &f in &self.mod_fns[n.idx()] {
+            self.cx.add_fn(&self.m, f);
         }
     }
 
@@ -934,20 +915,14 @@ impl<'c> Builder<'c> {
         self.rng.shuffle(&mut others);
         cands.extend(others);
         let id = FnId(self.m.fns.len() as u32);
-        self.m.fns.push(Arc::new(FnDef {
-            name: "main".into(),
-            module: ROOT,
-            is_pub: false,
-            kind: FnKind::Main,
-            params: vec![],
-            ret: None,
-            body: Block::default(),
-            cost: 1,
-            depth: 1,
-            trivia: Trivia::default(),
-            indent_extra: 0,
-            removed: false,
-        }));
+        self.m.fns.push(Arc::new(FnDef::declared(
+            "main".into(),
+            ROOT,
+            false,
+            FnKind::Main,
+            vec![],
+            None,
+        )));
         self.called.push(false);
         self.m.main = id;
         let mut rng = self.rng.fork(0x3A17);

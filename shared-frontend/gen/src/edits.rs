@@ -983,20 +983,14 @@ impl Editor {
             Some(bg.random_ty(true).1)
         };
         drop(bg);
-        self.m.fns.push(Arc::new(FnDef {
-            name: name.clone(),
+        self.m.fns.push(Arc::new(FnDef::declared(
+            name.clone(),
             module,
-            is_pub: self.rng.chance(70),
-            kind: FnKind::Normal,
+            self.rng.chance(70),
+            FnKind::Normal,
             params,
             ret,
-            body: Block::default(),
-            cost: 1,
-            depth: 1,
-            trivia: Trivia::default(),
-            indent_extra: 0,
-            removed: false,
-        }));
+        )));
         let (body, _) = regen_body(&self.m, &cx, id, &mut rng, true);
         let fd = self.fn_mut(id);
         fd.body = body;

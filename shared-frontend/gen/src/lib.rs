@@ -30,7 +30,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use edits::{apply_edit, edit_history, Edit, EditKind};
-pub use mutations::{mutate_ill_formed, mutation_kinds, Mutation};
+pub use mutations::{mutate_ill_formed, Mutation, MutationKind};
 
 /// What to generate. Build one with struct update syntax from [`GenConfig::default`].
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -489,6 +489,35 @@ pub(crate) struct FnDef {
     pub removed: bool,
 }
 
+impl FnDef {
+    /// A function with this signature and an empty body, which is generated once the
+    /// function is in the model (so that the body can call it); the cost and depth of a
+    /// leaf, no trivia.
+    pub(crate) fn declared(
+        name: String,
+        module: ModId,
+        is_pub: bool,
+        kind: FnKind,
+        params: Vec<Param>,
+        ret: Option<TyExpr>,
+    ) -> FnDef {
+        FnDef {
+            name,
+            module,
+            is_pub,
+            kind,
+            params,
+            ret,
+            body: Block::default(),
+            cost: 1,
+            depth: 1,
+            trivia: Trivia::default(),
+            indent_extra: 0,
+            removed: false,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct ConstDef {
     pub name: String,
@@ -921,84 +950,167 @@ impl Model {
 // ---------------------------------------------------------------------------------------
 // Traversal
 
+/// A node directly inside an expression: a subexpression or a block.
+pub(crate) enum Child<'a> {
+    Expr(&'a Expr),
+    Block(&'a Block),
+}
+
+/// [`Child`], mutable.
+pub(crate) enum ChildMut<'a> {
+    Expr(&'a mut Expr),
+    Block(&'a mut Block),
+}
+
+/// Defines the one-level visitors: on `Expr` (its children, in source order, the blocks of
+/// an `else if` chain included), and on `Block`, `Stmt` and `Place` (the expressions they
+/// hold directly). Expanded twice, for shared and for mutable references, so the two
+/// traversals cannot disagree about order.
+macro_rules! one_level_visitors {
+    ($child:ident, $child_if:ident, $exprs:ident, $Child:ident, $iter:ident, $($mut:tt)?) => {
+        impl Expr {
+            /// Calls `on` on each expression and block directly inside this one, in
+            /// source order.
+            pub(crate) fn $child(&$($mut)? self, on: &mut dyn FnMut($Child<'_>)) {
+                match self {
+                    Expr::Int(_)
+                    | Expr::Bool(_)
+                    | Expr::Local(_)
+                    | Expr::Const(..)
+                    | Expr::Assoc { .. }
+                    | Expr::Continue(_) => {}
+                    Expr::Unary(_, e)
+                    | Expr::Cast(e, _)
+                    | Expr::Paren(e)
+                    | Expr::Repeat(e, _)
+                    | Expr::Field(e, ..) => on($Child::Expr(e)),
+                    Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+                        on($Child::Expr(a));
+                        on($Child::Expr(b));
+                    }
+                    Expr::Call(c) => c.args.$iter().for_each(|a| on($Child::Expr(a))),
+                    Expr::StructLit(s) => {
+                        s.fields.$iter().for_each(|fi| on($Child::Expr(&$($mut)? fi.value)))
+                    }
+                    Expr::Array(es) => es.$iter().for_each(|e| on($Child::Expr(e))),
+                    Expr::Block(b) | Expr::Loop(_, b) => on($Child::Block(b)),
+                    Expr::If(i) => i.$child_if(on),
+                    Expr::While(_, c, b) => {
+                        on($Child::Expr(c));
+                        on($Child::Block(b));
+                    }
+                    Expr::For(fr) => {
+                        on($Child::Expr(&$($mut)? fr.lo));
+                        on($Child::Expr(&$($mut)? fr.hi));
+                        on($Child::Block(&$($mut)? fr.body));
+                    }
+                    Expr::Break(_, v) | Expr::Return(v) => {
+                        if let Some(v) = v {
+                            on($Child::Expr(v))
+                        }
+                    }
+                }
+            }
+        }
+
+        impl If {
+            fn $child_if(&$($mut)? self, on: &mut dyn FnMut($Child<'_>)) {
+                on($Child::Expr(&$($mut)? self.cond));
+                on($Child::Block(&$($mut)? self.then));
+                match &$($mut)? self.els {
+                    Some(Else::Block(b)) => on($Child::Block(b)),
+                    Some(Else::If(i)) => i.$child_if(on),
+                    None => {}
+                }
+            }
+        }
+
+        impl Block {
+            /// Calls `f` on each expression directly held by this block's statements and
+            /// tail (not nested ones).
+            pub(crate) fn $exprs(&$($mut)? self, f: &mut dyn FnMut(&$($mut)? Expr)) {
+                self.stmts.$iter().for_each(|s| s.$exprs(f));
+                if let Some(t) = &$($mut)? self.tail {
+                    f(t);
+                }
+            }
+        }
+
+        impl Stmt {
+            /// Calls `f` on each expression directly held by this statement (not nested
+            /// ones).
+            pub(crate) fn $exprs(&$($mut)? self, f: &mut dyn FnMut(&$($mut)? Expr)) {
+                match self {
+                    Stmt::Let { init, .. } => f(init),
+                    Stmt::LetWild(e) | Stmt::Expr(e) => f(e),
+                    Stmt::Assign { place, value, .. } => {
+                        f(value);
+                        place.$exprs(f);
+                    }
+                    Stmt::Print(p) => p.args.$iter().for_each(f),
+                    Stmt::Comment(_) | Stmt::Blank | Stmt::Raw(_) => {}
+                }
+            }
+        }
+
+        impl Place {
+            /// Calls `f` on each index expression of this place.
+            fn $exprs(&$($mut)? self, f: &mut dyn FnMut(&$($mut)? Expr)) {
+                match self {
+                    Place::Local(_) => {}
+                    Place::Field(p, ..) => p.$exprs(f),
+                    Place::Index(p, i) => {
+                        p.$exprs(f);
+                        f(i);
+                    }
+                }
+            }
+        }
+    };
+}
+
+one_level_visitors!(
+    for_each_child,
+    for_each_child_if,
+    for_each_expr,
+    Child,
+    iter,
+);
+one_level_visitors!(
+    for_each_child_mut,
+    for_each_child_if_mut,
+    for_each_expr_mut,
+    ChildMut,
+    iter_mut,
+    mut
+);
+
 impl Expr {
     /// Calls `f` on this expression and every expression inside it, including the
     /// expressions inside nested blocks and statements, in pre-order.
     pub(crate) fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
-        match self {
-            Expr::Int(_)
-            | Expr::Bool(_)
-            | Expr::Local(_)
-            | Expr::Const(..)
-            | Expr::Assoc { .. }
-            | Expr::Continue(_) => {}
-            Expr::Unary(_, e) | Expr::Cast(e, _) | Expr::Paren(e) | Expr::Repeat(e, _) => e.walk(f),
-            Expr::Field(e, ..) => e.walk(f),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.walk(f);
-                b.walk(f);
-            }
-            Expr::Call(c) => c.args.iter().for_each(|a| a.walk(f)),
-            Expr::StructLit(s) => s.fields.iter().for_each(|fi| fi.value.walk(f)),
-            Expr::Array(es) => es.iter().for_each(|e| e.walk(f)),
-            Expr::Block(b) | Expr::Loop(_, b) => b.walk(f),
-            Expr::If(i) => i.walk(f),
-            Expr::While(_, c, b) => {
-                c.walk(f);
-                b.walk(f);
-            }
-            Expr::For(fr) => {
-                fr.lo.walk(f);
-                fr.hi.walk(f);
-                fr.body.walk(f);
-            }
-            Expr::Break(_, v) | Expr::Return(v) => {
-                if let Some(v) = v {
-                    v.walk(f)
-                }
-            }
-        }
+        self.for_each_child(&mut |c| match c {
+            Child::Expr(e) => e.walk(f),
+            Child::Block(b) => b.walk(f),
+        });
     }
 
     /// Mutable post-order traversal: children first, then `f` on the node itself.
     pub(crate) fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        match self {
-            Expr::Int(_)
-            | Expr::Bool(_)
-            | Expr::Local(_)
-            | Expr::Const(..)
-            | Expr::Assoc { .. }
-            | Expr::Continue(_) => {}
-            Expr::Unary(_, e) | Expr::Cast(e, _) | Expr::Paren(e) | Expr::Repeat(e, _) => {
-                e.walk_mut(f)
-            }
-            Expr::Field(e, ..) => e.walk_mut(f),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.walk_mut(f);
-                b.walk_mut(f);
-            }
-            Expr::Call(c) => c.args.iter_mut().for_each(|a| a.walk_mut(f)),
-            Expr::StructLit(s) => s.fields.iter_mut().for_each(|fi| fi.value.walk_mut(f)),
-            Expr::Array(es) => es.iter_mut().for_each(|e| e.walk_mut(f)),
-            Expr::Block(b) | Expr::Loop(_, b) => b.walk_mut(f),
-            Expr::If(i) => i.walk_mut(f),
-            Expr::While(_, c, b) => {
-                c.walk_mut(f);
-                b.walk_mut(f);
-            }
-            Expr::For(fr) => {
-                fr.lo.walk_mut(f);
-                fr.hi.walk_mut(f);
-                fr.body.walk_mut(f);
-            }
-            Expr::Break(_, v) | Expr::Return(v) => {
-                if let Some(v) = v {
-                    v.walk_mut(f)
-                }
-            }
-        }
+        self.for_each_child_mut(&mut |c| match c {
+            ChildMut::Expr(e) => e.walk_mut(f),
+            ChildMut::Block(b) => b.walk_mut(f),
+        });
         f(self);
+    }
+
+    /// Calls `f` on every block directly or indirectly inside this expression.
+    pub(crate) fn walk_blocks_mut(&mut self, f: &mut dyn FnMut(&mut Block)) {
+        self.for_each_child_mut(&mut |c| match c {
+            ChildMut::Expr(e) => e.walk_blocks_mut(f),
+            ChildMut::Block(b) => b.walk_blocks_mut(f),
+        });
     }
 
     pub(crate) fn is_block_like(&self) -> bool {
@@ -1009,173 +1121,25 @@ impl Expr {
     }
 }
 
-impl If {
-    fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        self.cond.walk(f);
-        self.then.walk(f);
-        match &self.els {
-            Some(Else::Block(b)) => b.walk(f),
-            Some(Else::If(i)) => i.walk(f),
-            None => {}
-        }
-    }
-
-    fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        self.cond.walk_mut(f);
-        self.then.walk_mut(f);
-        match &mut self.els {
-            Some(Else::Block(b)) => b.walk_mut(f),
-            Some(Else::If(i)) => i.walk_mut(f),
-            None => {}
-        }
-    }
-}
-
 impl Block {
+    /// [`Expr::walk`] on every expression of the block.
     pub(crate) fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        for s in &self.stmts {
-            s.walk(f);
-        }
-        if let Some(t) = &self.tail {
-            t.walk(f);
-        }
+        self.for_each_expr(&mut |e| e.walk(f));
     }
 
+    /// [`Expr::walk_mut`] on every expression of the block.
     pub(crate) fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        for s in &mut self.stmts {
-            s.walk_mut(f);
-        }
-        if let Some(t) = &mut self.tail {
-            t.walk_mut(f);
-        }
+        self.for_each_expr_mut(&mut |e| e.walk_mut(f));
     }
 
     /// Calls `f` on every block nested in this one (this one included), pre-order.
     pub(crate) fn walk_blocks_mut(&mut self, f: &mut dyn FnMut(&mut Block)) {
         f(self);
-        for s in &mut self.stmts {
-            s.for_each_expr_mut(&mut |e| e.walk_blocks_mut(f));
-        }
-        if let Some(t) = &mut self.tail {
-            t.walk_blocks_mut(f);
-        }
-    }
-}
-
-impl Expr {
-    /// Calls `f` on every block directly or indirectly inside this expression.
-    pub(crate) fn walk_blocks_mut(&mut self, f: &mut dyn FnMut(&mut Block)) {
-        match self {
-            Expr::Block(b) | Expr::Loop(_, b) => b.walk_blocks_mut(f),
-            Expr::While(_, c, b) => {
-                c.walk_blocks_mut(f);
-                b.walk_blocks_mut(f);
-            }
-            Expr::For(fr) => {
-                fr.lo.walk_blocks_mut(f);
-                fr.hi.walk_blocks_mut(f);
-                fr.body.walk_blocks_mut(f);
-            }
-            Expr::If(i) => {
-                let mut cur: &mut If = i;
-                loop {
-                    cur.cond.walk_blocks_mut(f);
-                    cur.then.walk_blocks_mut(f);
-                    match &mut cur.els {
-                        Some(Else::Block(b)) => {
-                            b.walk_blocks_mut(f);
-                            break;
-                        }
-                        Some(Else::If(next)) => cur = next,
-                        None => break,
-                    }
-                }
-            }
-            Expr::Int(_)
-            | Expr::Bool(_)
-            | Expr::Local(_)
-            | Expr::Const(..)
-            | Expr::Assoc { .. }
-            | Expr::Continue(_) => {}
-            Expr::Unary(_, e) | Expr::Cast(e, _) | Expr::Paren(e) | Expr::Repeat(e, _) => {
-                e.walk_blocks_mut(f)
-            }
-            Expr::Field(e, ..) => e.walk_blocks_mut(f),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.walk_blocks_mut(f);
-                b.walk_blocks_mut(f);
-            }
-            Expr::Call(c) => c.args.iter_mut().for_each(|a| a.walk_blocks_mut(f)),
-            Expr::StructLit(s) => s
-                .fields
-                .iter_mut()
-                .for_each(|fi| fi.value.walk_blocks_mut(f)),
-            Expr::Array(es) => es.iter_mut().for_each(|e| e.walk_blocks_mut(f)),
-            Expr::Break(_, v) | Expr::Return(v) => {
-                if let Some(v) = v {
-                    v.walk_blocks_mut(f)
-                }
-            }
-        }
-    }
-}
-
-impl Stmt {
-    pub(crate) fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        match self {
-            Stmt::Let { init, .. } => init.walk(f),
-            Stmt::LetWild(e) | Stmt::Expr(e) => e.walk(f),
-            Stmt::Assign { place, value, .. } => {
-                value.walk(f);
-                place.walk(f);
-            }
-            Stmt::Print(p) => p.args.iter().for_each(|a| a.walk(f)),
-            Stmt::Comment(_) | Stmt::Blank | Stmt::Raw(_) => {}
-        }
-    }
-
-    pub(crate) fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        self.for_each_expr_mut(&mut |e| e.walk_mut(f));
-    }
-
-    /// Calls `f` on each expression directly held by this statement (not nested ones).
-    pub(crate) fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        match self {
-            Stmt::Let { init, .. } => f(init),
-            Stmt::LetWild(e) | Stmt::Expr(e) => f(e),
-            Stmt::Assign { place, value, .. } => {
-                f(value);
-                place.for_each_expr_mut(f);
-            }
-            Stmt::Print(p) => p.args.iter_mut().for_each(f),
-            Stmt::Comment(_) | Stmt::Blank | Stmt::Raw(_) => {}
-        }
+        self.for_each_expr_mut(&mut |e| e.walk_blocks_mut(f));
     }
 }
 
 impl Place {
-    pub(crate) fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        match self {
-            Place::Local(_) => {}
-            Place::Field(p, ..) => p.walk(f),
-            Place::Index(p, i) => {
-                p.walk(f);
-                i.walk(f);
-            }
-        }
-    }
-
-    fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        match self {
-            Place::Local(_) => {}
-            Place::Field(p, ..) => p.for_each_expr_mut(f),
-            Place::Index(p, i) => {
-                p.for_each_expr_mut(f);
-                f(i);
-            }
-        }
-    }
-
     pub(crate) fn root(&self) -> Local {
         match self {
             Place::Local(l) => *l,

@@ -862,31 +862,8 @@ impl<'m> Renderer<'m> {
                 self.cast_ty(*ty);
                 self.out.push_str(if *max { "::MAX" } else { "::MIN" });
             }
-            Expr::Unary(op, inner) => {
-                self.out.push(if *op == UnOp::Neg { '-' } else { '!' });
-                let nested_neg = matches!(**inner, Expr::Unary(UnOp::Neg, _));
-                if nested_neg {
-                    self.out.push('(');
-                    self.expr(inner, 0, indent, Ctx::default());
-                    self.out.push(')');
-                } else {
-                    self.expr(inner, 14, indent, right);
-                }
-            }
-            Expr::Binary(op, a, b) => {
-                let p = op.prec();
-                let left = Ctx {
-                    before_lt: op.token().starts_with('<'),
-                    ..sub
-                };
-                // Comparisons do not chain: both operands must bind tighter.
-                let lp = if op.is_comparison() { p + 1 } else { p };
-                self.expr(a, lp, indent, left);
-                self.out.push(' ');
-                self.out.push_str(op.token());
-                self.out.push(' ');
-                self.expr(b, p + 1, indent, right);
-            }
+            Expr::Unary(op, inner) => self.unary(*op, inner, indent, right),
+            Expr::Binary(op, a, b) => self.binary(*op, a, b, indent, sub, right),
             Expr::Cast(inner, t) => {
                 self.expr(inner, 13, indent, sub);
                 self.out.push_str(" as ");
@@ -894,61 +871,15 @@ impl<'m> Renderer<'m> {
             }
             Expr::Call(c) => {
                 self.path(ItemKey::Fn(c.callee), c.hint);
-                self.out.push('(');
-                for (i, a) in c.args.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.expr(a, 0, indent, Ctx::default());
-                }
-                self.out.push(')');
+                self.delimited('(', &c.args, ')', indent);
             }
-            Expr::StructLit(s) => {
-                match s.alias {
-                    Some(a) => self.path(ItemKey::Alias(a), s.hint),
-                    None => self.path(ItemKey::Struct(s.st), s.hint),
-                }
-                let sd = self.m.strukt(s.st);
-                self.out.push_str(" {");
-                for (i, fi) in s.fields.iter().enumerate() {
-                    self.out.push_str(if i > 0 { ", " } else { " " });
-                    let name = &sd.field(fi.field).name;
-                    self.out.push_str(name);
-                    if !fi.shorthand {
-                        self.out.push_str(": ");
-                        self.expr(&fi.value, 0, indent, Ctx::default());
-                    }
-                }
-                if s.fields.is_empty() {
-                    self.out.push('}');
-                } else {
-                    self.out
-                        .push_str(if s.hint % 8 == 0 { ", }" } else { " }" });
-                }
-            }
+            Expr::StructLit(s) => self.struct_lit(s, indent),
             Expr::Field(base, s, f) => {
-                self.expr(
-                    base,
-                    16,
-                    indent,
-                    Ctx {
-                        no_struct: true,
-                        ..sub
-                    },
-                );
+                self.postfix_base(base, indent, sub);
                 self.out.push('.');
                 self.out.push_str(&self.m.strukt(*s).field(*f).name);
             }
-            Expr::Array(es) => {
-                self.out.push('[');
-                for (i, x) in es.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.expr(x, 0, indent, Ctx::default());
-                }
-                self.out.push(']');
-            }
+            Expr::Array(es) => self.delimited('[', es, ']', indent),
             Expr::Repeat(x, len) => {
                 self.out.push('[');
                 self.expr(x, 0, indent, Ctx::default());
@@ -957,24 +888,10 @@ impl<'m> Renderer<'m> {
                 self.out.push(']');
             }
             Expr::Index(base, i) => {
-                self.expr(
-                    base,
-                    16,
-                    indent,
-                    Ctx {
-                        no_struct: true,
-                        ..sub
-                    },
-                );
-                self.out.push('[');
-                self.expr(i, 0, indent, Ctx::default());
-                self.out.push(']');
+                self.postfix_base(base, indent, sub);
+                self.delimited('[', std::slice::from_ref(&**i), ']', indent);
             }
-            Expr::Paren(x) => {
-                self.out.push('(');
-                self.expr(x, 0, indent, Ctx::default());
-                self.out.push(')');
-            }
+            Expr::Paren(x) => self.delimited('(', std::slice::from_ref(&**x), ')', indent),
             Expr::Block(b) => self.block(b, indent),
             Expr::If(i) => self.if_(i, indent),
             Expr::Loop(label, body) => {
@@ -982,63 +899,121 @@ impl<'m> Renderer<'m> {
                 self.out.push_str("loop ");
                 self.block(body, indent);
             }
-            Expr::While(label, cond, body) => {
-                self.label(*label);
-                self.out.push_str("while ");
-                self.expr(
-                    cond,
-                    0,
-                    indent,
-                    Ctx {
-                        no_struct: true,
-                        ..Ctx::default()
-                    },
-                );
-                self.out.push(' ');
-                self.block_multi(body, indent);
+            Expr::While(label, cond, body) => self.while_(*label, cond, body, indent),
+            Expr::For(f) => self.for_(f, indent),
+            Expr::Break(label, v) => self.jump("break", *label, v.as_deref(), indent),
+            Expr::Continue(label) => self.jump("continue", *label, None, indent),
+            Expr::Return(v) => self.jump("return", None, v.as_deref(), indent),
+        }
+    }
+
+    /// `-e` or `!e`; `- -e` is written `-(-e)`.
+    fn unary(&mut self, op: UnOp, inner: &Expr, indent: usize, right: Ctx) {
+        self.out.push(if op == UnOp::Neg { '-' } else { '!' });
+        if matches!(inner, Expr::Unary(UnOp::Neg, _)) {
+            self.out.push('(');
+            self.expr(inner, 0, indent, Ctx::default());
+            self.out.push(')');
+        } else {
+            self.expr(inner, 14, indent, right);
+        }
+    }
+
+    /// `a op b`, in the operand contexts of [`Self::expr_inner`].
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, indent: usize, sub: Ctx, right: Ctx) {
+        let p = op.prec();
+        let left = Ctx {
+            before_lt: op.token().starts_with('<'),
+            ..sub
+        };
+        // Comparisons do not chain: both operands must bind tighter.
+        let lp = if op.is_comparison() { p + 1 } else { p };
+        self.expr(a, lp, indent, left);
+        self.out.push(' ');
+        self.out.push_str(op.token());
+        self.out.push(' ');
+        self.expr(b, p + 1, indent, right);
+    }
+
+    /// `open e1, e2, … close`.
+    fn delimited(&mut self, open: char, items: &[Expr], close: char, indent: usize) {
+        self.out.push(open);
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
             }
-            Expr::For(f) => {
-                self.label(f.label);
-                self.out.push_str("for ");
-                if f.mutable {
-                    self.out.push_str("mut ");
-                }
-                self.out.push_str(&local_name(f.var));
-                self.out.push_str(" in ");
-                let head = Ctx {
-                    no_struct: true,
-                    ..Ctx::default()
-                };
-                // `..` binds looser than every binary operator.
-                self.expr(&f.lo, 4, indent, head);
-                self.out.push_str(if f.inclusive { "..=" } else { ".." });
-                self.expr(&f.hi, 4, indent, head);
-                self.out.push(' ');
-                self.block_multi(&f.body, indent);
+            self.expr(x, 0, indent, Ctx::default());
+        }
+        self.out.push(close);
+    }
+
+    /// The base of `base.field` or `base[i]`: binds tightest, and a struct literal there
+    /// is parenthesized.
+    fn postfix_base(&mut self, base: &Expr, indent: usize, sub: Ctx) {
+        let ctx = Ctx {
+            no_struct: true,
+            ..sub
+        };
+        self.expr(base, 16, indent, ctx);
+    }
+
+    fn struct_lit(&mut self, s: &StructLit, indent: usize) {
+        match s.alias {
+            Some(a) => self.path(ItemKey::Alias(a), s.hint),
+            None => self.path(ItemKey::Struct(s.st), s.hint),
+        }
+        let sd = self.m.strukt(s.st);
+        self.out.push_str(" {");
+        for (i, fi) in s.fields.iter().enumerate() {
+            self.out.push_str(if i > 0 { ", " } else { " " });
+            let name = &sd.field(fi.field).name;
+            self.out.push_str(name);
+            if !fi.shorthand {
+                self.out.push_str(": ");
+                self.expr(&fi.value, 0, indent, Ctx::default());
             }
-            Expr::Break(label, v) => {
-                self.out.push_str("break");
-                if let Some(l) = label {
-                    let _ = write!(self.out, " '{}", label_name(*l));
-                }
-                if let Some(v) = v {
-                    self.out.push(' ');
-                    self.expr(v, 0, indent, Ctx::default());
-                }
-            }
-            Expr::Continue(label) => {
-                self.out.push_str("continue");
-                if let Some(l) = label {
-                    let _ = write!(self.out, " '{}", label_name(*l));
-                }
-            }
-            Expr::Return(v) => {
-                self.out.push_str("return");
-                if let Some(v) = v {
-                    self.out.push(' ');
-                    self.expr(v, 0, indent, Ctx::default());
-                }
-            }
+        }
+        if s.fields.is_empty() {
+            self.out.push('}');
+        } else {
+            self.out
+                .push_str(if s.hint % 8 == 0 { ", }" } else { " }" });
+        }
+    }
+
+    fn while_(&mut self, label: Option<Label>, cond: &Expr, body: &Block, indent: usize) {
+        self.label(label);
+        self.out.push_str("while ");
+        self.expr(cond, 0, indent, Ctx::head());
+        self.out.push(' ');
+        self.block_multi(body, indent);
+    }
+
+    fn for_(&mut self, f: &For, indent: usize) {
+        self.label(f.label);
+        self.out.push_str("for ");
+        if f.mutable {
+            self.out.push_str("mut ");
+        }
+        self.out.push_str(&local_name(f.var));
+        self.out.push_str(" in ");
+        // `..` binds looser than every binary operator.
+        self.expr(&f.lo, 4, indent, Ctx::head());
+        self.out.push_str(if f.inclusive { "..=" } else { ".." });
+        self.expr(&f.hi, 4, indent, Ctx::head());
+        self.out.push(' ');
+        self.block_multi(&f.body, indent);
+    }
+
+    /// `break`, `continue` or `return`, with its label and value if it has them.
+    fn jump(&mut self, keyword: &str, label: Option<Label>, value: Option<&Expr>, indent: usize) {
+        self.out.push_str(keyword);
+        if let Some(l) = label {
+            let _ = write!(self.out, " '{}", label_name(l));
+        }
+        if let Some(v) = value {
+            self.out.push(' ');
+            self.expr(v, 0, indent, Ctx::default());
         }
     }
 
@@ -1067,15 +1042,7 @@ impl<'m> Renderer<'m> {
         let mut cur = i;
         loop {
             self.out.push_str("if ");
-            self.expr(
-                &cur.cond,
-                0,
-                indent,
-                Ctx {
-                    no_struct: true,
-                    ..Ctx::default()
-                },
-            );
+            self.expr(&cur.cond, 0, indent, Ctx::head());
             self.out.push(' ');
             if multi {
                 self.block_multi(&cur.then, indent);
@@ -1109,24 +1076,12 @@ impl<'m> Renderer<'m> {
                 false
             }
             LitStyle::Underscored => {
-                let digits = v.to_string();
-                for (i, ch) in digits.chars().enumerate() {
-                    if i > 0 && (digits.len() - i).rem_euclid(3) == 0 {
-                        self.out.push('_');
-                    }
-                    self.out.push(ch);
-                }
+                push_grouped(&mut self.out, &v.to_string(), 3);
                 true
             }
             LitStyle::Hex => {
-                let hex = format!("{v:x}");
                 self.out.push_str("0x");
-                for (i, ch) in hex.chars().enumerate() {
-                    if i > 0 && (hex.len() - i).rem_euclid(4) == 0 {
-                        self.out.push('_');
-                    }
-                    self.out.push(ch);
-                }
+                push_grouped(&mut self.out, &format!("{v:x}"), 4);
                 true
             }
             LitStyle::Bin => {
@@ -1152,6 +1107,16 @@ impl<'m> Renderer<'m> {
     }
 }
 
+/// Appends `digits` with `_` between groups of `group` digits, counted from the right.
+fn push_grouped(out: &mut String, digits: &str, group: usize) {
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).rem_euclid(group) == 0 {
+            out.push('_');
+        }
+        out.push(ch);
+    }
+}
+
 /// How an expression is embedded in its surroundings.
 #[derive(Clone, Copy, Default)]
 struct Ctx {
@@ -1161,6 +1126,16 @@ struct Ctx {
     no_struct: bool,
     /// Immediately followed by `<` or `<<`: a trailing `as T` needs parentheses.
     before_lt: bool,
+}
+
+impl Ctx {
+    /// The head of `if`, `while` or `for`, where a struct literal needs parentheses.
+    fn head() -> Ctx {
+        Ctx {
+            no_struct: true,
+            ..Ctx::default()
+        }
+    }
 }
 
 /// A short list of path options, without allocating.

@@ -5,14 +5,14 @@ mod gen_support;
 use std::collections::BTreeMap;
 
 use gen_support::*;
-use rill_gen::{generate, mutate_ill_formed, mutation_kinds, GenConfig, Program};
+use rill_gen::{generate, mutate_ill_formed, GenConfig, MutationKind, Program};
 
 #[test]
 fn mutations_are_rejected_by_rustc() {
-    let kinds = mutation_kinds().len() as u64;
+    let kinds = MutationKind::ALL.len() as u64;
     // Every kind is tried first by some seed; RILL_GEN_CASES scales the rounds.
     let rounds = cases(1);
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for seed in 0..kinds * rounds {
         let p = generate(&GenConfig {
             seed: 700 + seed,
@@ -20,13 +20,12 @@ fn mutations_are_rejected_by_rustc() {
             ..GenConfig::default()
         });
         let m = mutate_ill_formed(&p, seed).expect("some mutation applies");
-        let kind = m
-            .description
-            .split(':')
-            .next()
-            .expect("kind prefix")
-            .to_string();
-        *seen.entry(kind.clone()).or_default() += 1;
+        assert!(
+            m.description.starts_with(&format!("{}: ", m.kind)),
+            "description {:?} does not start with its kind",
+            m.description
+        );
+        *seen.entry(m.kind.name()).or_default() += 1;
         assert_ne!(m.program, p);
         if rustc_accepts(&m.program).is_ok() {
             let kept = keep_failure(&m.program, &format!("mutation-{seed}"));
@@ -37,9 +36,10 @@ fn mutations_are_rejected_by_rustc() {
             );
         }
     }
-    let missing: Vec<&&str> = mutation_kinds()
+    let missing: Vec<&str> = MutationKind::ALL
         .iter()
-        .filter(|k| !seen.contains_key(**k))
+        .map(|k| k.name())
+        .filter(|k| !seen.contains_key(k))
         .collect();
     assert!(
         missing.is_empty(),

@@ -331,3 +331,159 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Every way to build a program from a path: `run` under each architecture, `check` under
+/// both drivers, `emit` of each stage. The path goes right after the subcommand.
+const COMMANDS: &[&[&str]] = &[
+    &["run", "--arch", "pipeline"],
+    &["run", "--arch", "query"],
+    &["run", "--arch", "interp"],
+    &["check", "--arch", "pipeline"],
+    &["check", "--arch", "query"],
+    &["emit", "--what", "tokens"],
+    &["emit", "--what", "ast"],
+    &["emit", "--what", "ir"],
+    &["emit", "--what", "asm"],
+];
+
+fn rill_on(command: &[&str], path: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![command[0], path.to_str().unwrap()];
+    args.extend(&command[1..]);
+    args.extend(extra);
+    rill(&args)
+}
+
+/// Runs every command on `path`: each exits with `expected(command)`, never panics, and
+/// when it fails names `shown` on stderr, on a first line that all failing commands share.
+fn check_path_error(path: &Path, shown: &Path, expected: impl Fn(&[&str]) -> i32) {
+    let shown = shown.display().to_string();
+    let mut first_lines = Vec::new();
+    for command in COMMANDS {
+        let out = rill_on(command, path, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let what = format!("rill {command:?} on {}:\n{stderr}", path.display());
+        assert!(!stderr.contains("panicked"), "{what}");
+        assert_eq!(code(&out), expected(command), "{what}");
+        if code(&out) != 0 {
+            assert!(stderr.contains(&shown), "{what}");
+            first_lines.push(stderr.lines().next().unwrap_or("").to_string());
+        }
+    }
+    first_lines.dedup();
+    assert_eq!(first_lines.len(), 1, "{first_lines:#?}");
+}
+
+/// Whether a file without permissions can still be read (tests running as root).
+fn permissions_bypassed(path: &Path) -> bool {
+    std::fs::read(path).is_ok()
+}
+
+#[cfg(unix)]
+fn make_unreadable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o000)).unwrap();
+}
+
+#[test]
+fn a_root_path_that_cannot_be_read_exits_2_under_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.rs");
+    check_path_error(&missing, &missing, |_| 2);
+    let subdir = dir.path().join("sub");
+    std::fs::create_dir(&subdir).unwrap();
+    check_path_error(&subdir, &subdir, |_| 2);
+    #[cfg(unix)]
+    {
+        let locked = program(dir.path(), "locked.rs", "fn main() {}\n");
+        make_unreadable(&locked);
+        if permissions_bypassed(&locked) {
+            eprintln!("note: skipping the unreadable-file case: permissions do not apply (root)");
+        } else {
+            check_path_error(&locked, &locked, |_| 2);
+        }
+    }
+}
+
+#[test]
+fn a_root_file_that_is_not_utf8_is_a_compile_error_under_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.rs");
+    std::fs::write(&bad, b"fn main() {}\n\xff\xfe\n").unwrap();
+    check_path_error(&bad, &bad, |_| 1);
+}
+
+#[test]
+fn a_module_file_that_cannot_be_loaded_is_a_compile_error_under_every_command() {
+    // `emit --what tokens` lexes the root file alone and never sees the module.
+    let tokens_ok = |command: &[&str]| i32::from(command.last() != Some(&"tokens"));
+    let dir = tempfile::tempdir().unwrap();
+
+    let not_utf8 = dir.path().join("not_utf8");
+    std::fs::create_dir(&not_utf8).unwrap();
+    let main = program(&not_utf8, "main.rs", "mod a;\nfn main() { a::f(); }\n");
+    std::fs::write(not_utf8.join("a.rs"), b"pub fn f() {}\n\xff\n").unwrap();
+    check_path_error(&main, &not_utf8.join("a.rs"), tokens_ok);
+
+    // A directory is not a module file: the module has no file (E0583), as when it is
+    // missing; `emit --what ast` prints the root's tree then, as for any missing module.
+    let is_dir = dir.path().join("is_dir");
+    std::fs::create_dir_all(is_dir.join("a.rs")).unwrap();
+    let main = program(&is_dir, "main.rs", "mod a;\nfn main() {}\n");
+    check_path_error(&main, &is_dir.join("a.rs"), |command| {
+        i32::from(!matches!(command.last(), Some(&"tokens" | &"ast")))
+    });
+    let out = rill(&["emit", main.to_str().unwrap(), "--what", "ast"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[E0583]"));
+
+    #[cfg(unix)]
+    {
+        let locked = dir.path().join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        let main = program(&locked, "main.rs", "mod a;\nfn main() { a::f(); }\n");
+        let a = program(&locked, "a.rs", "pub fn f() {}\n");
+        make_unreadable(&a);
+        if permissions_bypassed(&a) {
+            eprintln!("note: skipping the unreadable-module case: permissions do not apply (root)");
+        } else {
+            check_path_error(&main, &a, tokens_ok);
+        }
+    }
+}
+
+#[test]
+fn a_cache_dir_that_is_a_file_exits_2_under_every_architecture() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(dir.path(), "main.rs", "fn main() { println!(\"hi\"); }\n");
+    let file = program(dir.path(), "cache", "not a directory\n");
+    for command in COMMANDS.iter().filter(|c| c[0] != "emit") {
+        let out = rill_on(command, &main, &["--cache-dir", file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{command:?}: {stderr}");
+        assert_eq!(code(&out), 2, "{command:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("--cache-dir `{}` is not a directory", file.display())),
+            "{command:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{command:?}");
+    }
+}
+
+#[test]
+fn a_root_file_removed_after_a_cached_build_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = program(dir.path(), "main.rs", "fn main() { println!(\"hi\"); }\n");
+    let cache = dir.path().join("cache");
+    let cache = cache.to_str().unwrap();
+    for command in [&["run", "--arch", "query"][..], &["check", "--arch", "query"]] {
+        let out = rill_on(command, &main, &["--cache-dir", cache]);
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::remove_file(&main).unwrap();
+    for command in [&["run", "--arch", "query"][..], &["check", "--arch", "query"]] {
+        let out = rill_on(command, &main, &["--cache-dir", cache]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(code(&out), 2, "{stderr}");
+        assert!(stderr.contains(&main.display().to_string()), "{stderr}");
+    }
+}

@@ -39,8 +39,9 @@ impl Span {
         }
     }
 
+    /// The length in bytes; 0 for an inverted span (`lo > hi`).
     pub fn len(self) -> u32 {
-        self.hi - self.lo
+        self.hi.saturating_sub(self.lo)
     }
 
     pub fn is_empty(self) -> bool {
@@ -89,7 +90,8 @@ impl SourceFile {
         })
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in characters) of a byte offset. An offset past the end
+    /// of the text is read as the end.
     pub fn line_col(&self, offset: u32) -> (usize, usize) {
         let offset = offset.min(self.text.len() as u32);
         let line_starts = self.line_starts();
@@ -123,9 +125,21 @@ impl SourceMap {
         FileId(self.files.len() as u32 - 1)
     }
 
+    /// The file `id`. An id this map does not hold (one from another map, or from a
+    /// build that stopped before loading the file) gets an empty file named
+    /// `<unknown file>`, so that rendering a diagnostic never panics.
     pub fn get(&self, id: FileId) -> &SourceFile {
-        &self.files[id.0 as usize]
+        match self.files.get(id.0 as usize) {
+            Some(file) => file,
+            None => unknown_file(),
+        }
     }
+}
+
+/// The empty stand-in [`SourceMap::get`] returns for an id it does not hold.
+fn unknown_file() -> &'static SourceFile {
+    static UNKNOWN: std::sync::OnceLock<SourceFile> = std::sync::OnceLock::new();
+    UNKNOWN.get_or_init(|| SourceFile::new("<unknown file>".into(), Arc::from("")))
 }
 
 #[cfg(test)]
@@ -140,5 +154,31 @@ mod tests {
         assert_eq!(f.line_col(3), (2, 1));
         assert_eq!(f.line_col(6), (3, 1));
         assert_eq!(f.line_col(10), (4, 3));
+    }
+
+    #[test]
+    fn positions_out_of_range_do_not_panic() {
+        let f = SourceFile::new("m.rs".into(), Arc::from("ab\né"));
+        // Past the end: the end of the text.
+        assert_eq!(f.line_col(6), (2, 2));
+        assert_eq!(f.line_col(u32::MAX), (2, 2));
+        // Inside a multi-byte character: the character's start.
+        assert_eq!(f.line_col(4), (2, 1));
+        let empty = SourceFile::new("e.rs".into(), Arc::from(""));
+        assert_eq!(empty.line_col(7), (1, 1));
+        assert_eq!(Span::new(5, 2).len(), 0);
+        assert_eq!(Span::new(2, 5).len(), 3);
+    }
+
+    #[test]
+    fn unknown_file_ids_get_an_empty_file() {
+        let mut map = SourceMap::default();
+        let unknown = map.get(FileId(0));
+        assert_eq!(unknown.path, std::path::Path::new("<unknown file>"));
+        assert_eq!(&*unknown.text, "");
+        assert_eq!(unknown.line_col(3), (1, 1));
+        let id = map.add(SourceFile::new("m.rs".into(), Arc::from("x")));
+        assert_eq!(map.get(id).path, std::path::Path::new("m.rs"));
+        assert_eq!(map.get(FileId(u32::MAX)).path, std::path::Path::new("<unknown file>"));
     }
 }

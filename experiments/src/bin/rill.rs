@@ -10,6 +10,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 use shared_frontend::diag;
 use shared_frontend::ir::interp::{self, InterpLimits};
+use shared_frontend::sema::modules;
 use shared_frontend::syntax::{dump, lexer};
 
 /// Both architectures allocate many small, short-lived objects; a size-class allocator
@@ -267,6 +268,18 @@ fn query_options(
     })
 }
 
+/// A `--cache-dir` that exists must be a directory (it is created when missing). Checked
+/// for every architecture alike, although only the query architecture uses it.
+fn check_cache_dir(cache_dir: Option<&Path>) -> Result<(), ExitCode> {
+    match cache_dir {
+        Some(dir) if dir.exists() && !dir.is_dir() => Err(usage_error(format!(
+            "--cache-dir `{}` is not a directory",
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Compiles with the chosen architecture (`interp` compiles with the pipeline, to IR).
 fn compile(
     path: &Path,
@@ -275,6 +288,7 @@ fn compile(
     cache_dir: Option<&Path>,
     qargs: &QueryArgs,
 ) -> Result<Outcome, ExitCode> {
+    check_cache_dir(cache_dir)?;
     match arch {
         Arch::Query => {
             let options = query_options(cache_dir, qargs)?;
@@ -428,30 +442,52 @@ fn pipeline_compile(path: &Path, until: pipeline::Until) -> Result<pipeline::Com
     Ok(compiled)
 }
 
+/// The text of one source file, with the module loader's wording for a file that cannot
+/// be read (exit code 2) or is not UTF-8 (a compile error, exit code 1).
+fn read_source(path: &Path) -> Result<String, ExitCode> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| usage_error(format!("couldn't read `{}`: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|_| {
+        eprintln!(
+            "error: couldn't read `{}`: stream did not contain valid UTF-8",
+            path.display()
+        );
+        ExitCode::from(EXIT_COMPILE_ERROR)
+    })
+}
+
 fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
     let mut out = String::new();
+    // The exit code once `out` is written: `--what ast` prints the files it could load.
+    let mut code = ExitCode::SUCCESS;
     match what {
         What::Tokens => {
-            let bytes = match std::fs::read(path) {
-                Ok(b) => b,
-                Err(e) => return usage_error(format!("cannot read `{}`: {e}", path.display())),
+            let text = match read_source(path) {
+                Ok(text) => text,
+                Err(code) => return code,
             };
-            let text = String::from_utf8_lossy(&bytes);
             out = dump::tokens_to_string(&text, &lexer::tokenize(&text));
         }
         What::Ast => {
-            let compiled = match pipeline_compile(path, pipeline::Until::Parse) {
-                Ok(c) => c,
-                Err(code) => return code,
-            };
-            for (file, ast) in &compiled.asts {
+            // The pipeline's first stage (`pipeline::Until::Parse`): load and parse every
+            // file. Syntax errors leave a recovered tree to print; a file that could not
+            // be loaded leaves none, which is a compile error.
+            let krate = modules::load_crate(&modules::FsLoader, path);
+            if krate.root_unreadable {
+                let message = krate.diagnostics.first().map(|d| d.message.as_str());
+                return usage_error(message.unwrap_or_default());
+            }
+            for parsed in &krate.files {
                 out.push_str(&format!(
                     "// {}\n",
-                    compiled.sources.get(*file).path.display()
+                    krate.sources.get(parsed.file).path.display()
                 ));
-                out.push_str(&dump::ast_to_string(ast));
+                out.push_str(&dump::ast_to_string(&parsed.ast));
             }
-            report_compiled(&compiled);
+            report_diagnostics(&krate.diagnostics, &krate.sources);
+            if !krate.unloaded.is_empty() {
+                code = ExitCode::from(EXIT_COMPILE_ERROR);
+            }
         }
         What::Ir => {
             let compiled = match pipeline_compile(path, pipeline::Until::Ir) {
@@ -506,5 +542,5 @@ fn emit(path: &Path, what: What, item: Option<&str>) -> ExitCode {
     }
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(out.as_bytes());
-    ExitCode::SUCCESS
+    code
 }

@@ -265,7 +265,14 @@ impl Session {
             last = now;
         };
 
-        let fatal = db.crate_fatal(());
+        // A root file that cannot be read leaves a crate with no files: there is nothing
+        // to check, and the item tree's root module would point at a file the crate does
+        // not have. The pipeline stops at the same point.
+        out.fatal = db.crate_fatal(());
+        if out.fatal.is_some() {
+            phase(&mut out, "check");
+            return out;
+        }
         let diags = db.crate_diagnostics(());
         let files = db.crate_files(());
         let ids = |p: &Path| {
@@ -280,9 +287,8 @@ impl Session {
         if !out.diagnostics.is_empty() {
             out.sources = source_map(db, &files);
         }
-        out.fatal = fatal;
         phase(&mut out, "check");
-        if goal == Goal::Image && out.fatal.is_none() && !out.has_errors() {
+        if goal == Goal::Image && !out.has_errors() {
             let code = db.program_code(());
             phase(&mut out, "codegen");
             match backend::link(&code.blobs, code.main) {

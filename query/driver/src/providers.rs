@@ -29,11 +29,11 @@ use query::Cycle;
 // Files and the crate's structure.
 
 pub(super) fn p_file_text(db: &RillDb, path: PathBuf) -> Arc<FileText> {
-    let result = match &db.host.loader {
-        Some(loader) => loader.load(&path),
-        None => Err(std::io::Error::other("no file loader")),
+    let text = match &db.host.loader {
+        Some(loader) => FileText::from_io(loader.load(&path), || loader.is_file(&path)),
+        None => FileText::from_io(Err(std::io::Error::other("no file loader")), || false),
     };
-    Arc::new(FileText::from_io(result))
+    Arc::new(text)
 }
 
 pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {
@@ -70,9 +70,14 @@ pub(super) fn p_file_status(db: &RillDb, path: PathBuf) -> FileStatus {
             FileStatus::Ok
         }
         FileText::Bytes(_) => FileStatus::Rejected,
-        FileText::Error { os, message } => FileStatus::Unreadable {
+        FileText::Error {
+            os,
+            message,
+            is_file,
+        } => FileStatus::Unreadable {
             os: *os,
             message: message.clone(),
+            is_file: *is_file,
         },
     }
 }
@@ -86,7 +91,7 @@ impl FileLoader for QueryLoader<'_> {
     }
 
     fn is_file(&self, path: &Path) -> bool {
-        matches!(&*self.0.file_text(path.to_path_buf()), FileText::Bytes(_))
+        self.0.file_text(path.to_path_buf()).is_file()
     }
 }
 
@@ -101,15 +106,24 @@ impl FileLoader for StatusLoader<'_> {
         match self.0.file_status(path.to_path_buf()) {
             FileStatus::Ok => Ok(Vec::new()),
             FileStatus::Rejected => Ok(vec![0xff]),
-            FileStatus::Unreadable { os, message } => FileText::Error { os, message }.to_io(),
+            FileStatus::Unreadable {
+                os,
+                message,
+                is_file,
+            } => FileText::Error {
+                os,
+                message,
+                is_file,
+            }
+            .to_io(),
         }
     }
 
     fn is_file(&self, path: &Path) -> bool {
-        !matches!(
-            self.0.file_status(path.to_path_buf()),
-            FileStatus::Unreadable { .. }
-        )
+        match self.0.file_status(path.to_path_buf()) {
+            FileStatus::Ok | FileStatus::Rejected => true,
+            FileStatus::Unreadable { is_file, .. } => is_file,
+        }
     }
 }
 

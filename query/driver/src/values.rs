@@ -65,9 +65,13 @@ serde_stable_hash!(
 pub enum FileText {
     Bytes(Arc<[u8]>),
     /// `raw_os_error` when there is one (so the message is the OS's), else the text.
+    /// `is_file` is the loader's `is_file`: a file that exists but cannot be read is a
+    /// file (its module reports the read error), a missing path or a directory is not
+    /// (its module has no file), as for the pipeline, which asks the loader directly.
     Error {
         os: Option<i32>,
         message: String,
+        is_file: bool,
     },
 }
 
@@ -79,23 +83,38 @@ impl StableHash<RillDb> for FileText {
                 h.write_usize(b.len());
                 h.write_bytes(b);
             }
-            FileText::Error { os, message } => {
+            FileText::Error {
+                os,
+                message,
+                is_file,
+            } => {
                 h.write_u8(1);
                 hash_serde(os, h);
                 h.write_str(message);
+                h.write_u8(u8::from(*is_file));
             }
         }
     }
 }
 
 impl FileText {
-    pub fn from_io(result: std::io::Result<Vec<u8>>) -> FileText {
+    /// A read's result; `is_file` is asked only when the read failed.
+    pub fn from_io(result: std::io::Result<Vec<u8>>, is_file: impl FnOnce() -> bool) -> FileText {
         match result {
             Ok(b) => FileText::Bytes(b.into()),
             Err(e) => FileText::Error {
                 os: e.raw_os_error(),
                 message: e.to_string(),
+                is_file: is_file(),
             },
+        }
+    }
+
+    /// Whether the loader sees a file at the path (see `Error`).
+    pub fn is_file(&self) -> bool {
+        match self {
+            FileText::Bytes(_) => true,
+            FileText::Error { is_file, .. } => *is_file,
         }
     }
 
@@ -184,6 +203,8 @@ pub enum FileStatus {
     Unreadable {
         os: Option<i32>,
         message: String,
+        /// As in `FileText::Error`.
+        is_file: bool,
     },
     /// Too large or not UTF-8: the loader reports it and does not parse the file.
     Rejected,

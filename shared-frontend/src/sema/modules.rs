@@ -251,6 +251,10 @@ pub struct LoadedCrate {
     pub root_path: PathBuf,
     /// The root file could not be read at all (an I/O error): the driver's exit code 2.
     pub root_unreadable: bool,
+    /// Files that were found (the root, or the file chosen for a `mod name;`) but could
+    /// not be loaded: unreadable, larger than `MAX_FILE_SIZE`, or not UTF-8. Each has a
+    /// diagnostic; none has a syntax tree.
+    pub unloaded: Vec<PathBuf>,
     /// `mod name;` at (file, item offset) → the file loaded for it. Declarations whose
     /// file is missing, ambiguous, unreadable or circular are absent.
     pub mod_files: FxHashMap<(FileId, u32), FileId>,
@@ -310,6 +314,7 @@ pub fn load_crate_parsed(loader: &dyn FileLoader, root: &Path, parse: &ParseFn<'
         Ok(bytes) => bytes,
         Err(e) => {
             cx.out.root_unreadable = true;
+            cx.out.unloaded.push(root.to_path_buf());
             cx.out.diagnostics.push(Diagnostic::error_no_span(format!(
                 "couldn't read `{}`: {}",
                 root.display(),
@@ -355,6 +360,7 @@ impl Loader<'_> {
         requester: Option<Requester>,
     ) -> Option<FileId> {
         if bytes.len() > MAX_FILE_SIZE {
+            self.out.unloaded.push(path.to_path_buf());
             let mut d = Diagnostic::error_no_span(format!(
                 "source file `{}` is larger than the implementation limit of {MAX_FILE_SIZE} bytes (MAX_FILE_SIZE)",
                 path.display(),
@@ -380,6 +386,7 @@ impl Loader<'_> {
                 Some(file)
             }
             Err(e) => {
+                self.out.unloaded.push(path.to_path_buf());
                 let valid_up_to = e.utf8_error().valid_up_to() as u32;
                 let bytes = e.into_bytes();
                 let bad = bytes[valid_up_to as usize];
@@ -508,6 +515,7 @@ impl Loader<'_> {
         let bytes = match self.loader.load(&path) {
             Ok(bytes) => bytes,
             Err(e) => {
+                self.out.unloaded.push(path.clone());
                 self.out.diagnostics.push(
                     Diagnostic::error(
                         format!("couldn't read `{}`: {}", path.display(), io_error_text(&e)),

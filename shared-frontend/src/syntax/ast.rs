@@ -515,9 +515,10 @@ pub enum ExprKind {
         label: Option<Label>,
         body: ExprId,
     },
+    /// `for pattern in start..end` (or `..=`); the pattern is `x`, `mut x` or `_`.
     For {
         label: Option<Label>,
-        binding: Binding,
+        pattern: Pattern,
         start: ExprId,
         end: ExprId,
         inclusive: bool,

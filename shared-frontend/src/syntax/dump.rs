@@ -88,6 +88,15 @@ fn int_str(lit: &IntLit) -> String {
     s
 }
 
+/// `x`, `mut x` or `_`, for `let` and `for`.
+fn pattern_str(p: &Pattern) -> String {
+    match p {
+        Pattern::Binding(b) if b.mutable => format!("mut {}", b.name.name),
+        Pattern::Binding(b) => b.name.name.to_string(),
+        Pattern::Wild(_) => "_".to_string(),
+    }
+}
+
 fn label_str(l: &Option<Label>) -> String {
     match l {
         Some(l) => format!(" '{}", l.name),
@@ -363,18 +372,17 @@ impl Printer {
             }
             ExprKind::For {
                 label,
-                binding,
+                pattern,
                 start,
                 end,
                 inclusive,
                 body,
             } => {
-                let m = if binding.mutable { "mut " } else { "" };
                 let dots = if *inclusive { "..=" } else { ".." };
                 self.line(format_args!(
-                    "For{} {m}{} {dots} {s}",
+                    "For{} {} {dots} {s}",
                     label_str(label),
-                    binding.name.name
+                    pattern_str(pattern)
                 ));
                 self.nested(|p| {
                     p.expr(a, *start);
@@ -422,12 +430,7 @@ impl Printer {
         let s = sp(st.span);
         match &st.kind {
             StmtKind::Let { pattern, ty, init } => {
-                let pat = match pattern {
-                    Pattern::Binding(b) if b.mutable => format!("mut {}", b.name.name),
-                    Pattern::Binding(b) => b.name.name.to_string(),
-                    Pattern::Wild(_) => "_".to_string(),
-                };
-                self.line(format_args!("Let {pat} {s}"));
+                self.line(format_args!("Let {} {s}", pattern_str(pattern)));
                 self.nested(|p| {
                     if let Some(ty) = ty {
                         p.ty(a, *ty);

@@ -403,6 +403,7 @@ fn circular_module_and_invalid_utf8() {
           --> bad.rs:1:10 `�`: byte `255` is not valid utf-8
     "#]]
     .assert_eq(&render(&krate, &krate.diagnostics));
+    assert_eq!(krate.unloaded, [Path::new("bad.rs")]);
 }
 
 #[test]
@@ -410,6 +411,7 @@ fn unreadable_root() {
     let krate = load(&[("other.rs", "")]);
     assert!(krate.root_unreadable);
     assert!(krate.root.is_none());
+    assert_eq!(krate.unloaded, [Path::new("main.rs")]);
     expect![[r#"
         error: couldn't read `main.rs`: No such file or directory (os error 2)
     "#]]
@@ -422,6 +424,7 @@ fn unreadable_root() {
     loader.insert("main.rs", b"fn main() {}\n\xc3\x28");
     let krate = load_crate(&loader, Path::new("main.rs"));
     assert!(!krate.root_unreadable);
+    assert_eq!(krate.unloaded, [Path::new("main.rs")]);
     expect![[r#"
         error: couldn't read `main.rs`: stream did not contain valid UTF-8
           --> main.rs:2:1 `�`: byte `195` is not valid utf-8

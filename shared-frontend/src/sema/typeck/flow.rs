@@ -10,7 +10,8 @@ use super::infer::ITy;
 use crate::diag::Diagnostic;
 use crate::sema::thir::{TExprId, TExprKind};
 use crate::span::Span;
-use crate::syntax::ast::{Binding, ExprId, Label};
+use crate::intern::Symbol;
+use crate::syntax::ast::{ExprId, Ident, Label, Pattern};
 
 impl Checker<'_> {
     pub(super) fn check_if(
@@ -198,7 +199,7 @@ impl Checker<'_> {
     pub(super) fn check_for(
         &mut self,
         label: Option<Label>,
-        binding: Binding,
+        pattern: &Pattern,
         start: ExprId,
         end: ExprId,
         inclusive: bool,
@@ -233,8 +234,21 @@ impl Checker<'_> {
         let head = Span::new(span.lo, range_span.hi);
         self.push_loop(LoopKind::For, label, None, head);
         let mark = self.buf.scopes.mark();
-        self.check_binding_name(binding.name, BindingSite::For);
-        let local = self.declare_local(binding.name, binding.mutable, elem, false);
+        let local = match pattern {
+            Pattern::Binding(binding) => {
+                self.check_binding_name(binding.name, BindingSite::For);
+                self.declare_local(binding.name, binding.mutable, elem, false)
+            }
+            // The loop still needs its counter: a local named `_`, which no path can
+            // name (`_` is not an identifier), so the body cannot see it.
+            Pattern::Wild(wild) => {
+                let name = Ident {
+                    name: Symbol::intern("_"),
+                    span: *wild,
+                };
+                self.declare_local(name, false, elem, false)
+            }
+        };
         let body = self.check_loop_body(body);
         self.buf.scopes.reset(mark);
         let Some(ctx) = self.buf.loops.pop() else {

@@ -1353,3 +1353,50 @@ fn many_locals_in_scope_shadow_and_unshadow() {
         "#]],
     );
 }
+
+#[test]
+fn wildcard_for_binding_binds_nothing() {
+    // The counter of `for _` is a local named `_` that no path reaches; its type comes
+    // from the range as for a named binding (here `u64` from `n`, and `i32` by default),
+    // and a constant in scope does not make `_` a pattern.
+    check(
+        r#"
+const C: i32 = 3;
+fn f(n: u64) -> u64 {
+    let mut s = 0;
+    for _ in 0..n { s += 1; }
+    for _ in 0..=C {}
+    for _ in 0..2 { for _ in 1..3 { s += 2; } }
+    s
+}
+"#,
+        expect![[r#"
+            C fn() -> i32 3i32
+            f fn(n#0: u64) -> u64 {
+                let mut s#1: u64 = 0u64;
+                for@7 _#2: u64 in 0u64..n#0 {
+                    s#1 += 1u64;
+                }: ();
+                for@11 _#3: i32 in 0i32..=C: i32 {
+                }: ();
+                for@22 _#4: i32 in 0i32..2i32 {
+                    for@20 _#5: i32 in 1i32..3i32 {
+                        s#1 += 2u64;
+                    }: ()
+                }: ();
+                s#1
+            }: u64
+        "#]],
+    );
+    check_error(
+        r#"
+fn f() { for _ in 0..true {} }
+fn g() { for _ in 0..3 { let y: i32 = _; } }
+fn main() {}
+"#,
+        expect![[r#"
+            3:39: error: in expressions, `_` can only be used on the left-hand side of an assignment
+            2:22: error[E0308]: mismatched types (expected integer, found `bool`)
+        "#]],
+    );
+}

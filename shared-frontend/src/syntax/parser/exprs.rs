@@ -11,8 +11,8 @@ use crate::diag::Diagnostic;
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use crate::syntax::ast::{
-    BinOp, Binding, ExprId, ExprKind, FieldInit, Ident, Label, Path, PathSegment, PathSegmentKind,
-    PathSegments, TypeKind, UnOp,
+    BinOp, Binding, ExprId, ExprKind, FieldInit, Label, Path, PathSegment, PathSegmentKind,
+    PathSegments, Pattern, TypeKind, UnOp,
 };
 use crate::syntax::lexer::{Keyword as Kw, LiteralKind, TokenKind as T};
 
@@ -963,7 +963,7 @@ impl<'a> Parser<'a> {
 
     fn parse_for(&mut self, label: Option<Label>, lo: u32) -> ExprId {
         self.bump_over(); // `for`
-        let binding = self.parse_for_binding();
+        let pattern = self.parse_for_pattern();
         if !self.eat_kw(Kw::In) {
             let msg = format!("missing `in` in `for` loop, found {}", self.found());
             self.error_here(msg);
@@ -1008,7 +1008,7 @@ impl<'a> Parser<'a> {
         self.alloc_expr(
             ExprKind::For {
                 label,
-                binding,
+                pattern,
                 start,
                 end,
                 inclusive,
@@ -1018,9 +1018,20 @@ impl<'a> Parser<'a> {
         )
     }
 
-    /// `x` or `mut x` in a `for` head; other patterns are reported.
-    fn parse_for_binding(&mut self) -> Binding {
+    /// `x`, `mut x` or `_` in a `for` head, as in `let`; other patterns are reported (and
+    /// read as `_`).
+    fn parse_for_pattern(&mut self) -> Pattern {
+        let lo = self.lo();
+        if self.at(T::Underscore) && self.nth_is(1, T::Keyword(Kw::In)) {
+            self.bump();
+            return Pattern::Wild(self.rel_from(lo));
+        }
         let mutable = self.eat_kw(Kw::Mut);
+        if mutable && self.at(T::Underscore) && self.nth_is(1, T::Keyword(Kw::In)) {
+            self.mut_wild_error(lo);
+            self.bump();
+            return Pattern::Wild(self.rel_from(lo));
+        }
         if self.at(T::Ident) {
             let name = self.bump_ident();
             if !self.at(T::Keyword(Kw::In)) && !matches!(self.peek(), T::Eof) {
@@ -1035,29 +1046,33 @@ impl<'a> Parser<'a> {
                     );
                 }
             }
-            return Binding { mutable, name };
+            return Pattern::Binding(Binding { mutable, name });
         }
         let lo = self.lo();
-        let name = if let T::Keyword(_) = self.peek() {
-            if self.at_kw(Kw::In) {
+        if let T::Keyword(_) = self.peek() {
+            let name = if self.at_kw(Kw::In) {
                 self.expected_ident_error();
                 self.missing_ident()
             } else {
                 self.expect_name()
-            }
-        } else {
-            self.skip_balanced_until(&[T::Keyword(Kw::In), T::OpenBrace]);
-            self.unsupported(
-                "patterns other than identifiers in `for`",
-                lo,
-                self.prev_hi().max(lo),
-            );
-            Ident {
-                name: self.intern("_"),
-                span: self.rel_from(lo),
-            }
-        };
-        Binding { mutable, name }
+            };
+            return Pattern::Binding(Binding { mutable, name });
+        }
+        self.skip_balanced_until(&[T::Keyword(Kw::In), T::OpenBrace]);
+        self.unsupported(
+            "patterns other than identifiers in `for`",
+            lo,
+            self.prev_hi().max(lo),
+        );
+        Pattern::Wild(self.rel_from(lo))
+    }
+
+    /// rustc's error for `mut _` (in `let` and `for`), on the `mut` that starts at `lo`.
+    pub(super) fn mut_wild_error(&mut self, lo: u32) {
+        self.error_at(Diagnostic::error(
+            "`mut` must be followed by a named binding",
+            Span::new(lo, self.prev_hi()),
+        ));
     }
 
     /// `(e)`, `()`, or a reported tuple.

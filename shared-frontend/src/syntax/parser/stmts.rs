@@ -312,6 +312,15 @@ impl<'a> Parser<'a> {
                     name,
                 })
             }
+            (T::Keyword(Kw::Mut), T::Underscore)
+                if matches!(self.nth(2), T::Colon | T::Eq | T::Semi) =>
+            {
+                self.bump();
+                self.mut_wild_error(t.lo);
+                let wild = self.tok();
+                self.bump();
+                Pattern::Wild(self.rel(wild.lo, wild.hi))
+            }
             (T::Keyword(Kw::Mut), T::Ident)
                 if matches!(self.nth(2), T::Colon | T::Eq | T::Semi) =>
             {

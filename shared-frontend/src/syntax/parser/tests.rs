@@ -1221,3 +1221,61 @@ fn runs_of_one_error_are_reported_once() {
     "#]],
     );
 }
+
+#[test]
+fn wildcard_for_binding() {
+    check(
+        r#"fn f() {
+    for _ in 0..n {}
+    'l: for _ in a()..=b + 1 { for _ in 0..2 { break 'l; } }
+    for mut _ in 0..1 {}
+    for _x in 0..1 {}
+    for _: i32 in 0..1 {}
+    let mut _ = 1;
+}"#,
+        expect![[r#"
+            Fn f @0 0..184
+              Block 7..184
+                Expr 13..29
+                  For _ .. 13..29
+                    Int 0 22..23
+                    Path n 25..26
+                    Block 27..29
+                Expr 34..90
+                  For 'l _ ..= 34..90
+                    Call 47..50
+                      Path a 47..48
+                    Binary + 53..58
+                      Path b 53..54
+                      Int 1 57..58
+                    Block 59..90
+                      Tail
+                        For _ .. 61..88
+                          Int 0 70..71
+                          Int 2 73..74
+                          Block 75..88
+                            Semi 77..86
+                              Break 'l 77..85
+                Expr 95..115
+                  For _ .. 95..115
+                    Int 0 108..109
+                    Int 1 111..112
+                    Block 113..115
+                Expr 120..137
+                  For _x .. 120..137
+                    Int 0 130..131
+                    Int 1 133..134
+                    Block 135..137
+                Expr 142..163
+                  For _ .. 142..163
+                    Int 0 156..157
+                    Int 1 159..160
+                    Block 161..163
+                Let _ 168..182
+                  Int 1 180..181
+            error 99..102 "mut": `mut` must be followed by a named binding
+            error 146..152 "_: i32": unsupported: patterns other than identifiers in `for`
+            error 172..175 "mut": `mut` must be followed by a named binding
+        "#]],
+    );
+}

@@ -19,9 +19,10 @@ use std::time::Instant;
 
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::ir::{opt, IrFunction, IrProgram};
-use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res};
+use shared_frontend::sema::def::{DefId, DefKind};
 use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::modules::{load_crate_with, FileLoader, FsLoader, LoadedCrate};
+use shared_frontend::sema::recipe::Check;
 use shared_frontend::sema::resolve;
 use shared_frontend::sema::thir::Thir;
 use shared_frontend::sema::{entry, env::SemaEnv, typeck};
@@ -29,7 +30,7 @@ use shared_frontend::span::{FileId, SourceMap};
 use shared_frontend::syntax::ast::SourceFileAst;
 use shared_frontend::syntax::parser;
 
-pub use tables::{Slot, Tables};
+pub use tables::Tables;
 
 /// How far to go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -162,7 +163,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
         if let ItemAst::Fn(ast) = &def.ast {
             let module = def.parent.unwrap_or(tree.root);
             let result = typeck::typeck_fn(&tables, def.id, module, ast);
-            tables.report(Slot::Typeck, def.id, result.diagnostics);
+            tables.report(Check::Typeck, def.id, result.diagnostics);
             bodies.push((def.id, result.thir));
         }
     }
@@ -223,32 +224,22 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
 
 /// The crate root's `main` function, if there is one.
 fn main_def(tree: &ItemTree, tables: &Tables<'_>) -> Option<DefId> {
-    match tables.resolve_path(tree.root, &entry::main_path(), Namespace::Value) {
-        Ok(Res::Def(DefKind::Fn, def)) if tree.parent(def) == Some(tree.root) => Some(def),
-        _ => None,
-    }
+    entry::find_main(tables, tree.root, &|def| tree.parent(def))
 }
 
 /// `main` must exist at the crate root and be `fn main()`.
 fn check_main(tree: &ItemTree, tables: &Tables<'_>, root: &Path, krate: &LoadedCrate) {
     let Some(main) = main_def(tree, tables) else {
         let root_text = krate.root.map(|f| krate.sources.get(f).text.clone());
-        let (mut diag, span) = entry::missing_main(root, root_text.as_deref());
-        if let (Some(file), Some(span)) = (krate.root, span) {
-            diag.labels.push(shared_frontend::diag::Label {
-                file: Some(file),
-                span,
-                message: String::new(),
-            });
-        }
-        tables.report_main(diag);
+        let diag = entry::missing_main(root, root_text.as_deref());
+        tables.report_main(match krate.root {
+            Some(file) => diag.anchor(file, 0),
+            None => diag,
+        });
         return;
     };
-    let Ok(sig) = tables.fn_sig(main) else { return };
     let def = tree.def(main).expect("main is a def of the tree");
-    if let Some(diag) =
-        entry::check_main_signature(&sig, def.name_span, &|t| tables.ty_to_string(t))
-    {
+    if let Some(diag) = entry::check_main(tables, main, &|| Some(def.name_span)) {
         tables.report_main(diag.anchor(def.file, def.offset));
     }
 }

@@ -1,9 +1,10 @@
 //! The pipeline's [`SemaEnv`]: whole-crate tables, filled on first use.
 //!
 //! Each table entry is computed once per run by the same frontend function the query
-//! driver calls as a provider. Re-entering an entry that is still being computed is a
-//! cycle (`const A: i32 = B; const B: i32 = A;`): it is reported once, naming every item
-//! on the cycle, and every participant yields `ErrorReported`.
+//! driver calls as a provider (the steps of `sema::recipe`). Re-entering an entry that is
+//! still being computed is a cycle (`const A: i32 = B; const B: i32 = A;`): it is
+//! reported once (`recipe::cycle_error`), naming every item on the cycle, and every
+//! participant yields `ErrorReported`.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -12,12 +13,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use shared_frontend::diag::Diagnostic;
 use shared_frontend::intern::Symbol;
 use shared_frontend::ir::layout::StructLayout;
-use shared_frontend::sema::consteval;
 use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
 use shared_frontend::sema::items::{ItemAst, ItemTree};
+use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
-use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
+use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
 use shared_frontend::syntax::ast::{Path, PathSegmentKind};
 
@@ -71,39 +72,6 @@ impl std::hash::Hash for PathKey {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Table {
-    FnSig,
-    StructFields,
-    AliasTy,
-    ConstTy,
-    ConstValue,
-}
-
-/// Where a diagnostic was found: a table entry, a struct's structural check or a body.
-/// Diagnostics are kept per slot and emitted in the canonical order of
-/// [`Tables::take_diagnostics`], which does not depend on the order entries were filled
-/// in (the query driver emits the same order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Slot {
-    Table(Table),
-    CheckStruct,
-    Typeck,
-}
-
-impl Table {
-    /// How rustc names the step in cycle errors.
-    fn describe(self, name: &str) -> String {
-        match self {
-            Table::FnSig => format!("computing function signature of `{name}`"),
-            Table::StructFields => format!("computing the fields of `{name}`"),
-            Table::AliasTy => format!("expanding type alias `{name}`"),
-            Table::ConstTy => format!("computing type of `{name}`"),
-            Table::ConstValue => format!("simplifying constant for the type system `{name}`"),
-        }
-    }
-}
-
 enum Entry<T> {
     InProgress,
     Done(Result<T, ErrorReported>),
@@ -140,10 +108,10 @@ pub struct Tables<'a> {
     /// rather than once per body that uses it.
     struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
-    active: RefCell<Vec<(Table, DefId)>>,
-    diagnostics: RefCell<FxHashMap<(Slot, DefId), Vec<Diagnostic>>>,
-    /// The entry point's diagnostics (anchored).
-    main_diagnostics: RefCell<Vec<Diagnostic>>,
+    active: RefCell<Vec<(Step, DefId)>>,
+    /// Anchored diagnostics by where they were found, emitted in the canonical order of
+    /// [`Tables::take_diagnostics`] whatever the order the entries were filled in.
+    diagnostics: RefCell<FxHashMap<Origin, Vec<Diagnostic>>>,
 }
 
 /// Every name bound in some module's value namespace.
@@ -181,12 +149,11 @@ impl<'a> Tables<'a> {
             struct_layouts: Default::default(),
             active: Default::default(),
             diagnostics: Default::default(),
-            main_diagnostics: Default::default(),
         }
     }
 
-    /// Records diagnostics of `slot` whose spans are relative to item `def`.
-    pub fn report(&self, slot: Slot, def: DefId, diags: Vec<Diagnostic>) {
+    /// Records diagnostics of `check` whose spans are relative to item `def`.
+    pub fn report(&self, check: Check, def: DefId, diags: Vec<Diagnostic>) {
         if diags.is_empty() {
             return;
         }
@@ -196,79 +163,47 @@ impl<'a> Tables<'a> {
         };
         self.diagnostics
             .borrow_mut()
-            .entry((slot, def))
+            .entry(Origin::Item(check, def))
             .or_default()
             .extend(diags.into_iter().map(|d| d.anchor(file, offset)));
     }
 
     /// Records a diagnostic about the entry point (anchored, or without position).
     pub fn report_main(&self, diag: Diagnostic) {
-        self.main_diagnostics.borrow_mut().push(diag);
+        self.diagnostics
+            .borrow_mut()
+            .entry(Origin::Main)
+            .or_default()
+            .push(diag);
     }
 
-    /// Every diagnostic so far, in the canonical order: per item in source order, the
-    /// signature-level checks (a fn's signature; a struct's fields, then its structural
-    /// check; an alias's type; a constant's type); then the entry point; then every
-    /// constant's value; then every body.
+    /// Every diagnostic so far, in the canonical order ([`recipe::canonical_order`]).
     pub fn take_diagnostics(&self) -> Vec<Diagnostic> {
-        let mut slots = std::mem::take(&mut *self.diagnostics.borrow_mut());
-        let mut out = Vec::new();
-        let mut take = |out: &mut Vec<Diagnostic>, slot: Slot, def: DefId| {
-            if let Some(d) = slots.remove(&(slot, def)) {
-                out.extend(d);
-            }
-        };
-        for def in self.tree.defs() {
-            match def.kind {
-                DefKind::Fn => take(&mut out, Slot::Table(Table::FnSig), def.id),
-                DefKind::Struct => {
-                    take(&mut out, Slot::Table(Table::StructFields), def.id);
-                    take(&mut out, Slot::CheckStruct, def.id);
-                }
-                DefKind::TypeAlias => take(&mut out, Slot::Table(Table::AliasTy), def.id),
-                DefKind::Const => take(&mut out, Slot::Table(Table::ConstTy), def.id),
-                DefKind::Mod => {}
-            }
-        }
-        out.append(&mut self.main_diagnostics.borrow_mut());
-        for def in self.tree.defs() {
-            if def.kind == DefKind::Const {
-                take(&mut out, Slot::Table(Table::ConstValue), def.id);
-            }
-        }
-        for def in self.tree.defs() {
-            if def.kind == DefKind::Fn {
-                take(&mut out, Slot::Typeck, def.id);
-            }
-        }
-        out
-    }
-
-    pub fn ty_to_string(&self, ty: &Ty) -> String {
-        DisplayTy {
-            ty,
-            struct_name: |d| self.def_name(d),
-        }
-        .to_string()
+        let mut found = std::mem::take(&mut *self.diagnostics.borrow_mut());
+        let defs = self.tree.defs().iter().map(|d| (d.id, d.kind));
+        recipe::canonical_order(defs)
+            .filter_map(|origin| found.remove(&origin))
+            .flatten()
+            .collect()
     }
 
     fn memo<T: Clone>(
         &self,
         memo: &Memo<T>,
-        table: Table,
+        step: Step,
         def: DefId,
         compute: impl FnOnce() -> Result<T, ErrorReported>,
     ) -> Result<T, ErrorReported> {
         match memo.borrow().get(&def) {
             Some(Entry::Done(v)) => return v.clone(),
             Some(Entry::InProgress) => {
-                self.report_cycle(table, def);
+                self.report_cycle(step, def);
                 return Err(ErrorReported);
             }
             None => {}
         }
         memo.borrow_mut().insert(def, Entry::InProgress);
-        self.active.borrow_mut().push((table, def));
+        self.active.borrow_mut().push((step, def));
         let value = compute();
         self.active.borrow_mut().pop();
         // A cycle through this entry was reported while computing it; its value must
@@ -282,31 +217,20 @@ impl<'a> Tables<'a> {
     }
 
     #[inline(never)]
-    fn report_cycle(&self, table: Table, def: DefId) {
-        let active = self.active.borrow();
-        let start = active
-            .iter()
-            .rposition(|&(t, d)| t == table && d == def)
-            .unwrap_or(0);
-        let cycle = &active[start..];
-        let name = |d: DefId| self.tree.def_name(d);
-        let mut diag = Diagnostic::error(
-            format!("cycle detected when {}", table.describe(&name(def))),
-            self.tree.def(def).map(|d| d.name_span).unwrap_or_default(),
-        )
-        .with_code("E0391");
-        for &(t, d) in cycle.iter().skip(1) {
-            diag = diag.with_note(format!(
-                "note: ...which requires {}...",
-                t.describe(&name(d))
-            ));
-        }
-        diag = diag.with_note(format!(
-            "note: ...which again requires {}, completing the cycle",
-            table.describe(&name(def))
-        ));
-        drop(active);
-        self.report(Slot::Table(table), def, vec![diag]);
+    fn report_cycle(&self, step: Step, def: DefId) {
+        let diag = {
+            let active = self.active.borrow();
+            let start = active
+                .iter()
+                .rposition(|&frame| frame == (step, def))
+                .unwrap_or(0);
+            recipe::cycle_error(
+                &active[start..],
+                self.tree.def(def).map(|d| d.name_span).unwrap_or_default(),
+                &|d| self.tree.def(d).map(|d| d.path.clone()),
+            )
+        };
+        self.report(Check::Step(step), def, vec![diag]);
     }
 
     /// Path resolution's view of the crate.
@@ -347,7 +271,7 @@ impl<'a> Tables<'a> {
     pub fn check_struct(&self, def: DefId) {
         if let Some(ItemAst::Struct(ast)) = self.tree.def(def).map(|d| &d.ast) {
             let diags = typeck::check_struct(self, def, ast);
-            self.report(Slot::CheckStruct, def, diags);
+            self.report(Check::CheckStruct, def, diags);
         }
     }
 }
@@ -419,45 +343,45 @@ impl SemaEnv for Tables<'_> {
     }
 
     fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        self.memo(&self.fn_sigs, Table::FnSig, def, || {
+        self.memo(&self.fn_sigs, Step::FnSig, def, || {
             let Some(ItemAst::Fn(ast)) = self.tree.def(def).map(|d| &d.ast) else {
                 return Err(ErrorReported);
             };
             let (sig, diags) = typeck::fn_sig(self, self.module_of(def), ast);
-            self.report(Slot::Table(Table::FnSig), def, diags);
+            self.report(Check::Step(Step::FnSig), def, diags);
             Ok(Arc::new(sig))
         })
     }
 
     fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        self.memo(&self.struct_fields, Table::StructFields, def, || {
+        self.memo(&self.struct_fields, Step::StructFields, def, || {
             let Some(ItemAst::Struct(ast)) = self.tree.def(def).map(|d| &d.ast) else {
                 return Err(ErrorReported);
             };
             let (fields, diags) = typeck::struct_fields(self, self.module_of(def), ast);
-            self.report(Slot::Table(Table::StructFields), def, diags);
+            self.report(Check::Step(Step::StructFields), def, diags);
             Ok(Arc::new(fields))
         })
     }
 
     fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.memo(&self.alias_tys, Table::AliasTy, def, || {
+        self.memo(&self.alias_tys, Step::AliasTy, def, || {
             let Some(ItemAst::TypeAlias(ast)) = self.tree.def(def).map(|d| &d.ast) else {
                 return Err(ErrorReported);
             };
             let (ty, diags) = typeck::alias_ty(self, self.module_of(def), ast);
-            self.report(Slot::Table(Table::AliasTy), def, diags);
+            self.report(Check::Step(Step::AliasTy), def, diags);
             Ok(ty)
         })
     }
 
     fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.memo(&self.const_tys, Table::ConstTy, def, || {
+        self.memo(&self.const_tys, Step::ConstTy, def, || {
             let Some(ItemAst::Const(ast)) = self.tree.def(def).map(|d| &d.ast) else {
                 return Err(ErrorReported);
             };
             let (ty, diags) = typeck::const_ty(self, self.module_of(def), ast);
-            self.report(Slot::Table(Table::ConstTy), def, diags);
+            self.report(Check::Step(Step::ConstTy), def, diags);
             Ok(ty)
         })
     }
@@ -474,24 +398,12 @@ impl SemaEnv for Tables<'_> {
     }
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        self.memo(&self.const_values, Table::ConstValue, def, || {
+        self.memo(&self.const_values, Step::ConstValue, def, || {
             let Some(ItemAst::Const(ast)) = self.tree.def(def).map(|d| &d.ast) else {
                 return Err(ErrorReported);
             };
-            let result = typeck::typeck_const(self, self.module_of(def), ast);
-            let failed = result.diagnostics.iter().any(Diagnostic::is_error);
-            self.report(Slot::Table(Table::ConstValue), def, result.diagnostics);
-            if failed {
-                return Err(ErrorReported);
-            }
-            match consteval::eval_const_item(self, def, &result.thir) {
-                Ok(v) => Ok(Arc::new(v)),
-                Err(consteval::ConstEvalError::Reported) => Err(ErrorReported),
-                Err(consteval::ConstEvalError::Error(d)) => {
-                    self.report(Slot::Table(Table::ConstValue), def, vec![d]);
-                    Err(ErrorReported)
-                }
-            }
+            let report = &mut |diags| self.report(Check::Step(Step::ConstValue), def, diags);
+            recipe::const_value(self, def, self.module_of(def), ast, report).map(Arc::new)
         })
     }
 }

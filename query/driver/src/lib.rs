@@ -24,8 +24,11 @@
 //! only when diagnostics are reported (`file_offsets`, and `positioned_def_map`, built
 //! only when the crate's structure has errors).
 //!
-//! Diagnostics are part of the values of the queries that find them and are collected in
-//! the canonical order shared with the pipeline (see `pipeline::Tables::take_diagnostics`).
+//! The item steps other items read (`fn_sig` … `const_value`) are the steps of
+//! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's
+//! E0391 diagnostic, built from the engine's typed cycle frames. Diagnostics are part of
+//! the values of the queries that find them and are collected in the recipe's canonical
+//! order, which the pipeline also uses.
 
 mod env;
 mod providers;
@@ -40,6 +43,7 @@ use shared_frontend::diag::Diagnostic;
 use shared_frontend::ir::IrFunction;
 use shared_frontend::sema::def::{DefId, DefKind};
 use shared_frontend::sema::modules::{FileLoader, FsLoader};
+use shared_frontend::sema::recipe::Step;
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
 
@@ -106,15 +110,15 @@ define_queries! {
     query [] fn item_ast(DefId) -> Option<ItemSyntax>, "finding an item's syntax", p_item_ast;
 
     /// A function's signature.
-    query [cache_on_disk, cycle_fallback(cycle_fn_sig)] fn fn_sig(DefId) -> Arc<SemaOut<Arc<FnSig>>>, "computing function signature of", p_fn_sig;
+    query [cache_on_disk, cycle_fallback(cycle_fn_sig), describe_key(def_path)] fn fn_sig(DefId) -> Arc<SemaOut<Arc<FnSig>>>, Step::FnSig.description(), p_fn_sig;
     /// A struct's fields.
-    query [cache_on_disk, cycle_fallback(cycle_struct_fields)] fn struct_fields(DefId) -> Arc<SemaOut<Arc<StructFields>>>, "computing the fields of", p_struct_fields;
+    query [cache_on_disk, cycle_fallback(cycle_struct_fields), describe_key(def_path)] fn struct_fields(DefId) -> Arc<SemaOut<Arc<StructFields>>>, Step::StructFields.description(), p_struct_fields;
     /// The type a type alias stands for.
-    query [cache_on_disk, cycle_fallback(cycle_alias_ty)] fn alias_ty(DefId) -> Arc<SemaOut<Ty>>, "expanding type alias", p_alias_ty;
+    query [cache_on_disk, cycle_fallback(cycle_alias_ty), describe_key(def_path)] fn alias_ty(DefId) -> Arc<SemaOut<Ty>>, Step::AliasTy.description(), p_alias_ty;
     /// A constant's declared type.
-    query [cache_on_disk, cycle_fallback(cycle_const_ty)] fn const_ty(DefId) -> Arc<SemaOut<Ty>>, "computing type of", p_const_ty;
+    query [cache_on_disk, cycle_fallback(cycle_const_ty), describe_key(def_path)] fn const_ty(DefId) -> Arc<SemaOut<Ty>>, Step::ConstTy.description(), p_const_ty;
     /// A constant's value.
-    query [cache_on_disk, cycle_fallback(cycle_const_value)] fn const_value(DefId) -> Arc<SemaOut<Arc<ConstValue>>>, "simplifying constant for the type system", p_const_value;
+    query [cache_on_disk, cycle_fallback(cycle_const_value), describe_key(def_path)] fn const_value(DefId) -> Arc<SemaOut<Arc<ConstValue>>>, Step::ConstValue.description(), p_const_value;
     /// A struct's structural checks (recursive types, size).
     query [cache_on_disk] fn check_struct(DefId) -> Arc<Vec<Diagnostic>>, "checking a struct", p_check_struct;
     /// A function body, type-checked (never hashed: `optimize` is where body edits that

@@ -4,17 +4,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use shared_frontend::diag::{Diagnostic, Label};
+use shared_frontend::diag::Diagnostic;
 use shared_frontend::ir::{lower::lower_fn, opt, IrFunction};
 use shared_frontend::limits::MAX_FILE_SIZE;
-use shared_frontend::sema::consteval::{self, ConstEvalError};
-use shared_frontend::sema::def::{DefId, DefKind, Namespace, Res};
+use shared_frontend::sema::def::{DefId, DefKind};
 use shared_frontend::sema::entry;
-use shared_frontend::sema::env::SemaEnv;
 use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
+use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve;
-use shared_frontend::sema::ty::{ConstValue, DisplayTy, FnSig, StructFields, Ty};
+use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
 use shared_frontend::syntax::ast::SourceFileAst;
 use shared_frontend::syntax::parser;
@@ -22,8 +21,8 @@ use shared_frontend::syntax::parser;
 use super::env::{root_def, QEnv};
 use super::skeleton;
 use super::values::*;
-use super::RillDb;
-use query::Cycle;
+use super::{rq, RillDb};
+use query::{Cycle, CycleFrame, Query};
 
 // ---------------------------------------------------------------------------------------
 // Files and the crate's structure.
@@ -396,24 +395,14 @@ pub(super) fn p_const_value(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<ConstVal
     let Some(ItemAst::Const(ast)) = item_syntax(db, def) else {
         return Arc::new(none());
     };
-    let env = QEnv(db);
-    let result = typeck::typeck_const(&env, module_of(db, def), &ast);
-    let mut diagnostics = result.diagnostics;
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return Arc::new(SemaOut {
-            value: None,
-            diagnostics,
-        });
-    }
-    let value = match consteval::eval_const_item(&env, def, &result.thir) {
-        Ok(v) => Some(Arc::new(v)),
-        Err(ConstEvalError::Reported) => None,
-        Err(ConstEvalError::Error(d)) => {
-            diagnostics.push(d);
-            None
-        }
-    };
-    Arc::new(SemaOut { value, diagnostics })
+    let mut diagnostics = Vec::new();
+    let value = recipe::const_value(&QEnv(db), def, module_of(db, def), &ast, &mut |d| {
+        diagnostics.extend(d)
+    });
+    Arc::new(SemaOut {
+        value: value.ok().map(Arc::new),
+        diagnostics,
+    })
 }
 
 pub(super) fn p_check_struct(db: &RillDb, def: DefId) -> Arc<Vec<Diagnostic>> {
@@ -445,66 +434,71 @@ pub(super) fn p_typeck_diagnostics(db: &RillDb, def: DefId) -> Arc<Vec<Diagnosti
 // ---------------------------------------------------------------------------------------
 // Cycles: rustc's E0391, reported once, at the query that was read again.
 
-/// How rustc names a step in cycle errors (the same words as the pipeline's).
-fn describe(query: &str, name: &str) -> String {
-    let what = match query {
-        "fn_sig" => "computing function signature of",
-        "struct_fields" => "computing the fields of",
-        "alias_ty" => "expanding type alias",
-        "const_ty" => "computing type of",
-        "const_value" => "simplifying constant for the type system",
-        other => other,
-    };
-    format!("{what} `{name}`")
+/// The queries of the recipe's item steps, the only queries a cycle goes through (an
+/// item's steps read other items only through these).
+trait StepQuery: Query<Db = RillDb, Key = DefId> {
+    const STEP: Step;
 }
 
-/// The def of a cycle frame (keys are formatted `DefPathHash(hex)`).
-fn frame_def(key: &str) -> Option<DefId> {
-    let hex = key.strip_prefix("DefPathHash(")?.strip_suffix(')')?;
-    u128::from_str_radix(hex, 16)
-        .ok()
-        .map(shared_frontend::sema::def::DefPathHash)
+impl StepQuery for rq::fn_sig {
+    const STEP: Step = Step::FnSig;
 }
 
-fn cycle_out<T>(db: &RillDb, cycle: &Cycle, query: &str, def: &DefId) -> SemaOut<T> {
+impl StepQuery for rq::struct_fields {
+    const STEP: Step = Step::StructFields;
+}
+
+impl StepQuery for rq::alias_ty {
+    const STEP: Step = Step::AliasTy;
+}
+
+impl StepQuery for rq::const_ty {
+    const STEP: Step = Step::ConstTy;
+}
+
+impl StepQuery for rq::const_value {
+    const STEP: Step = Step::ConstValue;
+}
+
+/// The step and item of a cycle frame (`None`: not a step's query).
+fn frame_step(db: &RillDb, frame: &CycleFrame) -> Option<(Step, DefId)> {
+    fn step<Q: StepQuery>(db: &RillDb, frame: &CycleFrame) -> Option<(Step, DefId)> {
+        Some((Q::STEP, frame.key::<Q>(db)?))
+    }
+    step::<rq::fn_sig>(db, frame)
+        .or_else(|| step::<rq::struct_fields>(db, frame))
+        .or_else(|| step::<rq::alias_ty>(db, frame))
+        .or_else(|| step::<rq::const_ty>(db, frame))
+        .or_else(|| step::<rq::const_value>(db, frame))
+}
+
+/// A step's value on a cycle: the recipe's E0391 if `Q(def)` is the query that was read
+/// again, nothing for the other participants.
+fn cycle_out<Q: StepQuery, T>(db: &RillDb, cycle: &Cycle, def: &DefId) -> SemaOut<T> {
     let mut out = none();
-    let Some(first) = cycle.frames.first() else {
-        return out;
-    };
-    if first.query != query || frame_def(&first.key) != Some(*def) {
+    if cycle.frames.first().and_then(|f| f.key::<Q>(db)) != Some(*def) {
         return out;
     }
-    let name = |key: &str| {
-        frame_def(key)
-            .and_then(|d| db.def_info(d))
-            .map(|d| shared_frontend::sema::items::def_name(&d.path))
-            .unwrap_or_default()
-    };
+    let frames: Vec<(Step, DefId)> = cycle
+        .frames
+        .iter()
+        .filter_map(|f| frame_step(db, f))
+        .collect();
     let span = db.def_info(*def).map(|d| d.name_span).unwrap_or_default();
-    let mut diag = Diagnostic::error(
-        format!(
-            "cycle detected when {}",
-            describe(first.query, &name(&first.key))
-        ),
-        span,
-    )
-    .with_code("E0391");
-    for f in &cycle.frames[1..] {
-        diag = diag.with_note(format!(
-            "note: ...which requires {}...",
-            describe(f.query, &name(&f.key))
-        ));
-    }
-    diag = diag.with_note(format!(
-        "note: ...which again requires {}, completing the cycle",
-        describe(first.query, &name(&first.key))
-    ));
-    out.diagnostics.push(diag);
+    let def_path = |d| db.def_info(d).map(|info| info.path.clone());
+    out.diagnostics
+        .push(recipe::cycle_error(&frames, span, &def_path));
     out
 }
 
+/// An item's def-path, as the engine's descriptions of a cycle show the item.
+pub(super) fn def_path(db: &RillDb, def: &DefId) -> String {
+    db.def_info(*def)
+        .map_or_else(|| format!("{def:?}"), |d| d.path.to_string())
+}
+
 pub(super) fn cycle_fn_sig(db: &RillDb, c: &Cycle, def: &DefId) -> Arc<SemaOut<Arc<FnSig>>> {
-    Arc::new(cycle_out(db, c, "fn_sig", def))
+    Arc::new(cycle_out::<rq::fn_sig, _>(db, c, def))
 }
 
 pub(super) fn cycle_struct_fields(
@@ -512,15 +506,15 @@ pub(super) fn cycle_struct_fields(
     c: &Cycle,
     def: &DefId,
 ) -> Arc<SemaOut<Arc<StructFields>>> {
-    Arc::new(cycle_out(db, c, "struct_fields", def))
+    Arc::new(cycle_out::<rq::struct_fields, _>(db, c, def))
 }
 
 pub(super) fn cycle_alias_ty(db: &RillDb, c: &Cycle, def: &DefId) -> Arc<SemaOut<Ty>> {
-    Arc::new(cycle_out(db, c, "alias_ty", def))
+    Arc::new(cycle_out::<rq::alias_ty, _>(db, c, def))
 }
 
 pub(super) fn cycle_const_ty(db: &RillDb, c: &Cycle, def: &DefId) -> Arc<SemaOut<Ty>> {
-    Arc::new(cycle_out(db, c, "const_ty", def))
+    Arc::new(cycle_out::<rq::const_ty, _>(db, c, def))
 }
 
 pub(super) fn cycle_const_value(
@@ -528,18 +522,14 @@ pub(super) fn cycle_const_value(
     c: &Cycle,
     def: &DefId,
 ) -> Arc<SemaOut<Arc<ConstValue>>> {
-    Arc::new(cycle_out(db, c, "const_value", def))
+    Arc::new(cycle_out::<rq::const_value, _>(db, c, def))
 }
 
 // ---------------------------------------------------------------------------------------
 // The entry point and the crate's diagnostics.
 
 pub(super) fn p_main_fn(db: &RillDb, (): ()) -> Option<DefId> {
-    let root = root_def();
-    match QEnv(db).resolve_path(root, &entry::main_path(), Namespace::Value) {
-        Ok(Res::Def(DefKind::Fn, def)) if db.def_info(def)?.parent == Some(root) => Some(def),
-        _ => None,
-    }
+    entry::find_main(&QEnv(db), root_def(), &|def| db.def_info(def)?.parent)
 }
 
 pub(super) fn p_check_main(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
@@ -554,33 +544,14 @@ pub(super) fn p_check_main(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
                 FileText::Bytes(b) if b.len() <= MAX_FILE_SIZE => std::str::from_utf8(b).ok(),
                 _ => None,
             };
-            let (mut diag, span) = entry::missing_main(&root, text);
-            let mut files = Vec::new();
-            if let Some(span) = span {
-                diag.labels.push(Label {
-                    file: None,
-                    span,
-                    message: String::new(),
-                });
-                files.push(Some(root));
-            }
-            out.push(PDiag { diag, files });
+            let diag = entry::missing_main(&root, text);
+            out.push(PDiag::from_relative(&diag, &root, 0));
         }
         Some(main) => {
-            let sig = db.fn_sig(main);
-            if let (Some(sig), Some(info)) = (&sig.value, db.def_info(main)) {
-                let env = QEnv(db);
-                let ty_name = |t: &Ty| {
-                    DisplayTy {
-                        ty: t,
-                        struct_name: |d| env.def_name(d),
-                    }
-                    .to_string()
-                };
-                if let Some(diag) = entry::check_main_signature(sig, info.name_span, &ty_name) {
-                    if let Some((file, offset)) = def_anchor(db, main) {
-                        out.push(PDiag::from_relative(&diag, &file, offset));
-                    }
+            let name_span = || db.def_info(main).map(|d| d.name_span);
+            if let Some(diag) = entry::check_main(&QEnv(db), main, &name_span) {
+                if let Some((file, offset)) = def_anchor(db, main) {
+                    out.push(PDiag::from_relative(&diag, &file, offset));
                 }
             }
         }
@@ -597,35 +568,39 @@ fn push_relative(db: &RillDb, out: &mut Vec<PDiag>, def: DefId, diags: &[Diagnos
     out.extend(diags.iter().map(|d| PDiag::from_relative(d, &file, offset)));
 }
 
-/// The canonical order (the pipeline's `Tables::take_diagnostics`): structure; per item,
-/// its signature-level checks; the entry point; constant values; bodies.
+/// Every diagnostic of the crate: the structure's, then the rest in the recipe's
+/// canonical order (the pipeline's too).
 pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
     let mut out: Vec<PDiag> = db.structure_diagnostics(()).to_vec();
     if db.crate_fatal(()).is_some() {
         return Arc::new(out);
     }
     let defs = db.crate_defs(());
-    for &(def, kind) in defs.iter() {
-        match kind {
-            DefKind::Fn => push_relative(db, &mut out, def, &db.fn_sig(def).diagnostics),
-            DefKind::Struct => {
-                push_relative(db, &mut out, def, &db.struct_fields(def).diagnostics);
-                push_relative(db, &mut out, def, &db.check_struct(def));
+    for origin in recipe::canonical_order(defs.iter().copied()) {
+        let (check, def) = match origin {
+            Origin::Main => {
+                out.extend(db.check_main(()).iter().cloned());
+                continue;
             }
-            DefKind::TypeAlias => push_relative(db, &mut out, def, &db.alias_ty(def).diagnostics),
-            DefKind::Const => push_relative(db, &mut out, def, &db.const_ty(def).diagnostics),
-            DefKind::Mod => {}
-        }
-    }
-    out.extend(db.check_main(()).iter().cloned());
-    for &(def, kind) in defs.iter() {
-        if kind == DefKind::Const {
-            push_relative(db, &mut out, def, &db.const_value(def).diagnostics);
-        }
-    }
-    for &(def, kind) in defs.iter() {
-        if kind == DefKind::Fn {
-            push_relative(db, &mut out, def, &db.typeck_diagnostics(def));
+            Origin::Item(check, def) => (check, def),
+        };
+        let out = &mut out;
+        match check {
+            Check::Step(Step::FnSig) => push_relative(db, out, def, &db.fn_sig(def).diagnostics),
+            Check::Step(Step::StructFields) => {
+                push_relative(db, out, def, &db.struct_fields(def).diagnostics)
+            }
+            Check::Step(Step::AliasTy) => {
+                push_relative(db, out, def, &db.alias_ty(def).diagnostics)
+            }
+            Check::Step(Step::ConstTy) => {
+                push_relative(db, out, def, &db.const_ty(def).diagnostics)
+            }
+            Check::Step(Step::ConstValue) => {
+                push_relative(db, out, def, &db.const_value(def).diagnostics)
+            }
+            Check::CheckStruct => push_relative(db, out, def, &db.check_struct(def)),
+            Check::Typeck => push_relative(db, out, def, &db.typeck_diagnostics(def)),
         }
     }
     Arc::new(out)
@@ -657,4 +632,56 @@ pub(super) fn p_program_code(db: &RillDb, (): ()) -> Shared<ProgramCode> {
         .collect();
     let main = db.main_fn(()).unwrap_or_else(root_def);
     Shared(Arc::new(ProgramCode { blobs, main }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BuildOptions, Goal, Session};
+    use shared_frontend::sema::modules::MemLoader;
+
+    #[test]
+    fn a_cycle_is_reported_once_from_typed_frames_and_described_by_def_path() {
+        let src =
+            "mod m {\n    pub const A: i32 = B;\n    pub const B: i32 = A;\n}\nfn main() {}\n";
+        let loader = Arc::new(MemLoader::new([("main.rs", src)]));
+        let options = BuildOptions::default();
+        let session = Session::new(loader, Path::new("main.rs"), Goal::Check, options);
+        let db = &session.db;
+        let def = |path: &str| {
+            let defs = db.crate_defs(());
+            let found = defs
+                .iter()
+                .find(|(d, _)| db.def_info(*d).is_some_and(|i| i.path.to_string() == path));
+            found.expect("the item exists").0
+        };
+        let (a, b) = (def("crate::m::A"), def("crate::m::B"));
+        // A is read again (A → B → A): the diagnostic is A's, B's value is silent.
+        let value_a = db.const_value(a);
+        assert_eq!(value_a.value, None);
+        let [diag] = value_a.diagnostics.as_slice() else {
+            panic!("one diagnostic: {:?}", value_a.diagnostics);
+        };
+        assert_eq!(
+            diag.message,
+            "cycle detected when simplifying constant for the type system `m::A`"
+        );
+        assert_eq!(
+            diag.notes,
+            [
+                "note: ...which requires simplifying constant for the type system `m::B`...",
+                "note: ...which again requires simplifying constant for the type system `m::A`, \
+                 completing the cycle",
+            ]
+        );
+        let value_b = db.const_value(b);
+        assert_eq!((&value_b.value, value_b.diagnostics.len()), (&None, 0));
+        // The engine's own description of the cycle uses the same words and def-paths.
+        assert_eq!(
+            <rq::const_value as Query>::DESCRIPTION,
+            Step::ConstValue.description()
+        );
+        let describe_key = <rq::const_value as Query>::DESCRIBE_KEY.expect("set in the table");
+        assert_eq!(describe_key(db, &a), "crate::m::A");
+    }
 }

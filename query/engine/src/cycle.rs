@@ -5,7 +5,9 @@
 //!
 //! * A read of a query that is executing is a cycle. The frames from that query to the
 //!   top of the stack are its participants; each is marked with the [`Cycle`], which lists
-//!   them as (description, key) in call order.
+//!   them as (query kind, node) in call order: the database gives back each one's typed key
+//!   ([`CycleFrame::key`]), and [`Cycle::render`] describes them with the table's
+//!   descriptions and `describe_key`.
 //! * A query opts into recovery with the modifier `cycle_fallback(f)`, where
 //!   `f: fn(&Db, &Cycle, &Key) -> Value` builds an error value (e.g. a diagnostic
 //!   "cycle detected when evaluating `A`"). **Every participant that has a fallback gets
@@ -28,15 +30,41 @@ use crate::runtime::Runtime;
 use std::fmt;
 use std::sync::Arc;
 
-/// One query on a cycle.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One query on a cycle: the query's kind and its node, from which the database gives
+/// back the typed key ([`CycleFrame::key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CycleFrame {
-    /// The query's name.
+    /// The query's index in the table (`Query::KIND`).
+    pub kind: u16,
+    /// The query's name (`Query::NAME`).
     pub query: &'static str,
-    /// The query's description from the table.
-    pub description: &'static str,
-    /// The key, formatted with `Debug`.
-    pub key: String,
+    /// The query's node in the dependency graph.
+    pub node: NodeId,
+}
+
+impl CycleFrame {
+    /// Whether the frame is a read of query `Q`.
+    pub fn is<Q: Query>(&self) -> bool {
+        self.kind == Q::KIND
+    }
+
+    /// The frame's key, if the frame is a read of query `Q`.
+    pub fn key<Q: Query>(&self, db: &Q::Db) -> Option<Q::Key> {
+        if self.is::<Q>() {
+            key_of::<Q>(db, self.node)
+        } else {
+            None
+        }
+    }
+
+    /// The query's description followed by its key, as the table says to show it
+    /// (`describe_key`, else `Debug`): "computing the type of `crate::A`".
+    pub fn describe<Db: Database>(&self, db: &Db) -> String {
+        match Db::KINDS.get(self.kind as usize) {
+            Some(k) => format!("{} `{}`", k.description, (k.describe_key)(db, self.node)),
+            None => format!("`{}`", self.query),
+        }
+    }
 }
 
 /// A cycle: the queries on it, starting with the one that was read again.
@@ -47,33 +75,52 @@ pub struct Cycle {
 }
 
 impl Cycle {
-    /// Whether `query` with the key formatted as `key` is on the cycle.
-    pub fn contains(&self, query: &str, key: &str) -> bool {
-        self.frames.iter().any(|f| f.query == query && f.key == key)
+    /// Whether query `Q` with key `key` is on the cycle.
+    pub fn contains<Q: Query>(&self, db: &Q::Db, key: &Q::Key) -> bool {
+        self.frames
+            .iter()
+            .any(|f| f.key::<Q>(db).as_ref() == Some(key))
+    }
+
+    /// The cycle in rustc's E0391 shape, each query described with its key:
+    /// "cycle detected when X", "...which requires Y...", "...which again requires X,
+    /// completing the cycle".
+    pub fn render<Db: Database>(&self, db: &Db) -> String {
+        let Some(first) = self.frames.first() else {
+            return "cycle detected".to_string();
+        };
+        let first = first.describe(db);
+        let mut out = format!("cycle detected when {first}");
+        for fr in &self.frames[1..] {
+            out.push_str(&format!("\n...which requires {}...", fr.describe(db)));
+        }
+        out.push_str(&format!(
+            "\n...which again requires {first}, completing the cycle"
+        ));
+        out
     }
 }
 
 impl fmt::Display for Cycle {
-    /// rustc's E0391 shape: "cycle detected when X", "...which requires Y...",
-    /// "...which again requires X, completing the cycle".
+    /// The queries' names without their keys (which only [`Cycle::render`], given the
+    /// database, can show): "cycle: a -> b -> a".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(first) = self.frames.first() else {
-            return write!(f, "cycle detected");
-        };
-        write!(
-            f,
-            "cycle detected when {} `{}`",
-            first.description, first.key
-        )?;
-        for fr in &self.frames[1..] {
-            write!(f, "\n...which requires {} `{}`...", fr.description, fr.key)?;
+        write!(f, "cycle:")?;
+        for (i, fr) in self.frames.iter().chain(self.frames.first()).enumerate() {
+            write!(f, "{}{}", if i == 0 { " " } else { " -> " }, fr.query)?;
         }
-        write!(
-            f,
-            "\n...which again requires {} `{}`, completing the cycle",
-            first.description, first.key
-        )
+        Ok(())
     }
+}
+
+/// The key of `node` if it is a node of query `Q` (`None` for a node of another query, or
+/// one whose key cannot be recovered from the previous session's cache).
+pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
+    let kind = db.runtime().graph.borrow().nodes.get(node.index())?.kind;
+    if kind != Q::KIND {
+        return None;
+    }
+    crate::fetch::key_of::<Q>(db, node)
 }
 
 /// The panic payload that carries a cycle to the participant that recovers from it.
@@ -89,7 +136,7 @@ pub(crate) fn cycle_detected<Q: Query>(db: &Q::Db, node: NodeId, key: &Q::Key) -
         let start = stack.iter().rposition(|f| f.node == node).unwrap_or(0);
         stack[start..].iter().map(|f| f.node).collect()
     };
-    let frames = nodes.iter().map(|&n| describe::<Q::Db>(db, n)).collect();
+    let frames = nodes.iter().map(|&n| frame::<Q::Db>(db, n)).collect();
     let cycle = Arc::new(Cycle { frames });
     {
         let mut stack = rt.stack.borrow_mut();
@@ -107,19 +154,21 @@ pub(crate) fn cycle_detected<Q: Query>(db: &Q::Db, node: NodeId, key: &Q::Key) -
     }
 }
 
-pub(crate) fn describe<Db: Database>(db: &Db, node: NodeId) -> CycleFrame {
+/// The key of `node` (of query `Q`) as a cycle's description shows it.
+pub(crate) fn describe_key<Q: Query>(db: &Q::Db, node: NodeId) -> String {
+    match (Q::DESCRIBE_KEY, crate::fetch::key_of::<Q>(db, node)) {
+        (Some(describe), Some(key)) => describe(db, &key),
+        (None, Some(key)) => format!("{key:?}"),
+        (_, None) => "<unknown key>".to_string(),
+    }
+}
+
+fn frame<Db: Database>(db: &Db, node: NodeId) -> CycleFrame {
     let kind = db.runtime().graph.borrow().node(node).kind;
-    match Db::KINDS.get(kind as usize) {
-        Some(k) => CycleFrame {
-            query: k.name,
-            description: k.description,
-            key: (k.key_debug)(db, node),
-        },
-        None => CycleFrame {
-            query: "?",
-            description: "?",
-            key: String::new(),
-        },
+    CycleFrame {
+        kind,
+        query: Db::KINDS.get(kind as usize).map_or("?", |k| k.name),
+        node,
     }
 }
 

@@ -63,7 +63,10 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
     }
     match top_level(db, || fetch_cold::<Q>(db, key)) {
         Ok(v) => v,
-        Err(cycle) => panic!("{cycle}\n(no query on the cycle has a `cycle_fallback`)"),
+        Err(cycle) => panic!(
+            "{}\n(no query on the cycle has a `cycle_fallback`)",
+            cycle.render(db)
+        ),
     }
 }
 

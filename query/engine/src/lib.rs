@@ -115,6 +115,12 @@ pub trait DatabaseExt: Database {
     fn try_query<Q: Query<Db = Self>>(&self, key: Q::Key) -> Result<Q::Value, Cycle> {
         try_query::<Q>(self, key)
     }
+
+    /// The key of `node` if it is a node of query `Q` (a [`CycleFrame`]'s node); `None`
+    /// for a node of another query or one whose key cannot be recovered.
+    fn key_of<Q: Query<Db = Self>>(&self, node: NodeId) -> Option<Q::Key> {
+        cycle::key_of::<Q>(self, node)
+    }
 }
 
 impl<Db: Database> DatabaseExt for Db {}

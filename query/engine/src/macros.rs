@@ -22,7 +22,8 @@
 //! query reading the file system through a loader). They start as `Default::default()`.
 //!
 //! Each line: doc comments, `input` or `query`, the modifiers in brackets, the name, the
-//! key and value types, the description used in cycle errors, and then the setter's name
+//! key and value types, the description used in cycle errors (a constant `&str`
+//! expression), and then the setter's name
 //! (inputs: `db.set_source_text(key, value, durability)`) or the provider, a function in
 //! scope `fn(&Db, Key) -> Value`. It generates the database struct with
 //! `Db::new(options)`, one method per query (`db.parse_file(key)`), and the module of
@@ -39,6 +40,8 @@
 //! - `backdate_eq` — early cutoff compares values with `==` instead of fingerprints;
 //! - `cycle_fallback(f)` — the value on a cycle, `f: fn(&Db, &Cycle, &Key) -> Value`
 //!   (see [`crate::cycle`]).
+//! - `describe_key(f)` — how a cycle's description shows the key,
+//!   `f: fn(&Db, &Key) -> String` (an item's path rather than its hash); `Debug` without it.
 //!
 //! Values must be `Clone + PartialEq` and, unless `no_hash`, [`crate::StableHash`]. Keys
 //! must be `Clone + Eq + Hash + Debug + StableHash + Serialize + DeserializeOwned`: they
@@ -55,7 +58,7 @@ macro_rules! define_queries {
         $(
             $(#[$attr:meta])*
             $how:ident [$($m:ident $(($($marg:tt)*))?),* $(,)?]
-            fn $name:ident($K:ty) -> $V:ty, $desc:literal, $target:ident;
+            fn $name:ident($K:ty) -> $V:ty, $desc:expr, $target:ident;
         )*
     ) => {
         $(#[$dattr])*
@@ -99,6 +102,8 @@ macro_rules! define_queries {
                         $crate::__query_fallback!((super::$Db) ($K) ($V) $([$m $(($($marg)*))?])*);
                     const PROVIDER: Option<fn(&super::$Db, $K) -> $V> =
                         $crate::__query_provider!($how $target (super::$Db) ($K) ($V));
+                    const DESCRIBE_KEY: Option<fn(&super::$Db, &$K) -> String> =
+                        $crate::__query_describe_key!((super::$Db) ($K) $([$m $(($($marg)*))?])*);
                     #[inline]
                     fn storage(db: &super::$Db) -> &$crate::QueryStorage<Self> {
                         &db.storage.$name
@@ -160,6 +165,9 @@ macro_rules! __query_flag {
     (cycle_fallback) => {
         $crate::Flags::NONE
     };
+    (describe_key) => {
+        $crate::Flags::NONE
+    };
 }
 
 #[doc(hidden)]
@@ -189,6 +197,18 @@ macro_rules! __query_fallback {
     };
     (($Db:ty) ($K:ty) ($V:ty) [$other:ident $($x:tt)*] $($rest:tt)*) => {
         $crate::__query_fallback!(($Db) ($K) ($V) $($rest)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_describe_key {
+    (($Db:ty) ($K:ty)) => { None };
+    (($Db:ty) ($K:ty) [describe_key($f:path)] $($rest:tt)*) => {
+        Some($f as fn(&$Db, &$K) -> String)
+    };
+    (($Db:ty) ($K:ty) [$other:ident $($x:tt)*] $($rest:tt)*) => {
+        $crate::__query_describe_key!(($Db) ($K) $($rest)*)
     };
 }
 

@@ -55,6 +55,8 @@ pub struct Codec<V> {
 pub type ProviderFn<Db, K, V> = fn(&Db, K) -> V;
 /// A cycle fallback: `fn(&Db, &Cycle, &Key) -> Value`.
 pub type FallbackFn<Db, K, V> = fn(&Db, &Cycle, &K) -> V;
+/// How a cycle's description shows a key: `fn(&Db, &Key) -> String`.
+pub type DescribeKeyFn<Db, K> = fn(&Db, &K) -> String;
 
 /// One query of a table. Implemented by [`crate::define_queries!`] on a marker type per
 /// query; the engine's functions are generic over it.
@@ -90,6 +92,8 @@ pub trait Query: 'static {
     const FALLBACK: Option<FallbackFn<Self::Db, Self::Key, Self::Value>>;
     /// The provider (`None` for inputs).
     const PROVIDER: Option<ProviderFn<Self::Db, Self::Key, Self::Value>>;
+    /// How a key is shown in a cycle's description (`describe_key(f)`; `None`: `Debug`).
+    const DESCRIBE_KEY: Option<DescribeKeyFn<Self::Db, Self::Key>> = None;
 
     /// The query's storage in the database.
     fn storage(db: &Self::Db) -> &QueryStorage<Self>;
@@ -161,6 +165,8 @@ pub struct KindVTable<Db> {
     pub(crate) verify: fn(&Db, NodeId) -> Option<bool>,
     /// The node's key, formatted with `Debug`.
     pub(crate) key_debug: fn(&Db, NodeId) -> String,
+    /// The node's key as a cycle's description shows it (`Query::DESCRIBE_KEY`).
+    pub(crate) describe_key: fn(&Db, NodeId) -> String,
     /// The node's key, encoded for the cache (`None` if not in memory).
     pub(crate) encode_key: fn(&Db, NodeId) -> Option<Vec<u8>>,
     /// The node's value, encoded for the cache (`None` if not in memory or not persisted).
@@ -183,6 +189,7 @@ impl<Db: Database> KindVTable<Db> {
             force: crate::execute::force::<Q>,
             verify: crate::verify::verify_node::<Q>,
             key_debug: crate::fetch::key_debug::<Q>,
+            describe_key: crate::cycle::describe_key::<Q>,
             encode_key: crate::on_disk::encode_key::<Q>,
             encode_value: crate::on_disk::encode_value::<Q>,
             has_value: crate::on_disk::has_value::<Q>,

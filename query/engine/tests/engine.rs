@@ -368,7 +368,24 @@ fn cycle_without_fallback_is_an_error_at_the_top_and_the_db_stays_usable() {
     db.set_next(s("B"), Some(s("A")), Durability::Low);
     let cycle = db.try_query::<q::chain_nofb>(s("A")).unwrap_err();
     assert_eq!(cycle.frames.len(), 2);
-    assert!(cycle.contains("chain_nofb", "\"B\""));
+    assert!(cycle.contains::<q::chain_nofb>(&db, &s("B")));
+    assert!(!cycle.contains::<q::chain>(&db, &s("B")));
+    assert_eq!(
+        cycle.to_string(),
+        "cycle: chain_nofb -> chain_nofb -> chain_nofb"
+    );
+    // The frames are typed: each gives back its key, and only as the query it is.
+    let keys: Vec<_> = cycle
+        .frames
+        .iter()
+        .map(|f| f.key::<q::chain_nofb>(&db))
+        .collect();
+    assert_eq!(keys, [Some(s("A")), Some(s("B"))]);
+    assert_eq!(db.key_of::<q::chain>(cycle.frames[0].node), None);
+    assert_eq!(
+        db.key_of::<q::chain_nofb>(cycle.frames[1].node),
+        Some(s("B"))
+    );
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.chain_nofb(s("A"))));
     assert!(panic.is_err());
     db.set_next(s("B"), None, Durability::Low);
@@ -491,4 +508,43 @@ fn reading_an_unset_input_is_an_embedder_bug_that_panics() {
         .map(|b| *b)
         .unwrap_or_default();
     assert_eq!(msg, "the input `num(\"nope\")` was read before it was set");
+}
+
+/// A table whose cycle descriptions show keys through `describe_key`.
+mod described {
+    use query::{define_queries, Cycle};
+
+    define_queries! {
+        pub struct Db;
+        pub mod q;
+        input [] fn next(u32) -> Option<u32>, "naming the next node", set_next;
+        query [cycle_fallback(walk_cycle), describe_key(node_name)] fn walk(u32) -> Result<u32, String>, concat!("walking from", " node"), walk;
+    }
+
+    fn node_name(db: &Db, key: &u32) -> String {
+        format!("#{key} (next {:?})", db.next(*key))
+    }
+
+    fn walk_cycle(db: &Db, cycle: &Cycle, _: &u32) -> Result<u32, String> {
+        Err(cycle.render(db))
+    }
+
+    fn walk(db: &Db, key: u32) -> Result<u32, String> {
+        match db.next(key) {
+            Some(n) => db.walk(n).map(|v| v + 1),
+            None => Ok(0),
+        }
+    }
+}
+
+#[test]
+fn cycle_descriptions_show_keys_through_describe_key() {
+    let mut db = described::Db::new(query::Options::default());
+    db.set_next(1, Some(2), Durability::Low);
+    db.set_next(2, Some(1), Durability::Low);
+    expect![[r#"
+        cycle detected when walking from node `#1 (next Some(2))`
+        ...which requires walking from node `#2 (next Some(1))`...
+        ...which again requires walking from node `#1 (next Some(2))`, completing the cycle"#]]
+    .assert_eq(&db.walk(1).unwrap_err());
 }

@@ -6,6 +6,7 @@ pub mod entry;
 pub mod env;
 pub mod items;
 pub mod modules;
+pub mod recipe;
 pub mod resolve;
 #[cfg(test)]
 pub(crate) mod test_driver;

@@ -1,24 +1,25 @@
 //! A source-driven [`SemaEnv`] for tests: [`TestDriver`] loads a program from memory,
 //! builds the item tree, resolves names with the real resolver, and answers `SemaEnv`
-//! questions on demand with the frontend's own entry points (memoized, with cycles
-//! turned into errors). What its queries record as diagnostics is a [`Reporting`]
-//! option, so each test boundary shows what its snapshots expect.
+//! questions on demand with the frontend's own entry points and the drivers' recipe
+//! (`sema::recipe`: memoized, a cycle reported as the drivers report it). What its
+//! queries record as diagnostics is a [`Reporting`] option, so each test boundary shows
+//! what its snapshots expect.
 
 use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::diag::Diagnostic;
-use crate::sema::consteval::{eval_const_item, ConstEvalError};
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use crate::sema::env::{ErrorReported, SemaEnv};
 use crate::sema::items::{ItemAst, ItemTree};
 use crate::sema::modules::{load_crate_with, FileLoader, LoadedCrate, MemLoader};
+use crate::sema::recipe::{self, Step};
 use crate::sema::resolve::{resolve_crate, resolve_path, CrateScopes, ResolvedCrate};
 use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};
-use crate::sema::typeck::{alias_ty, const_ty, fn_sig, struct_fields, typeck_const};
+use crate::sema::typeck::{alias_ty, const_ty, fn_sig, struct_fields};
 use crate::syntax::ast::Path as AstPath;
 use crate::syntax::parser::parse_file;
 
@@ -27,21 +28,12 @@ use crate::syntax::parser::parse_file;
 pub(crate) enum Reporting {
     /// Nothing: the test checks every item itself.
     Nothing,
-    /// Every query records the diagnostics of what it computes, as a single-run driver.
+    /// Every query records the diagnostics of what it computes, and every cycle, as a
+    /// single-run driver.
     Queries,
     /// Only `const_value` records: the constant's type, body and evaluation errors, and a
     /// cycle through it (E0391).
     ConstValues,
-}
-
-/// A query of [`SemaEnv`] that computes, to key the cycle check.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Query {
-    FnSig,
-    StructFields,
-    AliasTy,
-    ConstTy,
-    ConstValue,
 }
 
 type Memo<T> = RefCell<FxHashMap<DefId, Result<T, ErrorReported>>>;
@@ -56,8 +48,8 @@ pub(crate) struct TestDriver {
     aliases: Memo<Ty>,
     const_tys: Memo<Ty>,
     values: Memo<Arc<ConstValue>>,
-    /// (query, def) being computed, to turn cycles into errors.
-    active: RefCell<FxHashSet<(Query, DefId)>>,
+    /// The steps being computed, innermost last: the cycle when one is re-entered.
+    active: RefCell<Vec<(Step, DefId)>>,
     /// What the queries recorded, anchored, in the order they recorded it.
     recorded: RefCell<Vec<Diagnostic>>,
 }
@@ -141,27 +133,33 @@ impl TestDriver {
     fn cached<T: Clone>(
         &self,
         memo: &Memo<T>,
-        query: Query,
+        step: Step,
         def: DefId,
         compute: impl FnOnce() -> Result<T, ErrorReported>,
     ) -> Result<T, ErrorReported> {
         if let Some(v) = memo.borrow().get(&def) {
             return v.clone();
         }
-        if !self.active.borrow_mut().insert((query, def)) {
-            if query == Query::ConstValue && self.reporting == Reporting::ConstValues {
-                self.recorded.borrow_mut().push(
-                    Diagnostic::error_no_span(format!(
-                        "cycle detected when evaluating `{}`",
-                        self.def_name(def)
-                    ))
-                    .with_code("E0391"),
+        let start = self.active.borrow().iter().position(|&f| f == (step, def));
+        if let Some(start) = start {
+            let records = match self.reporting {
+                Reporting::Nothing => false,
+                Reporting::Queries => true,
+                Reporting::ConstValues => step == Step::ConstValue,
+            };
+            if records {
+                let diag = recipe::cycle_error(
+                    &self.active.borrow()[start..],
+                    self.tree.def(def).map(|d| d.name_span).unwrap_or_default(),
+                    &|d| self.tree.def(d).map(|d| d.path.clone()),
                 );
+                self.record(def, vec![diag]);
             }
             return Err(ErrorReported);
         }
+        self.active.borrow_mut().push((step, def));
         let v = compute();
-        self.active.borrow_mut().remove(&(query, def));
+        self.active.borrow_mut().pop();
         memo.borrow_mut().insert(def, v.clone());
         v
     }
@@ -176,29 +174,16 @@ impl TestDriver {
             Reporting::ConstValues => const_ty(self, module, c).1,
             Reporting::Nothing | Reporting::Queries => Vec::new(),
         };
-        let r = typeck_const(self, module, c);
-        let failed = r.has_errors();
-        diags.extend(r.diagnostics);
-        if self.reporting == Reporting::Queries {
-            // A single-run driver reports the body before evaluating it.
-            self.record(def, std::mem::take(&mut diags));
-        }
-        let value = if failed {
-            Err(ErrorReported)
-        } else {
-            match eval_const_item(self, def, &r.thir) {
-                Ok(v) => Ok(Arc::new(v)),
-                Err(ConstEvalError::Reported) => Err(ErrorReported),
-                Err(ConstEvalError::Error(d)) => {
-                    diags.push(d);
-                    Err(ErrorReported)
-                }
+        let value = recipe::const_value(self, def, module, c, &mut |found| {
+            match self.reporting {
+                Reporting::Nothing => {}
+                // A single-run driver reports what it finds as it finds it.
+                Reporting::Queries => self.record(def, found),
+                Reporting::ConstValues => diags.extend(found),
             }
-        };
-        if self.reporting != Reporting::Nothing {
-            self.record(def, diags);
-        }
-        value
+        });
+        self.record(def, diags);
+        value.map(Arc::new)
     }
 }
 
@@ -228,7 +213,7 @@ impl SemaEnv for TestDriver {
     }
 
     fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        self.cached(&self.sigs, Query::FnSig, def, || match self.ast(def) {
+        self.cached(&self.sigs, Step::FnSig, def, || match self.ast(def) {
             Some(ItemAst::Fn(f)) => {
                 let (sig, diags) = fn_sig(self, self.module_of(def), f);
                 self.record_query(def, diags);
@@ -239,7 +224,7 @@ impl SemaEnv for TestDriver {
     }
 
     fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        self.cached(&self.fields, Query::StructFields, def, || {
+        self.cached(&self.fields, Step::StructFields, def, || {
             match self.ast(def) {
                 Some(ItemAst::Struct(s)) => {
                     let (fields, diags) = struct_fields(self, self.module_of(def), s);
@@ -252,7 +237,7 @@ impl SemaEnv for TestDriver {
     }
 
     fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.cached(&self.aliases, Query::AliasTy, def, || match self.ast(def) {
+        self.cached(&self.aliases, Step::AliasTy, def, || match self.ast(def) {
             Some(ItemAst::TypeAlias(a)) => {
                 let (ty, diags) = alias_ty(self, self.module_of(def), a);
                 self.record_query(def, diags);
@@ -263,7 +248,7 @@ impl SemaEnv for TestDriver {
     }
 
     fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.cached(&self.const_tys, Query::ConstTy, def, || {
+        self.cached(&self.const_tys, Step::ConstTy, def, || {
             match self.ast(def) {
                 Some(ItemAst::Const(c)) => {
                     let (ty, diags) = const_ty(self, self.module_of(def), c);
@@ -276,6 +261,6 @@ impl SemaEnv for TestDriver {
     }
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        self.cached(&self.values, Query::ConstValue, def, || self.eval(def))
+        self.cached(&self.values, Step::ConstValue, def, || self.eval(def))
     }
 }

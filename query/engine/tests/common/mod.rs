@@ -131,8 +131,8 @@ fn chain(db: &Db, k: String) -> Result<i64, String> {
         None => Ok(0),
     }
 }
-fn chain_cycle(_: &Db, cycle: &Cycle, _: &String) -> Result<i64, String> {
-    Err(cycle.to_string())
+fn chain_cycle(db: &Db, cycle: &Cycle, _: &String) -> Result<i64, String> {
+    Err(cycle.render(db))
 }
 fn chain_nofb(db: &Db, k: String) -> i64 {
     match db.next(k) {

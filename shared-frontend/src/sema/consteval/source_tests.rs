@@ -313,7 +313,14 @@ fn main() {}
               |                ^^^^^ evaluation of `A` failed here
               |
 
-            error[E0391]: cycle detected when evaluating `C`"#]],
+            error[E0391]: cycle detected when simplifying constant for the type system `C`
+             --> main.rs:4:7
+              |
+            4 | const C: i32 = D;
+              |       ^
+              |
+              = note: ...which requires simplifying constant for the type system `D`...
+              = note: ...which again requires simplifying constant for the type system `C`, completing the cycle"#]],
     );
 }
 

@@ -10,13 +10,14 @@
 use std::sync::Arc;
 
 use expect_test::{expect, Expect};
+use rustc_hash::FxHashMap;
 
 use super::infer::{ITy, InferCtxt, VarKind};
 use super::*;
 use crate::diag::Diagnostic;
-use crate::sema::consteval::{eval_const_item, ConstEvalError};
 use crate::sema::env::SemaEnv;
 use crate::sema::items::ItemAst;
+use crate::sema::recipe::{self, Check, Origin, Step};
 use crate::sema::test_driver::{Reporting, TestDriver};
 use crate::sema::ty::{IntTy, Ty};
 use crate::span::Span;
@@ -27,41 +28,56 @@ fn driver(src: &str) -> TestDriver {
     TestDriver::new(src, Reporting::Nothing)
 }
 
-/// Everything the program's checks report, item by item in source order.
+/// Everything the program's checks report, in the drivers' canonical order
+/// ([`recipe::canonical_order`]).
 fn all_diagnostics(env: &TestDriver) -> Vec<Diagnostic> {
-    let mut out = env.front_diagnostics();
+    let mut found: FxHashMap<Origin, Vec<Diagnostic>> = FxHashMap::default();
     for data in env.tree.defs() {
         let def = data.id;
         let module = env.module_of(def);
-        let mut diags = Vec::new();
+        let mut put = |origin: Origin, diags: Vec<Diagnostic>| {
+            let diags = diags.into_iter().map(|d| env.anchor(def, d));
+            found.entry(origin).or_default().extend(diags);
+        };
+        let at = |check: Check| Origin::Item(check, def);
         match &data.ast {
             ItemAst::Fn(f) => {
                 let (sig, d) = fn_sig(env, module, f);
-                diags.extend(d);
+                put(at(Check::Step(Step::FnSig)), d);
                 if data.name.as_str() == "main" && module == env.tree.root {
-                    diags.extend(check_main_sig(env, f, &sig));
+                    put(
+                        Origin::Main,
+                        check_main_sig(env, f, &sig).into_iter().collect(),
+                    );
                 }
-                diags.extend(typeck_fn(env, def, module, f).diagnostics);
+                put(
+                    at(Check::Typeck),
+                    typeck_fn(env, def, module, f).diagnostics,
+                );
             }
             ItemAst::Const(c) => {
-                diags.extend(const_ty(env, module, c).1);
-                let r = typeck_const(env, module, c);
-                let failed = r.has_errors();
-                diags.extend(r.diagnostics);
-                if !failed {
-                    if let Err(ConstEvalError::Error(d)) = eval_const_item(env, def, &r.thir) {
-                        diags.push(d);
-                    }
-                }
+                put(at(Check::Step(Step::ConstTy)), const_ty(env, module, c).1);
+                let mut diags = Vec::new();
+                let _ = recipe::const_value(env, def, module, c, &mut |d| diags.extend(d));
+                put(at(Check::Step(Step::ConstValue)), diags);
             }
             ItemAst::Struct(s) => {
-                diags.extend(struct_fields(env, module, s).1);
-                diags.extend(check_struct(env, def, s));
+                put(
+                    at(Check::Step(Step::StructFields)),
+                    struct_fields(env, module, s).1,
+                );
+                put(at(Check::CheckStruct), check_struct(env, def, s));
             }
-            ItemAst::TypeAlias(a) => diags.extend(alias_ty(env, module, a).1),
+            ItemAst::TypeAlias(a) => {
+                put(at(Check::Step(Step::AliasTy)), alias_ty(env, module, a).1)
+            }
             ItemAst::Root | ItemAst::Mod(_) => {}
         }
-        out.extend(diags.into_iter().map(|d| env.anchor(def, d)));
+    }
+    let mut out = env.front_diagnostics();
+    let defs = env.tree.defs().iter().map(|d| (d.id, d.kind));
+    for origin in recipe::canonical_order(defs) {
+        out.extend(found.remove(&origin).unwrap_or_default());
     }
     out
 }

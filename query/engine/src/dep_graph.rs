@@ -24,32 +24,174 @@ impl NodeId {
 
 /// The kind of a node loaded from disk whose query no longer exists in the table.
 pub(crate) const UNKNOWN_KIND: u16 = u16::MAX;
-/// `Node::slot` of a node whose key is not in its query's storage yet.
-pub(crate) const NO_SLOT: u32 = u32::MAX;
-/// `Node::prev` of a node that was not in the previous session's cache.
-pub(crate) const NO_PREV: u32 = u32::MAX;
+
+/// A set of node flags (the constants of [`flags`]), as the `bitflags` crate would
+/// write it: one byte, combined with `|`, tested with [`NodeFlags::contains`] and
+/// [`NodeFlags::intersects`].
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct NodeFlags(u8);
+
+impl NodeFlags {
+    /// No flag.
+    pub const EMPTY: NodeFlags = NodeFlags(0);
+
+    /// Whether every flag of `other` is set.
+    #[inline]
+    pub const fn contains(self, other: NodeFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether any flag of `other` is set.
+    #[inline]
+    pub const fn intersects(self, other: NodeFlags) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Sets the flags of `other`.
+    #[inline]
+    pub fn insert(&mut self, other: NodeFlags) {
+        self.0 |= other.0;
+    }
+
+    /// Clears the flags of `other`.
+    #[inline]
+    pub fn remove(&mut self, other: NodeFlags) {
+        self.0 &= !other.0;
+    }
+
+    /// Sets or clears the flags of `other`.
+    #[inline]
+    pub fn set(&mut self, other: NodeFlags, on: bool) {
+        if on {
+            self.insert(other);
+        } else {
+            self.remove(other);
+        }
+    }
+}
+
+impl std::ops::BitOr for NodeFlags {
+    type Output = NodeFlags;
+    #[inline]
+    fn bitor(self, other: NodeFlags) -> NodeFlags {
+        NodeFlags(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitAnd for NodeFlags {
+    type Output = NodeFlags;
+    #[inline]
+    fn bitand(self, other: NodeFlags) -> NodeFlags {
+        NodeFlags(self.0 & other.0)
+    }
+}
+
+impl std::ops::Not for NodeFlags {
+    type Output = NodeFlags;
+    #[inline]
+    fn not(self) -> NodeFlags {
+        NodeFlags(!self.0)
+    }
+}
+
+impl std::fmt::Debug for NodeFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = [
+            (flags::MEMO, "MEMO"),
+            (flags::IN_PROGRESS, "IN_PROGRESS"),
+            (flags::CYCLIC, "CYCLIC"),
+            (flags::HAS_FP, "HAS_FP"),
+            (flags::INPUT_SET, "INPUT_SET"),
+        ];
+        let mut set = f.debug_set();
+        for (flag, name) in names {
+            if self.contains(flag) {
+                set.entry(&format_args!("{name}"));
+            }
+        }
+        set.finish()
+    }
+}
 
 /// Node flags.
 pub(crate) mod flags {
+    use super::NodeFlags;
+
     /// The node has a memo: a result fingerprint (unless `no_hash`) and dependency edges,
     /// valid as of `verified_at`. Without it, the query must execute.
-    pub const MEMO: u8 = 1 << 0;
+    pub const MEMO: NodeFlags = NodeFlags(1 << 0);
     /// The query is executing (on the active stack): reading it now is a cycle.
-    pub const IN_PROGRESS: u8 = 1 << 1;
+    pub const IN_PROGRESS: NodeFlags = NodeFlags(1 << 1);
     /// The last execution was part of a cycle: never green by walking edges, always
     /// re-executed when validated (the cycle may be gone).
-    pub const CYCLIC: u8 = 1 << 2;
+    pub const CYCLIC: NodeFlags = NodeFlags(1 << 2);
     /// `fingerprint` holds the result's fingerprint.
-    pub const HAS_FP: u8 = 1 << 3;
+    pub const HAS_FP: NodeFlags = NodeFlags(1 << 3);
     /// An input node whose value was set in this session.
-    pub const INPUT_SET: u8 = 1 << 4;
+    pub const INPUT_SET: NodeFlags = NodeFlags(1 << 4);
+}
+
+/// A `u32` index that is never `u32::MAX`, stored so that `Option` of it takes no more
+/// room than the index (the niche is the all-ones pattern).
+macro_rules! compact_index {
+    ($(#[$attr:meta])* $Name:ident) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) struct $Name(std::num::NonZeroU32);
+
+        impl $Name {
+            /// The index `i`; `None` for `u32::MAX`, which has no representation.
+            #[inline]
+            pub(crate) const fn new(i: u32) -> Option<$Name> {
+                match std::num::NonZeroU32::new(!i) {
+                    Some(x) => Some($Name(x)),
+                    None => None,
+                }
+            }
+
+            /// The index `i`, which must not be `u32::MAX`.
+            #[inline]
+            pub(crate) fn from_index(i: usize) -> $Name {
+                u32::try_from(i)
+                    .ok()
+                    .and_then($Name::new)
+                    .expect(concat!(stringify!($Name), " out of range"))
+            }
+
+            #[inline]
+            pub(crate) const fn get(self) -> u32 {
+                !self.0.get()
+            }
+
+            #[inline]
+            pub(crate) const fn index(self) -> usize {
+                self.get() as usize
+            }
+        }
+
+        impl std::fmt::Debug for $Name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({})", stringify!($Name), self.get())
+            }
+        }
+    };
+}
+
+compact_index! {
+    /// Where a node's key and value live in its query's storage (`QueryStorage::slots`).
+    SlotIndex
+}
+
+compact_index! {
+    /// A node's record in the previous session's cache file (its position there).
+    PrevIndex
 }
 
 /// One node: the metadata of one memo.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
     pub kind: u16,
-    pub flags: u8,
+    pub flags: NodeFlags,
     pub durability: Durability,
     pub verified_at: Revision,
     pub changed_at: Revision,
@@ -59,17 +201,22 @@ pub(crate) struct Node {
     pub key_fp: Fingerprint,
     pub deps_start: u32,
     pub deps_len: u32,
-    /// Where the key and value live in the query's storage (`NO_SLOT` if not yet there).
-    pub slot: u32,
-    /// The node's record in the previous session's cache (`NO_PREV` if none).
-    pub prev: u32,
+    /// Where the key and value live in the query's storage (`None` if not yet there).
+    pub slot: Option<SlotIndex>,
+    /// The node's record in the previous session's cache (`None` if it had none).
+    pub prev: Option<PrevIndex>,
 }
+
+// Nodes are the bulk of the engine's memory (one per memo): the typed fields take no more
+// room than the raw integers they replace.
+const _: () = assert!(std::mem::size_of::<Node>() == 64);
+const _: () = assert!(std::mem::size_of::<Option<SlotIndex>>() == 4);
 
 impl Node {
     pub(crate) fn new(kind: u16, key_fp: Fingerprint) -> Node {
         Node {
             kind,
-            flags: 0,
+            flags: NodeFlags::EMPTY,
             durability: Durability::MAX,
             verified_at: Revision::PREVIOUS_SESSION,
             changed_at: Revision::PREVIOUS_SESSION,
@@ -77,20 +224,32 @@ impl Node {
             key_fp,
             deps_start: 0,
             deps_len: 0,
-            slot: NO_SLOT,
-            prev: NO_PREV,
+            slot: None,
+            prev: None,
         }
     }
 
     #[inline]
-    pub(crate) fn has(&self, flag: u8) -> bool {
-        self.flags & flag != 0
+    pub(crate) fn has(&self, flag: NodeFlags) -> bool {
+        self.flags.contains(flag)
     }
 
     /// The result fingerprint, if it was computed.
     #[inline]
     pub(crate) fn fp(&self) -> Option<Fingerprint> {
         self.has(flags::HAS_FP).then_some(self.fingerprint)
+    }
+
+    /// Checks (in debug builds) what holds of every node: a value cannot have changed
+    /// after it was last verified.
+    #[inline]
+    pub(crate) fn debug_check(&self) {
+        debug_assert!(
+            self.changed_at <= self.verified_at,
+            "changed at {:?} after it was verified at {:?}: {self:?}",
+            self.changed_at,
+            self.verified_at
+        );
     }
 }
 

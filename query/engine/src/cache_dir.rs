@@ -22,7 +22,8 @@ use crate::durability::Durability;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::on_disk::{
-    check_header, decode_file, disk_flags, encode_file, DiskGraph, DiskNode, LoadError, HEADER_LEN,
+    check_header, decode_file, disk_flags, encode_file, DiskFlags, DiskGraph, DiskNode, LoadError,
+    HEADER_LEN,
 };
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
@@ -218,12 +219,12 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
             let kind = kind_map[dn.kind as usize];
             let mut n = Node::new(kind, Fingerprint(dn.key_fp.0, dn.key_fp.1));
             n.flags = flags::MEMO;
-            if dn.flags & disk_flags::HAS_FP != 0 {
+            if dn.flags.contains(disk_flags::HAS_FP) {
                 n.flags.insert(flags::HAS_FP);
                 n.fingerprint = Fingerprint(dn.fp.0, dn.fp.1);
             }
             n.flags
-                .set(flags::CYCLIC, dn.flags & disk_flags::CYCLIC != 0);
+                .set(flags::CYCLIC, dn.flags.contains(disk_flags::CYCLIC));
             n.durability = Durability::from_u8(dn.durability).unwrap_or(Durability::Low);
             n.verified_at = Revision::PREVIOUS_SESSION;
             n.changed_at = Revision::PREVIOUS_SESSION;
@@ -373,13 +374,9 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
             None if vt.has_hash => (vt.hash_value)(db, id),
             None => None,
         };
-        let mut dflags = 0u8;
-        if fp.is_some() {
-            dflags |= disk_flags::HAS_FP;
-        }
-        if n.has(flags::CYCLIC) {
-            dflags |= disk_flags::CYCLIC;
-        }
+        let mut dflags = DiskFlags::EMPTY;
+        dflags.set(disk_flags::HAS_FP, fp.is_some());
+        dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
         let mut value_len = 0u32;
         if vt.has_codec {
             let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
@@ -401,7 +398,7 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
                 if v.len() < u32::MAX as usize {
                     value_len = v.len() as u32;
                     values.extend_from_slice(&v);
-                    dflags |= disk_flags::HAS_VALUE;
+                    dflags.insert(disk_flags::HAS_VALUE);
                     report.values += 1;
                 }
             }

@@ -25,92 +25,105 @@ impl NodeId {
 /// The kind of a node loaded from disk whose query no longer exists in the table.
 pub(crate) const UNKNOWN_KIND: u16 = u16::MAX;
 
-/// A set of node flags (the constants of [`flags`]), as the `bitflags` crate would
-/// write it: one byte, combined with `|`, tested with [`NodeFlags::contains`] and
-/// [`NodeFlags::intersects`].
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct NodeFlags(u8);
+/// Declares a set of one-byte flags as the `bitflags` crate would write it: combined with
+/// `|`, tested with `contains` and `intersects`, changed with `insert`, `remove` and `set`.
+macro_rules! flag_set {
+    ($(#[$attr:meta])* $Name:ident) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, PartialEq, Eq, Default)]
+        pub(crate) struct $Name(u8);
 
-impl NodeFlags {
-    /// No flag.
-    pub const EMPTY: NodeFlags = NodeFlags(0);
+        #[allow(dead_code)]
+        impl $Name {
+            /// No flag.
+            pub const EMPTY: $Name = $Name(0);
 
-    /// Whether every flag of `other` is set.
-    #[inline]
-    pub const fn contains(self, other: NodeFlags) -> bool {
-        self.0 & other.0 == other.0
-    }
+            /// The flag of bit `bit`.
+            pub(crate) const fn bit(bit: u32) -> $Name {
+                $Name(1 << bit)
+            }
 
-    /// Whether any flag of `other` is set.
-    #[inline]
-    pub const fn intersects(self, other: NodeFlags) -> bool {
-        self.0 & other.0 != 0
-    }
+            /// The flags of the byte `bits`, unknown ones included.
+            pub(crate) const fn from_bits_retain(bits: u8) -> $Name {
+                $Name(bits)
+            }
 
-    /// Sets the flags of `other`.
-    #[inline]
-    pub fn insert(&mut self, other: NodeFlags) {
-        self.0 |= other.0;
-    }
+            /// The flags as a byte.
+            pub(crate) const fn bits(self) -> u8 {
+                self.0
+            }
 
-    /// Clears the flags of `other`.
-    #[inline]
-    pub fn remove(&mut self, other: NodeFlags) {
-        self.0 &= !other.0;
-    }
+            /// Whether every flag of `other` is set.
+            #[inline]
+            pub const fn contains(self, other: $Name) -> bool {
+                self.0 & other.0 == other.0
+            }
 
-    /// Sets or clears the flags of `other`.
-    #[inline]
-    pub fn set(&mut self, other: NodeFlags, on: bool) {
-        if on {
-            self.insert(other);
-        } else {
-            self.remove(other);
-        }
-    }
-}
+            /// Whether any flag of `other` is set.
+            #[inline]
+            pub const fn intersects(self, other: $Name) -> bool {
+                self.0 & other.0 != 0
+            }
 
-impl std::ops::BitOr for NodeFlags {
-    type Output = NodeFlags;
-    #[inline]
-    fn bitor(self, other: NodeFlags) -> NodeFlags {
-        NodeFlags(self.0 | other.0)
-    }
-}
+            /// Sets the flags of `other`.
+            #[inline]
+            pub fn insert(&mut self, other: $Name) {
+                self.0 |= other.0;
+            }
 
-impl std::ops::BitAnd for NodeFlags {
-    type Output = NodeFlags;
-    #[inline]
-    fn bitand(self, other: NodeFlags) -> NodeFlags {
-        NodeFlags(self.0 & other.0)
-    }
-}
+            /// Clears the flags of `other`.
+            #[inline]
+            pub fn remove(&mut self, other: $Name) {
+                self.0 &= !other.0;
+            }
 
-impl std::ops::Not for NodeFlags {
-    type Output = NodeFlags;
-    #[inline]
-    fn not(self) -> NodeFlags {
-        NodeFlags(!self.0)
-    }
-}
-
-impl std::fmt::Debug for NodeFlags {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names = [
-            (flags::MEMO, "MEMO"),
-            (flags::IN_PROGRESS, "IN_PROGRESS"),
-            (flags::CYCLIC, "CYCLIC"),
-            (flags::HAS_FP, "HAS_FP"),
-            (flags::INPUT_SET, "INPUT_SET"),
-        ];
-        let mut set = f.debug_set();
-        for (flag, name) in names {
-            if self.contains(flag) {
-                set.entry(&format_args!("{name}"));
+            /// Sets or clears the flags of `other`.
+            #[inline]
+            pub fn set(&mut self, other: $Name, on: bool) {
+                if on {
+                    self.insert(other);
+                } else {
+                    self.remove(other);
+                }
             }
         }
-        set.finish()
-    }
+
+        impl std::ops::BitOr for $Name {
+            type Output = $Name;
+            #[inline]
+            fn bitor(self, other: $Name) -> $Name {
+                $Name(self.0 | other.0)
+            }
+        }
+
+        impl std::ops::BitAnd for $Name {
+            type Output = $Name;
+            #[inline]
+            fn bitand(self, other: $Name) -> $Name {
+                $Name(self.0 & other.0)
+            }
+        }
+
+        impl std::ops::Not for $Name {
+            type Output = $Name;
+            #[inline]
+            fn not(self) -> $Name {
+                $Name(!self.0)
+            }
+        }
+
+        impl std::fmt::Debug for $Name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:#07b})", stringify!($Name), self.0)
+            }
+        }
+    };
+}
+pub(crate) use flag_set;
+
+flag_set! {
+    /// A set of node flags (the constants of [`flags`]).
+    NodeFlags
 }
 
 /// Node flags.
@@ -119,16 +132,16 @@ pub(crate) mod flags {
 
     /// The node has a memo: a result fingerprint (unless `no_hash`) and dependency edges,
     /// valid as of `verified_at`. Without it, the query must execute.
-    pub const MEMO: NodeFlags = NodeFlags(1 << 0);
+    pub const MEMO: NodeFlags = NodeFlags::bit(0);
     /// The query is executing (on the active stack): reading it now is a cycle.
-    pub const IN_PROGRESS: NodeFlags = NodeFlags(1 << 1);
+    pub const IN_PROGRESS: NodeFlags = NodeFlags::bit(1);
     /// The last execution was part of a cycle: never green by walking edges, always
     /// re-executed when validated (the cycle may be gone).
-    pub const CYCLIC: NodeFlags = NodeFlags(1 << 2);
+    pub const CYCLIC: NodeFlags = NodeFlags::bit(2);
     /// `fingerprint` holds the result's fingerprint.
-    pub const HAS_FP: NodeFlags = NodeFlags(1 << 3);
+    pub const HAS_FP: NodeFlags = NodeFlags::bit(3);
     /// An input node whose value was set in this session.
-    pub const INPUT_SET: NodeFlags = NodeFlags(1 << 4);
+    pub const INPUT_SET: NodeFlags = NodeFlags::bit(4);
 }
 
 /// A `u32` index that is never `u32::MAX`, stored so that `Option` of it takes no more
@@ -320,5 +333,29 @@ impl Graph {
         }
         self.edges = edges;
         self.dead_edges = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_indices_and_flags() {
+        assert_eq!(SlotIndex::new(0).map(SlotIndex::get), Some(0));
+        assert_eq!(
+            SlotIndex::new(u32::MAX - 1).map(SlotIndex::get),
+            Some(u32::MAX - 1)
+        );
+        assert_eq!(SlotIndex::new(u32::MAX), None);
+        assert_eq!(PrevIndex::from_index(7).index(), 7);
+        let mut f = flags::MEMO | flags::HAS_FP;
+        assert!(f.contains(flags::MEMO) && !f.contains(flags::MEMO | flags::CYCLIC));
+        assert!(f.intersects(flags::CYCLIC | flags::HAS_FP));
+        f.set(flags::HAS_FP, false);
+        f.insert(flags::IN_PROGRESS);
+        f.remove(flags::MEMO);
+        assert_eq!(f, flags::IN_PROGRESS);
+        assert_eq!(f & !flags::IN_PROGRESS, NodeFlags::EMPTY);
     }
 }

@@ -71,13 +71,17 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
 /// in a provider) so that the database stays usable.
 fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(v) => Ok(v),
+        Ok(v) => {
+            db.runtime().debug_check_idle();
+            Ok(v)
+        }
         Err(payload) => {
             let rt = db.runtime();
             abandon_frames(rt, 0);
             rt.profiler
                 .borrow_mut()
                 .unwind_to(0, &mut rt.stats.borrow_mut());
+            rt.debug_check_idle();
             match payload.downcast::<CycleUnwind>() {
                 Ok(c) => Err((*c.0).clone()),
                 Err(payload) => resume_unwind(payload),

@@ -35,18 +35,28 @@ const FOOTER_MAGIC: [u8; 8] = *b"RILLIDX\x01";
 pub(crate) const HEADER_LEN: usize = 64;
 const FOOTER_LEN: usize = 64;
 
+crate::dep_graph::flag_set! {
+    /// The flags of a node record on disk (the constants of [`disk_flags`]).
+    DiskFlags
+}
+
 /// Node flags on disk.
 pub(crate) mod disk_flags {
-    pub const HAS_FP: u8 = 1 << 0;
-    pub const CYCLIC: u8 = 1 << 1;
-    pub const HAS_VALUE: u8 = 1 << 2;
+    use super::DiskFlags;
+
+    /// The record holds the result's fingerprint.
+    pub const HAS_FP: DiskFlags = DiskFlags::bit(0);
+    /// The last execution was part of a cycle.
+    pub const CYCLIC: DiskFlags = DiskFlags::bit(1);
+    /// The node's value is in the values section.
+    pub const HAS_VALUE: DiskFlags = DiskFlags::bit(2);
 }
 
 /// One node on disk.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DiskNode {
     pub kind: u16,
-    pub flags: u8,
+    pub flags: DiskFlags,
     pub durability: u8,
     pub key_fp: (u64, u64),
     pub fp: (u64, u64),
@@ -171,7 +181,7 @@ fn encode_graph(graph: &DiskGraph) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&count(graph.nodes.len(), "nodes")?.to_le_bytes());
     for n in &graph.nodes {
         out.extend_from_slice(&n.kind.to_le_bytes());
-        out.push(n.flags);
+        out.push(n.flags.bits());
         out.push(n.durability);
         for x in [n.key_fp.0, n.key_fp.1, n.fp.0, n.fp.1] {
             out.extend_from_slice(&x.to_le_bytes());
@@ -237,7 +247,7 @@ fn decode_graph(bytes: &[u8]) -> Result<DiskGraph, LoadError> {
         let b = r.take(NODE_RECORD)?;
         nodes.push(DiskNode {
             kind: u16::from_le_bytes([b[0], b[1]]),
-            flags: b[2],
+            flags: DiskFlags::from_bits_retain(b[2]),
             durability: b[3],
             key_fp: (u64_at(b, 4), u64_at(b, 12)),
             fp: (u64_at(b, 20), u64_at(b, 28)),
@@ -489,7 +499,7 @@ pub(crate) fn decode_file(
         edge = end;
         key_ranges.push((key_off as u32, n.key_len));
         key_off += u64::from(n.key_len);
-        if n.flags & disk_flags::HAS_VALUE != 0 {
+        if n.flags.contains(disk_flags::HAS_VALUE) {
             value_ranges.push((value_off as u32, n.value_len));
             value_off += u64::from(n.value_len);
         } else {
@@ -549,7 +559,7 @@ mod tests {
             nodes: vec![
                 DiskNode {
                     kind: 0,
-                    flags: 1,
+                    flags: disk_flags::HAS_FP,
                     durability: 0,
                     key_fp: (1, 2),
                     fp: (3, 4),
@@ -559,7 +569,7 @@ mod tests {
                 },
                 DiskNode {
                     kind: 1,
-                    flags: 1 | disk_flags::HAS_VALUE,
+                    flags: disk_flags::HAS_FP | disk_flags::HAS_VALUE,
                     durability: 2,
                     key_fp: (5, 6),
                     fp: (7, 8),
@@ -579,7 +589,7 @@ mod tests {
             nodes: (0..40u32)
                 .map(|i| DiskNode {
                     kind: (i % 3) as u16,
-                    flags: (i % 8) as u8,
+                    flags: DiskFlags::from_bits_retain((i % 8) as u8),
                     durability: (i % 3) as u8,
                     key_fp: (u64::from(i) << 33 | 1, u64::MAX - u64::from(i)),
                     fp: (u64::from(i) * 0x9e37_79b9, 7),
@@ -617,6 +627,35 @@ mod tests {
         let mut forged = encode_graph(&DiskGraph::default()).unwrap();
         forged[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(decode_graph(&forged).is_err());
+    }
+
+    #[test]
+    fn the_header_and_the_index_round_trip() {
+        let header = Header {
+            version: FORMAT_VERSION,
+            hasher: HasherKind::Xxh3.tag(),
+            build_id: build_id_fingerprint("build-1"),
+            file_len: 0x0102_0304_0506,
+            checksum: Fingerprint(7, 8),
+        };
+        let bytes = header.encode();
+        assert_eq!(bytes[..8], MAGIC);
+        assert_eq!(Header::decode(&bytes), Ok(header));
+        let mut other = bytes;
+        other[57] = 1;
+        assert_eq!(Header::decode(&other), Err(LoadError::Checksum));
+        let index = Index {
+            graph: (64, 1),
+            keys: (65, 2),
+            values: (67, 3),
+            nodes: 4,
+        };
+        assert_eq!(Index::decode(&index.encode()), Ok(index));
+        // The header of a written file is the one its fields describe.
+        let file = sample();
+        let h = check_header(&file, file.len() as u64, "build-1", HasherKind::Sip128).unwrap();
+        assert_eq!(h.file_len, file.len() as u64);
+        assert_eq!(file[..HEADER_LEN], h.encode());
     }
 
     #[test]

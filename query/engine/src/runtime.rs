@@ -4,7 +4,7 @@
 
 use crate::cache_dir::CacheDir;
 use crate::cycle::Cycle;
-use crate::dep_graph::{Graph, NodeFlags, NodeId};
+use crate::dep_graph::{flags, Graph, NodeFlags, NodeId};
 use crate::durability::{Durability, LastChanged};
 use crate::event::{Event, EventKind};
 use crate::hasher::HasherKind;
@@ -278,6 +278,18 @@ impl Runtime {
             if durability < top.durability {
                 top.durability = durability;
             }
+        }
+    }
+
+    /// Checks (in debug builds; it walks every node) that with no query executing, no
+    /// node is in progress: with the checks where a frame is pushed and popped, a node is
+    /// in progress exactly while it has a frame on the stack.
+    pub(crate) fn debug_check_idle(&self) {
+        if cfg!(debug_assertions) {
+            debug_assert!(self.stack.borrow().is_empty());
+            let g = self.graph.borrow();
+            let stuck = g.nodes.iter().find(|n| n.has(flags::IN_PROGRESS));
+            debug_assert!(stuck.is_none(), "in progress off the stack: {stuck:?}");
         }
     }
 

@@ -47,10 +47,10 @@ use shared_frontend::sema::recipe::Step;
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
 
-use query::{
-    define_queries, CacheOptions, Database, DatabaseExt, Durability, Options, StatsSnapshot,
-};
 use providers::*;
+use query::{
+    define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
+};
 pub use values::{
     CrateStructure, DefInfo, DefMap, DefSource, FileStatus, FileText, Granularity, ItemSyntax,
     PDiag, Parsed, ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
@@ -312,15 +312,19 @@ impl Session {
     /// next build (the error fixed) finds the code of the last good build.
     ///
     /// A build that found everything green writes nothing: the cache on disk already
-    /// holds this session's graph.
+    /// holds this session's graph. Everything is green when the only queries that
+    /// executed are those that execute in every session by their modifiers
+    /// ([`query::Flags::executes_every_session`]: the file reads, and the list of code
+    /// handed to the linker, neither hashed nor persisted).
     pub fn finish(&mut self, out: &mut Build) {
         let start = Instant::now();
         let stats = self.db.stats();
         let unchanged = stats.engine.cache_bytes_read > 0
             && self.db.runtime().verify_mismatches().is_empty()
-            && stats.queries.iter().all(|(kind, q)| {
-                q.executed == 0 || matches!(kind.as_str(), "file_text" | "program_code")
-            });
+            && stats
+                .queries
+                .values()
+                .all(|q| q.executed == 0 || q.flags.executes_every_session());
         if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() && !unchanged {
             let report = self.db.save();
             out.warnings.extend(report.warnings);
@@ -351,6 +355,36 @@ pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: Buil
 /// [`build`] from the file system.
 pub fn build_path(root: &Path, goal: Goal, options: BuildOptions) -> Build {
     build(Arc::new(FsLoader), root, goal, options)
+}
+
+/// The key of an event of the engine's log as a person reads it: an item as its def path
+/// (`crate::geometry::area`, from the item's own `def_info`), a file as its path, `()` as
+/// nothing; any other key as `Debug` shows it.
+pub fn event_key(db: &RillDb, event: &Event) -> String {
+    if let Some(def) = query::event_key::<RillDb, DefId>(db, event) {
+        return match db.def_info(def) {
+            Some(info) => info.path.to_string(),
+            None => format!("{def:?}"),
+        };
+    }
+    if let Some(path) = query::event_key::<RillDb, PathBuf>(db, event) {
+        return path.display().to_string();
+    }
+    if query::event_key::<RillDb, ()>(db, event).is_some() {
+        return String::new();
+    }
+    event.key.clone()
+}
+
+/// An event as one line of the log, its key shown by [`event_key`]:
+/// `executed optimize(crate::geometry::area)`.
+pub fn format_event(db: &RillDb, event: &Event) -> String {
+    format!(
+        "{} {}({})",
+        event.kind.as_str(),
+        event.query,
+        event_key(db, event)
+    )
 }
 
 /// The source map of the crate's files, in load order (the same ids as the pipeline's).

@@ -1,11 +1,17 @@
 //! Minimality of the query driver on hand-written edit histories: what re-executes after
 //! an edit, build after build on one cache directory (a new session per build, as `rill`
 //! processes run).
+//!
+//! Each test shows the queries that executed, by kind and key (an item by its def path),
+//! as a snapshot (`expect-test`; `UPDATE_EXPECT=1 cargo test` rewrites them), beside the
+//! counts it asserts.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use query_driver::{self as rill, Build, BuildOptions, Goal};
+use expect_test::{expect, Expect};
+use query::{Database, EventKind};
+use query_driver::{self as rill, Build, BuildOptions, Goal, RillDb, Session};
 use shared_frontend::sema::modules::MemLoader;
 
 const MAIN: &str = "mod geometry;
@@ -81,17 +87,23 @@ impl Project {
 
     /// A build on the persistent cache.
     fn build(&self) -> Build {
-        let b = rill::build(
-            self.loader(),
-            Path::new("main.rs"),
-            Goal::Image,
-            BuildOptions {
-                cache_dir: Some(self.cache.path().to_path_buf()),
-                ..BuildOptions::default()
-            },
-        );
+        self.build_logged().0
+    }
+
+    /// A build on the persistent cache in a new session, as `rill` runs one, and the
+    /// queries that executed in it ([`executed_log`]).
+    fn build_logged(&self) -> (Build, String) {
+        let mut options = BuildOptions {
+            cache_dir: Some(self.cache.path().to_path_buf()),
+            ..BuildOptions::default()
+        };
+        options.engine.event_log = true;
+        let mut session = Session::new(self.loader(), Path::new("main.rs"), Goal::Image, options);
+        let mut b = session.build(Goal::Image);
+        session.finish(&mut b);
         assert!(!b.has_errors(), "{:?}", b.diagnostics);
-        b
+        let log = executed_log(&session.db);
+        (b, log)
     }
 
     /// A build from scratch, for comparison.
@@ -109,8 +121,125 @@ fn executed(b: &Build, kind: &str) -> u64 {
     b.stats.queries.get(kind).map_or(0, |q| q.executed)
 }
 
+/// The queries that executed, one per line as `kind(key)`, in the order of the query table
+/// (file reads first, code last) and by key within a kind, so that the log does not
+/// depend on the order in which providers happen to read.
+fn executed_log(db: &RillDb) -> String {
+    let rank = |query: &str| RillDb::KINDS.iter().position(|k| k.name == query);
+    let mut lines: Vec<_> = db
+        .runtime()
+        .take_events()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Executed)
+        .map(|e| (rank(e.query), e.query, rill::event_key(db, &e)))
+        .collect();
+    lines.sort();
+    let mut log = String::new();
+    for (_, query, key) in lines {
+        log.push_str(&format!("{query}({key})\n"));
+    }
+    log
+}
+
+fn check_log(log: &str, expected: Expect) {
+    expected.assert_eq(log);
+}
+
 fn image(b: &Build) -> u128 {
     b.image.as_ref().expect("linked").hash()
+}
+
+#[test]
+fn a_build_from_scratch_executes_every_query_once() {
+    let p = Project::new();
+    let (first, log) = p.build_logged();
+    // Five functions: `main`, `area`, `perimeter`, `twice`, `clamp`.
+    assert_eq!(executed(&first, "codegen"), 5);
+    assert_eq!(executed(&first, "typeck"), 5);
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(geometry.rs)
+        parse_file(main.rs)
+        parse_file(util.rs)
+        file_skeleton(geometry.rs)
+        file_skeleton(main.rs)
+        file_skeleton(util.rs)
+        file_status(geometry.rs)
+        file_status(geometry/mod.rs)
+        file_status(main.rs)
+        file_status(util.rs)
+        file_status(util/mod.rs)
+        def_map()
+        crate_structure()
+        structure_diagnostics()
+        crate_fatal()
+        crate_files()
+        crate_defs()
+        def_info(crate::geometry::Point)
+        def_info(crate::geometry::area)
+        def_info(crate::geometry::perimeter)
+        def_info(crate::main)
+        def_info(crate::util::LIMIT)
+        def_info(crate::util::clamp)
+        def_info(crate::util::twice)
+        def_source(crate::geometry::Point)
+        def_source(crate::geometry::area)
+        def_source(crate::geometry::perimeter)
+        def_source(crate::main)
+        def_source(crate::util::LIMIT)
+        def_source(crate::util::clamp)
+        def_source(crate::util::twice)
+        module_scope(crate)
+        module_scope(crate::geometry)
+        module_scope(crate::util)
+        item_ast(crate::geometry::Point)
+        item_ast(crate::geometry::area)
+        item_ast(crate::geometry::perimeter)
+        item_ast(crate::main)
+        item_ast(crate::util::LIMIT)
+        item_ast(crate::util::clamp)
+        item_ast(crate::util::twice)
+        fn_sig(crate::geometry::area)
+        fn_sig(crate::geometry::perimeter)
+        fn_sig(crate::main)
+        fn_sig(crate::util::clamp)
+        fn_sig(crate::util::twice)
+        struct_fields(crate::geometry::Point)
+        const_ty(crate::util::LIMIT)
+        const_value(crate::util::LIMIT)
+        check_struct(crate::geometry::Point)
+        typeck(crate::geometry::area)
+        typeck(crate::geometry::perimeter)
+        typeck(crate::main)
+        typeck(crate::util::clamp)
+        typeck(crate::util::twice)
+        typeck_diagnostics(crate::geometry::area)
+        typeck_diagnostics(crate::geometry::perimeter)
+        typeck_diagnostics(crate::main)
+        typeck_diagnostics(crate::util::clamp)
+        typeck_diagnostics(crate::util::twice)
+        main_fn()
+        check_main()
+        crate_diagnostics()
+        optimize(crate::geometry::area)
+        optimize(crate::geometry::perimeter)
+        optimize(crate::main)
+        optimize(crate::util::clamp)
+        optimize(crate::util::twice)
+        codegen(crate::geometry::area)
+        codegen(crate::geometry::perimeter)
+        codegen(crate::main)
+        codegen(crate::util::clamp)
+        codegen(crate::util::twice)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]
@@ -118,19 +247,28 @@ fn no_change_re_executes_nothing_but_the_file_reads() {
     let p = Project::new();
     let first = p.build();
     assert_eq!(executed(&first, "codegen"), 5);
-    let again = p.build();
+    let (again, log) = p.build_logged();
     for (kind, q) in &again.stats.queries {
-        let expected = match kind.as_str() {
-            // Inputs read from the outside world, and the linker's input list (never
-            // hashed, never persisted).
-            "file_text" | "program_code" => q.executed,
-            _ => 0,
-        };
-        assert_eq!(q.executed, expected, "{kind} re-executed");
+        // Only queries that execute in every session by their modifiers: the reads of
+        // the outside world, and the linker's input list (never hashed, never persisted).
+        if !q.flags.executes_every_session() {
+            assert_eq!(q.executed, 0, "{kind} re-executed");
+        }
     }
     // The three files, and the module-file candidates that were probed.
     assert!(executed(&again, "file_text") >= 3);
     assert_eq!(image(&again), image(&first));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]
@@ -138,7 +276,7 @@ fn a_comment_at_the_top_of_a_file_re_executes_no_codegen() {
     let mut p = Project::new();
     let first = p.build();
     p.edit("geometry.rs", |t| format!("// Points and shapes.\n\n{t}"));
-    let b = p.build();
+    let (b, log) = p.build_logged();
     assert_eq!(executed(&b, "codegen"), 0);
     assert_eq!(executed(&b, "typeck"), 0);
     assert_eq!(executed(&b, "fn_sig"), 0);
@@ -146,6 +284,57 @@ fn a_comment_at_the_top_of_a_file_re_executes_no_codegen() {
     assert_eq!(executed(&b, "parse_file"), 1);
     assert_eq!(image(&b), image(&first));
     assert_eq!(image(&b), image(&p.scratch()));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(geometry.rs)
+        file_skeleton(geometry.rs)
+        file_status(geometry.rs)
+        item_ast(crate::geometry::Point)
+        item_ast(crate::geometry::area)
+        item_ast(crate::geometry::perimeter)
+        program_code()
+    "#]],
+    );
+}
+
+#[test]
+fn whitespace_in_a_body_stops_at_the_optimized_ir() {
+    let mut p = Project::new();
+    let first = p.build();
+    p.edit("geometry.rs", |t| t.replace("p.x * p.y", "p.x  *  p.y"));
+    let (b, log) = p.build_logged();
+    // The item's text changed: it is checked and lowered again, to the same IR.
+    assert_eq!(executed(&b, "typeck"), 1);
+    assert_eq!(executed(&b, "optimize"), 1);
+    assert_eq!(executed(&b, "codegen"), 0);
+    assert_eq!(image(&b), image(&first));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(geometry.rs)
+        file_skeleton(geometry.rs)
+        file_status(geometry.rs)
+        item_ast(crate::geometry::Point)
+        item_ast(crate::geometry::area)
+        item_ast(crate::geometry::perimeter)
+        fn_sig(crate::geometry::area)
+        typeck(crate::geometry::area)
+        typeck_diagnostics(crate::geometry::area)
+        optimize(crate::geometry::area)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]
@@ -153,7 +342,7 @@ fn one_function_body_edit_re_executes_exactly_one_codegen() {
     let mut p = Project::new();
     p.build();
     p.edit("geometry.rs", |t| t.replace("p.x * p.y", "p.x * p.y + 1"));
-    let b = p.build();
+    let (b, log) = p.build_logged();
     assert_eq!(executed(&b, "codegen"), 1);
     assert_eq!(executed(&b, "typeck"), 1);
     // The signature is computed again from the edited item and cut off: no caller is
@@ -161,6 +350,60 @@ fn one_function_body_edit_re_executes_exactly_one_codegen() {
     assert!(executed(&b, "fn_sig") <= 1);
     assert_eq!(image(&b), image(&p.scratch()));
     assert_ne!(image(&b), image(&Project::new().scratch()));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(geometry.rs)
+        file_skeleton(geometry.rs)
+        file_status(geometry.rs)
+        item_ast(crate::geometry::Point)
+        item_ast(crate::geometry::area)
+        item_ast(crate::geometry::perimeter)
+        fn_sig(crate::geometry::area)
+        typeck(crate::geometry::area)
+        typeck_diagnostics(crate::geometry::area)
+        optimize(crate::geometry::area)
+        codegen(crate::geometry::area)
+        program_code()
+    "#]],
+    );
+}
+
+#[test]
+fn a_body_edit_in_the_root_file_re_executes_only_that_function() {
+    let mut p = Project::new();
+    p.build();
+    p.edit("main.rs", |t| t.replace("twice(21)", "twice(22)"));
+    let (b, log) = p.build_logged();
+    assert_eq!(executed(&b, "typeck"), 1);
+    assert_eq!(executed(&b, "codegen"), 1);
+    assert_eq!(executed(&b, "parse_file"), 1);
+    assert_eq!(image(&b), image(&p.scratch()));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(main.rs)
+        file_skeleton(main.rs)
+        file_status(main.rs)
+        item_ast(crate::main)
+        fn_sig(crate::main)
+        typeck(crate::main)
+        typeck_diagnostics(crate::main)
+        optimize(crate::main)
+        codegen(crate::main)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]
@@ -170,10 +413,31 @@ fn a_body_edit_that_keeps_the_code_stops_before_codegen() {
     // Longer text, same tokens' meaning: the item moves, its relative spans change, its
     // code does not.
     p.edit("util.rs", |t| t.replace("x * 2", "(x) * 2"));
-    let b = p.build();
+    let (b, log) = p.build_logged();
     assert_eq!(executed(&b, "typeck"), 1);
     assert_eq!(executed(&b, "codegen"), 0);
     assert_eq!(image(&b), image(&first));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(util.rs)
+        file_skeleton(util.rs)
+        file_status(util.rs)
+        item_ast(crate::util::LIMIT)
+        item_ast(crate::util::clamp)
+        item_ast(crate::util::twice)
+        fn_sig(crate::util::twice)
+        typeck(crate::util::twice)
+        typeck_diagnostics(crate::util::twice)
+        optimize(crate::util::twice)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]
@@ -186,10 +450,39 @@ fn a_signature_edit_re_checks_the_callers() {
             "pub fn twice(x: i32) -> i64 {\n    x as i64 * 2",
         )
     });
-    let b = p.build();
+    let (b, log) = p.build_logged();
     // `twice` itself and `main`, its only caller; nothing in geometry.rs.
     assert_eq!(executed(&b, "typeck"), 2);
     assert_eq!(image(&b), image(&p.scratch()));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(main.rs)
+        parse_file(util.rs)
+        file_skeleton(util.rs)
+        file_status(util.rs)
+        item_ast(crate::main)
+        item_ast(crate::util::LIMIT)
+        item_ast(crate::util::clamp)
+        item_ast(crate::util::twice)
+        fn_sig(crate::util::twice)
+        typeck(crate::main)
+        typeck(crate::util::twice)
+        typeck_diagnostics(crate::main)
+        typeck_diagnostics(crate::util::twice)
+        crate_diagnostics()
+        optimize(crate::main)
+        optimize(crate::util::twice)
+        codegen(crate::main)
+        codegen(crate::util::twice)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]
@@ -199,12 +492,188 @@ fn a_const_value_edit_re_executes_only_its_users() {
     p.edit("util.rs", |t| {
         t.replace("LIMIT: i64 = 100", "LIMIT: i64 = 7")
     });
-    let b = p.build();
+    let (b, log) = p.build_logged();
     assert_eq!(executed(&b, "const_value"), 1);
     // `clamp` and `main` read LIMIT: their bodies are lowered again (values are folded
     // into the code); nobody else's.
     assert_eq!(executed(&b, "optimize"), 2);
     assert_eq!(image(&b), image(&p.scratch()));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(main.rs)
+        parse_file(util.rs)
+        file_skeleton(util.rs)
+        file_status(util.rs)
+        item_ast(crate::main)
+        item_ast(crate::util::LIMIT)
+        item_ast(crate::util::clamp)
+        item_ast(crate::util::twice)
+        const_ty(crate::util::LIMIT)
+        const_value(crate::util::LIMIT)
+        typeck(crate::main)
+        typeck(crate::util::clamp)
+        crate_diagnostics()
+        optimize(crate::main)
+        optimize(crate::util::clamp)
+        codegen(crate::main)
+        codegen(crate::util::clamp)
+        program_code()
+    "#]],
+    );
+}
+
+#[test]
+fn adding_a_function_compiles_it_alone() {
+    let mut p = Project::new();
+    p.build();
+    p.edit("geometry.rs", |t| {
+        format!("{t}\npub fn diagonal_sq(p: Point) -> i64 {{\n    p.x * p.x + p.y * p.y\n}}\n")
+    });
+    let (b, log) = p.build_logged();
+    // The crate's structure changed, so every item is looked up again (and cut off).
+    // geometry.rs's scope changed: its functions and `main`, which resolves paths through
+    // it, are checked and lowered again; util.rs's are not. Only the new function's IR is
+    // new, so only it is compiled.
+    assert_eq!(executed(&b, "typeck"), 4);
+    assert_eq!(executed(&b, "optimize"), 4);
+    assert_eq!(executed(&b, "codegen"), 1);
+    assert_eq!(image(&b), image(&p.scratch()));
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(geometry.rs)
+        parse_file(main.rs)
+        file_skeleton(geometry.rs)
+        file_status(geometry.rs)
+        def_map()
+        crate_structure()
+        structure_diagnostics()
+        crate_fatal()
+        crate_files()
+        crate_defs()
+        def_info(crate::geometry::Point)
+        def_info(crate::geometry::area)
+        def_info(crate::geometry::diagonal_sq)
+        def_info(crate::geometry::perimeter)
+        def_info(crate::main)
+        def_info(crate::util::LIMIT)
+        def_info(crate::util::clamp)
+        def_info(crate::util::twice)
+        def_source(crate::geometry::Point)
+        def_source(crate::geometry::area)
+        def_source(crate::geometry::diagonal_sq)
+        def_source(crate::geometry::perimeter)
+        def_source(crate::main)
+        def_source(crate::util::LIMIT)
+        def_source(crate::util::clamp)
+        def_source(crate::util::twice)
+        module_scope(crate)
+        module_scope(crate::geometry)
+        module_scope(crate::util)
+        item_ast(crate::geometry::Point)
+        item_ast(crate::geometry::area)
+        item_ast(crate::geometry::diagonal_sq)
+        item_ast(crate::geometry::perimeter)
+        item_ast(crate::main)
+        fn_sig(crate::geometry::area)
+        fn_sig(crate::geometry::diagonal_sq)
+        fn_sig(crate::geometry::perimeter)
+        struct_fields(crate::geometry::Point)
+        typeck(crate::geometry::area)
+        typeck(crate::geometry::diagonal_sq)
+        typeck(crate::geometry::perimeter)
+        typeck(crate::main)
+        typeck_diagnostics(crate::geometry::area)
+        typeck_diagnostics(crate::geometry::diagonal_sq)
+        typeck_diagnostics(crate::geometry::perimeter)
+        typeck_diagnostics(crate::main)
+        crate_diagnostics()
+        optimize(crate::geometry::area)
+        optimize(crate::geometry::diagonal_sq)
+        optimize(crate::geometry::perimeter)
+        optimize(crate::main)
+        codegen(crate::geometry::diagonal_sq)
+        program_code()
+    "#]],
+    );
+}
+
+#[test]
+fn removing_a_function_compiles_nothing_again() {
+    let mut p = Project::new();
+    let first = p.build();
+    p.edit("geometry.rs", |t| {
+        t.replace(
+            "\npub fn perimeter(p: Point) -> i64 {\n    2 * (p.x + p.y)\n}\n",
+            "",
+        )
+    });
+    let (b, log) = p.build_logged();
+    // As for an addition: the users of geometry.rs's scope are checked again, to the same
+    // code, and the removed function's code is no longer linked.
+    assert_eq!(executed(&b, "typeck"), 2);
+    assert_eq!(executed(&b, "codegen"), 0);
+    assert_eq!(image(&b), image(&p.scratch()));
+    assert_ne!(image(&b), image(&first), "one function less");
+    check_log(
+        &log,
+        expect![[r#"
+        file_text(geometry.rs)
+        file_text(geometry/mod.rs)
+        file_text(main.rs)
+        file_text(util.rs)
+        file_text(util/mod.rs)
+        parse_file(geometry.rs)
+        parse_file(main.rs)
+        file_skeleton(geometry.rs)
+        file_status(geometry.rs)
+        def_map()
+        crate_structure()
+        structure_diagnostics()
+        crate_fatal()
+        crate_files()
+        crate_defs()
+        def_info(crate::geometry::Point)
+        def_info(crate::geometry::area)
+        def_info(crate::main)
+        def_info(crate::util::LIMIT)
+        def_info(crate::util::clamp)
+        def_info(crate::util::twice)
+        def_source(crate::geometry::Point)
+        def_source(crate::geometry::area)
+        def_source(crate::main)
+        def_source(crate::util::LIMIT)
+        def_source(crate::util::clamp)
+        def_source(crate::util::twice)
+        module_scope(crate)
+        module_scope(crate::geometry)
+        module_scope(crate::util)
+        item_ast(crate::geometry::Point)
+        item_ast(crate::geometry::area)
+        item_ast(crate::main)
+        fn_sig(crate::geometry::area)
+        struct_fields(crate::geometry::Point)
+        typeck(crate::geometry::area)
+        typeck(crate::main)
+        typeck_diagnostics(crate::geometry::area)
+        typeck_diagnostics(crate::main)
+        crate_diagnostics()
+        optimize(crate::geometry::area)
+        optimize(crate::main)
+        program_code()
+    "#]],
+    );
 }
 
 #[test]

@@ -17,12 +17,13 @@
 //! did not change (decoded or not) and every key of the previous file are copied the same
 //! way rather than encoded again.
 
-use crate::dep_graph::{flags, Node, NodeId, UNKNOWN_KIND};
+use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::Durability;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::on_disk::{
-    check_header, decode_file, disk_flags, encode_file, DiskGraph, DiskNode, LoadError, HEADER_LEN,
+    check_header, decode_file, disk_flags, encode_file, DiskFlags, DiskGraph, DiskNode, LoadError,
+    HEADER_LEN,
 };
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
@@ -218,20 +219,21 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
             let kind = kind_map[dn.kind as usize];
             let mut n = Node::new(kind, Fingerprint(dn.key_fp.0, dn.key_fp.1));
             n.flags = flags::MEMO;
-            if dn.flags & disk_flags::HAS_FP != 0 {
-                n.flags |= flags::HAS_FP;
+            if dn.flags.contains(disk_flags::HAS_FP) {
+                n.flags.insert(flags::HAS_FP);
                 n.fingerprint = Fingerprint(dn.fp.0, dn.fp.1);
             }
-            if dn.flags & disk_flags::CYCLIC != 0 {
-                n.flags |= flags::CYCLIC;
-            }
+            n.flags
+                .set(flags::CYCLIC, dn.flags.contains(disk_flags::CYCLIC));
             n.durability = Durability::from_u8(dn.durability).unwrap_or(Durability::Low);
             n.verified_at = Revision::PREVIOUS_SESSION;
             n.changed_at = Revision::PREVIOUS_SESSION;
             n.deps_start = g.edges.len() as u32;
             n.deps_len = dn.deps_len;
-            n.prev = i as u32;
+            n.prev = Some(PrevIndex::from_index(i));
             for &d in &graph.edges[edge..edge + dn.deps_len as usize] {
+                // Checked by `decode_file`: the file is in dependency order.
+                debug_assert!((d as usize) < i, "an edge to a later node");
                 g.edges.push(NodeId(d));
             }
             edge += dn.deps_len as usize;
@@ -315,14 +317,14 @@ fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()
 
 /// Whether a node's memo is valid at the current revision (and so may be persisted).
 fn is_current(rt: &Runtime, n: &Node) -> bool {
-    if n.kind == UNKNOWN_KIND || n.flags & flags::IN_PROGRESS != 0 {
+    if n.kind == UNKNOWN_KIND || n.has(flags::IN_PROGRESS) {
         return false;
     }
     if rt.kind_flags[n.kind as usize].contains(Flags::INPUT) {
-        return n.flags & flags::INPUT_SET != 0;
+        return n.has(flags::INPUT_SET);
     }
     let rev = rt.revision.get();
-    n.flags & flags::MEMO != 0
+    n.has(flags::MEMO)
         && (n.verified_at == rev
             || n.verified_at >= Revision::START
                 && rt
@@ -360,7 +362,7 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         // A node of the previous file has the same key bytes (same kind and key
         // fingerprint) and, if it did not change in this session, the same value bytes:
         // they are copied rather than encoded again.
-        let key = match prev.and_then(|p| p.key_bytes(n.prev)) {
+        let key = match prev.zip(n.prev).and_then(|(p, i)| p.key_bytes(i)) {
             Some(k) => Cow::Borrowed(k),
             None => match (vt.encode_key)(db, id) {
                 Some(k) => Cow::Owned(k),
@@ -372,18 +374,15 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
             None if vt.has_hash => (vt.hash_value)(db, id),
             None => None,
         };
-        let mut dflags = 0u8;
-        if fp.is_some() {
-            dflags |= disk_flags::HAS_FP;
-        }
-        if n.flags & flags::CYCLIC != 0 {
-            dflags |= disk_flags::CYCLIC;
-        }
+        let mut dflags = DiskFlags::EMPTY;
+        dflags.set(disk_flags::HAS_FP, fp.is_some());
+        dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
         let mut value_len = 0u32;
         if vt.has_codec {
             let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
             let value = match prev
-                .and_then(|p| p.value_bytes(n.prev))
+                .zip(n.prev)
+                .and_then(|(p, i)| p.value_bytes(i))
                 .filter(|_| unchanged)
             {
                 Some(bytes) => {
@@ -399,12 +398,15 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
                 if v.len() < u32::MAX as usize {
                     value_len = v.len() as u32;
                     values.extend_from_slice(&v);
-                    dflags |= disk_flags::HAS_VALUE;
+                    dflags.insert(disk_flags::HAS_VALUE);
                     report.values += 1;
                 }
             }
         }
         let fp = fp.unwrap_or(Fingerprint::ZERO);
+        // Invariant: the file is in dependency order (edges point to earlier nodes), which
+        // `decode_file` checks when it is loaded.
+        debug_assert!(deps_buf.iter().all(|&d| (d as usize) < out.nodes.len()));
         out.edges.extend_from_slice(&deps_buf);
         new_index[id.index()] = out.nodes.len() as u32;
         out.nodes.push(DiskNode {

@@ -24,32 +24,187 @@ impl NodeId {
 
 /// The kind of a node loaded from disk whose query no longer exists in the table.
 pub(crate) const UNKNOWN_KIND: u16 = u16::MAX;
-/// `Node::slot` of a node whose key is not in its query's storage yet.
-pub(crate) const NO_SLOT: u32 = u32::MAX;
-/// `Node::prev` of a node that was not in the previous session's cache.
-pub(crate) const NO_PREV: u32 = u32::MAX;
+
+/// Declares a set of one-byte flags as the `bitflags` crate would write it: combined with
+/// `|`, tested with `contains` and `intersects`, changed with `insert`, `remove` and `set`.
+macro_rules! flag_set {
+    ($(#[$attr:meta])* $Name:ident) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, PartialEq, Eq, Default)]
+        pub(crate) struct $Name(u8);
+
+        #[allow(dead_code)]
+        impl $Name {
+            /// No flag.
+            pub const EMPTY: $Name = $Name(0);
+
+            /// The flag of bit `bit`.
+            pub(crate) const fn bit(bit: u32) -> $Name {
+                $Name(1 << bit)
+            }
+
+            /// The flags of the byte `bits`, unknown ones included.
+            pub(crate) const fn from_bits_retain(bits: u8) -> $Name {
+                $Name(bits)
+            }
+
+            /// The flags as a byte.
+            pub(crate) const fn bits(self) -> u8 {
+                self.0
+            }
+
+            /// Whether every flag of `other` is set.
+            #[inline]
+            pub const fn contains(self, other: $Name) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// Whether any flag of `other` is set.
+            #[inline]
+            pub const fn intersects(self, other: $Name) -> bool {
+                self.0 & other.0 != 0
+            }
+
+            /// Sets the flags of `other`.
+            #[inline]
+            pub fn insert(&mut self, other: $Name) {
+                self.0 |= other.0;
+            }
+
+            /// Clears the flags of `other`.
+            #[inline]
+            pub fn remove(&mut self, other: $Name) {
+                self.0 &= !other.0;
+            }
+
+            /// Sets or clears the flags of `other`.
+            #[inline]
+            pub fn set(&mut self, other: $Name, on: bool) {
+                if on {
+                    self.insert(other);
+                } else {
+                    self.remove(other);
+                }
+            }
+        }
+
+        impl std::ops::BitOr for $Name {
+            type Output = $Name;
+            #[inline]
+            fn bitor(self, other: $Name) -> $Name {
+                $Name(self.0 | other.0)
+            }
+        }
+
+        impl std::ops::BitAnd for $Name {
+            type Output = $Name;
+            #[inline]
+            fn bitand(self, other: $Name) -> $Name {
+                $Name(self.0 & other.0)
+            }
+        }
+
+        impl std::ops::Not for $Name {
+            type Output = $Name;
+            #[inline]
+            fn not(self) -> $Name {
+                $Name(!self.0)
+            }
+        }
+
+        impl std::fmt::Debug for $Name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:#07b})", stringify!($Name), self.0)
+            }
+        }
+    };
+}
+pub(crate) use flag_set;
+
+flag_set! {
+    /// A set of node flags (the constants of [`flags`]).
+    NodeFlags
+}
 
 /// Node flags.
 pub(crate) mod flags {
+    use super::NodeFlags;
+
     /// The node has a memo: a result fingerprint (unless `no_hash`) and dependency edges,
     /// valid as of `verified_at`. Without it, the query must execute.
-    pub const MEMO: u8 = 1 << 0;
+    pub const MEMO: NodeFlags = NodeFlags::bit(0);
     /// The query is executing (on the active stack): reading it now is a cycle.
-    pub const IN_PROGRESS: u8 = 1 << 1;
+    pub const IN_PROGRESS: NodeFlags = NodeFlags::bit(1);
     /// The last execution was part of a cycle: never green by walking edges, always
     /// re-executed when validated (the cycle may be gone).
-    pub const CYCLIC: u8 = 1 << 2;
+    pub const CYCLIC: NodeFlags = NodeFlags::bit(2);
     /// `fingerprint` holds the result's fingerprint.
-    pub const HAS_FP: u8 = 1 << 3;
+    pub const HAS_FP: NodeFlags = NodeFlags::bit(3);
     /// An input node whose value was set in this session.
-    pub const INPUT_SET: u8 = 1 << 4;
+    pub const INPUT_SET: NodeFlags = NodeFlags::bit(4);
+}
+
+/// A `u32` index that is never `u32::MAX`, stored so that `Option` of it takes no more
+/// room than the index (the niche is the all-ones pattern).
+macro_rules! compact_index {
+    ($(#[$attr:meta])* $Name:ident) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) struct $Name(std::num::NonZeroU32);
+
+        impl $Name {
+            /// The index `i`; `None` for `u32::MAX`, which has no representation.
+            #[inline]
+            pub(crate) const fn new(i: u32) -> Option<$Name> {
+                match std::num::NonZeroU32::new(!i) {
+                    Some(x) => Some($Name(x)),
+                    None => None,
+                }
+            }
+
+            /// The index `i`, which must not be `u32::MAX`.
+            #[inline]
+            pub(crate) fn from_index(i: usize) -> $Name {
+                u32::try_from(i)
+                    .ok()
+                    .and_then($Name::new)
+                    .expect(concat!(stringify!($Name), " out of range"))
+            }
+
+            #[inline]
+            pub(crate) const fn get(self) -> u32 {
+                !self.0.get()
+            }
+
+            #[inline]
+            pub(crate) const fn index(self) -> usize {
+                self.get() as usize
+            }
+        }
+
+        impl std::fmt::Debug for $Name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({})", stringify!($Name), self.get())
+            }
+        }
+    };
+}
+
+compact_index! {
+    /// Where a node's key and value live in its query's storage (`QueryStorage::slots`).
+    SlotIndex
+}
+
+compact_index! {
+    /// A node's record in the previous session's cache file (its position there).
+    PrevIndex
 }
 
 /// One node: the metadata of one memo.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
     pub kind: u16,
-    pub flags: u8,
+    pub flags: NodeFlags,
     pub durability: Durability,
     pub verified_at: Revision,
     pub changed_at: Revision,
@@ -59,17 +214,22 @@ pub(crate) struct Node {
     pub key_fp: Fingerprint,
     pub deps_start: u32,
     pub deps_len: u32,
-    /// Where the key and value live in the query's storage (`NO_SLOT` if not yet there).
-    pub slot: u32,
-    /// The node's record in the previous session's cache (`NO_PREV` if none).
-    pub prev: u32,
+    /// Where the key and value live in the query's storage (`None` if not yet there).
+    pub slot: Option<SlotIndex>,
+    /// The node's record in the previous session's cache (`None` if it had none).
+    pub prev: Option<PrevIndex>,
 }
+
+// Nodes are the bulk of the engine's memory (one per memo): the typed fields take no more
+// room than the raw integers they replace.
+const _: () = assert!(std::mem::size_of::<Node>() == 64);
+const _: () = assert!(std::mem::size_of::<Option<SlotIndex>>() == 4);
 
 impl Node {
     pub(crate) fn new(kind: u16, key_fp: Fingerprint) -> Node {
         Node {
             kind,
-            flags: 0,
+            flags: NodeFlags::EMPTY,
             durability: Durability::MAX,
             verified_at: Revision::PREVIOUS_SESSION,
             changed_at: Revision::PREVIOUS_SESSION,
@@ -77,20 +237,32 @@ impl Node {
             key_fp,
             deps_start: 0,
             deps_len: 0,
-            slot: NO_SLOT,
-            prev: NO_PREV,
+            slot: None,
+            prev: None,
         }
     }
 
     #[inline]
-    pub(crate) fn has(&self, flag: u8) -> bool {
-        self.flags & flag != 0
+    pub(crate) fn has(&self, flag: NodeFlags) -> bool {
+        self.flags.contains(flag)
     }
 
     /// The result fingerprint, if it was computed.
     #[inline]
     pub(crate) fn fp(&self) -> Option<Fingerprint> {
         self.has(flags::HAS_FP).then_some(self.fingerprint)
+    }
+
+    /// Checks (in debug builds) what holds of every node: a value cannot have changed
+    /// after it was last verified.
+    #[inline]
+    pub(crate) fn debug_check(&self) {
+        debug_assert!(
+            self.changed_at <= self.verified_at,
+            "changed at {:?} after it was verified at {:?}: {self:?}",
+            self.changed_at,
+            self.verified_at
+        );
     }
 }
 
@@ -161,5 +333,29 @@ impl Graph {
         }
         self.edges = edges;
         self.dead_edges = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_indices_and_flags() {
+        assert_eq!(SlotIndex::new(0).map(SlotIndex::get), Some(0));
+        assert_eq!(
+            SlotIndex::new(u32::MAX - 1).map(SlotIndex::get),
+            Some(u32::MAX - 1)
+        );
+        assert_eq!(SlotIndex::new(u32::MAX), None);
+        assert_eq!(PrevIndex::from_index(7).index(), 7);
+        let mut f = flags::MEMO | flags::HAS_FP;
+        assert!(f.contains(flags::MEMO) && !f.contains(flags::MEMO | flags::CYCLIC));
+        assert!(f.intersects(flags::CYCLIC | flags::HAS_FP));
+        f.set(flags::HAS_FP, false);
+        f.insert(flags::IN_PROGRESS);
+        f.remove(flags::MEMO);
+        assert_eq!(f, flags::IN_PROGRESS);
+        assert_eq!(f & !flags::IN_PROGRESS, NodeFlags::EMPTY);
     }
 }

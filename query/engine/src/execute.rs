@@ -4,7 +4,7 @@
 
 use crate::backdate::{result_changed, OldMemo};
 use crate::cycle::{abandon_frames, CycleUnwind};
-use crate::dep_graph::{flags, NodeId, NO_SLOT};
+use crate::dep_graph::{flags, NodeId};
 use crate::event::EventKind;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::StableHasher;
@@ -27,7 +27,10 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
         let mut g = rt.graph.borrow_mut();
         let n = g.node_mut(node);
         let s = n.flags;
-        n.flags |= flags::IN_PROGRESS;
+        // Invariant: a node is in progress exactly while it has a frame on the stack (a
+        // read of an executing node is a cycle, caught before it gets here).
+        debug_assert!(!s.contains(flags::IN_PROGRESS), "{n:?} executes twice");
+        n.flags.insert(flags::IN_PROGRESS);
         s
     };
     let deps = rt.take_dep_vec();
@@ -85,6 +88,11 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
         .borrow_mut()
         .pop()
         .expect("the executing frame is on the stack");
+    debug_assert_eq!(
+        frame.node, node,
+        "the executing frame is the top of the stack"
+    );
+    debug_assert!(rt.graph.borrow().node(node).has(flags::IN_PROGRESS));
     let hash_now = Q::HASH.is_some() && rt.hash_on_execute(Q::FLAGS);
     if hash_now {
         rt.profiler
@@ -127,14 +135,11 @@ fn finish<Q: Query>(
         let n = g.node(node);
         (frame.saved_flags, n.fp(), n.durability, n.slot)
     };
-    let had_memo = old_flags & flags::MEMO != 0;
+    let had_memo = old_flags.contains(flags::MEMO);
+    let slot = slot.expect("an executing node has a slot (its key)");
     let changed = {
         let st = Q::storage(db).inner.borrow();
-        let old_value = if slot == NO_SLOT {
-            None
-        } else {
-            st.slots[slot as usize].value.as_ref()
-        };
+        let old_value = st.slot(slot).value.as_ref();
         let old = had_memo.then_some(OldMemo {
             fingerprint: old_fp,
             durability: old_durability,
@@ -153,36 +158,37 @@ fn finish<Q: Query>(
     {
         let mut g = rt.graph.borrow_mut();
         dedup_in_order(&mut frame.deps);
+        // Invariant: what a provider read is up to date in this revision (it was read
+        // through `fetch`), unless it is executing (a read that closed a cycle).
+        debug_assert!(
+            frame.deps.iter().all(|&d| {
+                let dn = g.node(d);
+                dn.verified_at == rev || dn.has(flags::IN_PROGRESS)
+            }),
+            "{} read a dependency that is not up to date",
+            Q::NAME
+        );
         g.set_deps(node, &frame.deps);
         let n = g.node_mut(node);
-        let mut f = (frame.saved_flags & !(flags::IN_PROGRESS | flags::CYCLIC | flags::HAS_FP))
-            | flags::MEMO;
-        if cyclic {
-            f |= flags::CYCLIC;
-        }
-        match new_fp {
-            Some(fp) => {
-                f |= flags::HAS_FP;
-                n.fingerprint = fp;
-            }
-            None => n.fingerprint = Fingerprint::ZERO,
-        }
+        let mut f = frame.saved_flags;
+        f.remove(flags::IN_PROGRESS);
+        f.insert(flags::MEMO);
+        f.set(flags::CYCLIC, cyclic);
+        f.set(flags::HAS_FP, new_fp.is_some());
+        n.fingerprint = new_fp.unwrap_or(Fingerprint::ZERO);
         n.flags = f;
         n.durability = frame.durability;
         n.verified_at = rev;
         if changed {
             n.changed_at = rev;
         }
+        n.debug_check();
     }
     rt.return_dep_vec(frame.deps);
-    Q::storage(db).inner.borrow_mut().slots[slot as usize].value = Some(value.clone());
+    Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value.clone());
     rt.stats.borrow_mut().kinds[Q::KIND as usize].executed += 1;
     if rt.events_on() {
-        rt.event(
-            EventKind::Executed,
-            Q::NAME,
-            crate::fetch::key_debug::<Q>(db, node),
-        );
+        rt.node_event(db, EventKind::Executed, node);
     }
     value
 }
@@ -210,13 +216,8 @@ fn hash_raw<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
 pub(crate) fn hash_value_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Fingerprint> {
     Q::HASH?;
     let rt = db.runtime();
-    let slot = rt.graph.borrow().node(node).slot;
-    if slot == NO_SLOT {
-        return None;
-    }
-    let value = Q::storage(db).inner.borrow().slots[slot as usize]
-        .value
-        .clone()?;
+    let slot = rt.graph.borrow().node(node).slot?;
+    let value = Q::storage(db).inner.borrow().slot(slot).value.clone()?;
     Some(hash_value::<Q>(rt, &value))
 }
 

@@ -2,10 +2,10 @@
 //! a lazy load from the on-disk cache, or execution.
 
 use crate::cycle::{abandon_frames, cycle_detected, Cycle, CycleUnwind};
-use crate::dep_graph::{flags, Node, NodeId, NO_SLOT};
+use crate::dep_graph::{flags, Node, NodeId};
 use crate::event::EventKind;
 use crate::hasher::StableHasher;
-use crate::query::{Database, Query, Slot};
+use crate::query::{Database, Query};
 use crate::stats::Region;
 use crate::Durability;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -40,11 +40,11 @@ fn try_cached<Q: Query>(db: &Q::Db, key: &Q::Key) -> Option<Q::Value> {
     let rt = db.runtime();
     let st = Q::storage(db).inner.borrow();
     let &slot = st.map.get(key)?;
-    let s = &st.slots[slot as usize];
+    let s = st.slot(slot);
     let v = s.value.as_ref()?;
     let g = rt.graph.borrow();
     let n = g.node(s.node);
-    if n.verified_at != rt.revision.get() || n.flags & flags::IN_PROGRESS != 0 {
+    if n.verified_at != rt.revision.get() || n.has(flags::IN_PROGRESS) {
         return None;
     }
     let (node, durability) = (s.node, n.durability);
@@ -74,13 +74,17 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
 /// in a provider) so that the database stays usable.
 fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(v) => Ok(v),
+        Ok(v) => {
+            db.runtime().debug_check_idle();
+            Ok(v)
+        }
         Err(payload) => {
             let rt = db.runtime();
             abandon_frames(rt, 0);
             rt.profiler
                 .borrow_mut()
                 .unwind_to(0, &mut rt.stats.borrow_mut());
+            rt.debug_check_idle();
             match payload.downcast::<CycleUnwind>() {
                 Ok(c) => Err((*c.0).clone()),
                 Err(payload) => resume_unwind(payload),
@@ -97,14 +101,14 @@ pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
         let n = g.node(node);
         (n.flags, n.verified_at, n.durability)
     };
-    if nflags & flags::IN_PROGRESS != 0 {
+    if nflags.contains(flags::IN_PROGRESS) {
         return cycle_detected::<Q>(db, node, &key);
     }
     let rev = rt.revision.get();
     if Q::FLAGS.contains(crate::Flags::INPUT) {
         let value = value_in_slot::<Q>(db, node);
         match value {
-            Some(v) if nflags & flags::INPUT_SET != 0 => {
+            Some(v) if nflags.contains(flags::INPUT_SET) => {
                 rt.graph.borrow_mut().node_mut(node).verified_at = rev;
                 rt.record_read(node, durability);
                 return v;
@@ -115,7 +119,7 @@ pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
             ),
         }
     }
-    let valid = nflags & flags::MEMO != 0
+    let valid = nflags.contains(flags::MEMO)
         && (verified_at == rev || crate::maybe_changed_after::try_mark_green::<Q::Db>(db, node));
     if valid {
         if let Some(v) = value_in_slot::<Q>(db, node) {
@@ -136,13 +140,8 @@ pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
 }
 
 fn value_in_slot<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
-    let slot = db.runtime().graph.borrow().node(node).slot;
-    if slot == NO_SLOT {
-        return None;
-    }
-    Q::storage(db).inner.borrow().slots[slot as usize]
-        .value
-        .clone()
+    let slot = db.runtime().graph.borrow().node(node).slot?;
+    Q::storage(db).inner.borrow().slot(slot).value.clone()
 }
 
 /// The node of `Q(key)`, creating the slot (and the node, unless the previous session had
@@ -150,7 +149,7 @@ fn value_in_slot<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
 pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
     let storage = Q::storage(db);
     if let Some(&slot) = storage.inner.borrow().map.get(key) {
-        return storage.inner.borrow().slots[slot as usize].node;
+        return storage.inner.borrow().slot(slot).node;
     }
     new_slot::<Q>(db, key)
 }
@@ -164,15 +163,8 @@ fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
         Some(id) => id,
         None => g.push(Node::new(Q::KIND, key_fp)),
     };
-    let mut st = Q::storage(db).inner.borrow_mut();
-    let slot = st.slots.len() as u32;
-    st.slots.push(Slot {
-        key: key.clone(),
-        node,
-        value: None,
-    });
-    st.map.insert(key.clone(), slot);
-    g.node_mut(node).slot = slot;
+    let slot = Q::storage(db).inner.borrow_mut().push(key, node);
+    g.node_mut(node).slot = Some(slot);
     node
 }
 
@@ -193,14 +185,10 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
         let n = g.node(node);
         (n.slot, n.prev, n.key_fp)
     };
-    if slot != NO_SLOT {
-        return Some(
-            Q::storage(db).inner.borrow().slots[slot as usize]
-                .key
-                .clone(),
-        );
+    if let Some(slot) = slot {
+        return Some(Q::storage(db).inner.borrow().slot(slot).key.clone());
     }
-    let bytes = rt.prev.as_ref()?.key_bytes(prev)?;
+    let bytes = rt.prev.as_ref()?.key_bytes(prev?)?;
     let key: Q::Key = crate::query::codec_decode(bytes).ok()?;
     if hash_key::<Q>(db, &key) != key_fp {
         // A damaged cache whose key bytes no longer match the node's identity.
@@ -213,14 +201,8 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     }
     let mut g = rt.graph.borrow_mut();
     g.prev_index.remove(&(Q::KIND, key_fp));
-    let slot = st.slots.len() as u32;
-    st.slots.push(Slot {
-        key: key.clone(),
-        node,
-        value: None,
-    });
-    st.map.insert(key.clone(), slot);
-    g.node_mut(node).slot = slot;
+    let slot = st.push(&key, node);
+    g.node_mut(node).slot = Some(slot);
     Some(key)
 }
 
@@ -245,16 +227,17 @@ fn load_from_disk<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
     if changed_at != crate::Revision::PREVIOUS_SESSION {
         return None;
     }
-    let bytes = rt.prev.as_ref()?.value_bytes(prev)?;
+    let bytes = rt.prev.as_ref()?.value_bytes(prev?)?;
     rt.profiler.borrow_mut().enter(Region::Load(Q::KIND));
     let decoded = (codec.decode)(bytes);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
     match decoded {
         Ok(v) => {
-            Q::storage(db).inner.borrow_mut().slots[slot as usize].value = Some(v.clone());
+            let slot = slot.expect("a node with a memo in use has a slot");
+            Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(v.clone());
             rt.stats.borrow_mut().kinds[Q::KIND as usize].loaded += 1;
             if rt.events_on() {
-                rt.event(EventKind::Loaded, Q::NAME, key_debug::<Q>(db, node));
+                rt.node_event(db, EventKind::Loaded, node);
             }
             Some(v)
         }
@@ -288,7 +271,7 @@ pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durabil
     let old_value = value_in_slot::<Q>(db, node);
     let mut g = rt.graph.borrow_mut();
     let n = g.node_mut(node);
-    let had_memo = n.flags & flags::MEMO != 0;
+    let had_memo = n.has(flags::MEMO);
     // Dependents were validated against the old durability: a change is announced at the
     // higher of the two levels.
     let announce = if had_memo {
@@ -296,7 +279,7 @@ pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durabil
     } else {
         durability
     };
-    let unchanged = if n.flags & flags::MEMO == 0 || n.durability != durability {
+    let unchanged = if !had_memo || n.durability != durability {
         false
     } else if let Some(old) = &old_value {
         let eq_mode = rt.options.cutoff == crate::Cutoff::Equality
@@ -320,15 +303,13 @@ pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durabil
     }
     n.verified_at = rev;
     n.durability = durability;
-    n.flags |= flags::MEMO | flags::INPUT_SET;
-    match new_fp {
-        Some(fp) => {
-            n.fingerprint = fp;
-            n.flags |= flags::HAS_FP;
-        }
-        None => n.flags &= !flags::HAS_FP,
+    n.flags.insert(flags::MEMO | flags::INPUT_SET);
+    n.flags.set(flags::HAS_FP, new_fp.is_some());
+    if let Some(fp) = new_fp {
+        n.fingerprint = fp;
     }
-    let slot = n.slot;
+    n.debug_check();
+    let slot = n.slot.expect("`node_for_key` gives a node with a slot");
     drop(g);
-    Q::storage(db).inner.borrow_mut().slots[slot as usize].value = Some(value);
+    Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value);
 }

@@ -74,7 +74,7 @@ pub use cycle::{Cycle, CycleFrame};
 pub use dep_graph::NodeId;
 pub use depth::MAX_DECODE_DEPTH;
 pub use durability::Durability;
-pub use event::{format_events, Event, EventKind};
+pub use event::{event_key, format_events, Event, EventKind};
 pub use fetch::{fetch, set_input, try_query};
 pub use fingerprint::Fingerprint;
 pub use hasher::{fingerprint_of, HasherKind, StableHasher};
@@ -96,8 +96,8 @@ pub trait DatabaseExt: Database {
     /// The statistics so far.
     fn stats(&self) -> StatsSnapshot {
         let rt = self.runtime();
-        let names: Vec<&'static str> = Self::KINDS.iter().map(|k| k.name).collect();
-        rt.stats.borrow().snapshot(&names, rt.node_count())
+        let kinds: Vec<_> = Self::KINDS.iter().map(|k| (k.name, k.flags)).collect();
+        rt.stats.borrow().snapshot(&kinds, rt.node_count())
     }
 
     /// Writes the dependency graph, fingerprints and `cache_on_disk` values to the cache

@@ -31,11 +31,11 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
         (n.kind, n.flags, n.verified_at, n.durability)
     };
     if verified_at == rev {
-        return nflags & flags::MEMO != 0;
+        return nflags.contains(flags::MEMO);
     }
     if kind == UNKNOWN_KIND
-        || nflags & (flags::CYCLIC | flags::IN_PROGRESS) != 0
-        || nflags & flags::MEMO == 0
+        || nflags.intersects(flags::CYCLIC | flags::IN_PROGRESS)
+        || !nflags.contains(flags::MEMO)
     {
         return false;
     }
@@ -66,12 +66,33 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
         if !all_unchanged {
             return false;
         }
+        // Invariant: a memo is green only once each of its dependencies is (inputs: set
+        // in this session), so the graph below a green node is up to date.
+        debug_assert!(
+            {
+                let g = rt.graph.borrow();
+                g.deps(node).iter().all(|&d| {
+                    let dn = g.node(d);
+                    if is_input(rt, dn.kind) {
+                        dn.has(flags::INPUT_SET)
+                    } else {
+                        dn.verified_at == rev && dn.has(flags::MEMO)
+                    }
+                })
+            },
+            "{:?} is green above a dependency that is not",
+            rt.graph.borrow().node(node)
+        );
     }
-    rt.graph.borrow_mut().node_mut(node).verified_at = rev;
+    {
+        let mut g = rt.graph.borrow_mut();
+        let n = g.node_mut(node);
+        n.verified_at = rev;
+        n.debug_check();
+    }
     rt.stats.borrow_mut().kinds[kind as usize].green += 1;
     if rt.events_on() {
-        let k = &Db::KINDS[kind as usize];
-        rt.event(EventKind::Green, k.name, (k.key_debug)(db, node));
+        rt.node_event(db, EventKind::Green, node);
     }
     crate::verify::after_green(db, node);
     true
@@ -87,14 +108,14 @@ fn changed_after<Db: Database>(db: &Db, dep: NodeId, after: Revision) -> bool {
         let n = g.node(dep);
         (n.kind, n.flags, n.verified_at, n.changed_at)
     };
-    if kind == UNKNOWN_KIND || nflags & flags::IN_PROGRESS != 0 {
+    if kind == UNKNOWN_KIND || nflags.contains(flags::IN_PROGRESS) {
         return true;
     }
     if is_input(rt, kind) {
         // An input of the previous session that was not set in this one counts as changed.
-        return nflags & flags::INPUT_SET == 0 || changed_at > after;
+        return !nflags.contains(flags::INPUT_SET) || changed_at > after;
     }
-    if verified_at == rev && nflags & flags::MEMO != 0 {
+    if verified_at == rev && nflags.contains(flags::MEMO) {
         return changed_at > after;
     }
     if crate::execute::ensure_sufficient_stack(|| try_mark_green(db, dep)) {

@@ -20,6 +20,7 @@
 //! keys and values stay as bytes and are decoded on first use (values) or when a node
 //! must be re-executed by index (keys). A file that fails any check is ignored as a whole.
 
+use crate::dep_graph::PrevIndex;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::query::Query;
@@ -34,18 +35,28 @@ const FOOTER_MAGIC: [u8; 8] = *b"RILLIDX\x01";
 pub(crate) const HEADER_LEN: usize = 64;
 const FOOTER_LEN: usize = 64;
 
+crate::dep_graph::flag_set! {
+    /// The flags of a node record on disk (the constants of [`disk_flags`]).
+    DiskFlags
+}
+
 /// Node flags on disk.
 pub(crate) mod disk_flags {
-    pub const HAS_FP: u8 = 1 << 0;
-    pub const CYCLIC: u8 = 1 << 1;
-    pub const HAS_VALUE: u8 = 1 << 2;
+    use super::DiskFlags;
+
+    /// The record holds the result's fingerprint.
+    pub const HAS_FP: DiskFlags = DiskFlags::bit(0);
+    /// The last execution was part of a cycle.
+    pub const CYCLIC: DiskFlags = DiskFlags::bit(1);
+    /// The node's value is in the values section.
+    pub const HAS_VALUE: DiskFlags = DiskFlags::bit(2);
 }
 
 /// One node on disk.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DiskNode {
     pub kind: u16,
-    pub flags: u8,
+    pub flags: DiskFlags,
     pub durability: u8,
     pub key_fp: (u64, u64),
     pub fp: (u64, u64),
@@ -74,14 +85,14 @@ pub(crate) struct PrevCache {
 }
 
 impl PrevCache {
-    pub(crate) fn key_bytes(&self, prev: u32) -> Option<&[u8]> {
-        let &(off, len) = self.key_ranges.get(prev as usize)?;
+    pub(crate) fn key_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
+        let &(off, len) = self.key_ranges.get(prev.index())?;
         let start = self.keys_off + off as usize;
         self.bytes.get(start..start + len as usize)
     }
 
-    pub(crate) fn value_bytes(&self, prev: u32) -> Option<&[u8]> {
-        let &(off, len) = self.value_ranges.get(prev as usize)?;
+    pub(crate) fn value_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
+        let &(off, len) = self.value_ranges.get(prev.index())?;
         if len == u32::MAX {
             return None;
         }
@@ -170,7 +181,7 @@ fn encode_graph(graph: &DiskGraph) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&count(graph.nodes.len(), "nodes")?.to_le_bytes());
     for n in &graph.nodes {
         out.extend_from_slice(&n.kind.to_le_bytes());
-        out.push(n.flags);
+        out.push(n.flags.bits());
         out.push(n.durability);
         for x in [n.key_fp.0, n.key_fp.1, n.fp.0, n.fp.1] {
             out.extend_from_slice(&x.to_le_bytes());
@@ -236,7 +247,7 @@ fn decode_graph(bytes: &[u8]) -> Result<DiskGraph, LoadError> {
         let b = r.take(NODE_RECORD)?;
         nodes.push(DiskNode {
             kind: u16::from_le_bytes([b[0], b[1]]),
-            flags: b[2],
+            flags: DiskFlags::from_bits_retain(b[2]),
             durability: b[3],
             key_fp: (u64_at(b, 4), u64_at(b, 12)),
             fp: (u64_at(b, 20), u64_at(b, 28)),
@@ -261,6 +272,109 @@ fn decode_graph(bytes: &[u8]) -> Result<DiskGraph, LoadError> {
     })
 }
 
+/// The file's header: what a reader checks before reading the file whole.
+///
+/// ```text
+/// 0   magic "RILLQRY\x01"        16  build-id fingerprint (16)   56  8 zero bytes
+/// 8   format version u32         32  file length u64
+/// 12  hasher tag u8, 3 zero      40  checksum of the rest (16)
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    /// The writer's [`FORMAT_VERSION`].
+    pub version: u32,
+    /// The fingerprint hasher ([`HasherKind::tag`]).
+    pub hasher: u8,
+    /// The fingerprint of the writer's build id ([`build_id_fingerprint`]).
+    pub build_id: Fingerprint,
+    /// The length of the whole file.
+    pub file_len: u64,
+    /// The checksum (xxh3-128) of everything after the header.
+    pub checksum: Fingerprint,
+}
+
+impl Header {
+    pub(crate) fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&self.version.to_le_bytes());
+        h[12] = self.hasher;
+        h[16..32].copy_from_slice(&self.build_id.to_le_bytes());
+        h[32..40].copy_from_slice(&self.file_len.to_le_bytes());
+        h[40..56].copy_from_slice(&self.checksum.to_le_bytes());
+        h
+    }
+
+    /// Decodes a header of this format version: the magic, the version and the zero
+    /// bytes are checked here; what the fields must equal, by the caller.
+    pub(crate) fn decode(h: &[u8; HEADER_LEN]) -> Result<Header, LoadError> {
+        if h[0..8] != MAGIC {
+            return Err(LoadError::BadMagic);
+        }
+        let version = u32_at(h, 8);
+        if version != FORMAT_VERSION {
+            return Err(LoadError::Version(version));
+        }
+        if h[13..16] != [0; 3] || h[56..64] != [0; 8] {
+            return Err(LoadError::Checksum);
+        }
+        Ok(Header {
+            version,
+            hasher: h[12],
+            build_id: fp_at(h, 16),
+            file_len: u64_at(h, 32),
+            checksum: fp_at(h, 40),
+        })
+    }
+}
+
+/// The file's index (its last 64 bytes): where the sections are.
+///
+/// ```text
+/// 0  graph offset u64   16  keys offset u64    32  values offset u64   48  node count u64
+/// 8  graph length u64   24  keys length u64    40  values length u64   56  magic "RILLIDX\x01"
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Index {
+    graph: (u64, u64),
+    keys: (u64, u64),
+    values: (u64, u64),
+    nodes: u64,
+}
+
+impl Index {
+    fn encode(&self) -> [u8; FOOTER_LEN] {
+        let mut f = [0u8; FOOTER_LEN];
+        let fields = [
+            self.graph.0,
+            self.graph.1,
+            self.keys.0,
+            self.keys.1,
+            self.values.0,
+            self.values.1,
+            self.nodes,
+        ];
+        for (i, x) in fields.into_iter().enumerate() {
+            f[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
+        }
+        f[56..64].copy_from_slice(&FOOTER_MAGIC);
+        f
+    }
+
+    fn decode(f: &[u8; FOOTER_LEN]) -> Result<Index, LoadError> {
+        if f[56..64] != FOOTER_MAGIC {
+            return Err(LoadError::Invalid("index magic"));
+        }
+        let field = |i: usize| u64_at(f, i * 8);
+        Ok(Index {
+            graph: (field(0), field(1)),
+            keys: (field(2), field(3)),
+            values: (field(4), field(5)),
+            nodes: field(6),
+        })
+    }
+}
+
 /// Writes a whole cache file.
 pub(crate) fn encode_file(
     graph: &DiskGraph,
@@ -273,33 +387,26 @@ pub(crate) fn encode_file(
     let mut out =
         Vec::with_capacity(HEADER_LEN + graph_bytes.len() + keys.len() + values.len() + FOOTER_LEN);
     out.resize(HEADER_LEN, 0);
-    let graph_off = out.len() as u64;
-    out.extend_from_slice(&graph_bytes);
-    let keys_off = out.len() as u64;
-    out.extend_from_slice(keys);
-    let values_off = out.len() as u64;
-    out.extend_from_slice(values);
-    for x in [
-        graph_off,
-        graph_bytes.len() as u64,
-        keys_off,
-        keys.len() as u64,
-        values_off,
-        values.len() as u64,
-        graph.nodes.len() as u64,
-    ] {
-        out.extend_from_slice(&x.to_le_bytes());
-    }
-    out.extend_from_slice(&FOOTER_MAGIC);
-    let total = out.len() as u64;
-    let sum = checksum(&out[HEADER_LEN..]);
-    let h = &mut out[..HEADER_LEN];
-    h[0..8].copy_from_slice(&MAGIC);
-    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    h[12] = hasher.tag();
-    h[16..32].copy_from_slice(&build_id_fingerprint(build_id).to_le_bytes());
-    h[32..40].copy_from_slice(&total.to_le_bytes());
-    h[40..56].copy_from_slice(&sum.to_le_bytes());
+    let section = |out: &mut Vec<u8>, bytes: &[u8]| {
+        let off = out.len() as u64;
+        out.extend_from_slice(bytes);
+        (off, bytes.len() as u64)
+    };
+    let index = Index {
+        graph: section(&mut out, &graph_bytes),
+        keys: section(&mut out, keys),
+        values: section(&mut out, values),
+        nodes: graph.nodes.len() as u64,
+    };
+    out.extend_from_slice(&index.encode());
+    let header = Header {
+        version: FORMAT_VERSION,
+        hasher: hasher.tag(),
+        build_id: build_id_fingerprint(build_id),
+        file_len: out.len() as u64,
+        checksum: checksum(&out[HEADER_LEN..]),
+    };
+    out[..HEADER_LEN].copy_from_slice(&header.encode());
     Ok(out)
 }
 
@@ -310,39 +417,31 @@ pub(crate) fn check_header(
     file_len: u64,
     build_id: &str,
     hasher: HasherKind,
-) -> Result<(), LoadError> {
-    if h.len() < HEADER_LEN || file_len < (HEADER_LEN + FOOTER_LEN) as u64 {
+) -> Result<Header, LoadError> {
+    let Some(h) = h
+        .first_chunk::<HEADER_LEN>()
+        .filter(|_| file_len >= (HEADER_LEN + FOOTER_LEN) as u64)
+    else {
         return Err(if h.len() >= 8 && h[..8] != MAGIC {
             LoadError::BadMagic
         } else {
             LoadError::TooShort
         });
-    }
-    let h = &h[..HEADER_LEN];
-    if h[0..8] != MAGIC {
-        return Err(LoadError::BadMagic);
-    }
-    let version = u32_at(h, 8);
-    if version != FORMAT_VERSION {
-        return Err(LoadError::Version(version));
-    }
-    if h[12] != hasher.tag() {
+    };
+    let header = Header::decode(h)?;
+    if header.hasher != hasher.tag() {
         return Err(LoadError::Hasher);
     }
-    if h[13..16] != [0, 0, 0] || h[56..64] != [0; 8] {
-        return Err(LoadError::Checksum);
-    }
-    if fp_at(h, 16) != build_id_fingerprint(build_id) {
+    if header.build_id != build_id_fingerprint(build_id) {
         return Err(LoadError::BuildId);
     }
-    let total = u64_at(h, 32);
-    if total != file_len {
+    if header.file_len != file_len {
         return Err(LoadError::Length {
-            header: total,
+            header: header.file_len,
             actual: file_len,
         });
     }
-    Ok(())
+    Ok(header)
 }
 
 /// Checks and decodes a cache file; the keys and values stay undecoded in the result.
@@ -351,35 +450,28 @@ pub(crate) fn decode_file(
     build_id: &str,
     hasher: HasherKind,
 ) -> Result<(DiskGraph, PrevCache), LoadError> {
-    check_header(&bytes, bytes.len() as u64, build_id, hasher)?;
-    let h = &bytes[..HEADER_LEN];
-    if fp_at(h, 40) != checksum(&bytes[HEADER_LEN..]) {
+    let header = check_header(&bytes, bytes.len() as u64, build_id, hasher)?;
+    if header.checksum != checksum(&bytes[HEADER_LEN..]) {
         return Err(LoadError::Checksum);
     }
-    let f = &bytes[bytes.len() - FOOTER_LEN..];
-    if f[56..64] != FOOTER_MAGIC {
-        return Err(LoadError::Invalid("index magic"));
-    }
-    let field = |i: usize| u64_at(f, i * 8) as usize;
-    let (graph_off, graph_len, keys_off, keys_len, values_off, values_len, count) = (
-        field(0),
-        field(1),
-        field(2),
-        field(3),
-        field(4),
-        field(5),
-        field(6),
-    );
     let body_end = bytes.len() - FOOTER_LEN;
-    let in_body = |off: usize, len: usize| {
-        off >= HEADER_LEN && off.checked_add(len).is_some_and(|e| e <= body_end)
+    let footer = bytes[body_end..]
+        .first_chunk::<FOOTER_LEN>()
+        .ok_or(LoadError::TooShort)?;
+    let index = Index::decode(footer)?;
+    let section = |(off, len): (u64, u64)| {
+        let (off, len) = (usize::try_from(off).ok()?, usize::try_from(len).ok()?);
+        (off >= HEADER_LEN && off.checked_add(len).is_some_and(|e| e <= body_end))
+            .then_some((off, len))
     };
-    if !in_body(graph_off, graph_len)
-        || !in_body(keys_off, keys_len)
-        || !in_body(values_off, values_len)
-    {
+    let (Some((graph_off, graph_len)), Some((keys_off, keys_len)), Some((values_off, values_len))) = (
+        section(index.graph),
+        section(index.keys),
+        section(index.values),
+    ) else {
         return Err(LoadError::Invalid("section offsets"));
-    }
+    };
+    let count = index.nodes as usize;
     let graph = decode_graph(&bytes[graph_off..graph_off + graph_len])?;
     if graph.nodes.len() != count || graph.nodes.len() >= u32::MAX as usize {
         return Err(LoadError::Invalid("node count"));
@@ -407,7 +499,7 @@ pub(crate) fn decode_file(
         edge = end;
         key_ranges.push((key_off as u32, n.key_len));
         key_off += u64::from(n.key_len);
-        if n.flags & disk_flags::HAS_VALUE != 0 {
+        if n.flags.contains(disk_flags::HAS_VALUE) {
             value_ranges.push((value_off as u32, n.value_len));
             value_off += u64::from(n.value_len);
         } else {
@@ -435,24 +527,18 @@ pub(crate) fn decode_file(
 /// The key of `node`, encoded for the cache (from memory).
 pub(crate) fn encode_key<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Vec<u8>> {
     let rt = crate::Database::runtime(db);
-    let slot = rt.graph.borrow().node(node).slot;
-    if slot == crate::dep_graph::NO_SLOT {
-        return None;
-    }
+    let slot = rt.graph.borrow().node(node).slot?;
     let st = Q::storage(db).inner.borrow();
-    crate::query::codec_encode(&st.slots[slot as usize].key).ok()
+    crate::query::codec_encode(&st.slot(slot).key).ok()
 }
 
 /// The value of `node`, encoded for the cache (from memory, `cache_on_disk` only).
 pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Vec<u8>> {
     let codec = Q::CODEC.as_ref()?;
     let rt = crate::Database::runtime(db);
-    let slot = rt.graph.borrow().node(node).slot;
-    if slot == crate::dep_graph::NO_SLOT {
-        return None;
-    }
+    let slot = rt.graph.borrow().node(node).slot?;
     let st = Q::storage(db).inner.borrow();
-    let v = st.slots[slot as usize].value.as_ref()?;
+    let v = st.slot(slot).value.as_ref()?;
     (codec.encode)(v).ok()
 }
 
@@ -460,10 +546,7 @@ pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Vec<u8>
 pub(crate) fn has_value<Q: Query>(db: &Q::Db, node: NodeId) -> bool {
     let rt = crate::Database::runtime(db);
     let slot = rt.graph.borrow().node(node).slot;
-    slot != crate::dep_graph::NO_SLOT
-        && Q::storage(db).inner.borrow().slots[slot as usize]
-            .value
-            .is_some()
+    slot.is_some_and(|slot| Q::storage(db).inner.borrow().slot(slot).value.is_some())
 }
 
 #[cfg(test)]
@@ -476,7 +559,7 @@ mod tests {
             nodes: vec![
                 DiskNode {
                     kind: 0,
-                    flags: 1,
+                    flags: disk_flags::HAS_FP,
                     durability: 0,
                     key_fp: (1, 2),
                     fp: (3, 4),
@@ -486,7 +569,7 @@ mod tests {
                 },
                 DiskNode {
                     kind: 1,
-                    flags: 1 | disk_flags::HAS_VALUE,
+                    flags: disk_flags::HAS_FP | disk_flags::HAS_VALUE,
                     durability: 2,
                     key_fp: (5, 6),
                     fp: (7, 8),
@@ -506,7 +589,7 @@ mod tests {
             nodes: (0..40u32)
                 .map(|i| DiskNode {
                     kind: (i % 3) as u16,
-                    flags: (i % 8) as u8,
+                    flags: DiskFlags::from_bits_retain((i % 8) as u8),
                     durability: (i % 3) as u8,
                     key_fp: (u64::from(i) << 33 | 1, u64::MAX - u64::from(i)),
                     fp: (u64::from(i) * 0x9e37_79b9, 7),
@@ -547,13 +630,43 @@ mod tests {
     }
 
     #[test]
+    fn the_header_and_the_index_round_trip() {
+        let header = Header {
+            version: FORMAT_VERSION,
+            hasher: HasherKind::Xxh3.tag(),
+            build_id: build_id_fingerprint("build-1"),
+            file_len: 0x0102_0304_0506,
+            checksum: Fingerprint(7, 8),
+        };
+        let bytes = header.encode();
+        assert_eq!(bytes[..8], MAGIC);
+        assert_eq!(Header::decode(&bytes), Ok(header));
+        let mut other = bytes;
+        other[57] = 1;
+        assert_eq!(Header::decode(&other), Err(LoadError::Checksum));
+        let index = Index {
+            graph: (64, 1),
+            keys: (65, 2),
+            values: (67, 3),
+            nodes: 4,
+        };
+        assert_eq!(Index::decode(&index.encode()), Ok(index));
+        // The header of a written file is the one its fields describe.
+        let file = sample();
+        let h = check_header(&file, file.len() as u64, "build-1", HasherKind::Sip128).unwrap();
+        assert_eq!(h.file_len, file.len() as u64);
+        assert_eq!(file[..HEADER_LEN], h.encode());
+    }
+
+    #[test]
     fn round_trip() {
         let (g, prev) = decode_file(sample(), "build-1", HasherKind::Sip128).unwrap();
         assert_eq!(g.nodes.len(), 2);
-        assert_eq!(prev.key_bytes(0), Some(&b"kk"[..]));
-        assert_eq!(prev.key_bytes(1), Some(&b"K"[..]));
-        assert_eq!(prev.value_bytes(0), None);
-        assert_eq!(prev.value_bytes(1), Some(&b"vvv"[..]));
+        let at = PrevIndex::from_index;
+        assert_eq!(prev.key_bytes(at(0)), Some(&b"kk"[..]));
+        assert_eq!(prev.key_bytes(at(1)), Some(&b"K"[..]));
+        assert_eq!(prev.value_bytes(at(0)), None);
+        assert_eq!(prev.value_bytes(at(1)), Some(&b"vvv"[..]));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! engine uses to reach a query from a bare node index.
 
 use crate::cycle::Cycle;
-use crate::dep_graph::NodeId;
+use crate::dep_graph::{NodeId, SlotIndex};
 use crate::hasher::StableHasher;
 use crate::runtime::Runtime;
 use crate::stable_hash::StableHash;
@@ -40,6 +40,16 @@ impl Flags {
     /// Whether every flag of `other` is set.
     pub const fn contains(self, other: Flags) -> bool {
         self.0 & other.0 == other.0
+    }
+
+    /// Whether the query executes again in every session that needs its value, even when
+    /// nothing it depends on changed: it reads the outside world (`EVAL_ALWAYS`), or its
+    /// value is neither hashed nor persisted (`NO_HASH` without `CACHE_ON_DISK`), so the
+    /// previous session's memo can keep its dependents green but never give the value
+    /// back. Such an execution alone says nothing changed since the previous session.
+    pub const fn executes_every_session(self) -> bool {
+        self.contains(Flags::EVAL_ALWAYS)
+            || self.contains(Flags::NO_HASH) && !self.contains(Flags::CACHE_ON_DISK)
     }
 }
 
@@ -116,8 +126,33 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
 }
 
 pub(crate) struct StorageInner<Q: Query + ?Sized> {
-    pub map: FxHashMap<Q::Key, u32>,
+    pub map: FxHashMap<Q::Key, SlotIndex>,
     pub slots: Vec<Slot<Q>>,
+}
+
+impl<Q: Query + ?Sized> StorageInner<Q> {
+    #[inline]
+    pub(crate) fn slot(&self, slot: SlotIndex) -> &Slot<Q> {
+        &self.slots[slot.index()]
+    }
+
+    #[inline]
+    pub(crate) fn slot_mut(&mut self, slot: SlotIndex) -> &mut Slot<Q> {
+        &mut self.slots[slot.index()]
+    }
+
+    /// Adds a slot for `key` (not in the storage yet), standing for `node`.
+    pub(crate) fn push(&mut self, key: &Q::Key, node: NodeId) -> SlotIndex {
+        debug_assert!(!self.map.contains_key(key), "a key has one slot");
+        let slot = SlotIndex::from_index(self.slots.len());
+        self.slots.push(Slot {
+            key: key.clone(),
+            node,
+            value: None,
+        });
+        self.map.insert(key.clone(), slot);
+        slot
+    }
 }
 
 /// The memoized keys and values of one query.
@@ -167,6 +202,8 @@ pub struct KindVTable<Db> {
     pub(crate) key_debug: fn(&Db, NodeId) -> String,
     /// The node's key as a cycle's description shows it (`Query::DESCRIBE_KEY`).
     pub(crate) describe_key: fn(&Db, NodeId) -> String,
+    /// The node's key, type-erased (see [`crate::event_key`]).
+    pub(crate) key_any: fn(&Db, NodeId) -> Option<Box<dyn std::any::Any>>,
     /// The node's key, encoded for the cache (`None` if not in memory).
     pub(crate) encode_key: fn(&Db, NodeId) -> Option<Vec<u8>>,
     /// The node's value, encoded for the cache (`None` if not in memory or not persisted).
@@ -190,6 +227,7 @@ impl<Db: Database> KindVTable<Db> {
             verify: crate::verify::verify_node::<Q>,
             key_debug: crate::fetch::key_debug::<Q>,
             describe_key: crate::cycle::describe_key::<Q>,
+            key_any: crate::event::key_any::<Q>,
             encode_key: crate::on_disk::encode_key::<Q>,
             encode_value: crate::on_disk::encode_value::<Q>,
             has_value: crate::on_disk::has_value::<Q>,

@@ -4,7 +4,7 @@
 
 use crate::cache_dir::CacheDir;
 use crate::cycle::Cycle;
-use crate::dep_graph::{Graph, NodeId};
+use crate::dep_graph::{flags, Graph, NodeFlags, NodeId};
 use crate::durability::{Durability, LastChanged};
 use crate::event::{Event, EventKind};
 use crate::hasher::HasherKind;
@@ -117,7 +117,7 @@ pub(crate) struct Frame {
     /// Set when a cycle through this frame was detected.
     pub cycle: Option<Arc<Cycle>>,
     /// The node's flags before it started, restored if the execution is unwound.
-    pub saved_flags: u8,
+    pub saved_flags: NodeFlags,
 }
 
 /// The engine's state. Reached through [`Database::runtime`].
@@ -241,8 +241,29 @@ impl Runtime {
         self.options.event_log
     }
 
+    /// Records an event that has no node (a cycle).
     pub(crate) fn event(&self, kind: EventKind, query: &'static str, key: String) {
-        self.events.borrow_mut().push(Event { kind, query, key });
+        self.events.borrow_mut().push(Event {
+            kind,
+            query,
+            key,
+            node: None,
+        });
+    }
+
+    /// Records an event about `node`, with its query's name and its key.
+    pub(crate) fn node_event<Db: Database>(&self, db: &Db, kind: EventKind, node: NodeId) {
+        let query_kind = self.graph.borrow().node(node).kind;
+        let (query, key) = match Db::KINDS.get(usize::from(query_kind)) {
+            Some(k) => (k.name, (k.key_debug)(db, node)),
+            None => ("?", String::new()),
+        };
+        self.events.borrow_mut().push(Event {
+            kind,
+            query,
+            key,
+            node: Some(node),
+        });
     }
 
     /// Records that the executing query (if any) read `node`. Consecutive duplicate reads
@@ -257,6 +278,18 @@ impl Runtime {
             if durability < top.durability {
                 top.durability = durability;
             }
+        }
+    }
+
+    /// Checks (in debug builds; it walks every node) that with no query executing, no
+    /// node is in progress: with the checks where a frame is pushed and popped, a node is
+    /// in progress exactly while it has a frame on the stack.
+    pub(crate) fn debug_check_idle(&self) {
+        if cfg!(debug_assertions) {
+            debug_assert!(self.stack.borrow().is_empty());
+            let g = self.graph.borrow();
+            let stuck = g.nodes.iter().find(|n| n.has(flags::IN_PROGRESS));
+            debug_assert!(stuck.is_none(), "in progress off the stack: {stuck:?}");
         }
     }
 

@@ -8,6 +8,7 @@
 //! an execution costs three (provider, then hashing, then done). Key hashing (once per
 //! key and session) is counted in `hashed_bytes` but its time stays with the caller.
 
+use crate::query::Flags;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -160,6 +161,9 @@ pub struct QueryStats {
     pub hash_ms: f64,
     /// Time decoding values from the cache.
     pub load_ms: f64,
+    /// The query's modifiers (not part of the stats JSON).
+    #[serde(skip)]
+    pub flags: Flags,
 }
 
 /// The totals of the stats JSON.
@@ -213,7 +217,8 @@ fn ms(d: Duration) -> f64 {
 }
 
 impl Stats {
-    pub(crate) fn snapshot(&self, names: &[&'static str], nodes: usize) -> StatsSnapshot {
+    /// The snapshot, with each kind's name and modifiers from the query table.
+    pub(crate) fn snapshot(&self, kinds: &[(&'static str, Flags)], nodes: usize) -> StatsSnapshot {
         let mut snap = StatsSnapshot::default();
         let mut hash = Duration::ZERO;
         let mut provider = Duration::ZERO;
@@ -227,8 +232,9 @@ impl Stats {
             if c.executed + c.green + c.loaded + c.promoted + c.hashed_bytes + c.verified == 0 {
                 continue;
             }
+            let (name, flags) = kinds[k];
             snap.queries.insert(
-                names[k].to_string(),
+                name.to_string(),
                 QueryStats {
                     executed: c.executed,
                     green: c.green,
@@ -239,6 +245,7 @@ impl Stats {
                     provider_ms: ms(c.provider),
                     hash_ms: ms(c.hash),
                     load_ms: ms(c.load),
+                    flags,
                 },
             );
         }

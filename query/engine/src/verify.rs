@@ -98,7 +98,7 @@ pub(crate) fn verify_node<Q: Query>(db: &Q::Db, node: NodeId) -> Option<bool> {
         let mut g = rt.graph.borrow_mut();
         let n = g.node_mut(node);
         let s = n.flags;
-        n.flags |= flags::IN_PROGRESS;
+        n.flags.insert(flags::IN_PROGRESS);
         s
     };
     let deps = rt.take_dep_vec();
@@ -127,7 +127,7 @@ pub(crate) fn verify_node<Q: Query>(db: &Q::Db, node: NodeId) -> Option<bool> {
         Q::NAME
     ));
     if rt.events_on() {
-        rt.event(EventKind::VerifyMismatch, Q::NAME, key_s.clone());
+        rt.node_event(db, EventKind::VerifyMismatch, node);
     }
     rt.mismatches.borrow_mut().push(VerifyMismatch {
         query: Q::NAME,

@@ -548,3 +548,50 @@ fn cycle_descriptions_show_keys_through_describe_key() {
         ...which again requires walking from node `#1 (next Some(2))`, completing the cycle"#]]
     .assert_eq(&db.walk(1).unwrap_err());
 }
+
+#[test]
+fn an_event_gives_back_its_typed_key() {
+    let mut db = db();
+    db.set_num(s("a"), 5, Durability::Low);
+    assert_eq!(db.plus_one(s("a")), 11);
+    db.outside(());
+    let events = db.runtime().take_events();
+    let keys: Vec<_> = events
+        .iter()
+        .map(|e| {
+            (
+                e.query,
+                query::event_key::<Db, String>(&db, e),
+                query::event_key::<Db, ()>(&db, e).is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("double", Some(s("a")), false),
+            ("plus_one", Some(s("a")), false),
+            ("outside", None, true),
+        ]
+    );
+}
+
+#[test]
+fn modifiers_tell_which_queries_execute_in_every_session() {
+    use query::{Flags, Query};
+    assert!(<q::outside as Query>::FLAGS.executes_every_session());
+    assert!(<q::parity_nohash as Query>::FLAGS.executes_every_session());
+    assert!(!<q::parity as Query>::FLAGS.executes_every_session());
+    assert!(!<q::sum as Query>::FLAGS.executes_every_session());
+    assert!(!Flags::NO_HASH
+        .with(Flags::CACHE_ON_DISK)
+        .executes_every_session());
+    let stats = db_with_outside().stats();
+    assert!(stats.queries["outside"].flags.contains(Flags::EVAL_ALWAYS));
+}
+
+fn db_with_outside() -> Db {
+    let db = db();
+    db.outside(());
+    db
+}

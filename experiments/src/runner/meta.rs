@@ -118,11 +118,15 @@ pub fn load_values(loads: &[ExperimentLoad], cores: Option<usize>) -> (Option<f6
     let per_core = max.zip(cores).map(|(l, c)| l / c.max(1) as f64);
     let sentence = match (max, per_core) {
         (Some(l), Some(p)) if p > LOADED_PER_CORE => format!(
-            "The machine was under load during this run: the one-minute load average              reached {l:.2} on {} cores ({p:.2} per core), so other processes competed with              the measured builds for the cores, and single numbers are noisier than the              intervals of an idle machine would be.",
+            "The machine was under load during this run: the one-minute load average \
+             reached {l:.2} on {} cores ({p:.2} per core), so other processes competed with \
+             the measured builds for the cores, and single numbers are noisier than they \
+             would be on an idle machine.",
             cores.unwrap_or(0)
         ),
         (Some(l), Some(p)) => format!(
-            "The machine was otherwise idle during this run: the one-minute load average              stayed at or below {l:.2} on {} cores ({p:.2} per core).",
+            "The machine was otherwise idle during this run: the one-minute load average \
+             stayed at or below {l:.2} on {} cores ({p:.2} per core).",
             cores.unwrap_or(0)
         ),
         _ => "The load of the machine during this run was not recorded.".to_string(),

@@ -1,21 +1,27 @@
 //! The main job: the experiment suite (DESIGN.md E1–E10).
 //!
 //! ```text
-//! cargo run --release -p experiments [-- [SUBCOMMAND...] [--profile quick|full] [--results DIR]]
+//! cargo run --release -p experiments [-- [SUBCOMMAND...] [--profile tiny|quick|full] [--results DIR] [--instructions]]
+//! cargo run --release -p experiments -- stability --runs K [e1 ...] [--profile ...]
 //! ```
 //!
 //! Without a subcommand: the corpus check, then E1–E10 (quick profile), rewriting
 //! `results/` and its figures and regenerating `paper/paper.md`. Subcommands: `e1` … `e10`
 //! (one or more experiments; their results are merged into `results/`), `corpus` (the
 //! corpus table only), `paper` (regenerate the paper from `results/`), `figures` (redraw
-//! from the CSVs), `gen --lines N [--seed S] --out DIR` (write a generated program).
+//! from the CSVs), `gen --lines N [--seed S] --out DIR` (write a generated program),
+//! `stability --runs K [e1 ...]` (the headline experiments, or those named, K times into
+//! directories of their own; `results/stability.csv` and `stability.*` values hold each
+//! headline's spread over the runs). `--instructions` also counts the instructions of
+//! every measured configuration once under `valgrind --tool=callgrind`, where valgrind is
+//! installed (skipped with a note where it is not).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use experiments::runner::{self, exps, Ctx, Profile};
 
-const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] --out DIR] [--profile quick|full] [--results DIR]";
+const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] --out DIR | stability --runs K [e1..e10 ...]] [--profile tiny|quick|full] [--results DIR] [--instructions]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,12 +31,22 @@ fn main() -> ExitCode {
     let mut profile = Profile::quick();
     let mut results = runner::workspace_root().join("results");
     let mut selected: Vec<String> = Vec::new();
+    let mut instructions = false;
+    let mut stability_runs: Option<usize> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--profile" => match it.next().and_then(|p| Profile::by_name(p)) {
                 Some(p) => profile = p,
-                None => return usage("--profile takes quick or full"),
+                None => return usage("--profile takes tiny, quick or full"),
+            },
+            "--instructions" => instructions = true,
+            "stability" => {
+                stability_runs.get_or_insert(0);
+            }
+            "--runs" => match it.next().and_then(|k| k.parse::<usize>().ok()) {
+                Some(k) if k >= 2 => stability_runs = Some(k),
+                _ => return usage("--runs takes a number of runs, at least 2"),
             },
             "--results" => match it.next() {
                 Some(d) => results = PathBuf::from(d),
@@ -48,6 +64,12 @@ fn main() -> ExitCode {
         }
     }
     let paper_dir = runner::workspace_root().join("paper");
+    if let Some(k) = stability_runs {
+        if k == 0 {
+            return usage("stability needs --runs K");
+        }
+        return stability(profile, k, &selected, &results, &paper_dir, instructions);
+    }
     if selected == ["corpus"] {
         return match runner::corpus_check::run(true) {
             Ok(r) if r.failed == 0 => ExitCode::SUCCESS,
@@ -95,26 +117,26 @@ fn main() -> ExitCode {
             .cloned()
             .collect()
     };
-    let rill = match runner::rill::locate_rill() {
+    let (rill, work) = match rill_and_work() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let work = rill
-        .parent()
-        .map(|d| d.join("rill-experiments"))
-        .unwrap_or_else(|| std::env::temp_dir().join("rill-experiments"));
     eprintln!(
-        "profile {}: sizes {:?}, {} repetitions; rill = {}; work dir {}",
+        "profile {}: sizes {:?}, {} rounds after {} warm-up; rill = {}; work dir {}",
         profile.name,
         profile.sizes,
         profile.reps,
+        profile.warmup,
         rill.display(),
         work.display()
     );
-    let ctx = Ctx::new(profile, rill, work, results.clone(), paper_dir);
+    let mut ctx = Ctx::new(profile, rill, work, results.clone(), paper_dir);
+    if instructions {
+        count_instructions(&mut ctx);
+    }
     let report = match runner::run_suite(
         &ctx,
         &ids,
@@ -138,6 +160,102 @@ fn main() -> ExitCode {
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
+    ExitCode::SUCCESS
+}
+
+/// The `rill` binary (built first under `cargo run`) and the runner's work directory.
+fn rill_and_work() -> Result<(PathBuf, PathBuf), String> {
+    let rill = runner::rill::locate_rill()?;
+    let work = rill
+        .parent()
+        .map(|d| d.join("rill-experiments"))
+        .unwrap_or_else(|| std::env::temp_dir().join("rill-experiments"));
+    Ok((rill, work))
+}
+
+/// `--instructions`: counts instructions under callgrind, or says why not.
+fn count_instructions(ctx: &mut Ctx) {
+    match ctx.count_instructions() {
+        Ok(v) => eprintln!("instructions: counted under {v} (callgrind), once per configuration"),
+        Err(why) => eprintln!("note: --instructions skipped: {why}"),
+    }
+}
+
+/// `stability --runs K [experiments]`: the experiments `k` times, each run into a
+/// directory of its own under the work directory; the spread into `results`.
+fn stability(
+    profile: Profile,
+    k: usize,
+    selected: &[String],
+    results: &std::path::Path,
+    paper_dir: &std::path::Path,
+    instructions: bool,
+) -> ExitCode {
+    let ids: Vec<String> = if selected.iter().any(|s| s.starts_with('e')) {
+        selected
+            .iter()
+            .filter(|s| s.starts_with('e'))
+            .cloned()
+            .collect()
+    } else {
+        runner::stability::HEADLINE_EXPERIMENTS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let (rill, work) = match rill_and_work() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut summaries = Vec::new();
+    for run in 1..=k {
+        let dir = work.join("stability").join(format!("run-{run}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        eprintln!(
+            "stability: run {run} of {k} ({}) -> {}",
+            ids.join(" "),
+            dir.display()
+        );
+        let mut ctx = Ctx::new(
+            profile.clone(),
+            rill.clone(),
+            work.clone(),
+            dir.clone(),
+            paper_dir.to_path_buf(),
+        );
+        if instructions {
+            count_instructions(&mut ctx);
+        }
+        if let Err(e) = runner::run_suite(&ctx, &ids, false, false) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        match runner::stability::read_summary(&dir) {
+            Ok(s) => summaries.push(s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let rows = runner::stability::analyze(&summaries);
+    if let Err(e) = runner::stability::write(results, &rows, k) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    for r in rows.iter().filter(|r| r.run == 1 && r.min.is_some()) {
+        eprintln!(
+            "  {}: {} to {} over {k} runs (max/min - 1 = {:.3})",
+            r.key,
+            runner::paper::format_number(r.min.unwrap_or(f64::NAN)),
+            runner::paper::format_number(r.max.unwrap_or(f64::NAN)),
+            r.spread.unwrap_or(f64::NAN)
+        );
+    }
+    println!("{} written", results.join("stability.csv").display());
     ExitCode::SUCCESS
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use experiments::runner::paper;
-use experiments::runner::stats::spread;
+use experiments::runner::stats::{spread, Interval};
 use experiments::runner::summary;
 use experiments::runner::table::{self, Row};
 use experiments::runner::{self, exps, Ctx, Profile};
@@ -30,13 +30,33 @@ fn csv_round_trips_and_keeps_missing_numbers_empty() {
     assert_eq!(lines.next().unwrap(), table::COLUMNS.join(","));
     assert_eq!(
         lines.next().unwrap(),
-        "scratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,"
+        "scratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,,,,,"
     );
     assert_eq!(
         lines.next().unwrap(),
-        "scratch,query-disk,1000,0,,,,ms,,,,,,,,,unavailable: not built,"
+        "scratch,query-disk,1000,0,,,,ms,,,,,,,,,unavailable: not built,,,,,"
     );
     assert_eq!(table::read_csv(&path).unwrap(), vec![ok, gone]);
+    // A CSV written before the columns cpu_ms, low, high and instructions still reads.
+    let old = dir.path().join("e01-old.csv");
+    let header = table::COLUMNS[..table::COLUMNS.len() - 4].join(",");
+    std::fs::write(
+        &old,
+        format!("{header}\nscratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,\n"),
+    )
+    .unwrap();
+    let rows = table::read_csv(&old).unwrap();
+    assert_eq!(rows[0].median, Some(2.0));
+    assert_eq!(rows[0].low, None);
+}
+
+fn iv(value: f64, low: f64, high: f64, n: usize) -> Interval {
+    Interval {
+        value,
+        low,
+        high,
+        n,
+    }
 }
 
 #[test]
@@ -46,7 +66,10 @@ fn summary_has_every_key_and_reasons_for_nulls() {
     summary::update(
         &path,
         &[
-            ("e1_query_over_pipeline".to_string(), Ok(1.25)),
+            (
+                "e1_query_over_pipeline".to_string(),
+                Ok(iv(1.25, 1.1, 1.4, 10)),
+            ),
             (
                 "e2_hash_share".to_string(),
                 Err("no query build".to_string()),
@@ -55,12 +78,27 @@ fn summary_has_every_key_and_reasons_for_nulls() {
     )
     .unwrap();
     // A later run of one experiment keeps the other keys.
-    let v = summary::update(&path, &[("pipeline_lines_per_s".to_string(), Ok(2e6))]).unwrap();
+    let v = summary::update(
+        &path,
+        &[(
+            "pipeline_lines_per_s".to_string(),
+            Ok(iv(2e6, 1.9e6, 2.1e6, 10)),
+        )],
+    )
+    .unwrap();
     for key in summary::KEYS {
         assert!(v.get(*key).is_some(), "{key} missing");
     }
-    assert_eq!(v["e1_query_over_pipeline"], 1.25);
-    assert_eq!(v["pipeline_lines_per_s"], 2e6);
+    // Every headline is `{value, low, high, n}`.
+    assert_eq!(
+        v["e1_query_over_pipeline"],
+        serde_json::json!({ "value": 1.25, "low": 1.1, "high": 1.4, "n": 10 })
+    );
+    assert_eq!(v["pipeline_lines_per_s"]["value"], 2e6);
+    assert_eq!(
+        summary::from_json(&v["e1_query_over_pipeline"]),
+        Some(iv(1.25, 1.1, 1.4, 10))
+    );
     assert!(v["e2_hash_share"].is_null());
     assert_eq!(v["null_reasons"]["e2_hash_share"], "no query build");
     assert_eq!(
@@ -68,6 +106,18 @@ fn summary_has_every_key_and_reasons_for_nulls() {
         "not measured yet"
     );
     assert!(v["null_reasons"].get("e1_query_over_pipeline").is_none());
+    // The paper reads a headline as four values.
+    let (values, _) = paper::load_results(dir.path()).unwrap();
+    assert_eq!(values["e1_query_over_pipeline"], 1.25);
+    assert_eq!(values["e1_query_over_pipeline_low"], 1.1);
+    assert_eq!(values["e1_query_over_pipeline_high"], 1.4);
+    assert_eq!(values["e1_query_over_pipeline_n"], 10.0);
+    assert!(values["e2_hash_share"].is_null());
+    assert_eq!(values["goal.e1_query_over_pipeline"], "missed");
+    // A summary of the old shape (bare numbers) is not taken for a headline.
+    std::fs::write(&path, r#"{"e1_query_over_pipeline": 1.5}"#).unwrap();
+    let v = summary::update(&path, &[]).unwrap();
+    assert!(v["e1_query_over_pipeline"].is_null());
 }
 
 #[test]
@@ -102,7 +152,7 @@ fn template_filling() {
     assert!(paper::fill("{{a", &values, &tables).is_err());
 }
 
-/// The whole suite on 300-line programs (one repetition, one E9 program): every CSV has
+/// The whole suite on 300-line programs (two rounds, one E9 program): every CSV has
 /// rows, the pipeline's rows carry real numbers, rows without numbers say why, and the
 /// values fill the real template into a paper of at least 2500 words.
 #[test]
@@ -165,15 +215,80 @@ fn smoke_run_of_the_suite_fills_the_paper() {
         "{e9:?}"
     );
     let summary = &report.summary;
-    assert!(summary["pipeline_lines_per_s"].as_f64().unwrap() > 0.0);
-    assert!(summary["e9_jit_over_rustc_o0"].as_f64().unwrap() > 0.0);
+    assert!(summary["pipeline_lines_per_s"]["value"].as_f64().unwrap() > 0.0);
+    assert!(summary["e9_jit_over_rustc_o0"]["value"].as_f64().unwrap() > 0.0);
     for key in summary::KEYS {
         let v = &summary[*key];
-        assert!(
-            v.is_number() || summary["null_reasons"][*key].is_string(),
-            "{key}: {v}"
-        );
+        match summary::from_json(v) {
+            Some(i) => {
+                assert!(i.low <= i.value && i.value <= i.high, "{key}: {v}");
+                // The tiny profile times two rounds.
+                assert_eq!(i.n, 2, "{key}: {v}");
+            }
+            None => assert!(
+                v.is_null() && summary["null_reasons"][*key].is_string(),
+                "{key}: {v}"
+            ),
+        }
     }
+    // Every ratio of values.json has its interval beside it.
+    let values: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("values.json")).unwrap())
+            .unwrap();
+    for key in [
+        "e1_query_over_pipeline",
+        "e1.memory_over_pipeline",
+        "e3_leaf_edit_over_pipeline",
+        "e4.geomean_nocutoff_over_cutoff",
+        "e6.leaf_over_pipeline",
+    ] {
+        for suffix in ["", "_low", "_high", "_n"] {
+            assert!(
+                values.get(format!("{key}{suffix}")).is_some(),
+                "{key}{suffix} missing"
+            );
+        }
+    }
+    assert!(!values["e4.geomean_kinds"]
+        .as_str()
+        .unwrap()
+        .contains("fix-error"));
+    assert!(values["meta.load_sentence"]
+        .as_str()
+        .unwrap()
+        .contains("load"));
+    // One sample per timed build, with the child's CPU time and the engine's counts.
+    let samples = std::fs::read_to_string(results.join("samples/e01-scratch.csv")).unwrap();
+    let mut lines = samples.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Three configurations, two rounds.
+    assert_eq!(rows.len(), 6, "{samples}");
+    for r in &rows {
+        assert_eq!(r[col("experiment")], "e1");
+        let cpu: f64 = r[col("cpu_user_ms")].parse::<f64>().unwrap()
+            + r[col("cpu_sys_ms")].parse::<f64>().unwrap();
+        assert!(cpu > 0.0, "{r:?}");
+        assert!(r[col("peak_rss_kb")].parse::<u64>().unwrap() > 0, "{r:?}");
+        if r[col("architecture")] != "pipeline" {
+            assert!(r[col("executed")].parse::<u64>().unwrap() > 0, "{r:?}");
+        }
+    }
+    // The two rounds build the configurations in alternating order.
+    let seq = |round: &str, arch: &str| -> u64 {
+        rows.iter()
+            .find(|r| r[col("round")] == round && r[col("architecture")] == arch)
+            .unwrap()[col("seq")]
+        .parse()
+        .unwrap()
+    };
+    assert!(seq("0", "pipeline") < seq("0", "query-disk"));
+    assert!(seq("1", "pipeline") > seq("1", "query-memory"));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["warmup_rounds"], 0);
+    assert!(meta["experiments"]["e1"]["load_before"].is_array());
     for f in [
         "meta.json",
         "values.json",

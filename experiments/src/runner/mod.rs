@@ -4,11 +4,13 @@
 //! `results/summary.json`, `results/values.json`, the figures under `results/figures/`,
 //! and regenerates `paper/paper.md` from `paper/template.md`.
 //!
-//! Code map: `stats` (median/min/max, fits), `table` (rows and CSV), `process` (timing a
-//! process), `rill` (driving `rill`, the stats JSON), `workload` (generated programs and
-//! edits on disk), `exps` (the experiments, a file each, and the incremental rebuild
-//! they time), `plot` (SVG figures), `paper` (template filling), `meta` (machine and
-//! toolchain description), `summary` (headline keys).
+//! Code map: `stats` (median/min/max, fits, bootstrap intervals), `table` (rows and CSV),
+//! `samples` (one row per timed build, `results/samples/`), `process` (timing a process:
+//! wall and CPU time, peak memory, instruction counts), `rill` (driving `rill`, the stats
+//! JSON), `workload` (generated programs and edits on disk), `exps` (the experiments, a
+//! file each, and the paired rounds they are timed in), `plot` (SVG figures), `paper`
+//! (template filling), `meta` (machine, load and toolchain description), `summary`
+//! (headline keys), `stability` (the headline numbers over repeated runs).
 
 pub mod exps;
 pub mod meta;
@@ -16,6 +18,8 @@ pub mod paper;
 pub mod plot;
 pub mod process;
 pub mod rill;
+pub mod samples;
+pub mod stability;
 pub mod stats;
 pub mod summary;
 pub mod table;
@@ -28,6 +32,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use self::rill::{Build, BuildRun, NoMeasurement, Rill};
+use self::stats::Interval;
 use self::table::Row;
 
 /// How much to measure.
@@ -40,8 +45,10 @@ pub struct Profile {
     pub main_size: usize,
     /// The program size of the comparison with rustc (E8).
     pub rustc_size: usize,
-    /// Repetitions of each timed build.
+    /// Repetitions (rounds) of each timed build.
     pub reps: usize,
+    /// Rounds built before the timed ones and discarded.
+    pub warmup: usize,
     /// Repetitions of each run of E9 (rustc binaries and the JIT).
     pub run_reps: usize,
     /// Time limit of one interpreter run in E9, seconds.
@@ -60,8 +67,9 @@ impl Profile {
             sizes: vec![1_000, 10_000, 100_000],
             main_size: 100_000,
             rustc_size: 10_000,
-            reps: 5,
-            run_reps: 3,
+            reps: 10,
+            warmup: 1,
+            run_reps: 10,
             interp_timeout_s: 10,
             build_timeout_s: 300,
             benchmarks: None,
@@ -75,23 +83,25 @@ impl Profile {
             sizes: vec![1_000, 10_000, 100_000, 1_000_000],
             main_size: 100_000,
             rustc_size: 100_000,
-            reps: 5,
-            run_reps: 5,
+            reps: 15,
+            warmup: 2,
+            run_reps: 10,
             interp_timeout_s: 120,
             build_timeout_s: 1800,
             benchmarks: None,
         }
     }
 
-    /// A profile for tests: tiny programs, one repetition.
+    /// A profile for tests: tiny programs, two repetitions, no warm-up.
     pub fn tiny() -> Profile {
         Profile {
             name: "tiny".to_string(),
             sizes: vec![300],
             main_size: 300,
             rustc_size: 300,
-            reps: 1,
-            run_reps: 1,
+            reps: 2,
+            warmup: 0,
+            run_reps: 2,
             interp_timeout_s: 5,
             build_timeout_s: 60,
             benchmarks: Some(vec!["matmul".to_string()]),
@@ -115,10 +125,13 @@ pub struct Outcome {
     /// Numbers and words for the paper (`e3.leaf_body_query_ms`, ...); `null` when the
     /// experiment could not measure it.
     pub values: BTreeMap<String, serde_json::Value>,
-    /// Headline keys of `summary.json` this experiment sets: value, or the reason for null.
-    pub summary: Vec<(String, Result<f64, String>)>,
+    /// Headline keys of `summary.json` this experiment sets: value with its interval, or
+    /// the reason for null.
+    pub summary: Vec<(String, Result<Interval, String>)>,
     /// Warnings to print at the end.
     pub warnings: Vec<String>,
+    /// One sample per timed build (see [`Ctx::take_samples`]).
+    pub samples: Vec<samples::Sample>,
 }
 
 impl Outcome {
@@ -135,11 +148,21 @@ impl Outcome {
             .insert(key.to_string(), serde_json::Value::from(v.into()));
     }
 
-    pub fn headline(&mut self, key: &str, v: Option<f64>, why_missing: impl Into<String>) {
-        let v = v.filter(|x| x.is_finite());
+    /// The paper value `key` with its interval: `KEY`, `KEY_low`, `KEY_high`, `KEY_n`.
+    pub fn interval_value(&mut self, key: &str, iv: Option<Interval>) {
+        self.value(key, iv.map(|i| i.value));
+        self.value(&format!("{key}_low"), iv.map(|i| i.low));
+        self.value(&format!("{key}_high"), iv.map(|i| i.high));
+        self.value(&format!("{key}_n"), iv.map(|i| i.n as f64));
+    }
+
+    /// The headline key `key` (`summary.json`, and `values.json` with its interval), or why
+    /// it is missing.
+    pub fn headline(&mut self, key: &str, iv: Option<Interval>, why_missing: impl Into<String>) {
+        let iv = iv.filter(|i| i.value.is_finite());
         self.summary
-            .push((key.to_string(), v.ok_or_else(|| why_missing.into())));
-        self.value(key, v);
+            .push((key.to_string(), iv.ok_or_else(|| why_missing.into())));
+        self.interval_value(key, iv);
     }
 }
 
@@ -159,6 +182,12 @@ pub struct Ctx {
     programs: RefCell<BTreeMap<(usize, u64), rill_gen::Program>>,
     /// Leaf-body edits by (lines, seed), checked against the machine code once per run.
     leaf_edits: RefCell<BTreeMap<(usize, u64), std::rc::Rc<workload::LeafEdits>>>,
+    /// Samples of the timed builds made into rows since the last [`Ctx::take_samples`].
+    samples: RefCell<Vec<samples::Sample>>,
+    /// Warnings from measuring (counts that differ between repetitions).
+    warnings: RefCell<Vec<String>>,
+    /// With `--instructions` and valgrind installed: the callgrind output file.
+    callgrind: Option<PathBuf>,
 }
 
 impl Ctx {
@@ -182,7 +211,43 @@ impl Ctx {
             progress: RefCell::new(None),
             programs: RefCell::new(BTreeMap::new()),
             leaf_edits: RefCell::new(BTreeMap::new()),
+            samples: RefCell::new(Vec::new()),
+            warnings: RefCell::new(Vec::new()),
+            callgrind: None,
         }
+    }
+
+    /// Also counts the instructions of every configuration once, under callgrind
+    /// (`--instructions`); `Err` says why not (valgrind missing) and changes nothing.
+    pub fn count_instructions(&mut self) -> Result<String, String> {
+        let version = process::valgrind()?;
+        self.callgrind = Some(self.work.join("callgrind.out"));
+        Ok(version)
+    }
+
+    /// The callgrind output file when instructions are counted.
+    pub fn callgrind_out(&self) -> Option<PathBuf> {
+        self.callgrind.clone()
+    }
+
+    /// Records the samples of `runs`, the repetitions of (`scenario`, `arch`, `size`), and
+    /// a warning if the engine's counts differ between them.
+    pub fn record(&self, scenario: &str, arch: &str, size: usize, runs: &[BuildRun]) {
+        let (s, warning) = samples::of_runs(scenario, arch, size, runs);
+        self.samples.borrow_mut().extend(s);
+        if let Some(w) = warning {
+            self.warnings.borrow_mut().push(w);
+        }
+    }
+
+    /// The samples recorded since the last call.
+    pub fn take_samples(&self) -> Vec<samples::Sample> {
+        std::mem::take(&mut *self.samples.borrow_mut())
+    }
+
+    /// The warnings recorded since the last call.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *self.warnings.borrow_mut())
     }
 
     /// The generated program of about `lines` lines (cached for the run).
@@ -340,12 +405,19 @@ pub fn run_suite(
     std::fs::create_dir_all(&ctx.results)
         .map_err(|e| format!("cannot create `{}`: {e}", ctx.results.display()))?;
     let mut report = SuiteReport::default();
-    let meta = meta::collect(&workspace_root(), &ctx.profile);
-    std::fs::write(
-        ctx.results.join("meta.json"),
-        serde_json::to_vec_pretty(&meta).unwrap_or_default(),
-    )
-    .map_err(|e| format!("cannot write meta.json: {e}"))?;
+    let mut meta = meta::collect(&workspace_root(), &ctx.profile);
+    meta["instructions"] = match ctx.callgrind_out() {
+        Some(_) => "counted once per configuration under valgrind --tool=callgrind".into(),
+        None => "not counted".into(),
+    };
+    let write_meta = |meta: &serde_json::Value| {
+        std::fs::write(
+            ctx.results.join("meta.json"),
+            serde_json::to_vec_pretty(meta).unwrap_or_default(),
+        )
+        .map_err(|e| format!("cannot write meta.json: {e}"))
+    };
+    write_meta(&meta)?;
     let values_path = ctx.results.join("values.json");
     let mut values = read_values(&values_path);
     if corpus {
@@ -364,10 +436,12 @@ pub fn run_suite(
         }
     }
     let mut summary_updates = Vec::new();
+    let mut loads = Vec::new();
     for e in exps::ALL.iter().filter(|e| ids.iter().any(|i| i == e.id)) {
         eprintln!("{}: {} ...", e.id.to_uppercase(), e.title);
         let start = std::time::Instant::now();
-        let outcome = (e.run)(ctx).unwrap_or_else(|why| {
+        let load_before = meta::load_average();
+        let mut outcome = (e.run)(ctx).unwrap_or_else(|why| {
             ctx.finish_progress();
             let mut o = Outcome::default();
             o.rows
@@ -376,8 +450,22 @@ pub fn run_suite(
             o
         });
         ctx.finish_progress();
+        loads.push(meta::ExperimentLoad {
+            id: e.id.to_string(),
+            before: load_before,
+            after: meta::load_average(),
+            seconds: start.elapsed().as_secs_f64(),
+        });
         let csv = ctx.results.join(exps::csv_name(e));
         table::write_csv(&csv, &outcome.rows)?;
+        outcome.samples.extend(ctx.take_samples());
+        for s in &mut outcome.samples {
+            s.experiment = e.id.to_string();
+        }
+        samples::write_csv(
+            &ctx.results.join("samples").join(exps::csv_name(e)),
+            &outcome.samples,
+        )?;
         match plot::figures(e.id, &outcome.rows, &ctx.results.join("figures")) {
             Ok(_) => {}
             Err(why) => report.warnings.push(format!("{} figures: {why}", e.id)),
@@ -389,16 +477,23 @@ pub fn run_suite(
         summary_updates.extend(outcome.summary.clone());
         let bad = outcome.rows.iter().filter(|r| r.status != "ok").count();
         eprintln!(
-            "{}: {} rows ({} without a number) in {:.1} s -> {}",
+            "{}: {} rows ({} without a number), {} samples in {:.1} s -> {}",
             e.id.to_uppercase(),
             outcome.rows.len(),
             bad,
+            outcome.samples.len(),
             start.elapsed().as_secs_f64(),
             csv.display()
         );
         for (k, v) in &outcome.summary {
             match v {
-                Ok(x) => eprintln!("  {k} = {}", paper::format_number(*x)),
+                Ok(iv) => eprintln!(
+                    "  {k} = {} [{}, {}] (n = {})",
+                    paper::format_number(iv.value),
+                    paper::format_number(iv.low),
+                    paper::format_number(iv.high),
+                    iv.n
+                ),
                 Err(why) => eprintln!("  {k} = null ({why})"),
             }
         }
@@ -410,7 +505,24 @@ pub fn run_suite(
             report.warnings.push(format!("{}: {}", e.id, first.status));
         }
         report.warnings.extend(outcome.warnings);
+        report.warnings.extend(
+            ctx.take_warnings()
+                .into_iter()
+                .map(|w| format!("{}: {w}", e.id)),
+        );
     }
+    meta["experiments"] = meta::loads_json(&loads);
+    let (per_core, sentence) = meta::load_values(&loads, meta::cores());
+    meta["max_load_per_core"] = per_core.map_or(serde_json::Value::Null, Into::into);
+    write_meta(&meta)?;
+    values.insert(
+        "meta.max_load_per_core".into(),
+        per_core.map_or(serde_json::Value::Null, |p| {
+            ((p * 100.0).round() / 100.0).into()
+        }),
+    );
+    values.insert("meta.load_sentence".into(), sentence.into());
+    values.insert("meta.warmup_rounds".into(), ctx.profile.warmup.into());
     std::fs::write(
         &values_path,
         serde_json::to_vec_pretty(&values).unwrap_or_default(),

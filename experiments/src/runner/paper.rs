@@ -279,7 +279,8 @@ pub type Values = BTreeMap<String, serde_json::Value>;
 pub type Tables = BTreeMap<String, Vec<Row>>;
 
 /// Reads `results/` (values.json, meta.json, summary.json, the CSVs) into what [`fill`]
-/// takes, with the values of [`derive`].
+/// takes, with the values of [`derive`]. A headline of summary.json gives four values:
+/// `KEY` (the value), `KEY_low`, `KEY_high` (its interval) and `KEY_n`.
 pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     let read = |name: &str| -> Result<serde_json::Value, String> {
         let p = results.join(name);
@@ -297,7 +298,14 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     if let Ok(serde_json::Value::Object(m)) = read("summary.json") {
         for (k, v) in m {
             if k != "null_reasons" {
-                values.insert(k, v);
+                // `{value, low, high, n}` (or null) becomes `KEY`, `KEY_low`, `KEY_high`,
+                // `KEY_n`.
+                let iv = super::summary::from_json(&v);
+                let num = |x: Option<f64>| x.map_or(serde_json::Value::Null, Into::into);
+                values.insert(format!("{k}_low"), num(iv.map(|i| i.low)));
+                values.insert(format!("{k}_high"), num(iv.map(|i| i.high)));
+                values.insert(format!("{k}_n"), num(iv.map(|i| i.n as f64)));
+                values.insert(k, num(iv.map(|i| i.value)));
             } else if let serde_json::Value::Object(r) = v {
                 for (k, why) in r {
                     values.insert(format!("why.{k}"), why);

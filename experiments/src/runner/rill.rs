@@ -97,6 +97,21 @@ impl BuildStats {
         })
     }
 
+    /// Whether these are the query architecture's statistics (it reports the engine).
+    pub fn is_query(&self) -> bool {
+        self.raw.get("engine").is_some() || !self.queries.is_empty() || self.executed > 0
+    }
+
+    /// Values carried into the new cache without being decoded, over all kinds.
+    pub fn promoted(&self) -> u64 {
+        self.raw
+            .get("queries")
+            .and_then(|q| q.as_object())
+            .map_or(0, |q| {
+                q.values().filter_map(|k| k.get("promoted")?.as_u64()).sum()
+            })
+    }
+
     /// Total hashing time over all query kinds.
     pub fn hash_ms(&self) -> f64 {
         // The engine's own total when it reports one, else the sum over kinds.
@@ -171,6 +186,9 @@ pub struct Build<'a> {
 pub struct BuildRun {
     pub proc: ProcRun,
     pub stats: Option<BuildStats>,
+    /// Instructions of one extra build of the same configuration under callgrind (the
+    /// same on every repetition; `--instructions` only).
+    pub instructions: Option<u64>,
 }
 
 /// Why a build yielded no measurement.
@@ -245,7 +263,11 @@ impl Rill {
             Ok(text) => Some(BuildStats::parse(&text).map_err(NoMeasurement::Failed)?),
             Err(_) => None,
         };
-        Ok(BuildRun { proc, stats })
+        Ok(BuildRun {
+            proc,
+            stats,
+            instructions: None,
+        })
     }
 }
 

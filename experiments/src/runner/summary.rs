@@ -1,8 +1,12 @@
-//! `results/summary.json`: the headline numbers, one key each. A key whose experiment
+//! `results/summary.json`: the headline numbers, one key each, as
+//! `{ "value": v, "low": l, "high": h, "n": n }`: the value, its bootstrap 95 % interval
+//! and the number of rounds it rests on (`stats::bootstrap`). A key whose experiment
 //! could not measure it is `null`, and `null_reasons` says why; a run of a single
 //! experiment updates only that experiment's keys.
 
 use std::path::Path;
+
+use super::stats::Interval;
 
 /// The headline keys, in the order the issue lists them.
 pub const KEYS: &[&str] = &[
@@ -16,11 +20,28 @@ pub const KEYS: &[&str] = &[
     "pipeline_lines_per_s",
 ];
 
+/// A headline as `summary.json` holds it.
+pub fn to_json(iv: &Interval) -> serde_json::Value {
+    serde_json::json!({ "value": iv.value, "low": iv.low, "high": iv.high, "n": iv.n })
+}
+
+/// A headline of `summary.json` read back (`null`, or a file of the old shape with a bare
+/// number, gives `None`).
+pub fn from_json(v: &serde_json::Value) -> Option<Interval> {
+    let f = |k: &str| v.get(k)?.as_f64();
+    Some(Interval {
+        value: f("value")?,
+        low: f("low")?,
+        high: f("high")?,
+        n: v.get("n")?.as_u64()? as usize,
+    })
+}
+
 /// Merges `updates` into the summary at `path` (every key present; unknown keys of the
-/// file are dropped) and writes it back.
+/// file, and values of an older shape, are dropped) and writes it back.
 pub fn update(
     path: &Path,
-    updates: &[(String, Result<f64, String>)],
+    updates: &[(String, Result<Interval, String>)],
 ) -> Result<serde_json::Value, String> {
     let old: serde_json::Value = std::fs::read_to_string(path)
         .ok()
@@ -29,7 +50,10 @@ pub fn update(
     let mut out = serde_json::Map::new();
     let mut reasons = serde_json::Map::new();
     for key in KEYS {
-        let mut value = old.get(*key).cloned().unwrap_or(serde_json::Value::Null);
+        let mut value = old
+            .get(*key)
+            .and_then(from_json)
+            .map_or(serde_json::Value::Null, |iv| to_json(&iv));
         let mut reason = old
             .get("null_reasons")
             .and_then(|r| r.get(*key))
@@ -37,7 +61,7 @@ pub fn update(
             .unwrap_or_else(|| serde_json::Value::from("not measured yet"));
         if let Some((_, r)) = updates.iter().rev().find(|(k, _)| k == key) {
             match r {
-                Ok(v) => value = serde_json::Value::from(*v),
+                Ok(iv) => value = to_json(iv),
                 Err(why) => {
                     value = serde_json::Value::Null;
                     reason = serde_json::Value::from(why.clone());

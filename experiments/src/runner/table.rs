@@ -35,6 +35,18 @@ pub struct Row {
     pub peak_rss_kb: Option<u64>,
     pub status: String,
     pub note: String,
+    /// CPU time of the child (user + system), median over repetitions, ms.
+    #[serde(default)]
+    pub cpu_ms: Option<f64>,
+    /// The bootstrap 95 % interval of `median` where the row summarizes a ratio (or
+    /// another statistic of paired rounds): see `stats::bootstrap`.
+    #[serde(default)]
+    pub low: Option<f64>,
+    #[serde(default)]
+    pub high: Option<f64>,
+    /// Instructions of one build of this configuration under callgrind (`--instructions`).
+    #[serde(default)]
+    pub instructions: Option<u64>,
 }
 
 impl Row {
@@ -72,12 +84,34 @@ impl Row {
         self
     }
 
+    /// Sets the value and the bootstrap interval of a statistic (a ratio, unit `ratio`).
+    pub fn with_interval(mut self, iv: Option<super::stats::Interval>, unit: &str) -> Row {
+        self.unit = unit.to_string();
+        match iv {
+            Some(iv) => {
+                self.median = Some(iv.value);
+                self.low = Some(iv.low);
+                self.high = Some(iv.high);
+                self.repetitions = iv.n;
+            }
+            None => {
+                self.median = None;
+                if self.status == "ok" {
+                    self.status = "failed: no paired sample".to_string();
+                }
+            }
+        }
+        self
+    }
+
     /// Marks the row as having no number, with the reason.
     pub fn without_number(mut self, status: impl Into<String>) -> Row {
         self.status = status.into();
         self.median = None;
         self.min = None;
         self.max = None;
+        self.low = None;
+        self.high = None;
         self
     }
 
@@ -136,6 +170,10 @@ pub const COLUMNS: &[&str] = &[
     "peak_rss_kb",
     "status",
     "note",
+    "cpu_ms",
+    "low",
+    "high",
+    "instructions",
 ];
 
 /// Finds the first row matching scenario, architecture and size.

@@ -1,10 +1,13 @@
 //! E2: hashing: time and bytes per query kind, three hashers, fingerprint vs equality.
 
-use super::measure::{fill_counters, row_from, scratch, IncrementalRun, NO_LEAF_EDIT};
-use super::readout::{counter, first_error, median};
+use super::measure::{
+    fill_counters, interleave, row_from, scratch_rounds, IncrementalRun, NO_LEAF_EDIT,
+};
+use super::readout::{counter, first_error};
 use super::SEED;
 use crate::runner::rill::{BuildRun, Mode};
-use crate::runner::stats::spread;
+use crate::runner::samples::Sample;
+use crate::runner::stats::{self, spread};
 use crate::runner::table::{self, Row};
 use crate::runner::workload::OnDisk;
 use crate::runner::{Ctx, Outcome};
@@ -20,17 +23,28 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let program = ctx.program(size, SEED);
     let disk = OnDisk::create(&dir.join("prog"), program.clone())?;
     let root = disk.root();
-    let pipe = scratch(ctx, Mode::Run, "pipeline", &root, None, &[]);
-    o.rows.push(row_from("scratch", "pipeline", size, &pipe));
+    // The pipeline and the three hashers, each persisting its cache, in the same rounds.
+    ctx.set_message("pipeline and hashers");
+    let caches = HASHERS.map(|h| dir.join(format!("cache-{h}")));
+    let args = HASHERS.map(|h| ["--hasher", h]);
+    let [pipe, runs @ ..] = scratch_rounds(
+        ctx,
+        Mode::Run,
+        &root,
+        &[
+            ("pipeline", None, &[]),
+            ("query", Some(&caches[0]), &args[0]),
+            ("query", Some(&caches[1]), &args[1]),
+            ("query", Some(&caches[2]), &args[2]),
+        ],
+    );
+    o.rows
+        .push(row_from(ctx, "scratch", "pipeline", size, &pipe));
     ctx.step();
-    for hasher in HASHERS {
-        ctx.set_message(hasher);
-        let args = ["--hasher", hasher];
-        let cache = dir.join(format!("cache-{hasher}"));
-        let runs = scratch(ctx, Mode::Run, "query", &root, Some(&cache), &args);
+    for (hasher, runs) in HASHERS.iter().zip(&runs) {
         let arch = format!("query-{hasher}");
-        o.rows.push(row_from("scratch", &arch, size, &runs));
-        match &runs {
+        o.rows.push(row_from(ctx, "scratch", &arch, size, runs));
+        match runs {
             Ok(r) => hash_rows(&mut o.rows, r, &arch, size),
             Err(e) => o
                 .rows
@@ -38,22 +52,30 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         }
         ctx.step();
     }
-    // Fingerprint against equality cutoff, on a leaf-body edit.
+    // Fingerprint against equality cutoff, on a leaf-body edit, in the same rounds.
     ctx.set_message("cutoff by equality");
     let leaf = ctx.leaf_edits(size, SEED);
     let edit = &leaf.changing.as_ref().ok_or(NO_LEAF_EDIT)?.0;
-    for (cutoff, arch) in [
+    let cutoffs = [
         ("fingerprint", "query-fingerprint"),
         ("equality", "query-equality"),
-    ] {
-        let runs = IncrementalRun::new(ctx, dir.join(format!("cut-{cutoff}")), &program)
-            .edited(&edit.program)
-            .cutoff(cutoff)
-            .run();
-        o.rows.push(row_from("leaf-body", arch, size, &runs));
+    ];
+    let sides = cutoffs
+        .iter()
+        .map(|(cutoff, _)| {
+            IncrementalRun::new(ctx, dir.join(format!("cut-{cutoff}")), &program)
+                .edited(&edit.program)
+                .cutoff(*cutoff)
+                .side()
+        })
+        .collect();
+    let runs = interleave(ctx, ctx.profile.reps, sides);
+    for ((_, arch), runs) in cutoffs.iter().zip(&runs) {
+        o.rows.push(row_from(ctx, "leaf-body", arch, size, runs));
     }
     ctx.step();
     ctx.finish_progress();
+    o.samples = ctx.take_samples();
     values(&mut o, size);
     Ok(o)
 }
@@ -67,7 +89,19 @@ fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
         .filter(|s| s.total_ms > 0.0)
         .map(|s| 100.0 * s.hash_ms() / s.total_ms)
         .collect();
+    // The median is the ratio of the medians of hash time and total time (as every
+    // ratio), with its interval; min and max are those of the builds' own shares.
+    let pairs: Vec<(f64, f64)> = r
+        .iter()
+        .filter_map(|b| b.stats.as_ref())
+        .map(|s| (s.hash_ms(), s.total_ms))
+        .collect();
     let mut share = Row::new("hash-share", arch, size).with_spread(spread(&shares), "percent");
+    if let (Some(iv), true) = (stats::paired_ratio(&pairs), share.is_ok()) {
+        share.median = Some(100.0 * iv.value);
+        share.low = Some(100.0 * iv.low);
+        share.high = Some(100.0 * iv.high);
+    }
     fill_counters(&mut share, r);
     let wall: Vec<f64> = r
         .iter()
@@ -77,7 +111,7 @@ fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
     w.note = "engine.hash_ms / wall time of the whole process".to_string();
     rows.push(w);
     share.note =
-        "engine.hash_ms / total_ms (the compiler's whole build: cache load, check, codegen, link, cache save)"
+        "median engine.hash_ms / median total_ms (the compiler's whole build: cache load, check, codegen, link, cache save); min/max: of single builds; low/high: bootstrap 95 % interval"
             .to_string();
     rows.push(share);
     let Some(last) = r.iter().rev().find_map(|b| b.stats.as_ref()) else {
@@ -104,11 +138,30 @@ fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
 
 /// The headline key and paper values of E2.
 fn values(o: &mut Outcome, size: usize) {
-    let share = median(&o.rows, ("hash-share", "query-sip128", size)).map(|p| p / 100.0);
+    // The ratio of the medians of hashing time and the compiler's time, over the same
+    // builds.
+    let sip = ("scratch", "query-sip128", size);
+    let share = o.ratio_of(
+        "e2.hash_share",
+        (sip, |s: &Sample| s.hash_ms),
+        (sip, |s: &Sample| s.compile_ms),
+    );
     o.headline(
         "e2_hash_share",
         share,
         first_error(&o.rows, &[("hash-share", "query-sip128", size)]),
+    );
+    for h in ["xxh3", "blake3"] {
+        o.paired_ratio_value(
+            &format!("e2.{h}_over_sip128"),
+            ("scratch", &format!("query-{h}"), size),
+            sip,
+        );
+    }
+    o.paired_ratio_value(
+        "e2.equality_over_fingerprint",
+        ("leaf-body", "query-equality", size),
+        ("leaf-body", "query-fingerprint", size),
     );
     o.value("e2.size", Some(size as f64));
     for h in HASHERS {

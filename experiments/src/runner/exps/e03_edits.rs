@@ -5,10 +5,9 @@ use std::path::Path;
 
 use rill_gen::{EditKind, Program};
 
-use super::measure::{row_from, IncrementalRun, PairedRuns};
-use super::readout::median;
+use super::measure::{build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs};
 use super::SEED;
-use crate::runner::stats;
+use crate::runner::rill::Mode;
 use crate::runner::workload::{self, OnDisk};
 use crate::runner::{Ctx, Outcome};
 
@@ -108,16 +107,15 @@ fn edit_cases(ctx: &Ctx, program: &Program, size: usize) -> Vec<EditCase> {
 pub(super) struct EditSeries<'a> {
     /// The progress label; lowercased, the work directory.
     pub label: &'a str,
-    /// `--cutoff` of every query build; `None`: rill's default.
-    pub cutoff: Option<&'a str>,
-    /// The architecture column of the query rows.
-    pub arch: &'a str,
-    /// Every query series paired with the pipeline building the same program from
-    /// scratch, in the same rounds (rows `scratch`/`pipeline` and `<edit>`/`pipeline`).
+    /// The query configurations: `--cutoff` of every build (`None`: rill's default) and
+    /// the architecture column of their rows. All are built in the same rounds.
+    pub variants: &'a [(Option<&'a str>, &'a str)],
+    /// The pipeline building the same program from scratch in the same rounds as well
+    /// (rows `scratch`/`pipeline` and `<edit>`/`pipeline`).
     pub with_pipeline: bool,
 }
 
-impl EditSeries<'_> {
+impl<'v> EditSeries<'v> {
     pub fn run(&self, ctx: &Ctx) -> Result<Outcome, String> {
         let mut o = Outcome::default();
         let size = ctx.profile.main_size;
@@ -127,14 +125,19 @@ impl EditSeries<'_> {
         let dir = ctx.dir(&self.label.to_lowercase());
         let base = OnDisk::create(&dir.join("base"), program.clone())?;
         let base_root = base.root();
-        let noop = IncrementalRun::new(ctx, dir.join("noop"), &program).cutoff(self.cutoff);
-        let noop = measure(noop, self.with_pipeline.then_some(base_root.as_path()));
+        let pipeline = self
+            .with_pipeline
+            .then_some((base_root.as_path(), &[0][..]));
+        let runs = self.measure(ctx, &dir, "noop", &program, pipeline, |run| run);
+        let mut runs = runs.iter();
         if self.with_pipeline {
+            let pipe = runs.next().unwrap_or(&Ok(Vec::new())).clone();
             o.rows
-                .push(row_from("scratch", "pipeline", size, &noop.pipeline));
+                .push(row_from(ctx, "scratch", "pipeline", size, &pipe));
         }
-        o.rows
-            .push(row_from("no-change", self.arch, size, &noop.rebuilds));
+        for ((_, arch), r) in self.variants.iter().zip(runs) {
+            o.rows.push(row_from(ctx, "no-change", arch, size, r));
+        }
         ctx.step();
         for case in &cases {
             ctx.set_message(&case.name);
@@ -145,20 +148,28 @@ impl EditSeries<'_> {
                 None
             };
             let pipeline_root = pipeline_disk.as_ref().map(OnDisk::root);
-            let mut run = IncrementalRun::new(ctx, dir.join(&case.name), &program);
-            if let Some(bad) = &case.error_build {
-                run = run.then_built(bad, &[1]);
+            let pipeline = pipeline_root
+                .as_deref()
+                .map(|r| (r, &case.expect_after[..]));
+            let runs = self.measure(ctx, &dir, &case.name, &program, pipeline, |mut run| {
+                if let Some(bad) = &case.error_build {
+                    run = run.then_built(bad, &[1]);
+                }
+                run.edited(&case.after).expect_exit(&case.expect_after)
+            });
+            let mut runs = runs.iter();
+            let pipe = if self.with_pipeline {
+                runs.next()
+            } else {
+                None
+            };
+            for ((_, arch), r) in self.variants.iter().zip(runs) {
+                let mut row = row_from(ctx, &case.name, arch, size, r);
+                row.note = case.note();
+                o.rows.push(row);
             }
-            let run = run
-                .edited(&case.after)
-                .expect_exit(&case.expect_after)
-                .cutoff(self.cutoff);
-            let runs = measure(run, pipeline_root.as_deref());
-            let mut row = row_from(&case.name, self.arch, size, &runs.rebuilds);
-            row.note = case.note();
-            o.rows.push(row);
-            if self.with_pipeline {
-                let mut row = row_from(&case.name, "pipeline", size, &runs.pipeline);
+            if let Some(pipe) = pipe {
+                let mut row = row_from(ctx, &case.name, "pipeline", size, pipe);
                 row.note = "the edited program from scratch, in rounds with the query rebuilds"
                     .to_string();
                 o.rows.push(row);
@@ -166,26 +177,47 @@ impl EditSeries<'_> {
             ctx.step();
         }
         ctx.finish_progress();
+        o.samples = ctx.take_samples();
         Ok(o)
     }
-}
 
-/// `run`, paired with the pipeline building the program in `pipeline_root` if given.
-fn measure(run: IncrementalRun<'_>, pipeline_root: Option<&Path>) -> PairedRuns {
-    match pipeline_root {
-        Some(root) => run.paired_with_pipeline(root).run(),
-        None => PairedRuns {
-            rebuilds: run.run(),
-            pipeline: Ok(Vec::new()),
-        },
+    /// The runs of one scenario: the pipeline building the program in `pipeline.0`,
+    /// expecting the exit codes `pipeline.1` (if given), then every variant's rebuild
+    /// (`configure` sets the edit on a run of `program`), all in the same rounds.
+    fn measure<'r>(
+        &self,
+        ctx: &'r Ctx,
+        dir: &Path,
+        name: &str,
+        program: &'r Program,
+        pipeline: Option<(&'r Path, &'r [i32])>,
+        configure: impl Fn(IncrementalRun<'r>) -> IncrementalRun<'r>,
+    ) -> Vec<Runs>
+    where
+        'v: 'r,
+    {
+        let mut sides = Vec::new();
+        if let Some((root, expect)) = pipeline {
+            let b = pipeline_build(ctx, Mode::Run, root);
+            sides.push(build_side(ctx, b, expect));
+        }
+        for (i, &(cutoff, _)) in self.variants.iter().enumerate() {
+            let work = dir.join(if i == 0 {
+                name.to_string()
+            } else {
+                format!("{name}-{i}")
+            });
+            let run = IncrementalRun::new(ctx, work, program).cutoff(cutoff);
+            sides.push(configure(run).side());
+        }
+        interleave(ctx, ctx.profile.reps, sides)
     }
 }
 
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let series = EditSeries {
         label: "E3",
-        cutoff: None,
-        arch: "query",
+        variants: &[(None, "query")],
         with_pipeline: true,
     };
     let mut o = series.run(ctx)?;
@@ -235,13 +267,17 @@ fn values(ctx: &Ctx, o: &mut Outcome) {
             .as_ref()
             .map_or("none".to_string(), |e| e.description.clone()),
     );
+    // Every edit's rebuild over the pipeline building the edited program in its rounds.
     let ok: Vec<f64> = EditKind::ALL
         .iter()
         .filter_map(|k| {
-            stats::ratio(
-                median(&o.rows, (k.name(), "query", size)),
-                median(&o.rows, (k.name(), "pipeline", size)),
+            let key = format!("e3.{}_over_pipeline", k.name().replace('-', "_"));
+            o.paired_ratio_value(
+                &key,
+                (k.name(), "query", size),
+                (k.name(), "pipeline", size),
             )
+            .map(|iv| iv.value)
         })
         .collect();
     o.value(

@@ -1,6 +1,6 @@
 //! E5: an edit at the top of the largest file: do positions cascade?
 
-use super::measure::{row_from, IncrementalRun, Runs};
+use super::measure::{interleave, row_from, IncrementalRun, Runs};
 use super::SEED;
 use crate::runner::workload;
 use crate::runner::{Ctx, Outcome};
@@ -8,34 +8,45 @@ use crate::runner::{Ctx, Outcome};
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
     let size = ctx.profile.main_size;
-    ctx.start_progress("E5", 3);
+    ctx.start_progress("E5", 1);
     let dir = ctx.dir("e5");
     let program = ctx.program(size, SEED);
     let (moved, path) = workload::insert_at_top_of_largest_file(
         &program,
         "// A comment added at the top.\n\n// Every item below moves down three lines.\n",
     );
-    let noop = IncrementalRun::new(ctx, dir.join("noop"), &program).run();
-    o.rows
-        .push(row_from("no-change", "query-relative", size, &noop));
-    ctx.step();
-    // The edit with relative spans (rill's default) and with absolute ones.
-    let [rel, abs] = [
+    // The no-change rebuild and the edit with relative spans (rill's default) and with
+    // absolute ones, in the same rounds.
+    let configs = [
+        ("noop", None, "query-relative"),
         ("relative", None, "query-relative"),
         ("absolute", Some("absolute"), "query-absolute"),
-    ]
-    .map(|(work, spans, arch)| {
-        let runs = IncrementalRun::new(ctx, dir.join(work), &program)
-            .edited(&moved)
-            .spans(spans)
-            .run();
-        let mut row = row_from("top-of-file", arch, size, &runs);
+    ];
+    let sides = configs
+        .iter()
+        .map(|&(work, spans, _)| {
+            let run = IncrementalRun::new(ctx, dir.join(work), &program).spans(spans);
+            if work == "noop" {
+                run
+            } else {
+                run.edited(&moved)
+            }
+            .side()
+        })
+        .collect();
+    let [noop, rel, abs]: [Runs; 3] = interleave(ctx, ctx.profile.reps, sides)
+        .try_into()
+        .map_err(|_| "E5: not three series".to_string())?;
+    o.rows
+        .push(row_from(ctx, "no-change", "query-relative", size, &noop));
+    for ((_, _, arch), runs) in configs[1..].iter().zip([&rel, &abs]) {
+        let mut row = row_from(ctx, "top-of-file", arch, size, runs);
         row.note = format!("3 lines inserted at the top of {path}");
         o.rows.push(row);
-        ctx.step();
-        runs
-    });
+    }
+    ctx.step();
     ctx.finish_progress();
+    o.samples = ctx.take_samples();
     o.value("e5.size", Some(size as f64));
     o.text("e5.file", path);
     values(&mut o, size, &rel, &abs);
@@ -52,6 +63,11 @@ fn values(o: &mut Outcome, size: usize, rel: &Runs, abs: &Runs) {
         o.median_value(&format!("e5.{how}_ms"), ("top-of-file", arch, size));
     }
     o.median_value("e5.noop_ms", ("no-change", "query-relative", size));
+    o.paired_ratio_value(
+        "e5.absolute_over_relative",
+        ("top-of-file", "query-absolute", size),
+        ("top-of-file", "query-relative", size),
+    );
     for (how, arch) in [
         ("relative", "query-relative"),
         ("absolute", "query-absolute"),

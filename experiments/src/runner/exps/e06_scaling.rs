@@ -1,9 +1,11 @@
 //! E6: no-change and one-edit rebuilds against size.
 
-use super::measure::{row_from, IncrementalRun, NO_LEAF_EDIT};
+use super::measure::{
+    build_side, interleave, pipeline_build, row_from, IncrementalRun, NO_LEAF_EDIT,
+};
 use super::readout::median;
 use super::SEED;
-use crate::runner::rill::NoMeasurement;
+use crate::runner::rill::{Mode, NoMeasurement};
 use crate::runner::stats;
 use crate::runner::table::Row;
 use crate::runner::workload::OnDisk;
@@ -25,26 +27,28 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         let program = ctx.program(size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
         let root = disk.root();
-        // The pipeline's builds go in rounds with the no-change rebuilds (the headline).
-        let noop = IncrementalRun::new(ctx, dir.join(format!("noop{size}")), &program)
-            .paired_with_pipeline(&root)
-            .run();
-        o.rows
-            .push(row_from("scratch", "pipeline", size, &noop.pipeline));
-        ctx.step();
-        o.rows
-            .push(row_from("no-change", "query", size, &noop.rebuilds));
-        ctx.step();
-        let leaf = match &ctx.leaf_edits(size, SEED).changing {
+        // The pipeline's builds, the no-change rebuilds and the leaf-body rebuilds in the
+        // same rounds.
+        let edits = ctx.leaf_edits(size, SEED);
+        let leaf = match &edits.changing {
             Some((e, _)) => IncrementalRun::new(ctx, dir.join(format!("leaf{size}")), &program)
                 .edited(&e.program)
-                .run(),
+                .side(),
             None => Err(NoMeasurement::Failed(NO_LEAF_EDIT.to_string())),
         };
-        o.rows.push(row_from("leaf-body", "query", size, &leaf));
-        ctx.step();
+        let sides = vec![
+            build_side(ctx, pipeline_build(ctx, Mode::Run, &root), &[0]),
+            IncrementalRun::new(ctx, dir.join(format!("noop{size}")), &program).side(),
+            leaf,
+        ];
+        let runs = interleave(ctx, ctx.profile.reps, sides);
+        for ((scenario, arch), runs) in SERIES.iter().zip(&runs) {
+            o.rows.push(row_from(ctx, scenario, arch, size, runs));
+            ctx.step();
+        }
     }
     ctx.finish_progress();
+    o.samples = ctx.take_samples();
     for (scenario, arch) in SERIES {
         let slope = slope_row(&mut o.rows, &sizes, scenario, arch);
         o.value(&format!("e6.slope_{}", scenario.replace('-', "_")), slope);
@@ -80,7 +84,7 @@ fn values(o: &mut Outcome, sizes: &[usize]) {
         ("no-change", "query", big),
         ("scratch", "pipeline", big),
     );
-    o.ratio_value(
+    o.paired_ratio_value(
         "e6.leaf_over_pipeline",
         ("leaf-body", "query", big),
         ("scratch", "pipeline", big),

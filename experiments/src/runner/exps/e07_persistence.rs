@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::measure::{row_from, scratch, IncrementalRun, Runs, NO_LEAF_EDIT};
+use super::measure::{interleave, row_from, scratch_side, IncrementalRun, Runs, NO_LEAF_EDIT};
 use super::readout::median;
 use super::SEED;
 use crate::runner::rill::{BuildRun, Mode, NoMeasurement};
@@ -16,18 +16,57 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let sizes = ctx.profile.sizes.clone();
     ctx.start_progress("E7", sizes.len() as u64 * 2);
     let dir = ctx.dir("e7");
+    // Per item is rill's default, given as no option.
+    const GRANULARITIES: [(&str, Option<&str>, &[&str]); 2] = [
+        ("item", None, &[]),
+        ("file", Some("file"), &["--granularity", "file"]),
+    ];
     for &size in &sizes {
         let program = ctx.program(size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
-        for gran in ["item", "file"] {
-            // Per item is rill's default, given as no option.
-            let granularity = (gran == "file").then_some(gran);
-            let args: Vec<&str> = granularity.map_or(Vec::new(), |g| vec!["--granularity", g]);
+        let root = disk.root();
+        let caches = GRANULARITIES.map(|(g, _, _)| dir.join(format!("cache-{g}-{size}")));
+        let leaf = ctx.leaf_edits(size, SEED);
+        // Both granularities' from-scratch builds, no-change rebuilds and leaf-body
+        // rebuilds (what the granularity changes), all in the same rounds.
+        let mut sides = Vec::new();
+        for ((gran, granularity, args), cache) in GRANULARITIES.iter().zip(&caches) {
+            sides.push(scratch_side(
+                ctx,
+                Mode::Run,
+                &root,
+                "query",
+                Some(cache),
+                args,
+            ));
+            let work = dir.join(format!("noop-{gran}-{size}"));
+            sides.push(
+                IncrementalRun::new(ctx, work, &program)
+                    .granularity(*granularity)
+                    .side(),
+            );
+            sides.push(match &leaf.changing {
+                Some((e, _)) => {
+                    let work = dir.join(format!("leaf-{gran}-{size}"));
+                    IncrementalRun::new(ctx, work, &program)
+                        .edited(&e.program)
+                        .granularity(*granularity)
+                        .side()
+                }
+                None => Err(NoMeasurement::Failed(NO_LEAF_EDIT.to_string())),
+            });
+        }
+        let runs = interleave(ctx, ctx.profile.reps, sides);
+        for (((gran, _, _), cache), runs) in GRANULARITIES.iter().zip(&caches).zip(runs.chunks(3)) {
+            let [scratch, noop, leaf] = runs else {
+                continue;
+            };
             let arch = format!("query-{gran}");
-            let cache = dir.join(format!("cache-{gran}-{size}"));
-            let runs = scratch(ctx, Mode::Run, "query", &disk.root(), Some(&cache), &args);
-            match &runs {
-                Ok(r) => cache_rows(&mut o.rows, r, &cache, &arch, size),
+            match scratch {
+                Ok(r) => {
+                    ctx.record("scratch", &arch, size, r);
+                    cache_rows(&mut o.rows, r, cache, &arch, size);
+                }
                 Err(e) => {
                     o.rows
                         .push(Row::new("cache-size", &arch, size).without_number(e.status()));
@@ -35,28 +74,14 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
                         .push(Row::new("save", &arch, size).without_number(e.status()));
                 }
             }
-            let work = dir.join(format!("noop-{gran}-{size}"));
-            let noop = IncrementalRun::new(ctx, work, &program)
-                .granularity(granularity)
-                .run();
-            o.rows.push(row_from("no-change", &arch, size, &noop));
-            o.rows.push(load_row(&noop, &arch, size));
-            // What the granularity changes: the work after one leaf-body edit.
-            let leaf = match &ctx.leaf_edits(size, SEED).changing {
-                Some((e, _)) => {
-                    let work = dir.join(format!("leaf-{gran}-{size}"));
-                    IncrementalRun::new(ctx, work, &program)
-                        .edited(&e.program)
-                        .granularity(granularity)
-                        .run()
-                }
-                None => Err(NoMeasurement::Failed(NO_LEAF_EDIT.to_string())),
-            };
-            o.rows.push(row_from("leaf-body", &arch, size, &leaf));
+            o.rows.push(row_from(ctx, "no-change", &arch, size, noop));
+            o.rows.push(load_row(noop, &arch, size));
+            o.rows.push(row_from(ctx, "leaf-body", &arch, size, leaf));
             ctx.step();
         }
     }
     ctx.finish_progress();
+    o.samples = ctx.take_samples();
     values(&mut o, &sizes);
     Ok(o)
 }
@@ -128,6 +153,16 @@ fn values(o: &mut Outcome, sizes: &[usize]) {
     o.value("e7.file_cache_mib", file_bytes.map(mib));
     o.median_value("e7.file_noop_ms", ("no-change", "query-file", big));
     o.median_value("e7.item_noop_ms", ("no-change", "query-item", big));
+    o.paired_ratio_value(
+        "e7.file_over_item_noop",
+        ("no-change", "query-file", big),
+        ("no-change", "query-item", big),
+    );
+    o.paired_ratio_value(
+        "e7.file_over_item_leaf",
+        ("leaf-body", "query-file", big),
+        ("leaf-body", "query-item", big),
+    );
     for gran in ["item", "file"] {
         let arch = format!("query-{gran}");
         let row = ("leaf-body", arch.as_str(), big);

@@ -4,15 +4,15 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use rill_gen::{Edit, Program};
+use rill_gen::Edit;
 
-use super::measure::{row_from, scratch_rounds, IncrementalRun, NO_LEAF_EDIT};
+use super::measure::{
+    interleave, process_side, row_from, scratch_side, IncrementalRun, Side, NO_LEAF_EDIT,
+};
 use super::readout::median;
 use super::SEED;
 use crate::runner::process::{self, ProcRun};
-use crate::runner::rill::Mode;
-use crate::runner::stats::spread;
-use crate::runner::table::Row;
+use crate::runner::rill::{Mode, NoMeasurement};
 use crate::runner::workload::OnDisk;
 use crate::runner::{copy_dir, Ctx, Outcome};
 
@@ -56,143 +56,108 @@ pub fn rustc_build(
     }
 }
 
-fn rustc_row(scenario: &str, size: usize, runs: Result<Vec<ProcRun>, String>) -> Row {
-    match runs {
-        Ok(r) => {
-            let wall: Vec<f64> = r.iter().map(|p| p.wall_ms).collect();
-            let mut row = Row::new(scenario, "rustc", size).with_spread(spread(&wall), "ms");
-            row.peak_rss_kb = r.iter().filter_map(|p| p.peak_rss_kb).max();
-            row
-        }
-        Err(e) => Row::new(scenario, "rustc", size).without_number(format!("failed: {e}")),
-    }
-}
-
 /// The scenarios of E8, in order: from scratch, incremental on an empty cache, after no
 /// change, after the leaf-body edit.
 const SCENARIOS: [&str; 4] = ["full", "incr-full", "incr-unchanged", "incr-patched"];
 
+/// Rill's configurations, in the order of its sides: (scenario, architecture).
+const RILL: [(&str, &str); 5] = [
+    ("full", "rill-pipeline"),
+    ("full", "rill-query"),
+    ("incr-full", "rill-query"),
+    ("incr-unchanged", "rill-query"),
+    ("incr-patched", "rill-query"),
+];
+
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
     let size = ctx.profile.rustc_size;
-    ctx.start_progress("E8", 9);
+    ctx.start_progress("E8", 1);
     let dir = ctx.dir("e8");
     let program = ctx.program(size, SEED);
     let leaf = ctx.leaf_edits(size, SEED);
     let edit = &leaf.changing.as_ref().ok_or(NO_LEAF_EDIT)?.0;
-    let mut disk = OnDisk::create(&dir.join("prog"), program.clone())?;
-    rustc_rows(ctx, &mut o.rows, &dir, &mut disk, edit)?;
-    rill_rows(ctx, &mut o.rows, &dir, &disk.root(), &program, edit);
+    let disk = OnDisk::create(&dir.join("prog"), program.clone())?;
+    let rill_root = dir.join("rill-prog");
+    let rill_disk = OnDisk::create(&rill_root, program.clone())?;
+    let rill_root = rill_disk.root();
+    // rustc's four scenarios and rill's five configurations, all in the same rounds.
+    ctx.set_message("rustc and rill");
+    let cache = dir.join("rill-cache");
+    let mut sides = rustc_sides(ctx, &dir, disk, edit);
+    sides.extend([
+        scratch_side(ctx, Mode::Run, &rill_root, "pipeline", None, &[]),
+        scratch_side(ctx, Mode::Run, &rill_root, "query", None, &[]),
+        scratch_side(ctx, Mode::Run, &rill_root, "query", Some(&cache), &[]),
+        IncrementalRun::new(ctx, dir.join("rill-unchanged"), &program).side(),
+        IncrementalRun::new(ctx, dir.join("rill-patched"), &program)
+            .edited(&edit.program)
+            .side(),
+    ]);
+    let runs = interleave(ctx, ctx.profile.reps, sides);
+    let configs = SCENARIOS.iter().map(|s| (*s, "rustc")).chain(RILL);
+    for ((scenario, arch), runs) in configs.zip(&runs) {
+        let mut row = row_from(ctx, scenario, arch, size, runs);
+        if scenario == "incr-patched" {
+            row.note = edit.description.clone();
+        }
+        o.rows.push(row);
+    }
+    ctx.step();
     ctx.finish_progress();
+    o.samples = ctx.take_samples();
     values(&mut o, size);
     Ok(o)
 }
 
-/// rustc's builds of the program in `disk` in every scenario, the patched one with `edit`.
-fn rustc_rows(
-    ctx: &Ctx,
-    rows: &mut Vec<Row>,
-    dir: &Path,
-    disk: &mut OnDisk,
-    edit: &Edit,
-) -> Result<(), String> {
-    let size = ctx.profile.rustc_size;
-    let reps = ctx.profile.reps;
+/// rustc's sides for the program in `disk`, in the order of [`SCENARIOS`]: from scratch,
+/// incremental on an empty directory, incremental after no change and after `edit`
+/// (both on a copy of the directory an incremental build of the program left).
+fn rustc_sides<'s>(ctx: &'s Ctx, dir: &Path, mut disk: OnDisk, edit: &'s Edit) -> Vec<Side<'s>> {
     let program = disk.program.clone();
     let root = disk.root();
     let exe = dir.join("prog.bin");
-    let incr = dir.join("incr");
-    let snap = dir.join("incr-snapshot");
     let t = ctx.timeout();
-    ctx.set_message("rustc full");
-    let full: Result<Vec<_>, String> = (0..reps)
-        .map(|_| rustc_build(&root, &exe, None, "0", t))
-        .collect();
-    rows.push(rustc_row("full", size, full));
-    ctx.step();
-    ctx.set_message("rustc incr-full");
-    let incr_full: Result<Vec<_>, String> = (0..reps)
-        .map(|_| {
-            let _ = std::fs::remove_dir_all(&incr);
-            rustc_build(&root, &exe, Some(&incr), "0", t)
-        })
-        .collect();
-    let have_incr = incr_full.is_ok();
-    rows.push(rustc_row("incr-full", size, incr_full));
-    ctx.step();
-    if have_incr {
-        copy_dir(&incr, &snap).map_err(|e| format!("snapshot: {e}"))?;
-    }
-    ctx.set_message("rustc incr-unchanged");
-    let unchanged: Result<Vec<_>, String> = (0..reps)
-        .map(|_| {
-            copy_dir(&snap, &incr).map_err(|e| e.to_string())?;
-            rustc_build(&root, &exe, Some(&incr), "0", t)
-        })
-        .collect();
-    rows.push(rustc_row("incr-unchanged", size, unchanged));
-    ctx.step();
-    ctx.set_message("rustc incr-patched");
-    let mut patched = Vec::new();
-    let mut err = None;
-    for _ in 0..reps {
-        copy_dir(&snap, &incr).map_err(|e| e.to_string())?;
-        disk.replace(edit.program.clone())?;
-        let r = rustc_build(&root, &exe, Some(&incr), "0", t);
-        disk.replace(program.clone())?;
-        match r {
-            Ok(r) => patched.push(r),
-            Err(e) => {
-                err = Some(e);
-                break;
-            }
+    let snap = dir.join("incr-snapshot");
+    let _ = std::fs::remove_dir_all(&snap);
+    let snapshot = rustc_build(&root, &exe, Some(&snap), "0", t).map(drop);
+    let from_snapshot = |name: &str| -> Side<'s> {
+        if let Err(e) = &snapshot {
+            return Err(NoMeasurement::Failed(e.clone()));
         }
-    }
-    let mut row = rustc_row("incr-patched", size, err.map_or(Ok(patched), Err));
-    row.note = edit.description.clone();
-    rows.push(row);
-    ctx.step();
-    Ok(())
-}
-
-/// Rill's builds of `program` (in `root`) in every scenario: the pipeline, the query
-/// architecture without a cache and with one, the patched one with `edit`.
-fn rill_rows(
-    ctx: &Ctx,
-    rows: &mut Vec<Row>,
-    dir: &Path,
-    root: &Path,
-    program: &Program,
-    edit: &Edit,
-) {
-    let size = ctx.profile.rustc_size;
-    ctx.set_message("rill");
-    let cache = dir.join("rill-cache");
-    let [pipe, qfull, qincr] = scratch_rounds(
-        ctx,
-        Mode::Run,
-        root,
-        &[("pipeline", None), ("query", None), ("query", Some(&cache))],
-        &[],
-    );
-    for (scenario, arch, runs) in [
-        ("full", "rill-pipeline", &pipe),
-        ("full", "rill-query", &qfull),
-        ("incr-full", "rill-query", &qincr),
-    ] {
-        rows.push(row_from(scenario, arch, size, runs));
-        ctx.step();
-    }
-    let unchanged = IncrementalRun::new(ctx, dir.join("rill-unchanged"), program).run();
-    rows.push(row_from("incr-unchanged", "rill-query", size, &unchanged));
-    ctx.step();
-    let patched = IncrementalRun::new(ctx, dir.join("rill-patched"), program)
-        .edited(&edit.program)
-        .run();
-    let mut row = row_from("incr-patched", "rill-query", size, &patched);
-    row.note = edit.description.clone();
-    rows.push(row);
-    ctx.step();
+        let (snap, incr) = (snap.clone(), dir.join(name));
+        let (root, exe) = (root.clone(), exe.clone());
+        process_side(move || {
+            copy_dir(&snap, &incr).map_err(|e| format!("incremental snapshot: {e}"))?;
+            rustc_build(&root, &exe, Some(&incr), "0", t)
+        })
+    };
+    let unchanged = from_snapshot("incr-unchanged");
+    let patched = if snapshot.is_ok() {
+        let (snap, incr) = (snap.clone(), dir.join("incr-patched"));
+        let exe = exe.clone();
+        process_side(move || {
+            copy_dir(&snap, &incr).map_err(|e| format!("incremental snapshot: {e}"))?;
+            let root = disk.root();
+            disk.replace(edit.program.clone())?;
+            let r = rustc_build(&root, &exe, Some(&incr), "0", t);
+            disk.replace(program.clone())?;
+            r
+        })
+    } else {
+        from_snapshot("incr-patched")
+    };
+    let incr = dir.join("incr-full");
+    let (root2, exe2) = (root.clone(), exe.clone());
+    vec![
+        process_side(move || rustc_build(&root, &exe, None, "0", t)),
+        process_side(move || {
+            let _ = std::fs::remove_dir_all(&incr);
+            rustc_build(&root2, &exe2, Some(&incr), "0", t)
+        }),
+        unchanged,
+        patched,
+    ]
 }
 
 /// The headline keys and paper values of E8.
@@ -212,7 +177,7 @@ fn values(o: &mut Outcome, size: usize) {
         let k = s.replace('-', "_");
         for (compiler, arch) in [("rustc", "rustc"), ("rill", "rill-query")] {
             o.median_value(&format!("e8.{compiler}_{k}_ms"), (s, arch, size));
-            o.ratio_value(
+            o.paired_ratio_value(
                 &format!("e8.{compiler}_{k}_ratio"),
                 (s, arch, size),
                 ("full", arch, size),
@@ -222,7 +187,7 @@ fn values(o: &mut Outcome, size: usize) {
     o.median_value("e8.pipeline_full_ms", ("full", "rill-pipeline", size));
     let lps = median(&o.rows, ("full", "rustc", size)).map(|ms| size as f64 / (ms / 1e3));
     o.value("e8.rustc_lines_per_s", lps);
-    o.ratio_value(
+    o.paired_ratio_value(
         "e8.rustc_over_pipeline",
         ("full", "rustc", size),
         ("full", "rill-pipeline", size),

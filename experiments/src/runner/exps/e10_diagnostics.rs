@@ -2,7 +2,7 @@
 
 use rill_gen::EditKind;
 
-use super::measure::{pipeline_build, repeat, row_from, IncrementalRun, Runs};
+use super::measure::{build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs};
 use super::SEED;
 use crate::runner::rill::Mode;
 use crate::runner::stats::spread;
@@ -11,8 +11,8 @@ use crate::runner::workload::{self, OnDisk};
 use crate::runner::{Ctx, Outcome};
 
 /// A row of the time from spawning the builds to their first byte on stderr.
-fn first_diag_row(scenario: &str, arch: &str, size: usize, runs: &Runs) -> Row {
-    let mut row = row_from(scenario, arch, size, runs);
+fn first_diag_row(ctx: &Ctx, scenario: &str, arch: &str, size: usize, runs: &Runs) -> Row {
+    let mut row = row_from(ctx, scenario, arch, size, runs);
     if let Ok(r) = runs {
         let first: Vec<f64> = r.iter().filter_map(|b| b.proc.first_stderr_ms).collect();
         row = row.with_spread(spread(&first), "ms");
@@ -24,7 +24,7 @@ fn first_diag_row(scenario: &str, arch: &str, size: usize, runs: &Runs) -> Row {
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
     let size = ctx.profile.main_size;
-    ctx.start_progress("E10", 6);
+    ctx.start_progress("E10", 3);
     let dir = ctx.dir("e10");
     let program = ctx.program(size, SEED);
     let bad =
@@ -33,38 +33,42 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         workload::edit(&bad.program, EditKind::FixError, SEED).ok_or("no fix edit possible")?;
     let bad_disk = OnDisk::create(&dir.join("bad"), bad.program.clone())?;
     let fixed_disk = OnDisk::create(&dir.join("fixed"), fixed.program.clone())?;
+    // Each pair (pipeline, query) in the same rounds.
+    let (bad_root, fixed_root) = (bad_disk.root(), fixed_disk.root());
     for (mode, m) in [(Mode::Check, "check"), (Mode::Run, "run")] {
         let scenario = format!("first-diagnostic-{m}");
-        let bad_root = bad_disk.root();
-        let b = pipeline_build(ctx, mode, &bad_root);
-        let runs = repeat(ctx, ctx.profile.reps, || Ok(()), &b, &[1]);
-        o.rows
-            .push(first_diag_row(&scenario, "pipeline", size, &runs));
-        ctx.step();
-        let runs = IncrementalRun::new(ctx, dir.join(format!("q-{m}")), &program)
-            .edited(&bad.program)
-            .expect_exit(&[1])
-            .mode(mode)
-            .run();
-        o.rows.push(first_diag_row(&scenario, "query", size, &runs));
+        let sides = vec![
+            build_side(ctx, pipeline_build(ctx, mode, &bad_root), &[1]),
+            IncrementalRun::new(ctx, dir.join(format!("q-{m}")), &program)
+                .edited(&bad.program)
+                .expect_exit(&[1])
+                .mode(mode)
+                .side(),
+        ];
+        let runs = interleave(ctx, ctx.profile.reps, sides);
+        for (arch, runs) in ["pipeline", "query"].iter().zip(&runs) {
+            o.rows
+                .push(first_diag_row(ctx, &scenario, arch, size, runs));
+        }
         ctx.step();
     }
     // The complete build once the error is fixed.
-    let fixed_root = fixed_disk.root();
-    let b = pipeline_build(ctx, Mode::Run, &fixed_root);
-    let runs = repeat(ctx, ctx.profile.reps, || Ok(()), &b, &[0]);
+    let sides = vec![
+        build_side(ctx, pipeline_build(ctx, Mode::Run, &fixed_root), &[0]),
+        IncrementalRun::new(ctx, dir.join("q-fix"), &program)
+            .then_built(&bad.program, &[1])
+            .edited(&fixed.program)
+            .side(),
+    ];
+    let runs = interleave(ctx, ctx.profile.reps, sides);
     o.rows
-        .push(row_from("build-after-fix", "pipeline", size, &runs));
-    ctx.step();
-    let runs = IncrementalRun::new(ctx, dir.join("q-fix"), &program)
-        .then_built(&bad.program, &[1])
-        .edited(&fixed.program)
-        .run();
-    let mut row = row_from("build-after-fix", "query", size, &runs);
+        .push(row_from(ctx, "build-after-fix", "pipeline", size, &runs[0]));
+    let mut row = row_from(ctx, "build-after-fix", "query", size, &runs[1]);
     row.note = "cache of a good build, then the build with the error".to_string();
     o.rows.push(row);
     ctx.step();
     ctx.finish_progress();
+    o.samples = ctx.take_samples();
     o.value("e10.size", Some(size as f64));
     o.text("e10.error", bad.description.clone());
     for arch in ["pipeline", "query"] {
@@ -81,5 +85,22 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
             ("build-after-fix", arch, size),
         );
     }
+    // The query driver over the pipeline, paired by round: time to the first diagnostic
+    // (check and run) and the build after the fix.
+    for (key, scenario) in [
+        ("first_check", "first-diagnostic-check"),
+        ("first_run", "first-diagnostic-run"),
+    ] {
+        o.ratio_of(
+            &format!("e10.query_over_pipeline_{key}"),
+            ((scenario, "query", size), |s| s.first_stderr_ms),
+            ((scenario, "pipeline", size), |s| s.first_stderr_ms),
+        );
+    }
+    o.paired_ratio_value(
+        "e10.query_over_pipeline_fix_build",
+        ("build-after-fix", "query", size),
+        ("build-after-fix", "pipeline", size),
+    );
     Ok(o)
 }

@@ -1,10 +1,21 @@
-//! Measuring builds: repeated builds into rows, from-scratch builds in rounds, and the
-//! incremental rebuild ([`IncrementalRun`]) most experiments time.
+//! Measuring builds: the paired, interleaved rounds every comparison is timed in
+//! ([`interleave`]), the sides they build (a from-scratch build, an incremental rebuild
+//! ([`IncrementalRun`]), any process), and rows from the builds.
+//!
+//! **Method.** Every configuration compared with another is built in the same rounds:
+//! each round builds every side once, and the order rotates from round to round (round
+//! `r` starts with side `r mod n`, so two sides alternate), so that neither drift nor a
+//! burst of load on a shared machine falls on one side, and neither side always runs
+//! just after the other. The first `profile.warmup` rounds are built and discarded
+//! (caches of the file system and of the CPU, the first start of the binary). A ratio is
+//! then the ratio of the medians of the two sides over the rounds, with a bootstrap
+//! interval that resamples the rounds as pairs (`stats::bootstrap`).
 
 use std::path::{Path, PathBuf};
 
 use rill_gen::Program;
 
+use crate::runner::process::{self, ProcRun};
 use crate::runner::rill::{Build, BuildRun, BuildStats, Mode, NoMeasurement};
 use crate::runner::stats::spread;
 use crate::runner::table::Row;
@@ -17,14 +28,115 @@ pub type Runs = Result<Vec<BuildRun>, NoMeasurement>;
 /// Why a leaf-body edit could not be measured.
 pub const NO_LEAF_EDIT: &str = "no leaf-body edit that changes machine code";
 
-/// A row from repeated builds: wall-time spread, and counters of the last build.
-pub fn row_from(scenario: &str, arch: &str, size: usize, runs: &Runs) -> Row {
+/// One build of one side of a comparison (with whatever it must prepare first).
+pub type BuildOnce<'s> = Box<dyn FnMut() -> Result<BuildRun, NoMeasurement> + 's>;
+
+/// One side of a comparison, or why it cannot be built.
+pub type Side<'s> = Result<BuildOnce<'s>, NoMeasurement>;
+
+/// The order in which round `round` builds `n` sides: a rotation starting at
+/// `round mod n` (two sides alternate: 0 1, 1 0, 0 1, ...).
+pub fn round_order(round: usize, n: usize) -> Vec<usize> {
+    (0..n).map(|i| (i + round) % n.max(1)).collect()
+}
+
+/// Builds `sides` in `profile.warmup` discarded rounds, then `reps` rounds, each side
+/// once per round in the order of [`round_order`]; with `--instructions`, builds each
+/// side once more under callgrind and gives its instruction count to every run of the
+/// side. A side that fails is not built again; the others go on. Returns the runs of
+/// every side, in the order of `sides`: run `i` of every side was built in round `i`.
+pub fn interleave(ctx: &Ctx, reps: usize, mut sides: Vec<Side<'_>>) -> Vec<Runs> {
+    let n = sides.len();
+    let mut out: Vec<Runs> = sides
+        .iter()
+        .map(|s| match s {
+            Ok(_) => Ok(Vec::new()),
+            Err(e) => Err(e.clone()),
+        })
+        .collect();
+    let warmup = ctx.profile.warmup;
+    for round in 0..warmup + reps.max(1) {
+        for i in round_order(round, n) {
+            let (Ok(build), Ok(runs)) = (&mut sides[i], &mut out[i]) else {
+                continue;
+            };
+            match build() {
+                Ok(r) if round >= warmup => runs.push(r),
+                Ok(_) => {}
+                Err(e) => out[i] = Err(e),
+            }
+        }
+    }
+    if let Some(out_file) = ctx.callgrind_out() {
+        for (side, runs) in sides.iter_mut().zip(out.iter_mut()) {
+            let (Ok(build), Ok(runs)) = (side, runs) else {
+                continue;
+            };
+            let count = process::under_callgrind(&out_file, build)
+                .ok()
+                .and_then(|r| r.proc.instructions);
+            for r in runs.iter_mut() {
+                r.instructions = count;
+            }
+        }
+    }
+    out
+}
+
+/// A side: `b`, expecting `expect`.
+pub fn build_side<'s>(ctx: &'s Ctx, b: Build<'s>, expect: &'s [i32]) -> Side<'s> {
+    Ok(Box::new(move || ctx.build(&b, expect)))
+}
+
+/// A side: a from-scratch build of the program in `root` (`arch` = `query` with a cache
+/// that is emptied before every build when `cache` is given).
+pub fn scratch_side<'s>(
+    ctx: &'s Ctx,
+    mode: Mode,
+    root: &'s Path,
+    arch: &'s str,
+    cache: Option<&'s Path>,
+    args: &'s [&'s str],
+) -> Side<'s> {
+    Ok(Box::new(move || {
+        if let Some(c) = cache {
+            let _ = std::fs::remove_dir_all(c);
+        }
+        let b = Build {
+            mode,
+            arch,
+            root,
+            cache_dir: cache,
+            args,
+            timeout: ctx.timeout(),
+        };
+        ctx.build(&b, &[0])
+    }))
+}
+
+/// A side: any process, timed as a build without statistics (rustc, a compiled
+/// benchmark); `run` fails with its message.
+pub fn process_side<'s>(mut run: impl FnMut() -> Result<ProcRun, String> + 's) -> Side<'s> {
+    Ok(Box::new(move || {
+        run().map_err(NoMeasurement::Failed).map(|proc| BuildRun {
+            proc,
+            stats: None,
+            instructions: None,
+        })
+    }))
+}
+
+/// A row from repeated builds: wall-time spread, CPU time, counters of the last build;
+/// the builds' samples are recorded in the context (and a warning when the engine's
+/// counts differ between them).
+pub fn row_from(ctx: &Ctx, scenario: &str, arch: &str, size: usize, runs: &Runs) -> Row {
     let row = Row::new(scenario, arch, size);
     let runs = match runs {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => return row.without_number("failed: no repetition"),
         Err(e) => return row.without_number(e.status()),
     };
+    ctx.record(scenario, arch, size, runs);
     let wall: Vec<f64> = runs.iter().map(|r| r.proc.wall_ms).collect();
     let mut row = row.with_spread(spread(&wall), "ms");
     fill_counters(&mut row, runs);
@@ -48,6 +160,12 @@ pub fn fill_counters(row: &mut Row, runs: &[BuildRun]) {
             spread(&st.iter().map(|s| s.total_ms).collect::<Vec<_>>()).map(|s| s.median);
     }
     row.peak_rss_kb = runs.iter().filter_map(|r| r.proc.peak_rss_kb).max();
+    let cpu: Vec<f64> = runs
+        .iter()
+        .map(|r| r.proc.cpu_user_ms + r.proc.cpu_sys_ms)
+        .collect();
+    row.cpu_ms = spread(&cpu).map(|s| s.median);
+    row.instructions = runs.iter().find_map(|r| r.instructions);
 }
 
 /// Marks row `idx` with whether `other`'s last build wrote the same image as the
@@ -76,24 +194,15 @@ pub fn pipeline_build<'a>(ctx: &Ctx, mode: Mode, root: &'a Path) -> Build<'a> {
     }
 }
 
-/// `reps` builds, each after `prepare`.
-pub fn repeat(
-    ctx: &Ctx,
-    reps: usize,
-    mut prepare: impl FnMut() -> Result<(), String>,
-    b: &Build<'_>,
-    expect: &[i32],
-) -> Runs {
-    let mut out = Vec::new();
-    for _ in 0..reps.max(1) {
-        prepare().map_err(NoMeasurement::Failed)?;
-        out.push(ctx.build(b, expect)?);
-    }
-    Ok(out)
+/// `reps` builds of `b` alone (after the warm-up rounds), each expecting `expect`.
+pub fn repeat(ctx: &Ctx, reps: usize, b: &Build<'_>, expect: &[i32]) -> Runs {
+    let b = b.clone();
+    let mut out = interleave(ctx, reps, vec![build_side(ctx, b, expect)]);
+    out.pop().unwrap_or(Ok(Vec::new()))
 }
 
 /// From-scratch builds of the program in `root` (`arch` = `query` with a cache that is
-/// emptied before every build when `cache` is given).
+/// emptied before every build when `cache` is given), alone.
 pub fn scratch(
     ctx: &Ctx,
     mode: Mode,
@@ -102,44 +211,24 @@ pub fn scratch(
     cache: Option<&Path>,
     args: &[&str],
 ) -> Runs {
-    let [runs] = scratch_rounds(ctx, mode, root, &[(arch, cache)], args);
+    let [runs] = scratch_rounds(ctx, mode, root, &[(arch, cache, args)]);
     runs
 }
 
 /// From-scratch builds of the program in `root` under several configurations
-/// (`(arch, cache)` as for [`scratch`]), in rounds: every repetition builds each
-/// configuration once, in order, so a burst of load on a shared machine falls on all of
-/// them alike and their ratios stay comparable. A configuration that fails is not built
-/// again; the others go on.
+/// (`(arch, cache, args)` as for [`scratch_side`]), interleaved in rounds.
 pub fn scratch_rounds<const N: usize>(
     ctx: &Ctx,
     mode: Mode,
     root: &Path,
-    configs: &[(&str, Option<&Path>); N],
-    args: &[&str],
+    configs: &[(&str, Option<&Path>, &[&str]); N],
 ) -> [Runs; N] {
-    let mut out: [Runs; N] = std::array::from_fn(|_| Ok(Vec::new()));
-    for _ in 0..ctx.profile.reps.max(1) {
-        for (&(arch, cache), result) in configs.iter().zip(out.iter_mut()) {
-            let Ok(runs) = result else { continue };
-            if let Some(c) = cache {
-                let _ = std::fs::remove_dir_all(c);
-            }
-            let b = Build {
-                mode,
-                arch,
-                root,
-                cache_dir: cache,
-                args,
-                timeout: ctx.timeout(),
-            };
-            match ctx.build(&b, &[0]) {
-                Ok(run) => runs.push(run),
-                Err(e) => *result = Err(e),
-            }
-        }
-    }
-    out
+    let sides = configs
+        .iter()
+        .map(|&(arch, cache, args)| scratch_side(ctx, mode, root, arch, cache, args))
+        .collect();
+    let mut it = interleave(ctx, ctx.profile.reps, sides).into_iter();
+    std::array::from_fn(|_| it.next().unwrap_or(Ok(Vec::new())))
 }
 
 /// An incremental rebuild on the query architecture, timed. The programs of the history
@@ -233,10 +322,8 @@ impl<'a> IncrementalRun<'a> {
     }
 
     /// The pipeline building the program in `root` (the edited program, for the ratio
-    /// of a rebuild to a build from scratch) once in every repetition, just before the
-    /// timed rebuild, expecting the same exit codes: a burst of load on a shared machine
-    /// then falls on both alike, and their ratio stays comparable, as with
-    /// [`scratch_rounds`].
+    /// of a rebuild to a build from scratch) in the same rounds as the timed rebuild,
+    /// expecting the same exit codes (see [`interleave`]).
     pub fn paired_with_pipeline(self, root: &'a Path) -> PairedRun<'a> {
         PairedRun {
             run: self,
@@ -244,85 +331,54 @@ impl<'a> IncrementalRun<'a> {
         }
     }
 
-    /// Builds the history and times the rebuilds.
+    /// Builds the history and times the rebuilds, alone.
     pub fn run(self) -> Runs {
-        self.measure(None).rebuilds
+        let ctx = self.ctx;
+        let mut out = interleave(ctx, ctx.profile.reps, vec![self.side()]);
+        out.pop().unwrap_or(Ok(Vec::new()))
     }
 
-    /// The history, then the repetitions, each building `pair` (if any) before the timed
-    /// rebuild. When the history cannot be built, `pair` is still built its repetitions on
-    /// its own.
-    fn measure(self, pair: Option<&Build<'_>>) -> PairedRuns {
+    /// Builds the history on an empty cache and snapshots the cache; the side then times
+    /// one rebuild per call: restores the snapshot, writes the edited program, builds it
+    /// and writes the last program of the history back.
+    pub fn side(self) -> Side<'a> {
         let ctx = self.ctx;
-        let reps = ctx.profile.reps.max(1);
-        let expect_after = self.expect_exit;
-        let alone = |why: NoMeasurement| PairedRuns {
-            rebuilds: Err(why),
-            pipeline: match pair {
-                Some(b) => repeat(ctx, reps, || Ok(()), b, expect_after),
-                None => Ok(Vec::new()),
-            },
-        };
         let fail = |e: String| NoMeasurement::Failed(e);
         // `new` gave the history its first program.
         let (first, _) = self.history[0];
-        let mut disk = match OnDisk::create(&self.dir.join("prog"), first.clone()) {
-            Ok(d) => d,
-            Err(e) => return alone(fail(e)),
-        };
+        let mut disk = OnDisk::create(&self.dir.join("prog"), first.clone()).map_err(fail)?;
         let cache = self.dir.join("cache");
         let snapshot = self.dir.join("cache-snapshot");
         let _ = std::fs::remove_dir_all(&cache);
         let root = disk.root();
-        let base = Build {
-            mode: self.mode,
-            arch: "query",
-            root: &root,
-            cache_dir: Some(&cache),
-            args: &self.options,
-            timeout: ctx.timeout(),
+        let (mode, options) = (self.mode, self.options);
+        let build = move |expect: &[i32]| {
+            let b = Build {
+                mode,
+                arch: "query",
+                root: &root,
+                cache_dir: Some(&cache),
+                args: &options,
+                timeout: ctx.timeout(),
+            };
+            ctx.build(&b, expect)
         };
         for &(program, expect) in &self.history {
-            if let Err(e) = disk.replace(program.clone()) {
-                return alone(fail(e));
-            }
-            if let Err(e) = ctx.build(&base, expect) {
-                return alone(e);
-            }
+            disk.replace(program.clone()).map_err(fail)?;
+            build(expect)?;
         }
         let before = disk.program.clone();
-        let after = self.edited.unwrap_or(&before);
-        if let Err(e) = copy_dir(&cache, &snapshot) {
-            return alone(fail(format!("cache snapshot: {e}")));
-        }
-        let mut out = PairedRuns {
-            rebuilds: Ok(Vec::new()),
-            pipeline: Ok(Vec::new()),
-        };
-        for _ in 0..reps {
-            if let (Some(b), Ok(runs)) = (pair, &mut out.pipeline) {
-                match ctx.build(b, expect_after) {
-                    Ok(r) => runs.push(r),
-                    Err(e) => out.pipeline = Err(e),
-                }
-            }
-            let Ok(runs) = &mut out.rebuilds else {
-                continue;
-            };
-            let timed = copy_dir(&snapshot, &cache)
-                .map_err(|e| fail(format!("cache restore: {e}")))
-                .and_then(|()| disk.replace(after.clone()).map(drop).map_err(fail))
-                .and_then(|()| {
-                    let r = ctx.build(&base, expect_after);
-                    disk.replace(before.clone()).map_err(fail)?;
-                    r
-                });
-            match timed {
-                Ok(r) => runs.push(r),
-                Err(e) => out.rebuilds = Err(e),
-            }
-        }
-        out
+        let after = self.edited.unwrap_or(&before).clone();
+        let cache = self.dir.join("cache");
+        copy_dir(&cache, &snapshot).map_err(|e| fail(format!("cache snapshot: {e}")))?;
+        let expect_after = self.expect_exit;
+        Ok(Box::new(move || {
+            copy_dir(&snapshot, &cache).map_err(|e| fail(format!("cache restore: {e}")))?;
+            disk.replace(after.clone()).map_err(fail)?;
+            let r = build(expect_after);
+            disk.replace(before.clone()).map_err(fail)?;
+            r
+        }))
     }
 }
 
@@ -338,15 +394,24 @@ pub struct PairedRun<'a> {
 pub struct PairedRuns {
     /// The timed incremental rebuilds.
     pub rebuilds: Runs,
-    /// The pipeline's from-scratch builds, one in every repetition.
+    /// The pipeline's from-scratch builds, one in every round.
     pub pipeline: Runs,
 }
 
 impl PairedRun<'_> {
-    /// Builds the history and times the rebuilds and the pipeline's builds.
+    /// Builds the history and times the rebuilds and the pipeline's builds in rounds. When
+    /// the history cannot be built, the pipeline is still built its rounds on its own.
     pub fn run(self) -> PairedRuns {
-        let pipeline = pipeline_build(self.run.ctx, Mode::Run, self.pipeline_root);
-        self.run.measure(Some(&pipeline))
+        let ctx = self.run.ctx;
+        let pipeline = pipeline_build(ctx, Mode::Run, self.pipeline_root);
+        let expect = self.run.expect_exit;
+        let sides = vec![build_side(ctx, pipeline, expect), self.run.side()];
+        let mut it = interleave(ctx, ctx.profile.reps, sides).into_iter();
+        let pipeline = it.next().unwrap_or(Ok(Vec::new()));
+        PairedRuns {
+            pipeline,
+            rebuilds: it.next().unwrap_or(Ok(Vec::new())),
+        }
     }
 }
 
@@ -389,6 +454,56 @@ mod tests {
         assert_eq!(run.expect_exit, &[1]);
         assert_eq!(run.mode, Mode::Check);
         assert_eq!(run.options, ["--cutoff", "off", "--granularity", "file"]);
+    }
+
+    #[test]
+    fn rounds_alternate_and_warm_up_is_discarded() {
+        assert_eq!(round_order(0, 2), [0, 1]);
+        assert_eq!(round_order(1, 2), [1, 0]);
+        assert_eq!(round_order(4, 3), [1, 2, 0]);
+        assert_eq!(round_order(3, 1), [0]);
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_path_buf();
+        let mut profile = Profile::tiny();
+        profile.warmup = 1;
+        let ctx = Ctx::new(profile, d.join("rill"), d.clone(), d.clone(), d.clone());
+        // Each side notes the order of its builds; side 2 fails in its third build.
+        let log = std::cell::RefCell::new(Vec::new());
+        let side = |name: usize, fail_at: Option<usize>| -> Side<'_> {
+            let log = &log;
+            let mut calls = 0;
+            Ok(Box::new(move || {
+                calls += 1;
+                log.borrow_mut().push(name);
+                if Some(calls) == fail_at {
+                    return Err(NoMeasurement::Failed("third".to_string()));
+                }
+                Ok(BuildRun {
+                    proc: ProcRun {
+                        wall_ms: calls as f64,
+                        ..ProcRun::default()
+                    },
+                    stats: None,
+                    instructions: None,
+                })
+            }))
+        };
+        let sides = vec![
+            side(0, None),
+            side(1, None),
+            Err(NoMeasurement::Unavailable("no".to_string())),
+            side(3, Some(3)),
+        ];
+        let runs = interleave(&ctx, 4, sides);
+        // Warm-up round 0, then rounds 1..=4, each starting one side later.
+        assert_eq!(*log.borrow(), [0, 1, 3, 1, 3, 0, 3, 0, 1, 0, 1, 0, 1]);
+        let walls =
+            |r: &Runs| -> Vec<f64> { r.as_ref().unwrap().iter().map(|b| b.proc.wall_ms).collect() };
+        // The warm-up build (wall 1) is not among the runs.
+        assert_eq!(walls(&runs[0]), [2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(walls(&runs[1]), [2.0, 3.0, 4.0, 5.0]);
+        assert!(matches!(runs[2], Err(NoMeasurement::Unavailable(_))));
+        assert!(matches!(&runs[3], Err(NoMeasurement::Failed(m)) if m == "third"));
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! failed build) becomes a row whose `status` says why, with empty numbers.
 //!
 //! One file per experiment (`e01_scratch` … `e10_diagnostics`; E4 reuses the edit
-//! series of E3), and the helpers they share: `measure` (builds into rows, from-scratch
-//! rounds, [`IncrementalRun`]) and `readout` (medians, counters and ratios read back from
-//! the rows for the paper).
+//! series of E3), and the helpers they share: `measure` (the paired, interleaved rounds
+//! every comparison is timed in, their sides, builds into rows, [`IncrementalRun`]) and
+//! `readout` (medians, counters, and ratios with bootstrap intervals read back from the
+//! rows and samples for the paper).
 
 mod measure;
 mod readout;
@@ -26,8 +27,8 @@ mod e10_diagnostics;
 pub use self::e08_rustc::{rustc_build, RUSTC_FLAGS};
 pub use self::e09_codegen::benchmarks;
 pub use self::measure::{
-    fill_counters, repeat, row_from, scratch, scratch_rounds, IncrementalRun, PairedRun,
-    PairedRuns, Runs,
+    build_side, fill_counters, interleave, process_side, repeat, round_order, row_from, scratch,
+    scratch_rounds, scratch_side, IncrementalRun, PairedRun, PairedRuns, Runs, Side,
 };
 
 use super::{Ctx, Outcome};

@@ -160,6 +160,11 @@ fn main() -> ExitCode {
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
+    if report.paper_words.is_none() {
+        // The paper could not be generated: a value it needs is missing, or the results
+        // contradict a claim it states (the warning above says which).
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
 }
 

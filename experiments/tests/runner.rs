@@ -140,7 +140,7 @@ fn template_filling() {
     )
     .unwrap();
     assert!(
-        out.starts_with("A 1,234,567 r 1.05 s 0.0342 p 3.4 % n n/a t words\n| scenario"),
+        out.starts_with("A 1,234,567 r 1.05 s 0.0342 p 3.42 % n n/a t words\n| scenario"),
         "{out}"
     );
     assert!(

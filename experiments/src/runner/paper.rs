@@ -1,67 +1,74 @@
 //! The paper: `paper/template.md` with its placeholders filled from `results/`, written
-//! to `paper/paper.md`. No number is typed by hand: every one comes from a placeholder.
+//! to `paper/paper.md`. No number is typed by hand: every one comes from a placeholder, and
+//! every sentence whose truth depends on the numbers is chosen by them or checked against
+//! them (the template language is described in [`template`]; a claim the results
+//! contradict makes generation fail).
 //!
-//! Placeholders: `{{key}}` (a value of `results/values.json`: a number, formatted, or a
-//! text; `null` renders as `n/a`), `{{pct:key}}` (a fraction as a percentage),
-//! `{{table:eNN}}` (the rows of `results/eNN-*.csv` as a Markdown table). A key that is
-//! absent is an error: the template and the runner disagree. Verdicts on the goals of the
-//! issues (`goal.KEY`, `verdict.KEY`, `goals.table`) are derived from the headline
-//! numbers, so the prose reads right whether a goal is met or not.
+//! Values: `results/values.json`, the headline keys of `results/summary.json` (a number,
+//! or `{ "value", "low", "high", "n" }`, which becomes `KEY`, `KEY_low`, `KEY_high`,
+//! `KEY_n`), `meta.*` from `results/meta.json`, `why.KEY` (the reason a headline is
+//! missing), values derived from the CSVs (`derived.*`, see [`derived`]), and verdicts on
+//! the goals of the issues (`goal.KEY`, `verdict.KEY`, `goals.table`), derived from the
+//! headline numbers, so the prose reads right whether a goal is met or not.
+
+mod derived;
+mod template;
+
+pub use self::derived::actual_lines;
+pub use self::template::{fill, Condition};
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::table::{self, Row};
 
-/// Formats a number for prose: integers with thousands separators, otherwise three
-/// significant digits (at least).
+/// Formats a number for prose: whole numbers exactly, with thousands separators (counts,
+/// sizes); other numbers to three significant digits, so that no figure claims more
+/// precision than a median of a few repetitions has.
 pub fn format_number(v: f64) -> String {
     if !v.is_finite() {
         return "n/a".to_string();
     }
-    let a = v.abs();
-    if a >= 1000.0 || (v.fract() == 0.0 && a >= 1.0) {
-        let n = v.round() as i64;
-        let digits = n.unsigned_abs().to_string();
-        let mut out = String::new();
-        for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        if n < 0 {
-            out.insert(0, '-');
-        }
-        out
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else if a == 0.0 {
-        "0".to_string()
-    } else {
-        let digits = (2 - a.log10().floor() as i32).max(0) as usize;
-        format!("{v:.digits$}")
+    if v.fract() == 0.0 && v.abs() >= 1.0 {
+        return thousands(v);
     }
+    format_sig(v)
 }
 
-fn render_value(v: &serde_json::Value, pct: bool) -> String {
-    match v {
-        serde_json::Value::Null => "n/a".to_string(),
-        serde_json::Value::Number(n) => {
-            let x = n.as_f64().unwrap_or(f64::NAN);
-            if pct {
-                format!("{:.1} %", x * 100.0)
-            } else {
-                format_number(x)
-            }
-        }
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
+/// Formats a measured number to three significant digits (thousands separators from
+/// 1,000 on), whole or not.
+pub fn format_sig(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".to_string();
     }
+    let a = v.abs();
+    if a == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = a.log10().floor() as i32;
+    if magnitude >= 3 {
+        let unit = 10f64.powi(magnitude - 2);
+        return thousands((v / unit).round() * unit);
+    }
+    let digits = (2 - magnitude).max(0) as usize;
+    format!("{v:.digits$}")
+}
+
+/// An integer with thousands separators.
+fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        out.insert(0, '-');
+    }
+    out
 }
 
 /// A Markdown table of rows.
@@ -97,52 +104,6 @@ pub fn markdown_table(rows: &[Row]) -> String {
         ));
     }
     s
-}
-
-/// Fills `template`. `tables` maps `eNN` to its rows (absent: the experiment has not run).
-pub fn fill(
-    template: &str,
-    values: &BTreeMap<String, serde_json::Value>,
-    tables: &BTreeMap<String, Vec<Row>>,
-) -> Result<String, String> {
-    let mut out = String::with_capacity(template.len() * 2);
-    let mut missing = Vec::new();
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("}}") else {
-            return Err("unclosed `{{` in the template".to_string());
-        };
-        let key = after[..end].trim();
-        if let Some(id) = key.strip_prefix("table:") {
-            match tables.get(id) {
-                Some(rows) => out.push_str(&markdown_table(rows)),
-                None => missing.push(key.to_string()),
-            }
-        } else {
-            let (pct, k) = match key.strip_prefix("pct:") {
-                Some(k) => (true, k),
-                None => (false, key),
-            };
-            match values.get(k) {
-                Some(v) => out.push_str(&render_value(v, pct)),
-                None => missing.push(key.to_string()),
-            }
-        }
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    if missing.is_empty() {
-        Ok(out)
-    } else {
-        missing.sort();
-        missing.dedup();
-        Err(format!(
-            "the template refers to values that results/ lacks: {}",
-            missing.join(", ")
-        ))
-    }
 }
 
 /// A measured goal of the issues: a headline key of `summary.json` and its bound.
@@ -216,17 +177,39 @@ pub fn derive(values: &mut BTreeMap<String, serde_json::Value>) {
     };
     let show = |g: &Goal, v: f64| {
         if g.percent {
-            format!("{:.1} %", v * 100.0)
+            format!("{} %", format_sig(v * 100.0))
         } else {
-            format_number(v)
+            format_sig(v)
         }
     };
-    let mut table = String::from("| goal | bound | measured | verdict |\n|---|---:|---:|---|\n");
+    let bound = |g: &Goal| {
+        if g.percent {
+            format!("{} %", format_number(g.bound * 100.0))
+        } else {
+            format_number(g.bound)
+        }
+    };
+    let meets = |g: &Goal, x: f64| (g.at_most && x <= g.bound) || (!g.at_most && x >= g.bound);
+    let mut table = String::from(
+        "| goal | bound | measured | 95 % interval | n | verdict |\n|---|---:|---:|---:|---:|---|\n",
+    );
     let (mut met, mut missed) = (0, Vec::new());
     for g in GOALS {
         let v = num(values, g.key);
+        let lo = num(values, &format!("{}_low", g.key));
+        let hi = num(values, &format!("{}_high", g.key));
+        // With an interval, a goal is met or missed only when the whole interval is on
+        // one side of the bound.
+        let undecided = match (lo, hi) {
+            (Some(l), Some(h)) => meets(g, l) != meets(g, h),
+            _ => false,
+        };
         let (status, verdict) = match v {
-            Some(x) if (g.at_most && x <= g.bound) || (!g.at_most && x >= g.bound) => {
+            Some(_) if undecided => (
+                "undecided",
+                "neither clearly meets nor clearly misses the goal (its 95 % interval contains the bound)",
+            ),
+            Some(x) if meets(g, x) => {
                 met += 1;
                 ("met", "meets the goal")
             }
@@ -238,13 +221,20 @@ pub fn derive(values: &mut BTreeMap<String, serde_json::Value>) {
         };
         values.insert(format!("goal.{}", g.key), status.into());
         values.insert(format!("verdict.{}", g.key), verdict.into());
+        let interval = match (lo, hi) {
+            (Some(l), Some(h)) => format!("{}–{}", show(g, l), show(g, h)),
+            _ => "–".to_string(),
+        };
+        let n = num(values, &format!("{}_n", g.key)).map_or("–".to_string(), format_number);
         table.push_str(&format!(
-            "| {} (`{}`) | {} {} | {} | {} |\n",
+            "| {} (`{}`) | {} {} | {} | {} | {} | {} |\n",
             g.what,
             g.key,
             if g.at_most { "≤" } else { "≥" },
-            show(g, g.bound),
+            bound(g),
             v.map_or("n/a".to_string(), |x| show(g, x)),
+            interval,
+            n,
             status
         ));
     }
@@ -267,7 +257,7 @@ pub fn derive(values: &mut BTreeMap<String, serde_json::Value>) {
         (Some(_), Some(b)) if b >= 1.0 => {
             "none ever (a leaf-edit rebuild costs at least a pipeline build)".to_string()
         }
-        (Some(a), Some(b)) => format!("{:.2}", (a - 1.0) / (1.0 - b)),
+        (Some(a), Some(b)) => format_number((a - 1.0) / (1.0 - b)),
         _ => "n/a".to_string(),
     };
     values.insert("derived.break_even_edits".into(), be.into());
@@ -297,38 +287,38 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     }
     if let Ok(serde_json::Value::Object(m)) = read("summary.json") {
         for (k, v) in m {
-            if k != "null_reasons" {
-                // `{value, low, high, n}` (or null) becomes `KEY`, `KEY_low`, `KEY_high`,
-                // `KEY_n`.
-                let iv = super::summary::from_json(&v);
-                let num = |x: Option<f64>| x.map_or(serde_json::Value::Null, Into::into);
-                values.insert(format!("{k}_low"), num(iv.map(|i| i.low)));
-                values.insert(format!("{k}_high"), num(iv.map(|i| i.high)));
-                values.insert(format!("{k}_n"), num(iv.map(|i| i.n as f64)));
-                values.insert(k, num(iv.map(|i| i.value)));
-            } else if let serde_json::Value::Object(r) = v {
-                for (k, why) in r {
-                    values.insert(format!("why.{k}"), why);
+            if k == "null_reasons" {
+                if let serde_json::Value::Object(r) = v {
+                    for (k, why) in r {
+                        values.insert(format!("why.{k}"), why);
+                    }
                 }
+            } else if let serde_json::Value::Object(h) = v {
+                // A headline with its interval: `{ "value", "low", "high", "n" }`.
+                let field = |f: &str| h.get(f).cloned().unwrap_or(serde_json::Value::Null);
+                values.insert(k.clone(), field("value"));
+                for f in ["low", "high", "n"] {
+                    values.entry(format!("{k}_{f}")).or_insert_with(|| field(f));
+                }
+            } else {
+                values.insert(k, v);
             }
         }
     }
     if let Ok(serde_json::Value::Object(m)) = read("meta.json") {
         flatten("meta", &serde_json::Value::Object(m), &mut values);
     }
-    derive(&mut values);
+    // The CSV of each experiment (other CSVs, such as `e06-phases.csv`, have other
+    // columns and feed only figures).
     let mut tables = BTreeMap::new();
-    if let Ok(entries) = std::fs::read_dir(results) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(stem) = name.strip_suffix(".csv") {
-                let id = stem.split('-').next().unwrap_or("");
-                if let Some(n) = id.strip_prefix('e').and_then(|n| n.parse::<u32>().ok()) {
-                    tables.insert(format!("e{n}"), table::read_csv(&e.path())?);
-                }
-            }
+    for e in super::exps::ALL {
+        let p = results.join(super::exps::csv_name(e));
+        if p.is_file() {
+            tables.insert(e.id.to_string(), table::read_csv(&p)?);
         }
     }
+    derive(&mut values);
+    derived::derive(&mut values, &tables);
     Ok((values, tables))
 }
 
@@ -340,7 +330,7 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, serde
             }
         }
         serde_json::Value::Array(a) => {
-            let text: Vec<String> = a.iter().map(|x| render_value(x, false)).collect();
+            let text: Vec<String> = a.iter().map(|x| template::render_value(x, false)).collect();
             out.insert(prefix.to_string(), serde_json::Value::from(text.join(", ")));
         }
         other => {
@@ -365,6 +355,66 @@ pub fn regenerate(paper_dir: &Path, results: &Path) -> Result<usize, String> {
 mod tests {
     use super::*;
 
+    /// The paper's own template, filled from the committed results, fails when a value
+    /// contradicts a claim it states.
+    #[test]
+    fn the_template_fails_on_results_that_contradict_its_claims() {
+        let root = super::super::workspace_root();
+        let template = std::fs::read_to_string(root.join("paper/template.md")).unwrap();
+        let (mut values, tables) = load_results(&root.join("results")).unwrap();
+        let filled = fill(&template, &values, &tables);
+        assert!(filled.is_ok(), "{filled:?}");
+        // E5 states that machine code carries no positions: no function is re-generated.
+        values.insert("e5.absolute_codegen".into(), 12.into());
+        let e = fill(&template, &values, &tables).unwrap_err();
+        assert!(
+            e.contains("contradict") && e.contains("e5.absolute_codegen = 12"),
+            "{e}"
+        );
+        // Interface edits are described by the numbers, not by a fixed sentence.
+        values.insert("e5.absolute_codegen".into(), 0.into());
+        for (x, words) in [
+            (0.22, "far from the cost of a full"),
+            (0.8, "approach the cost of a full build"),
+        ] {
+            values.insert("derived.e3.interface_over_pipeline".into(), x.into());
+            let text = fill(&template, &values, &tables).unwrap();
+            assert!(text.contains(words), "{x}: {words}");
+        }
+    }
+
+    #[test]
+    fn numbers_keep_three_significant_digits() {
+        assert_eq!(format_number(448230.15), "448,000");
+        assert_eq!(format_number(1_637_991.9), "1,640,000");
+        assert_eq!(format_number(93250.0), "93,250");
+        assert_eq!(format_number(212.782), "213");
+        assert_eq!(format_number(22.037), "22.0");
+        assert_eq!(format_number(1.5766), "1.58");
+        assert_eq!(format_number(0.0582), "0.0582");
+        assert_eq!(format_number(0.0), "0");
+        assert_eq!(format_number(f64::NAN), "n/a");
+    }
+
+    #[test]
+    fn headlines_with_intervals_are_read_from_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("summary.json"),
+            r#"{"e1_query_over_pipeline": {"value": 1.5, "low": 1.4, "high": 1.62, "n": 5},
+               "e2_hash_share": 0.05, "null_reasons": {"e9_jit_over_rustc_o0": "no rustc"}}"#,
+        )
+        .unwrap();
+        let (v, _) = load_results(dir.path()).unwrap();
+        assert_eq!(v["e1_query_over_pipeline"], 1.5);
+        assert_eq!(v["e1_query_over_pipeline_low"], 1.4);
+        assert_eq!(v["e1_query_over_pipeline_n"], 5);
+        assert_eq!(v["e2_hash_share"], 0.05);
+        assert_eq!(v["why.e9_jit_over_rustc_o0"], "no rustc");
+        let s = fill("{{ci:e1_query_over_pipeline}}", &v, &Tables::new()).unwrap();
+        assert_eq!(s, "1.50 (95 % CI 1.40–1.62, n = 5)");
+    }
+
     #[test]
     fn verdicts_follow_the_numbers() {
         let mut v = BTreeMap::new();
@@ -384,7 +434,21 @@ mod tests {
             s("goals.missed_list"),
             "query build from scratch / pipeline build"
         );
-        assert_eq!(s("derived.break_even_edits"), "0.51");
-        assert!(s("goals.table").contains("| 1.50 | missed |"));
+        assert_eq!(s("derived.break_even_edits"), "0.510");
+        assert!(s("goals.table").contains("| 1.50 | – | – | missed |"));
+        // With an interval, a goal is decided only when the interval is on one side.
+        v.insert("e1_query_over_pipeline".to_string(), 1.05.into());
+        v.insert("e1_query_over_pipeline_low".to_string(), 1.0.into());
+        v.insert("e1_query_over_pipeline_high".to_string(), 1.2.into());
+        v.insert("e1_query_over_pipeline_n".to_string(), 5.into());
+        derive(&mut v);
+        assert_eq!(v["goal.e1_query_over_pipeline"], "undecided");
+        assert!(v["goals.table"]
+            .as_str()
+            .unwrap()
+            .contains("| 1.05 | 1.00–1.20 | 5 | undecided |"));
+        v.insert("e1_query_over_pipeline_high".to_string(), 1.08.into());
+        derive(&mut v);
+        assert_eq!(v["goal.e1_query_over_pipeline"], "met");
     }
 }

@@ -1,12 +1,13 @@
 //! E6: no-change and one-edit rebuilds against size.
 
 use super::measure::{
-    build_side, interleave, pipeline_build, row_from, IncrementalRun, NO_LEAF_EDIT,
+    build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs, NO_LEAF_EDIT,
 };
 use super::readout::median;
 use super::SEED;
+use crate::runner::plot::{self, PhaseRow};
 use crate::runner::rill::{Mode, NoMeasurement};
-use crate::runner::stats;
+use crate::runner::stats::{self, spread};
 use crate::runner::table::Row;
 use crate::runner::workload::OnDisk;
 use crate::runner::{Ctx, Outcome};
@@ -23,6 +24,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let sizes = ctx.profile.sizes.clone();
     ctx.start_progress("E6", sizes.len() as u64 * 3);
     let dir = ctx.dir("e6");
+    let mut phases = Vec::new();
     for &size in &sizes {
         let program = ctx.program(size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
@@ -46,6 +48,17 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
             o.rows.push(row_from(ctx, scenario, arch, size, runs));
             ctx.step();
         }
+        if Some(&size) == sizes.last() {
+            phases = phase_rows(&[
+                ("pipeline, from scratch", &runs[0]),
+                ("query, no change", &runs[1]),
+                ("query, leaf-body edit", &runs[2]),
+            ]);
+        }
+    }
+    let path = ctx.results.join(plot::PHASES_CSV);
+    if let Err(why) = plot::write_phases(&path, &phases) {
+        o.warnings.push(format!("e6: {why}"));
     }
     ctx.finish_progress();
     o.samples = ctx.take_samples();
@@ -55,6 +68,88 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     }
     values(&mut o, &sizes);
     Ok(o)
+}
+
+/// The phases of both drivers in the order they run (unknown ones go last).
+const PHASE_ORDER: [&str; 13] = [
+    "load_cache",
+    "parse",
+    "items",
+    "resolve",
+    "collect",
+    "consteval",
+    "typeck",
+    "check",
+    "lower",
+    "optimize",
+    "codegen",
+    "link",
+    "save_cache",
+];
+
+/// Where each series of builds spent its time, for the phase figure: the median of each
+/// phase of the compiler's statistics (`phases_ms`, in the order the compiler reports
+/// them), the rest of the compiler's own time (`total_ms`), and the rest of the process's
+/// wall time (start-up, running the program). Series without builds are left out.
+fn phase_rows(series: &[(&str, &Runs)]) -> Vec<PhaseRow> {
+    let mut out = Vec::new();
+    for (build, runs) in series {
+        let Ok(runs) = runs else { continue };
+        let stats: Vec<_> = runs.iter().filter_map(|r| r.stats.as_ref()).collect();
+        let mut names: Vec<&str> = Vec::new();
+        for s in &stats {
+            for (p, _) in &s.phases_ms {
+                if !names.contains(&p.as_str()) {
+                    names.push(p);
+                }
+            }
+        }
+        // The compiler reports its phases by name; show them in the order they run.
+        let rank = |p: &str| {
+            PHASE_ORDER
+                .iter()
+                .position(|q| *q == p)
+                .unwrap_or(usize::MAX)
+        };
+        names.sort_by_key(|p| rank(p));
+        let median = |v: Vec<f64>| spread(&v).map(|s| s.median);
+        let mut sum = 0.0;
+        let mut push = |phase: &str, ms: f64| {
+            out.push(PhaseRow {
+                build: build.to_string(),
+                phase: phase.to_string(),
+                ms,
+            })
+        };
+        for name in names {
+            let v = stats
+                .iter()
+                .map(|s| {
+                    s.phases_ms
+                        .iter()
+                        .filter(|p| p.0 == name)
+                        .map(|p| p.1)
+                        .sum()
+                })
+                .collect();
+            if let Some(ms) = median(v) {
+                sum += ms;
+                push(name, ms);
+            }
+        }
+        let total = median(stats.iter().map(|s| s.total_ms).collect());
+        if let Some(rest) = total.map(|t| t - sum).filter(|r| *r > 0.0) {
+            push("compiler, other", rest);
+        }
+        let outside = runs
+            .iter()
+            .filter_map(|r| Some(r.proc.wall_ms - r.stats.as_ref()?.total_ms))
+            .collect();
+        if let Some(rest) = median(outside).filter(|r| *r > 0.0) {
+            push("outside the compiler", rest);
+        }
+    }
+    out
 }
 
 /// The row of the exponent of `scenario` on `arch` against size; returns the exponent.

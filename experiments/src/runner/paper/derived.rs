@@ -1,0 +1,323 @@
+//! Values the paper derives from the CSVs of `results/` (keys `derived.*`): quantities
+//! over actual line counts, and the comparisons its prose chooses its claims by.
+//!
+//! Program sizes in the CSVs (`size`) are nominal: the generator aims at them. The actual
+//! line count of each generated program is in the notes of E1's throughput rows
+//! ("93250 lines / ..."); every experiment generates its programs from the same seed, so a
+//! nominal size has the same actual line count in all of them. Quantities per line and
+//! growth exponents use the actual counts, and are `null` where E1 has not measured the
+//! size.
+
+use std::collections::BTreeMap;
+
+use super::{Tables, Values};
+use crate::runner::stats;
+use crate::runner::table::Row;
+
+/// Nominal size to actual line count, from the notes of E1's throughput rows.
+pub fn actual_lines(tables: &Tables) -> BTreeMap<usize, usize> {
+    let mut out = BTreeMap::new();
+    for r in tables.get("e1").into_iter().flatten() {
+        if !r.scenario.starts_with("throughput") {
+            continue;
+        }
+        let lines = r
+            .note
+            .split_once(" lines")
+            .and_then(|(n, _)| n.trim().parse::<usize>().ok());
+        if let Some(n) = lines {
+            out.insert(r.size, n);
+        }
+    }
+    out
+}
+
+fn ok_row<'a>(rows: &'a [Row], scenario: &str, arch: &str, size: usize) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.scenario == scenario && r.architecture == arch && r.size == size && r.is_ok())
+}
+
+fn median(rows: &[Row], scenario: &str, arch: &str, size: usize) -> Option<f64> {
+    ok_row(rows, scenario, arch, size).and_then(|r| r.median)
+}
+
+/// The share of a build's wall time outside the compiler's own phases (process start-up,
+/// running the program): `1 - compile_ms / median`.
+fn outside_share(rows: &[Row], scenario: &str, arch: &str, size: usize) -> Option<f64> {
+    let r = ok_row(rows, scenario, arch, size)?;
+    Some(1.0 - r.compile_ms? / r.median?)
+}
+
+/// The exponent of `scenario` on `arch` against actual line counts.
+fn slope(rows: &[Row], lines: &BTreeMap<usize, usize>, scenario: &str, arch: &str) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.scenario == scenario && r.architecture == arch && r.is_ok())
+        .filter_map(|r| Some((*lines.get(&r.size)? as f64, r.median?)))
+        .collect();
+    stats::loglog_slope(&pts)
+}
+
+fn num(values: &Values, k: &str) -> Option<f64> {
+    values
+        .get(k)
+        .and_then(|v| v.as_f64())
+        .filter(|x| x.is_finite())
+}
+
+fn put(values: &mut Values, k: &str, v: Option<f64>) {
+    values.insert(
+        k.to_string(),
+        v.filter(|x| x.is_finite())
+            .map_or(serde_json::Value::Null, serde_json::Value::from),
+    );
+}
+
+fn min_max(v: impl Iterator<Item = Option<f64>>) -> (Option<f64>, Option<f64>) {
+    let v: Vec<f64> = v.flatten().filter(|x| x.is_finite()).collect();
+    (
+        v.iter().copied().reduce(f64::min),
+        v.iter().copied().reduce(f64::max),
+    )
+}
+
+/// The edits of E3 that change an interface other items read.
+pub const INTERFACE_EDITS: [&str; 3] = ["signature", "const-type", "struct-field"];
+/// The edits of E3 that change text but not meaning.
+pub const TEXT_EDITS: [&str; 3] = ["whitespace", "comment", "body-unchanged-result"];
+
+/// Adds the `derived.*` values (see the module comment).
+pub fn derive(values: &mut Values, tables: &Tables) {
+    let lines = actual_lines(tables);
+    // Repetitions per point of each experiment, for the captions: `5`, or `1–5`.
+    for (id, rows) in tables {
+        let (lo, hi) = min_max(
+            rows.iter()
+                .filter(|r| r.is_ok() && r.unit != "exponent")
+                .map(|r| Some(r.repetitions as f64)),
+        );
+        let n = match (lo, hi) {
+            (Some(a), Some(b)) if a == b => format!("{a}"),
+            (Some(a), Some(b)) => format!("{a}–{b}"),
+            _ => "0".to_string(),
+        };
+        values.insert(format!("derived.{id}.n"), n.into());
+    }
+    let empty = Vec::new();
+    let rows = |id: &str| tables.get(id).unwrap_or(&empty);
+    let size = |values: &Values, id: &str| num(values, &format!("{id}.size")).map(|s| s as usize);
+    let actual = |s: Option<usize>| s.and_then(|s| lines.get(&s)).map(|n| *n as f64);
+
+    // E1: the pipeline's exponent, and what start-up weighs at the smallest size.
+    let e1 = rows("e1");
+    let small = e1.iter().map(|r| r.size).filter(|s| *s > 0).min();
+    put(values, "derived.e1.lines", actual(size(values, "e1")));
+    put(
+        values,
+        "derived.e1.pipeline_slope",
+        slope(e1, &lines, "scratch", "pipeline"),
+    );
+    let (lo, _) = min_max(
+        ["pipeline", "query-memory", "query-disk"]
+            .iter()
+            .map(|a| small.and_then(|s| outside_share(e1, "scratch", a, s))),
+    );
+    put(values, "derived.e1.outside_share_smallest", lo);
+
+    // E2: equality against fingerprint cutoff; which kinds carry the bytes.
+    let eq = num(values, "e2.equality_leaf_ms");
+    let fp = num(values, "e2.fingerprint_leaf_ms");
+    put(
+        values,
+        "derived.e2.equality_over_fingerprint",
+        stats::ratio(eq, fp),
+    );
+    let e2 = rows("e2");
+    let s2 = size(values, "e2").unwrap_or(0);
+    let range = |arch: &str| ok_row(e2, "leaf-body", arch, s2).and_then(|r| Some((r.min?, r.max?)));
+    put(
+        values,
+        "derived.e2.equality_ranges_overlap",
+        match (range("query-fingerprint"), range("query-equality")) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.1 && b.0 <= a.1 { 1.0 } else { 0.0 }),
+            _ => None,
+        },
+    );
+    let mut kinds: Vec<(&str, u64, f64)> = e2
+        .iter()
+        .filter(|r| r.architecture == "query-sip128" && r.is_ok())
+        .filter_map(|r| {
+            let kind = r.scenario.strip_prefix("kind:")?;
+            Some((kind, r.hashed_bytes?, r.median?))
+        })
+        .collect();
+    let total: u64 = kinds.iter().map(|k| k.1).sum();
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
+    let top: Vec<_> = kinds.iter().take(3).collect();
+    let names = |v: &[&(&str, u64, f64)]| {
+        v.iter()
+            .map(|k| format!("`{}`", k.0))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    values.insert("derived.e2.top_bytes_kinds".into(), names(&top).into());
+    put(
+        values,
+        "derived.e2.top_bytes_share",
+        (total > 0).then(|| top.iter().map(|k| k.1).sum::<u64>() as f64 / total as f64),
+    );
+    // Time per byte, among kinds that hashed at least a kilobyte (below that, the
+    // per-call cost of a handful of hashes is all there is).
+    let mut per_byte: Vec<_> = kinds.iter().filter(|k| k.1 >= 1024).collect();
+    per_byte.sort_by(|a, b| (b.2 / b.1 as f64).total_cmp(&(a.2 / a.1 as f64)));
+    let top: Vec<_> = per_byte.iter().take(3).copied().collect();
+    values.insert(
+        "derived.e2.slowest_per_byte_kinds".into(),
+        names(&top).into(),
+    );
+
+    // E3: the dearest interface edit and the dearest text edit.
+    let e3 = rows("e3");
+    let s3 = size(values, "e3").unwrap_or(0);
+    let over_pipeline = |edit: &str| {
+        stats::ratio(
+            median(e3, edit, "query", s3),
+            median(e3, edit, "pipeline", s3),
+        )
+    };
+    let (lo, hi) = min_max(INTERFACE_EDITS.iter().map(|e| over_pipeline(e)));
+    put(values, "derived.e3.interface_min_over_pipeline", lo);
+    put(values, "derived.e3.interface_over_pipeline", hi);
+    let (_, text_hi) = min_max(TEXT_EDITS.iter().map(|e| median(e3, e, "query", s3)));
+    put(values, "derived.e3.text_edit_max_ms", text_hi);
+    put(
+        values,
+        "derived.e3.text_edit_over_leaf",
+        stats::ratio(text_hi, median(e3, "leaf-body", "query", s3)),
+    );
+
+    // E4: the range of the slowdown without cutoff over the edits.
+    let e4 = rows("e4");
+    let s4 = size(values, "e4").unwrap_or(0);
+    let (lo, hi) = min_max(
+        e4.iter()
+            .filter(|r| r.architecture == "query-cutoff" && r.scenario != "no-change")
+            .map(|r| {
+                stats::ratio(
+                    median(e4, &r.scenario, "query-no-cutoff", s4),
+                    median(e4, &r.scenario, "query-cutoff", s4),
+                )
+            }),
+    );
+    put(values, "derived.e4.min_nocutoff_over_cutoff", lo);
+    put(values, "derived.e4.max_nocutoff_over_cutoff", hi);
+
+    // E6: exponents over actual lines; start-up at the smallest size.
+    let e6 = rows("e6");
+    put(values, "derived.e6.lines", actual(size(values, "e6")));
+    for (scenario, arch) in [
+        ("scratch", "pipeline"),
+        ("no-change", "query"),
+        ("leaf-body", "query"),
+    ] {
+        put(
+            values,
+            &format!("derived.e6.slope_{}", scenario.replace('-', "_")),
+            slope(e6, &lines, scenario, arch),
+        );
+    }
+    let sizes: Vec<usize> = {
+        let mut v: Vec<usize> = e6.iter().map(|r| r.size).filter(|s| *s > 0).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    put(values, "derived.e6.sizes", Some(sizes.len() as f64));
+    let (lo, _) = min_max(
+        [
+            ("scratch", "pipeline"),
+            ("no-change", "query"),
+            ("leaf-body", "query"),
+        ]
+        .iter()
+        .map(|(s, a)| sizes.first().and_then(|n| outside_share(e6, s, a, *n))),
+    );
+    put(values, "derived.e6.outside_share_smallest", lo);
+
+    // E7: bytes per actual line, per-file against per-item cache.
+    let e7 = rows("e7");
+    let s7 = size(values, "e7");
+    let n7 = actual(s7);
+    put(values, "derived.e7.lines", n7);
+    let cache = |arch: &str| s7.and_then(|s| median(e7, "cache-size", arch, s));
+    put(
+        values,
+        "derived.e7.cache_bytes_per_line",
+        stats::ratio(cache("query-item"), n7),
+    );
+    put(
+        values,
+        "derived.e7.file_over_item_cache",
+        stats::ratio(cache("query-file"), cache("query-item")),
+    );
+
+    // E8: rustc's lines per second over the actual line count.
+    let s8 = size(values, "e8");
+    let n8 = actual(s8);
+    put(values, "derived.e8.lines", n8);
+    let rustc_s = s8
+        .and_then(|s| median(rows("e8"), "full", "rustc", s))
+        .map(|ms| ms / 1e3);
+    put(
+        values,
+        "derived.e8.rustc_lines_per_s",
+        stats::ratio(n8, rustc_s),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(scenario: &str, arch: &str, size: usize, median: f64) -> Row {
+        let mut r = Row::new(scenario, arch, size);
+        r.median = Some(median);
+        r.repetitions = 3;
+        r
+    }
+
+    #[test]
+    fn per_line_values_use_actual_lines() {
+        let mut tables = Tables::new();
+        let mut e1 = Vec::new();
+        for (size, n) in [(1000, 1007), (100_000, 93_250)] {
+            let mut r = row("throughput", "pipeline", size, 1e6);
+            r.note = format!("{n} lines / sum of phases_ms (parse to link)");
+            e1.push(r);
+        }
+        tables.insert("e1".into(), e1);
+        assert_eq!(actual_lines(&tables)[&100_000], 93_250);
+        tables.insert(
+            "e7".into(),
+            vec![row("cache-size", "query-item", 100_000, 8_824_601.0)],
+        );
+        tables.insert(
+            "e6".into(),
+            vec![
+                row("scratch", "pipeline", 1000, 1007.0 * 2.0),
+                row("scratch", "pipeline", 100_000, 93_250.0 * 2.0),
+            ],
+        );
+        let mut v = Values::new();
+        v.insert("e7.size".into(), 100_000.into());
+        v.insert("e8.size".into(), 10_000.into());
+        derive(&mut v, &tables);
+        let bpl = v["derived.e7.cache_bytes_per_line"].as_f64().unwrap();
+        assert!((bpl - 94.63).abs() < 0.01, "{bpl}");
+        // Time proportional to actual lines: exponent 1 (nominal sizes would give 0.985).
+        let k = v["derived.e6.slope_scratch"].as_f64().unwrap();
+        assert!((k - 1.0).abs() < 1e-9, "{k}");
+        // E8's size was not measured by E1: no per-line value.
+        assert!(v["derived.e8.rustc_lines_per_s"].is_null());
+    }
+}

@@ -2,11 +2,14 @@
 //!
 //! Each table entry is computed once per run by the same frontend function the query
 //! driver calls as a provider (the steps of `sema::recipe`). Re-entering an entry that is
-//! still being computed is a cycle (`const A: i32 = B; const B: i32 = A;`): it is
-//! reported once (`recipe::cycle_error`), naming every item on the cycle, and every
-//! participant yields `ErrorReported`.
+//! still being computed is a cycle (`const A: i32 = B; const B: i32 = A;`): the entries
+//! from the re-entered one to the innermost are its participants, and each, once
+//! computed, follows the recipe's rule for cycles (`recipe::on_cycle`): it yields
+//! `ErrorReported`, its own diagnostics are dropped, and the re-entered one reports the
+//! cycle once, naming every item on it.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -108,10 +111,19 @@ pub struct Tables<'a> {
     /// rather than once per body that uses it.
     struct_layouts: RefCell<FxHashMap<DefId, Arc<StructLayout>>>,
     /// The entries being computed, innermost last: the cycle when one is re-entered.
-    active: RefCell<Vec<(Step, DefId)>>,
+    active: RefCell<Vec<Active>>,
     /// Anchored diagnostics by where they were found, emitted in the canonical order of
     /// [`Tables::take_diagnostics`] whatever the order the entries were filled in.
     diagnostics: RefCell<FxHashMap<Origin, Vec<Diagnostic>>>,
+}
+
+/// An entry being computed.
+struct Active {
+    step: Step,
+    def: DefId,
+    /// The last cycle found through this entry so far, as (step, item) frames starting
+    /// with the re-entered one.
+    cycle: Option<Rc<[(Step, DefId)]>>,
 }
 
 /// Every name bound in some module's value namespace.
@@ -203,34 +215,53 @@ impl<'a> Tables<'a> {
             None => {}
         }
         memo.borrow_mut().insert(def, Entry::InProgress);
-        self.active.borrow_mut().push((step, def));
+        self.active.borrow_mut().push(Active {
+            step,
+            def,
+            cycle: None,
+        });
         let value = compute();
-        self.active.borrow_mut().pop();
-        // A cycle through this entry was reported while computing it; its value must
-        // not depend on the partial result that broke the cycle.
-        let value = match memo.borrow().get(&def) {
-            Some(Entry::Done(Err(e))) => Err(*e),
-            _ => value,
+        let frame = self.active.borrow_mut().pop();
+        let value = match frame.and_then(|f| f.cycle) {
+            Some(cycle) => {
+                self.finish_on_cycle(&cycle, step, def);
+                Err(ErrorReported)
+            }
+            None => value,
         };
         memo.borrow_mut().insert(def, Entry::Done(value.clone()));
         value
     }
 
+    /// Entry `(step, def)` was re-entered: marks every entry from it to the innermost
+    /// with the cycle they form.
     #[inline(never)]
     fn report_cycle(&self, step: Step, def: DefId) {
-        let diag = {
-            let active = self.active.borrow();
-            let start = active
-                .iter()
-                .rposition(|&frame| frame == (step, def))
-                .unwrap_or(0);
-            recipe::cycle_error(
-                &active[start..],
-                self.tree.def(def).map(|d| d.name_span).unwrap_or_default(),
-                &|d| self.tree.def(d).map(|d| d.path.clone()),
-            )
-        };
-        self.report(Check::Step(step), def, vec![diag]);
+        let mut active = self.active.borrow_mut();
+        let start = active
+            .iter()
+            .rposition(|f| (f.step, f.def) == (step, def))
+            .unwrap_or(0);
+        let cycle: Rc<[(Step, DefId)]> = active[start..].iter().map(|f| (f.step, f.def)).collect();
+        for frame in &mut active[start..] {
+            frame.cycle = Some(cycle.clone());
+        }
+    }
+
+    /// Entry `(step, def)`, computed, was on `cycle`: its diagnostics are the recipe's.
+    #[inline(never)]
+    fn finish_on_cycle(&self, cycle: &[(Step, DefId)], step: Step, def: DefId) {
+        self.diagnostics
+            .borrow_mut()
+            .remove(&Origin::Item(Check::Step(step), def));
+        let diags = recipe::on_cycle(
+            cycle,
+            step,
+            def,
+            self.tree.def(def).map(|d| d.name_span).unwrap_or_default(),
+            &|d| self.tree.def(d).map(|d| d.path.clone()),
+        );
+        self.report(Check::Step(step), def, diags);
     }
 
     /// Path resolution's view of the crate.

@@ -472,13 +472,10 @@ fn frame_step(db: &RillDb, frame: &CycleFrame) -> Option<(Step, DefId)> {
         .or_else(|| step::<rq::const_value>(db, frame))
 }
 
-/// A step's value on a cycle: the recipe's E0391 if `Q(def)` is the query that was read
-/// again, nothing for the other participants.
+/// A step's value on a cycle (the engine gives every participant its fallback, with the
+/// last cycle found through it): no value, and the diagnostics of the recipe's rule for
+/// cycles, E0391 if `Q(def)` is the query that was read again, nothing otherwise.
 fn cycle_out<Q: StepQuery, T>(db: &RillDb, cycle: &Cycle, def: &DefId) -> SemaOut<T> {
-    let mut out = none();
-    if cycle.frames.first().and_then(|f| f.key::<Q>(db)) != Some(*def) {
-        return out;
-    }
     let frames: Vec<(Step, DefId)> = cycle
         .frames
         .iter()
@@ -486,9 +483,10 @@ fn cycle_out<Q: StepQuery, T>(db: &RillDb, cycle: &Cycle, def: &DefId) -> SemaOu
         .collect();
     let span = db.def_info(*def).map(|d| d.name_span).unwrap_or_default();
     let def_path = |d| db.def_info(d).map(|info| info.path.clone());
-    out.diagnostics
-        .push(recipe::cycle_error(&frames, span, &def_path));
-    out
+    SemaOut {
+        value: None,
+        diagnostics: recipe::on_cycle(&frames, Q::STEP, *def, span, &def_path),
+    }
 }
 
 /// An item's def-path, as the engine's descriptions of a cycle show the item.

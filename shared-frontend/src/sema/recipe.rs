@@ -81,6 +81,27 @@ pub fn cycle_error(
     ))
 }
 
+/// The diagnostics of step `(step, def)` when it was on a cycle, whatever its own
+/// computation found — the rule for cycles, the same in both drivers: a step on a cycle
+/// has no value, and the diagnostics found while computing it are dropped (rustc, too,
+/// reports only the cycle); the cycle error is reported once, by the step that was read
+/// again (the first of `frames`), at that step's place in the canonical order. `frames`
+/// is the last cycle found through the step while it was being computed (a step can be
+/// on several); `name_span` is the name's span of `def`, relative to it.
+pub fn on_cycle(
+    frames: &[(Step, DefId)],
+    step: Step,
+    def: DefId,
+    name_span: Span,
+    def_path: &dyn Fn(DefId) -> Option<DefPath>,
+) -> Vec<Diagnostic> {
+    if frames.first() == Some(&(step, def)) {
+        vec![cycle_error(frames, name_span, def_path)]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The value of constant `def` (written in module `module`): its body type-checked and,
 /// if that found no error, evaluated. `report` receives the body's diagnostics before the
 /// evaluation starts (a single-run driver reports them in that order: a cycle found while
@@ -205,6 +226,19 @@ mod tests {
                 Origin::Item(Typeck, f),
             ]
         );
+    }
+
+    #[test]
+    fn on_a_cycle_only_the_step_read_again_reports_and_only_the_cycle() {
+        let (a, b) = (DefPathHash(1), DefPathHash(2));
+        let frames = [(Step::AliasTy, a), (Step::ConstValue, b)];
+        let path = |_| None;
+        let first = on_cycle(&frames, Step::AliasTy, a, Span::new(0, 1), &path);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].code, Some("E0391"));
+        assert!(on_cycle(&frames, Step::ConstValue, b, Span::new(0, 1), &path).is_empty());
+        // The same item at another step is another participant.
+        assert!(on_cycle(&frames, Step::ConstTy, a, Span::new(0, 1), &path).is_empty());
     }
 
     #[test]

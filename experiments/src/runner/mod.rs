@@ -7,7 +7,7 @@
 //! Code map: `stats` (median/min/max, fits, bootstrap intervals), `table` (rows and CSV),
 //! `samples` (one row per timed build, `results/samples/`), `process` (timing a process:
 //! wall and CPU time, peak memory, instruction counts), `rill` (driving `rill`, the stats
-//! JSON), `workload` (generated programs and edits on disk), `exps` (the experiments, a
+//! JSON), `workload` (generated programs of each shape, and edits on disk), `exps` (the experiments, a
 //! file each, and the paired rounds they are timed in), `plot` (SVG figures), `paper`
 //! (template filling), `meta` (machine, load and toolchain description), `summary`
 //! (headline keys), `stability` (the headline numbers over repeated runs).

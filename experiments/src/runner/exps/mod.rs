@@ -44,9 +44,9 @@ pub const EXTRA_SHAPES: [Shape; 2] = [Shape::SmallFns, Shape::BigFns];
 /// Adds `extra`, the measurements of `shape` made apart from the default shape's, to `o`:
 /// its rows and samples tagged with the shape (rows with `note` prefixed by `scope`, what
 /// the shape's measurement covers, and the actual line count of the shape's program for
-/// their size), its warnings, and its values `KEY` of `keys` (with their intervals) as
-/// `KEY.<shape>`. The default shape's own value of each key is `KEY.default`, copied from
-/// `o`'s value `defaults[i]`.
+/// their size), its warnings, and for each `(KEY, DEFAULT_KEY)` of `keys` its value `KEY`
+/// (with its interval) as `KEY.<shape>` and `o`'s value `DEFAULT_KEY` (the default
+/// shape's, usually the headline) as `KEY.default`.
 pub(super) fn merge_shape(
     ctx: &Ctx,
     o: &mut Outcome,

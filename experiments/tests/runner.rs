@@ -30,16 +30,17 @@ fn csv_round_trips_and_keeps_missing_numbers_empty() {
     assert_eq!(lines.next().unwrap(), table::COLUMNS.join(","));
     assert_eq!(
         lines.next().unwrap(),
-        "scratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,,,,,"
+        "scratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,,,,,,default,"
     );
     assert_eq!(
         lines.next().unwrap(),
-        "scratch,query-disk,1000,0,,,,ms,,,,,,,,,unavailable: not built,,,,,"
+        "scratch,query-disk,1000,0,,,,ms,,,,,,,,,unavailable: not built,,,,,,default,"
     );
     assert_eq!(table::read_csv(&path).unwrap(), vec![ok, gone]);
-    // A CSV written before the columns cpu_ms, low, high and instructions still reads.
+    // A CSV written before the columns cpu_ms, low, high, instructions, shape and lines
+    // still reads (as the default shape, without a line count).
     let old = dir.path().join("e01-old.csv");
-    let header = table::COLUMNS[..table::COLUMNS.len() - 4].join(",");
+    let header = table::COLUMNS[..table::COLUMNS.len() - 6].join(",");
     std::fs::write(
         &old,
         format!("{header}\nscratch,pipeline,1000,3,2.0,1.0,3.0,ms,7,,,,,,,,ok,\n"),
@@ -48,6 +49,8 @@ fn csv_round_trips_and_keeps_missing_numbers_empty() {
     let rows = table::read_csv(&old).unwrap();
     assert_eq!(rows[0].median, Some(2.0));
     assert_eq!(rows[0].low, None);
+    assert_eq!((rows[0].shape.as_str(), rows[0].lines), ("default", None));
+    assert!(rows[0].is_default_shape());
 }
 
 fn iv(value: f64, low: f64, high: f64, n: usize) -> Interval {
@@ -206,6 +209,26 @@ fn smoke_run_of_the_suite_fills_the_paper() {
             .unwrap_or_else(|| panic!("no throughput row for {stage}"));
         assert!(lps >= end_to_end, "{stage}: {lps} < {end_to_end}");
     }
+    // E1, E3 and E6 measure every shape; each row of a program carries its actual lines.
+    for (csv, scenario) in [
+        ("e01-scratch.csv", "scratch"),
+        ("e03-edits.csv", "leaf-body"),
+        ("e06-scaling.csv", "no-change"),
+    ] {
+        let rows = table::read_csv(&results.join(csv)).unwrap();
+        for shape in ["default", "small-fns", "big-fns"] {
+            let r = rows
+                .iter()
+                .find(|r| r.shape == shape && r.scenario == scenario)
+                .unwrap_or_else(|| panic!("{csv}: no {scenario} row of shape {shape}"));
+            let lines = r.lines.unwrap_or_else(|| panic!("{csv}: {r:?}"));
+            assert!(lines > 100 && lines < 1000, "{csv}: {r:?}");
+        }
+        let ratio = rows
+            .iter()
+            .find(|r| r.shape == "small-fns" && r.scenario.starts_with("ratio:"));
+        assert!(ratio.is_some(), "{csv}: no ratio row of small-fns");
+    }
     let e9 = table::read_csv(&results.join("e09-codegen.csv")).unwrap();
     assert!(
         table::median_of(&e9, "matmul", "rustc-O0", 44).is_some(),
@@ -250,6 +273,16 @@ fn smoke_run_of_the_suite_fills_the_paper() {
             );
         }
     }
+    for key in [
+        "e1.query_over_pipeline",
+        "e3.leaf_edit_over_pipeline",
+        "e6.noop_over_pipeline",
+    ] {
+        for shape in ["default", "small_fns", "big_fns"] {
+            let k = format!("{key}.{shape}");
+            assert!(values.get(&k).is_some(), "{k} missing");
+        }
+    }
     assert!(!values["e4.geomean_kinds"]
         .as_str()
         .unwrap()
@@ -263,8 +296,16 @@ fn smoke_run_of_the_suite_fills_the_paper() {
     let mut lines = samples.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    // Three configurations, two rounds.
+    let all: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Three configurations, two rounds, for each shape (the default first).
+    assert_eq!(all.len(), 18, "{samples}");
+    for shape in ["small-fns", "big-fns"] {
+        assert_eq!(all.iter().filter(|r| r[col("shape")] == shape).count(), 6);
+    }
+    let rows: Vec<&Vec<&str>> = all
+        .iter()
+        .filter(|r| r[col("shape")] == "default")
+        .collect();
     assert_eq!(rows.len(), 6, "{samples}");
     for r in &rows {
         assert_eq!(r[col("experiment")], "e1");

@@ -7,7 +7,7 @@
 //! Code map: `stats` (median/min/max, fits, bootstrap intervals), `table` (rows and CSV),
 //! `samples` (one row per timed build, `results/samples/`), `process` (timing a process:
 //! wall and CPU time, peak memory, instruction counts), `rill` (driving `rill`, the stats
-//! JSON), `workload` (generated programs and edits on disk), `exps` (the experiments, a
+//! JSON), `workload` (generated programs of each shape, and edits on disk), `exps` (the experiments, a
 //! file each, and the paired rounds they are timed in), `plot` (SVG figures), `paper`
 //! (template filling), `meta` (machine, load and toolchain description), `summary`
 //! (headline keys), `stability` (the headline numbers over repeated runs).
@@ -34,6 +34,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use self::rill::{Build, BuildRun, NoMeasurement, Rill};
 use self::stats::Interval;
 use self::table::Row;
+use self::workload::Shape;
 
 /// How much to measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,10 +179,11 @@ pub struct Ctx {
     /// Why `--arch query` is unavailable, once a build said so.
     pub query_unavailable: RefCell<Option<String>>,
     pub progress: RefCell<Option<ProgressBar>>,
-    /// Generated programs by (lines, seed), generated once per run.
-    programs: RefCell<BTreeMap<(usize, u64), rill_gen::Program>>,
-    /// Leaf-body edits by (lines, seed), checked against the machine code once per run.
-    leaf_edits: RefCell<BTreeMap<(usize, u64), std::rc::Rc<workload::LeafEdits>>>,
+    /// Generated programs by (shape, lines, seed), generated once per run.
+    programs: RefCell<BTreeMap<(Shape, usize, u64), rill_gen::Program>>,
+    /// Leaf-body edits by (shape, lines, seed), checked against the machine code once per
+    /// run.
+    leaf_edits: RefCell<BTreeMap<(Shape, usize, u64), std::rc::Rc<workload::LeafEdits>>>,
     /// Samples of the timed builds made into rows since the last [`Ctx::take_samples`].
     samples: RefCell<Vec<samples::Sample>>,
     /// Warnings from measuring (counts that differ between repetitions).
@@ -250,28 +252,42 @@ impl Ctx {
         std::mem::take(&mut *self.warnings.borrow_mut())
     }
 
-    /// The generated program of about `lines` lines (cached for the run).
-    pub fn program(&self, lines: usize, seed: u64) -> rill_gen::Program {
-        self.set_message(&format!("generating {lines} lines"));
+    /// The generated program of `shape` of about `lines` lines (cached for the run).
+    pub fn program(&self, shape: Shape, lines: usize, seed: u64) -> rill_gen::Program {
+        self.set_message(&format!("generating {lines} lines ({})", shape.name()));
         self.programs
             .borrow_mut()
-            .entry((lines, seed))
-            .or_insert_with(|| workload::generate(lines, seed))
+            .entry((shape, lines, seed))
+            .or_insert_with(|| workload::generate_shaped(shape, lines, seed))
             .clone()
     }
 
-    /// The leaf-body edits of the generated program of about `lines` lines: one that
-    /// changes machine code, and the generator's first choice when it changes none.
-    pub fn leaf_edits(&self, lines: usize, seed: u64) -> std::rc::Rc<workload::LeafEdits> {
-        if let Some(e) = self.leaf_edits.borrow().get(&(lines, seed)) {
+    /// The actual line count of the program of `shape` of about `lines` lines generated
+    /// from `seed` in this run, if one was.
+    pub fn actual_lines(&self, shape: Shape, lines: usize, seed: u64) -> Option<usize> {
+        self.programs
+            .borrow()
+            .get(&(shape, lines, seed))
+            .map(rill_gen::Program::total_lines)
+    }
+
+    /// The leaf-body edits of the generated program of `shape` of about `lines` lines: one
+    /// that changes machine code, and the generator's first choice when it changes none.
+    pub fn leaf_edits(
+        &self,
+        shape: Shape,
+        lines: usize,
+        seed: u64,
+    ) -> std::rc::Rc<workload::LeafEdits> {
+        if let Some(e) = self.leaf_edits.borrow().get(&(shape, lines, seed)) {
             return e.clone();
         }
-        let program = self.program(lines, seed);
+        let program = self.program(shape, lines, seed);
         self.set_message(&format!("choosing a leaf edit, {lines} lines"));
         let e = std::rc::Rc::new(workload::leaf_edits(&program, seed));
         self.leaf_edits
             .borrow_mut()
-            .insert((lines, seed), e.clone());
+            .insert((shape, lines, seed), e.clone());
         e
     }
 
@@ -450,6 +466,7 @@ pub fn run_suite(
             o
         });
         ctx.finish_progress();
+        fill_lines(ctx, &mut outcome.rows);
         loads.push(meta::ExperimentLoad {
             id: e.id.to_string(),
             before: load_before,
@@ -536,6 +553,17 @@ pub fn run_suite(
         }
     }
     Ok(report)
+}
+
+/// Sets the `lines` column of the rows of the default shape that lack it: the actual line
+/// count of the program generated for the row's size in this run (every experiment
+/// generates from [`exps::SEED`]); rows of sizes no program was generated for keep none.
+fn fill_lines(ctx: &Ctx, rows: &mut [Row]) {
+    for r in rows.iter_mut().filter(|r| r.lines.is_none() && r.size > 0) {
+        if r.is_default_shape() {
+            r.lines = ctx.actual_lines(Shape::Default, r.size, exps::SEED);
+        }
+    }
 }
 
 /// Redraws every figure from the CSVs in `results/`.

@@ -81,7 +81,11 @@ pub fn markdown_table(rows: &[Row]) -> String {
     for r in rows {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.scenario.replace('|', "/"),
+            if r.is_default_shape() {
+                r.scenario.replace('|', "/")
+            } else {
+                format!("{} ({})", r.scenario.replace('|', "/"), r.shape)
+            },
             r.architecture,
             if r.size == 0 {
                 "–".to_string()

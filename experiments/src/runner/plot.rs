@@ -1584,6 +1584,13 @@ fn why_empty(rows: &[Row]) -> String {
 /// `figures/` under the results); returns the files.
 pub fn figures(id: &str, rows: &[Row], dir: &Path) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    // The figures show the default shape; the other shapes' rows are in the CSVs.
+    let rows: Vec<Row> = rows
+        .iter()
+        .filter(|r| r.is_default_shape())
+        .cloned()
+        .collect();
+    let rows = &rows[..];
     let results = dir.parent().unwrap_or(dir);
     let why = why_empty(rows);
     let mut out = Vec::new();

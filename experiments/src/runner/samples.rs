@@ -43,6 +43,8 @@ pub struct Sample {
     /// Instructions of one extra build of this configuration under callgrind.
     pub config_instructions: Option<u64>,
     pub exit: Option<i32>,
+    /// The shape of the generated program (`workload::Shape`), `default` for most.
+    pub shape: String,
 }
 
 impl Sample {
@@ -72,6 +74,7 @@ impl Sample {
             codegen_executed: engine.and_then(BuildStats::codegen_executed),
             config_instructions: r.instructions,
             exit: r.proc.exit,
+            shape: super::table::DEFAULT_SHAPE.to_string(),
         }
     }
 
@@ -130,9 +133,12 @@ pub fn of_config<'a>(
     size: usize,
 ) -> impl Iterator<Item = &'a Sample> + 'a {
     let (scenario, arch) = (scenario.to_string(), arch.to_string());
-    samples
-        .iter()
-        .filter(move |s| s.scenario == scenario && s.architecture == arch && s.size == size)
+    samples.iter().filter(move |s| {
+        s.scenario == scenario
+            && s.architecture == arch
+            && s.size == size
+            && s.shape == super::table::DEFAULT_SHAPE
+    })
 }
 
 /// Pairs by round: `(num(a), den(b))` for every round in which both configurations have
@@ -192,6 +198,7 @@ pub const COLUMNS: &[&str] = &[
     "codegen_executed",
     "config_instructions",
     "exit",
+    "shape",
 ];
 
 #[cfg(test)]

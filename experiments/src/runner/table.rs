@@ -47,7 +47,21 @@ pub struct Row {
     /// Instructions of one build of this configuration under callgrind (`--instructions`).
     #[serde(default)]
     pub instructions: Option<u64>,
+    /// The shape of the generated program (`workload::Shape`): `default`, `small-fns`,
+    /// `big-fns`. CSVs written before the column existed read as `default`.
+    #[serde(default = "default_shape")]
+    pub shape: String,
+    /// The actual line count of the generated program (`size` is the generator's target).
+    #[serde(default)]
+    pub lines: Option<usize>,
 }
+
+fn default_shape() -> String {
+    DEFAULT_SHAPE.to_string()
+}
+
+/// The `shape` of the rows of the default shape.
+pub const DEFAULT_SHAPE: &str = "default";
 
 impl Row {
     /// A row for `scenario` on `architecture` with no numbers yet.
@@ -58,6 +72,7 @@ impl Row {
             size,
             unit: "ms".to_string(),
             status: "ok".to_string(),
+            shape: default_shape(),
             ..Row::default()
         }
     }
@@ -118,6 +133,11 @@ impl Row {
     pub fn is_ok(&self) -> bool {
         self.status == "ok" && self.median.is_some()
     }
+
+    /// Is the row of the default shape (or of no shape)?
+    pub fn is_default_shape(&self) -> bool {
+        self.shape == DEFAULT_SHAPE || self.shape.is_empty()
+    }
 }
 
 /// Writes `rows` as CSV with a header line.
@@ -174,12 +194,15 @@ pub const COLUMNS: &[&str] = &[
     "low",
     "high",
     "instructions",
+    "shape",
+    "lines",
 ];
 
-/// Finds the first row matching scenario, architecture and size.
+/// Finds the first row of the default shape matching scenario, architecture and size.
 pub fn find<'a>(rows: &'a [Row], scenario: &str, arch: &str, size: usize) -> Option<&'a Row> {
-    rows.iter()
-        .find(|r| r.scenario == scenario && r.architecture == arch && r.size == size)
+    rows.iter().find(|r| {
+        r.scenario == scenario && r.architecture == arch && r.size == size && r.is_default_shape()
+    })
 }
 
 /// The median of the matching row, if it is `ok`.

@@ -62,18 +62,73 @@ impl OnDisk {
     }
 }
 
-/// The generator's configuration for a program of about `lines` lines.
-pub fn config(lines: usize, seed: u64) -> GenConfig {
-    GenConfig {
-        seed,
-        target_lines: lines,
-        ..GenConfig::default()
+/// The shape of a generated program: how its lines divide into functions and files.
+/// E1, E3 and E6 measure every shape; the other experiments use [`Shape::Default`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shape {
+    /// The generator's defaults: up to 40 functions of about 6 statements per file.
+    Default,
+    /// Many small functions in many files: up to 40 functions of 1–3 statements per
+    /// file, so a program has several times the files of the default shape.
+    SmallFns,
+    /// Few large functions: up to 8 functions of about 40 statements per file.
+    BigFns,
+}
+
+impl Shape {
+    /// Every shape, the default first.
+    pub const ALL: [Shape; 3] = [Shape::Default, Shape::SmallFns, Shape::BigFns];
+
+    /// The name in the `shape` column of the CSVs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Default => "default",
+            Shape::SmallFns => "small-fns",
+            Shape::BigFns => "big-fns",
+        }
+    }
+
+    /// The name as a key suffix of `values.json` (`small_fns`).
+    pub fn key(self) -> String {
+        self.name().replace('-', "_")
+    }
+
+    /// The generator's configuration of this shape for a program of about `lines` lines.
+    pub fn config(self, lines: usize, seed: u64) -> GenConfig {
+        let base = GenConfig {
+            seed,
+            target_lines: lines,
+            ..GenConfig::default()
+        };
+        match self {
+            Shape::Default => base,
+            Shape::SmallFns => GenConfig {
+                fns_per_module: 40,
+                stmts_per_fn: 2,
+                ..base
+            },
+            Shape::BigFns => GenConfig {
+                fns_per_module: 8,
+                stmts_per_fn: 40,
+                ..base
+            },
+        }
     }
 }
 
-/// Generates the program of about `lines` lines for `seed`.
+/// The generator's configuration for a program of about `lines` lines (default shape).
+pub fn config(lines: usize, seed: u64) -> GenConfig {
+    Shape::Default.config(lines, seed)
+}
+
+/// Generates the program of about `lines` lines for `seed` (default shape).
 pub fn generate(lines: usize, seed: u64) -> Program {
-    gen::generate(&config(lines, seed))
+    generate_shaped(Shape::Default, lines, seed)
+}
+
+/// Generates the program of `shape` of about `lines` lines for `seed`.
+pub fn generate_shaped(shape: Shape, lines: usize, seed: u64) -> Program {
+    gen::generate(&shape.config(lines, seed))
 }
 
 /// An edit of `kind` on `p`, trying a few seeds (a kind can be impossible on one choice).
@@ -217,5 +272,69 @@ mod tests {
         let code = machine_code(&p).unwrap();
         assert_eq!(functions_changed(&code, &machine_code(&top).unwrap()), 0);
         assert!(top.file(&path).unwrap().starts_with("// moved\n"));
+    }
+
+    /// The number of `fn` items of each file of `p`.
+    fn fns_per_file(p: &Program) -> Vec<usize> {
+        p.files
+            .iter()
+            .map(|f| {
+                f.text
+                    .lines()
+                    .filter(|l| {
+                        let t = l.trim_start();
+                        t.starts_with("fn ") || t.starts_with("pub fn ")
+                    })
+                    .count()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shapes_have_their_structure() {
+        let lines = 20_000;
+        let shaped: Vec<(Shape, Program)> = Shape::ALL
+            .iter()
+            .map(|&s| (s, generate_shaped(s, lines, 7)))
+            .collect();
+        assert_eq!(
+            shaped[0].1,
+            generate(lines, 7),
+            "the default shape is the default"
+        );
+        let files = |s: Shape| shaped.iter().find(|p| p.0 == s).unwrap().1.files.len();
+        let fns =
+            |s: Shape| -> Vec<usize> { fns_per_file(&shaped.iter().find(|p| p.0 == s).unwrap().1) };
+        for (s, p) in &shaped {
+            let n = p.total_lines();
+            assert!(n > lines / 2 && n < lines * 2, "{s:?}: {n} lines");
+            // The typical file holds the shape's number of functions (a file with inline
+            // modules holds theirs as well).
+            let mut per_file = fns_per_file(p);
+            per_file.sort_unstable();
+            let median = per_file[per_file.len() / 2];
+            let want = s.config(lines, 7).fns_per_module;
+            assert!(median.abs_diff(want) <= 1, "{s:?}: {per_file:?}");
+        }
+        // Many small functions in many files; few large ones per file.
+        assert!(
+            files(Shape::SmallFns) >= 2 * files(Shape::Default),
+            "{} files against {}",
+            files(Shape::SmallFns),
+            files(Shape::Default)
+        );
+        let mean = |v: Vec<usize>| v.iter().sum::<usize>() as f64 / v.len() as f64;
+        let lines_per_fn = |s: Shape| {
+            let p = &shaped.iter().find(|p| p.0 == s).unwrap().1;
+            p.total_lines() as f64 / fns(s).iter().sum::<usize>() as f64
+        };
+        assert!(
+            mean(fns(Shape::SmallFns)) > 20.0,
+            "{:?}",
+            fns(Shape::SmallFns)
+        );
+        assert!(mean(fns(Shape::BigFns)) < 16.0, "{:?}", fns(Shape::BigFns));
+        assert!(lines_per_fn(Shape::SmallFns) < lines_per_fn(Shape::Default));
+        assert!(lines_per_fn(Shape::BigFns) > 3.0 * lines_per_fn(Shape::Default));
     }
 }

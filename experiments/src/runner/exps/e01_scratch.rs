@@ -1,12 +1,15 @@
-//! E1: from-scratch builds against size, and the pipeline's throughput.
+//! E1: from-scratch builds against size, and the pipeline's throughput; the other
+//! program shapes at the largest size.
+
+use std::path::Path;
 
 use super::measure::{image_check, row_from, scratch_rounds};
 use super::readout::{first_error, median};
-use super::SEED;
+use super::{merge_shape, EXTRA_SHAPES, SEED};
 use crate::runner::rill::{BuildRun, Mode};
 use crate::runner::stats::{self, spread};
 use crate::runner::table::{self, Row};
-use crate::runner::workload::OnDisk;
+use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{Ctx, Outcome};
 
 /// The pipeline's stages as the throughput rows of E1 group its `phases_ms`: the
@@ -24,16 +27,67 @@ const PIPELINE_STAGES: [(&str, &[&str]); 5] = [
 ];
 
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
-    let mut o = Outcome::default();
     let sizes = ctx.profile.sizes.clone();
-    ctx.start_progress("E1", sizes.len() as u64);
+    let big = *sizes.last().unwrap_or(&0);
+    ctx.start_progress("E1", (sizes.len() + EXTRA_SHAPES.len()) as u64);
     let dir = ctx.dir("e1");
-    for &size in &sizes {
-        let disk = OnDisk::create(&dir.join(format!("p{size}")), ctx.program(size, SEED))?;
+    let mut o = Outcome::default();
+    measure(ctx, &mut o, &dir, Shape::Default, &sizes)?;
+    o.samples = ctx.take_samples();
+    values(&mut o, &sizes);
+    // The other shapes at the largest size only (the headline's), to keep the suite's
+    // time in check.
+    for shape in EXTRA_SHAPES {
+        let mut x = Outcome::default();
+        if let Err(why) = measure(ctx, &mut x, &dir, shape, &[big]) {
+            x.rows.push(
+                Row::new("scratch", "pipeline", big).without_number(format!("failed: {why}")),
+            );
+        }
+        x.samples = ctx.take_samples();
+        x.paired_ratio_value(
+            "e1.query_over_pipeline",
+            ("scratch", "query-disk", big),
+            ("scratch", "pipeline", big),
+        );
+        let scope = format!("shape {}: the largest size only", shape.name());
+        merge_shape(
+            ctx,
+            &mut o,
+            shape,
+            x,
+            &scope,
+            &[("e1.query_over_pipeline", "e1_query_over_pipeline")],
+        );
+    }
+    ctx.finish_progress();
+    Ok(o)
+}
+
+/// The builds of E1 for the programs of `shape` at `sizes`, into `o.rows` (each row with
+/// the actual line count of its program).
+fn measure(
+    ctx: &Ctx,
+    o: &mut Outcome,
+    dir: &Path,
+    shape: Shape,
+    sizes: &[usize],
+) -> Result<(), String> {
+    let prefix = match shape {
+        Shape::Default => String::new(),
+        _ => format!("{}-", shape.name()),
+    };
+    for &size in sizes {
+        let program = ctx.program(shape, size, SEED);
+        let disk = OnDisk::create(&dir.join(format!("{prefix}p{size}")), program)?;
         let lines = disk.program.total_lines();
         let root = disk.root();
-        ctx.set_message(&format!("pipeline and query, {lines} lines"));
-        let cache = dir.join(format!("cache{size}"));
+        ctx.set_message(&format!(
+            "pipeline and query, {lines} lines ({})",
+            shape.name()
+        ));
+        let cache = dir.join(format!("{prefix}cache{size}"));
+        let first = o.rows.len();
         let [pipe, mem, disk_runs] = scratch_rounds(
             ctx,
             Mode::Run,
@@ -54,12 +108,12 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
             let n = o.rows.len() - 1;
             image_check(&mut o.rows, &pipe, runs, n);
         }
+        for r in &mut o.rows[first..] {
+            r.lines = Some(lines);
+        }
         ctx.step();
     }
-    ctx.finish_progress();
-    o.samples = ctx.take_samples();
-    values(&mut o, &sizes);
-    Ok(o)
+    Ok(())
 }
 
 /// The pipeline's lines per second, end to end (the sum of its phases) and per stage.

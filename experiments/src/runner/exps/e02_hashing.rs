@@ -9,7 +9,7 @@ use crate::runner::rill::{BuildRun, Mode};
 use crate::runner::samples::Sample;
 use crate::runner::stats::{self, spread};
 use crate::runner::table::{self, Row};
-use crate::runner::workload::OnDisk;
+use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{Ctx, Outcome};
 
 /// The hashers of the query engine (`--hasher`).
@@ -20,7 +20,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let size = ctx.profile.main_size;
     ctx.start_progress("E2", 5);
     let dir = ctx.dir("e2");
-    let program = ctx.program(size, SEED);
+    let program = ctx.program(Shape::Default, size, SEED);
     let disk = OnDisk::create(&dir.join("prog"), program.clone())?;
     let root = disk.root();
     // The pipeline and the three hashers, each persisting its cache, in the same rounds.
@@ -54,7 +54,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     }
     // Fingerprint against equality cutoff, on a leaf-body edit, in the same rounds.
     ctx.set_message("cutoff by equality");
-    let leaf = ctx.leaf_edits(size, SEED);
+    let leaf = ctx.leaf_edits(Shape::Default, size, SEED);
     let edit = &leaf.changing.as_ref().ok_or(NO_LEAF_EDIT)?.0;
     let cutoffs = [
         ("fingerprint", "query-fingerprint"),

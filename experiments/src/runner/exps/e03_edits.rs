@@ -6,9 +6,10 @@ use std::path::Path;
 use rill_gen::{EditKind, Program};
 
 use super::measure::{build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs};
-use super::SEED;
+use super::{merge_shape, EXTRA_SHAPES, SEED};
 use crate::runner::rill::Mode;
-use crate::runner::workload::{self, OnDisk};
+use crate::runner::table::Row;
+use crate::runner::workload::{self, OnDisk, Shape};
 use crate::runner::{Ctx, Outcome};
 
 /// One edit scenario of E3 and E4: the edited program and its expected exit code, on the
@@ -54,7 +55,7 @@ impl EditCase {
 /// that changes machine code; when the generator's first choice changes none (a folded
 /// literal), it is measured as well, as `leaf-body-folded`. The error fix is measured on
 /// the cache left by a good build followed by the build with the error.
-fn edit_cases(ctx: &Ctx, program: &Program, size: usize) -> Vec<EditCase> {
+fn edit_cases(ctx: &Ctx, shape: Shape, program: &Program, size: usize) -> Vec<EditCase> {
     let mut out = Vec::new();
     let mut error_program = None;
     for &kind in EditKind::ALL {
@@ -74,7 +75,7 @@ fn edit_cases(ctx: &Ctx, program: &Program, size: usize) -> Vec<EditCase> {
                 }
             }
             EditKind::LeafBody => {
-                let leaf = ctx.leaf_edits(size, SEED);
+                let leaf = ctx.leaf_edits(shape, size, SEED);
                 if let Some((e, n)) = &leaf.changing {
                     let mut c =
                         EditCase::new(kind.name(), e.program.clone(), 0, e.description.clone());
@@ -113,16 +114,27 @@ pub(super) struct EditSeries<'a> {
     /// The pipeline building the same program from scratch in the same rounds as well
     /// (rows `scratch`/`pipeline` and `<edit>`/`pipeline`).
     pub with_pipeline: bool,
+    /// The shape of the generated program.
+    pub shape: Shape,
+    /// Only these edit scenarios (by name) besides the no-change rebuild; `None`: all.
+    pub only: Option<&'a [&'a str]>,
 }
 
 impl<'v> EditSeries<'v> {
     pub fn run(&self, ctx: &Ctx) -> Result<Outcome, String> {
         let mut o = Outcome::default();
         let size = ctx.profile.main_size;
-        let program = ctx.program(size, SEED);
-        let cases = edit_cases(ctx, &program, size);
+        let program = ctx.program(self.shape, size, SEED);
+        let lines = program.total_lines();
+        let mut cases = edit_cases(ctx, self.shape, &program, size);
+        if let Some(only) = self.only {
+            cases.retain(|c| only.contains(&c.name.as_str()));
+        }
         ctx.start_progress(self.label, cases.len() as u64 + 1);
-        let dir = ctx.dir(&self.label.to_lowercase());
+        let dir = match self.shape {
+            Shape::Default => ctx.dir(&self.label.to_lowercase()),
+            s => ctx.dir(&format!("{}-{}", self.label.to_lowercase(), s.name())),
+        };
         let base = OnDisk::create(&dir.join("base"), program.clone())?;
         let base_root = base.root();
         let pipeline = self
@@ -178,6 +190,9 @@ impl<'v> EditSeries<'v> {
         }
         ctx.finish_progress();
         o.samples = ctx.take_samples();
+        for r in &mut o.rows {
+            r.lines = Some(lines);
+        }
         Ok(o)
     }
 
@@ -219,9 +234,46 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         label: "E3",
         variants: &[(None, "query")],
         with_pipeline: true,
+        shape: Shape::Default,
+        only: None,
     };
     let mut o = series.run(ctx)?;
     values(ctx, &mut o);
+    // The other shapes: the no-change rebuild and the leaf-body edit (the headline's)
+    // only, to keep the suite's time in check.
+    let size = ctx.profile.main_size;
+    for shape in EXTRA_SHAPES {
+        let series = EditSeries {
+            shape,
+            only: Some(&["leaf-body"]),
+            ..series
+        };
+        let mut x = series.run(ctx).unwrap_or_else(|why| {
+            ctx.finish_progress();
+            let mut x = Outcome::default();
+            x.rows.push(
+                Row::new("leaf-body", "query", size).without_number(format!("failed: {why}")),
+            );
+            x
+        });
+        x.paired_ratio_value(
+            "e3.leaf_edit_over_pipeline",
+            ("leaf-body", "query", size),
+            ("leaf-body", "pipeline", size),
+        );
+        let scope = format!(
+            "shape {}: the no-change rebuild and the leaf-body edit only",
+            shape.name()
+        );
+        merge_shape(
+            ctx,
+            &mut o,
+            shape,
+            x,
+            &scope,
+            &[("e3.leaf_edit_over_pipeline", "e3_leaf_edit_over_pipeline")],
+        );
+    }
     Ok(o)
 }
 
@@ -250,7 +302,7 @@ fn values(ctx: &Ctx, o: &mut Outcome) {
         o.counter_value(&format!("e3.{key}_codegen"), row, |r| r.codegen_executed);
         o.counter_value(&format!("e3.{key}_executed"), row, |r| r.executed);
     }
-    let leaf = ctx.leaf_edits(size, SEED);
+    let leaf = ctx.leaf_edits(Shape::Default, size, SEED);
     o.value(
         "e3.leaf_body_code_changes",
         leaf.changing.as_ref().map(|(_, n)| *n as f64),

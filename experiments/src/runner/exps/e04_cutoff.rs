@@ -5,6 +5,7 @@ use rill_gen::EditKind;
 use super::e03_edits::EditSeries;
 use super::readout::{median, pairs, wall};
 use crate::runner::stats;
+use crate::runner::workload::Shape;
 use crate::runner::{Ctx, Outcome};
 
 /// The edits whose rebuilds E4's geometric mean averages: every kind but the fix of an
@@ -19,6 +20,8 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         label: "E4",
         variants: &[(None, "query-cutoff"), (Some("off"), "query-no-cutoff")],
         with_pipeline: false,
+        shape: Shape::Default,
+        only: None,
     };
     let mut o = series.run(ctx)?;
     values(ctx, &mut o);

@@ -2,7 +2,7 @@
 
 use super::measure::{interleave, row_from, IncrementalRun, Runs};
 use super::SEED;
-use crate::runner::workload;
+use crate::runner::workload::{self, Shape};
 use crate::runner::{Ctx, Outcome};
 
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
@@ -10,7 +10,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let size = ctx.profile.main_size;
     ctx.start_progress("E5", 1);
     let dir = ctx.dir("e5");
-    let program = ctx.program(size, SEED);
+    let program = ctx.program(Shape::Default, size, SEED);
     let (moved, path) = workload::insert_at_top_of_largest_file(
         &program,
         "// A comment added at the top.\n\n// Every item below moves down three lines.\n",

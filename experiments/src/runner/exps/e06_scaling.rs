@@ -1,15 +1,18 @@
-//! E6: no-change and one-edit rebuilds against size.
+//! E6: no-change and one-edit rebuilds against size; the other program shapes at the
+//! largest size.
+
+use std::path::Path;
 
 use super::measure::{
     build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs, NO_LEAF_EDIT,
 };
 use super::readout::median;
-use super::SEED;
+use super::{merge_shape, EXTRA_SHAPES, SEED};
 use crate::runner::plot::{self, PhaseRow};
 use crate::runner::rill::{Mode, NoMeasurement};
 use crate::runner::stats::{self, spread};
 use crate::runner::table::Row;
-use crate::runner::workload::OnDisk;
+use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{Ctx, Outcome};
 
 /// The series whose cost against size E6 fits: (scenario, architecture).
@@ -22,30 +25,89 @@ const SERIES: [(&str, &str); 3] = [
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
     let sizes = ctx.profile.sizes.clone();
-    ctx.start_progress("E6", sizes.len() as u64 * 3);
+    let big = *sizes.last().unwrap_or(&0);
+    ctx.start_progress("E6", (sizes.len() + EXTRA_SHAPES.len()) as u64 * 3);
     let dir = ctx.dir("e6");
+    let phases = measure(ctx, &mut o, &dir, Shape::Default, &sizes)?;
+    let path = ctx.results.join(plot::PHASES_CSV);
+    if let Err(why) = plot::write_phases(&path, &phases) {
+        o.warnings.push(format!("e6: {why}"));
+    }
+    o.samples = ctx.take_samples();
+    for (scenario, arch) in SERIES {
+        let slope = slope_row(&mut o.rows, &sizes, scenario, arch);
+        o.value(&format!("e6.slope_{}", scenario.replace('-', "_")), slope);
+    }
+    values(&mut o, &sizes);
+    // The other shapes at the largest size only (the headline's), to keep the suite's
+    // time in check.
+    for shape in EXTRA_SHAPES {
+        let mut x = Outcome::default();
+        if let Err(why) = measure(ctx, &mut x, &dir, shape, &[big]) {
+            x.rows.push(
+                Row::new("scratch", "pipeline", big).without_number(format!("failed: {why}")),
+            );
+        }
+        x.samples = ctx.take_samples();
+        x.paired_ratio_value(
+            "e6.noop_over_pipeline",
+            ("no-change", "query", big),
+            ("scratch", "pipeline", big),
+        );
+        let scope = format!("shape {}: the largest size only", shape.name());
+        merge_shape(
+            ctx,
+            &mut o,
+            shape,
+            x,
+            &scope,
+            &[("e6.noop_over_pipeline", "e6_noop_over_pipeline")],
+        );
+    }
+    ctx.finish_progress();
+    Ok(o)
+}
+
+/// The builds of E6 for the programs of `shape` at `sizes`, into `o.rows` (each row with
+/// the actual line count of its program); returns the phase rows of the largest size.
+fn measure(
+    ctx: &Ctx,
+    o: &mut Outcome,
+    dir: &Path,
+    shape: Shape,
+    sizes: &[usize],
+) -> Result<Vec<PhaseRow>, String> {
+    let prefix = match shape {
+        Shape::Default => String::new(),
+        _ => format!("{}-", shape.name()),
+    };
     let mut phases = Vec::new();
-    for &size in &sizes {
-        let program = ctx.program(size, SEED);
-        let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
+    for &size in sizes {
+        let program = ctx.program(shape, size, SEED);
+        let lines = program.total_lines();
+        let disk = OnDisk::create(&dir.join(format!("{prefix}p{size}")), program.clone())?;
         let root = disk.root();
         // The pipeline's builds, the no-change rebuilds and the leaf-body rebuilds in the
         // same rounds.
-        let edits = ctx.leaf_edits(size, SEED);
+        let edits = ctx.leaf_edits(shape, size, SEED);
         let leaf = match &edits.changing {
-            Some((e, _)) => IncrementalRun::new(ctx, dir.join(format!("leaf{size}")), &program)
-                .edited(&e.program)
-                .side(),
+            Some((e, _)) => {
+                IncrementalRun::new(ctx, dir.join(format!("{prefix}leaf{size}")), &program)
+                    .edited(&e.program)
+                    .side()
+            }
             None => Err(NoMeasurement::Failed(NO_LEAF_EDIT.to_string())),
         };
         let sides = vec![
             build_side(ctx, pipeline_build(ctx, Mode::Run, &root), &[0]),
-            IncrementalRun::new(ctx, dir.join(format!("noop{size}")), &program).side(),
+            IncrementalRun::new(ctx, dir.join(format!("{prefix}noop{size}")), &program).side(),
             leaf,
         ];
         let runs = interleave(ctx, ctx.profile.reps, sides);
         for ((scenario, arch), runs) in SERIES.iter().zip(&runs) {
-            o.rows.push(row_from(ctx, scenario, arch, size, runs));
+            let mut row = row_from(ctx, scenario, arch, size, runs);
+            row.lines = Some(lines);
+            o.rows.push(row);
             ctx.step();
         }
         if Some(&size) == sizes.last() {
@@ -56,18 +118,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
             ]);
         }
     }
-    let path = ctx.results.join(plot::PHASES_CSV);
-    if let Err(why) = plot::write_phases(&path, &phases) {
-        o.warnings.push(format!("e6: {why}"));
-    }
-    ctx.finish_progress();
-    o.samples = ctx.take_samples();
-    for (scenario, arch) in SERIES {
-        let slope = slope_row(&mut o.rows, &sizes, scenario, arch);
-        o.value(&format!("e6.slope_{}", scenario.replace('-', "_")), slope);
-    }
-    values(&mut o, &sizes);
-    Ok(o)
+    Ok(phases)
 }
 
 /// The phases of both drivers in the order they run (unknown ones go last).

@@ -8,7 +8,7 @@ use super::SEED;
 use crate::runner::rill::{BuildRun, Mode, NoMeasurement};
 use crate::runner::stats::spread;
 use crate::runner::table::Row;
-use crate::runner::workload::OnDisk;
+use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{dir_size, Ctx, Outcome};
 
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
@@ -22,11 +22,11 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         ("file", Some("file"), &["--granularity", "file"]),
     ];
     for &size in &sizes {
-        let program = ctx.program(size, SEED);
+        let program = ctx.program(Shape::Default, size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
         let root = disk.root();
         let caches = GRANULARITIES.map(|(g, _, _)| dir.join(format!("cache-{g}-{size}")));
-        let leaf = ctx.leaf_edits(size, SEED);
+        let leaf = ctx.leaf_edits(Shape::Default, size, SEED);
         // Both granularities' from-scratch builds, no-change rebuilds and leaf-body
         // rebuilds (what the granularity changes), all in the same rounds.
         let mut sides = Vec::new();

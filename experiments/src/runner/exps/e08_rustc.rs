@@ -13,7 +13,7 @@ use super::readout::median;
 use super::SEED;
 use crate::runner::process::{self, ProcRun};
 use crate::runner::rill::{Mode, NoMeasurement};
-use crate::runner::workload::OnDisk;
+use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{copy_dir, Ctx, Outcome};
 
 /// The oracle's rustc flags (experiments/tests/oracle.rs, LANGUAGE.md "The reference
@@ -74,8 +74,8 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let size = ctx.profile.rustc_size;
     ctx.start_progress("E8", 1);
     let dir = ctx.dir("e8");
-    let program = ctx.program(size, SEED);
-    let leaf = ctx.leaf_edits(size, SEED);
+    let program = ctx.program(Shape::Default, size, SEED);
+    let leaf = ctx.leaf_edits(Shape::Default, size, SEED);
     let edit = &leaf.changing.as_ref().ok_or(NO_LEAF_EDIT)?.0;
     let disk = OnDisk::create(&dir.join("prog"), program.clone())?;
     let rill_root = dir.join("rill-prog");

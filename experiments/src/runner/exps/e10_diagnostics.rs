@@ -7,7 +7,7 @@ use super::SEED;
 use crate::runner::rill::Mode;
 use crate::runner::stats::spread;
 use crate::runner::table::Row;
-use crate::runner::workload::{self, OnDisk};
+use crate::runner::workload::{self, OnDisk, Shape};
 use crate::runner::{Ctx, Outcome};
 
 /// A row of the time from spawning the builds to their first byte on stderr.
@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let size = ctx.profile.main_size;
     ctx.start_progress("E10", 3);
     let dir = ctx.dir("e10");
-    let program = ctx.program(size, SEED);
+    let program = ctx.program(Shape::Default, size, SEED);
     let bad =
         workload::edit(&program, EditKind::IntroduceError, SEED).ok_or("no error edit possible")?;
     let fixed =

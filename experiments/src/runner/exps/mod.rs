@@ -31,10 +31,71 @@ pub use self::measure::{
     scratch_rounds, scratch_side, IncrementalRun, PairedRun, PairedRuns, Runs, Side,
 };
 
+use super::workload::Shape;
 use super::{Ctx, Outcome};
 
 /// The seed of every generated workload.
 pub const SEED: u64 = 7;
+
+/// The shapes E1, E3 and E6 measure besides [`Shape::Default`]: the default shape keeps
+/// every row it had; these add rows of their own, at fewer sizes or scenarios.
+pub const EXTRA_SHAPES: [Shape; 2] = [Shape::SmallFns, Shape::BigFns];
+
+/// Adds `extra`, the measurements of `shape` made apart from the default shape's, to `o`:
+/// its rows and samples tagged with the shape (rows with `note` prefixed by `scope`, what
+/// the shape's measurement covers, and the actual line count of the shape's program for
+/// their size), its warnings, and for each `(KEY, DEFAULT_KEY)` of `keys` its value `KEY`
+/// (with its interval) as `KEY.<shape>` and `o`'s value `DEFAULT_KEY` (the default
+/// shape's, usually the headline) as `KEY.default`.
+pub(super) fn merge_shape(
+    ctx: &Ctx,
+    o: &mut Outcome,
+    shape: Shape,
+    mut extra: Outcome,
+    scope: &str,
+    keys: &[(&str, &str)],
+) {
+    for mut r in extra.rows {
+        r.shape = shape.name().to_string();
+        if r.lines.is_none() && r.size > 0 {
+            r.lines = ctx.actual_lines(shape, r.size, SEED);
+        }
+        r.note = if r.note.is_empty() {
+            scope.to_string()
+        } else {
+            format!("{scope}; {}", r.note)
+        };
+        o.rows.push(r);
+    }
+    for mut s in extra.samples.drain(..) {
+        s.shape = shape.name().to_string();
+        o.samples.push(s);
+    }
+    o.warnings.extend(
+        extra
+            .warnings
+            .into_iter()
+            .map(|w| format!("{}: {w}", shape.name())),
+    );
+    for &(key, default_key) in keys {
+        for suffix in ["", "_low", "_high", "_n"] {
+            let tagged = format!("{key}.{}{suffix}", shape.key());
+            let v = extra
+                .values
+                .get(&format!("{key}{suffix}"))
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            o.values.insert(tagged, v);
+            let default = format!("{key}.{}{suffix}", Shape::Default.key());
+            let v = o
+                .values
+                .get(&format!("{default_key}{suffix}"))
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            o.values.insert(default, v);
+        }
+    }
+}
 
 /// One experiment of the suite.
 pub struct Experiment {

@@ -2,11 +2,15 @@
 //! over actual line counts, and the comparisons its prose chooses its claims by.
 //!
 //! Program sizes in the CSVs (`size`) are nominal: the generator aims at them. The actual
-//! line count of each generated program is in the notes of E1's throughput rows
-//! ("93250 lines / ..."); every experiment generates its programs from the same seed, so a
-//! nominal size has the same actual line count in all of them. Quantities per line and
-//! growth exponents use the actual counts, and are `null` where E1 has not measured the
-//! size.
+//! line count of each generated program is the `lines` column of the rows; every
+//! experiment generates its programs from the same seed, so a nominal size has the same
+//! actual line count in all of them. (CSVs written before the column existed carry it in
+//! the notes of E1's throughput rows, "93250 lines / ...".) Quantities per line and
+//! growth exponents use the actual counts, and are `null` where no row gives the count.
+//!
+//! Everything here is of the default program shape, except the `derived.eN.*.<shape>`
+//! copies of the headline ratios of E1, E3 and E6 per shape and their spread over the
+//! shapes (`shape_spread`, the largest over the smallest).
 
 use std::collections::BTreeMap;
 
@@ -14,9 +18,18 @@ use super::{Tables, Values};
 use crate::runner::stats;
 use crate::runner::table::Row;
 
-/// Nominal size to actual line count, from the notes of E1's throughput rows.
+/// Nominal size to actual line count of the default shape, from the `lines` column of
+/// any table, or else from the notes of E1's throughput rows.
 pub fn actual_lines(tables: &Tables) -> BTreeMap<usize, usize> {
     let mut out = BTreeMap::new();
+    for r in tables.values().flatten() {
+        if let (Some(n), true, true) = (r.lines, r.size > 0, r.is_default_shape()) {
+            out.entry(r.size).or_insert(n);
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
     for r in tables.get("e1").into_iter().flatten() {
         if !r.scenario.starts_with("throughput") {
             continue;
@@ -86,8 +99,50 @@ pub const INTERFACE_EDITS: [&str; 3] = ["signature", "const-type", "struct-field
 /// The edits of E3 that change text but not meaning.
 pub const TEXT_EDITS: [&str; 3] = ["whitespace", "comment", "body-unchanged-result"];
 
+/// The headline ratios that E1, E3 and E6 report per program shape (`KEY.<shape>`).
+pub const SHAPE_RATIOS: [&str; 3] = [
+    "e1.query_over_pipeline",
+    "e3.leaf_edit_over_pipeline",
+    "e6.noop_over_pipeline",
+];
+
+/// The program shapes, as key suffixes (`workload::Shape::key`).
+const SHAPES: [&str; 3] = ["default", "small_fns", "big_fns"];
+
+/// `derived.KEY.<shape>` for every shape and ratio of [`SHAPE_RATIOS`] (`null` where the
+/// results lack it), and `derived.KEY.shape_spread`: the largest over the smallest, `null`
+/// unless every shape was measured.
+fn shape_values(values: &mut Values) {
+    for key in SHAPE_RATIOS {
+        let per: Vec<Option<f64>> = SHAPES
+            .iter()
+            .map(|s| num(values, &format!("{key}.{s}")))
+            .collect();
+        for (s, v) in SHAPES.iter().zip(&per) {
+            put(values, &format!("derived.{key}.{s}"), *v);
+        }
+        let all: Option<Vec<f64>> = per.into_iter().collect();
+        let spread = all.and_then(|v| {
+            let lo = v.iter().copied().reduce(f64::min)?;
+            let hi = v.iter().copied().reduce(f64::max)?;
+            stats::ratio(Some(hi), Some(lo))
+        });
+        put(values, &format!("derived.{key}.shape_spread"), spread);
+    }
+}
+
 /// Adds the `derived.*` values (see the module comment).
 pub fn derive(values: &mut Values, tables: &Tables) {
+    shape_values(values);
+    // The rest is of the default shape.
+    let tables: Tables = tables
+        .iter()
+        .map(|(id, rows)| {
+            let rows = rows.iter().filter(|r| r.is_default_shape()).cloned();
+            (id.clone(), rows.collect())
+        })
+        .collect();
+    let tables = &tables;
     let lines = actual_lines(tables);
     // Repetitions per point of each experiment, for the captions: `5`, or `1–5`.
     for (id, rows) in tables {
@@ -297,6 +352,16 @@ mod tests {
         }
         tables.insert("e1".into(), e1);
         assert_eq!(actual_lines(&tables)[&100_000], 93_250);
+        // The `lines` column, where there is one, is the count (and other shapes' rows
+        // are not).
+        let mut with_column = tables.clone();
+        let mut other = row("scratch", "pipeline", 100_000, 1.0);
+        other.shape = "small-fns".into();
+        other.lines = Some(99_999);
+        let mut own = row("scratch", "pipeline", 100_000, 1.0);
+        own.lines = Some(93_251);
+        with_column.insert("e3".into(), vec![other, own]);
+        assert_eq!(actual_lines(&with_column)[&100_000], 93_251);
         tables.insert(
             "e7".into(),
             vec![row("cache-size", "query-item", 100_000, 8_824_601.0)],
@@ -319,5 +384,26 @@ mod tests {
         assert!((k - 1.0).abs() < 1e-9, "{k}");
         // E8's size was not measured by E1: no per-line value.
         assert!(v["derived.e8.rustc_lines_per_s"].is_null());
+        // No shapes measured: every per-shape value is there, and null.
+        assert!(v["derived.e3.leaf_edit_over_pipeline.small_fns"].is_null());
+        assert!(v["derived.e3.leaf_edit_over_pipeline.shape_spread"].is_null());
+    }
+
+    #[test]
+    fn shape_spread_is_largest_over_smallest() {
+        let mut v = Values::new();
+        for (s, x) in [("default", 0.2), ("small_fns", 0.5), ("big_fns", 0.25)] {
+            v.insert(format!("e6.noop_over_pipeline.{s}"), x.into());
+        }
+        derive(&mut v, &Tables::new());
+        let k = v["derived.e6.noop_over_pipeline.shape_spread"]
+            .as_f64()
+            .unwrap();
+        assert!((k - 2.5).abs() < 1e-9, "{k}");
+        assert_eq!(
+            v["derived.e6.noop_over_pipeline.big_fns"].as_f64(),
+            Some(0.25)
+        );
+        assert!(v["derived.e1.query_over_pipeline.shape_spread"].is_null());
     }
 }

@@ -131,9 +131,31 @@ fn shape_values(values: &mut Values) {
     }
 }
 
+/// The headlines whose spread over repeated runs of the suite the paper states.
+const STABILITY_KEYS: [&str; 4] = [
+    "e1_query_over_pipeline",
+    "e3_leaf_edit_over_pipeline",
+    "e6_noop_over_pipeline",
+    "e9_jit_over_rustc_o0",
+];
+
+/// `derived.stability.*`: the spread the stability check (`experiments stability`) wrote,
+/// or `null` where it has not run, so the template can state it conditionally.
+fn stability_values(values: &mut Values) {
+    let runs = num(values, "stability.runs");
+    put(values, "derived.stability.runs", runs);
+    for key in STABILITY_KEYS {
+        for part in ["min", "max", "spread"] {
+            let v = num(values, &format!("stability.{key}_{part}"));
+            put(values, &format!("derived.stability.{key}_{part}"), v);
+        }
+    }
+}
+
 /// Adds the `derived.*` values (see the module comment).
 pub fn derive(values: &mut Values, tables: &Tables) {
     shape_values(values);
+    stability_values(values);
     // The rest is of the default shape.
     let tables: Tables = tables
         .iter()

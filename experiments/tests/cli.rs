@@ -461,7 +461,10 @@ fn a_cache_dir_that_is_a_file_exits_2_under_every_architecture() {
         assert!(!stderr.contains("panicked"), "{command:?}: {stderr}");
         assert_eq!(code(&out), 2, "{command:?}: {stderr}");
         assert!(
-            stderr.contains(&format!("--cache-dir `{}` is not a directory", file.display())),
+            stderr.contains(&format!(
+                "--cache-dir `{}` is not a directory",
+                file.display()
+            )),
             "{command:?}: {stderr}"
         );
         assert!(out.stdout.is_empty(), "{command:?}");
@@ -474,12 +477,18 @@ fn a_root_file_removed_after_a_cached_build_exits_2() {
     let main = program(dir.path(), "main.rs", "fn main() { println!(\"hi\"); }\n");
     let cache = dir.path().join("cache");
     let cache = cache.to_str().unwrap();
-    for command in [&["run", "--arch", "query"][..], &["check", "--arch", "query"]] {
+    for command in [
+        &["run", "--arch", "query"][..],
+        &["check", "--arch", "query"],
+    ] {
         let out = rill_on(command, &main, &["--cache-dir", cache]);
         assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     }
     std::fs::remove_file(&main).unwrap();
-    for command in [&["run", "--arch", "query"][..], &["check", "--arch", "query"]] {
+    for command in [
+        &["run", "--arch", "query"][..],
+        &["check", "--arch", "query"],
+    ] {
         let out = rill_on(command, &main, &["--cache-dir", cache]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{stderr}");

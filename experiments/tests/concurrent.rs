@@ -141,8 +141,7 @@ fn valid_afterwards(job: &Job, cache: &Path, tmp: &Path, want: &Shown) {
         .sum();
     assert!(every_session > 0, "a rebuild reads the files again");
     assert_eq!(
-        total,
-        every_session,
+        total, every_session,
         "a no-change rebuild executed more than what runs in every session: {}",
         again.stats["queries"]
     );

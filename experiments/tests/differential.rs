@@ -16,8 +16,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use query_driver::{self as rill, BuildOptions, Goal, Granularity, SpanMode};
-use shared_frontend::diag;
 use rill_gen::{self as gen, GenConfig, Program};
+use shared_frontend::diag;
 use shared_frontend::sema::modules::MemLoader;
 
 fn env_count(name: &str, default: u64) -> u64 {

@@ -179,6 +179,9 @@ mod tests {
         assert_eq!(unknown.line_col(3), (1, 1));
         let id = map.add(SourceFile::new("m.rs".into(), Arc::from("x")));
         assert_eq!(map.get(id).path, std::path::Path::new("m.rs"));
-        assert_eq!(map.get(FileId(u32::MAX)).path, std::path::Path::new("<unknown file>"));
+        assert_eq!(
+            map.get(FileId(u32::MAX)).path,
+            std::path::Path::new("<unknown file>")
+        );
     }
 }

@@ -8,9 +8,9 @@
 use super::expr::{BindingSite, Checker, Expect, LoopCtx, LoopKind};
 use super::infer::ITy;
 use crate::diag::Diagnostic;
+use crate::intern::Symbol;
 use crate::sema::thir::{TExprId, TExprKind};
 use crate::span::Span;
-use crate::intern::Symbol;
 use crate::syntax::ast::{ExprId, Ident, Label, Pattern};
 
 impl Checker<'_> {

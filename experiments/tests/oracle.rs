@@ -9,21 +9,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use experiments::runner::exps::RUSTC_FLAGS;
 use rill_gen::{self as gen, GenConfig, Program};
 use shared_frontend::ir::interp::{self, InterpLimits};
-
-const RUSTC_FLAGS: &[&str] = &[
-    "--edition",
-    "2021",
-    "-C",
-    "overflow-checks=off",
-    "-A",
-    "warnings",
-    "-A",
-    "arithmetic_overflow",
-    "-A",
-    "unconditional_panic",
-];
 
 fn cases() -> u64 {
     std::env::var("RILL_ORACLE_CASES")

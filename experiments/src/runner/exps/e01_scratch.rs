@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::measure::{image_check, row_from, scratch_rounds};
 use super::readout::{first_error, median};
-use super::{merge_shape, EXTRA_SHAPES, SEED};
+use super::{measure_extra_shapes, ShapeRatio, EXTRA_SHAPES, SEED};
 use crate::runner::rill::{BuildRun, Mode};
 use crate::runner::stats::{self, spread};
 use crate::runner::table::{self, Row};
@@ -35,31 +35,18 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     measure(ctx, &mut o, &dir, Shape::Default, &sizes)?;
     o.samples = ctx.take_samples();
     values(&mut o, &sizes);
-    // The other shapes at the largest size only (the headline's), to keep the suite's
-    // time in check.
-    for shape in EXTRA_SHAPES {
-        let mut x = Outcome::default();
-        if let Err(why) = measure(ctx, &mut x, &dir, shape, &[big]) {
-            x.rows.push(
-                Row::new("scratch", "pipeline", big).without_number(format!("failed: {why}")),
-            );
-        }
-        x.samples = ctx.take_samples();
-        x.paired_ratio_value(
-            "e1.query_over_pipeline",
-            ("scratch", "query-disk", big),
-            ("scratch", "pipeline", big),
-        );
-        let scope = format!("shape {}: the largest size only", shape.name());
-        merge_shape(
-            ctx,
-            &mut o,
-            shape,
-            x,
-            &scope,
-            &[("e1.query_over_pipeline", "e1_query_over_pipeline")],
-        );
-    }
+    measure_extra_shapes(
+        ctx,
+        &mut o,
+        big,
+        &ShapeRatio {
+            key: "e1.query_over_pipeline",
+            num: ("scratch", "query-disk"),
+            den: ("scratch", "pipeline"),
+            headline: "e1_query_over_pipeline",
+        },
+        |x, shape| measure(ctx, x, &dir, shape, &[big]),
+    );
     ctx.finish_progress();
     Ok(o)
 }

@@ -7,7 +7,7 @@ use super::measure::{
     build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs, NO_LEAF_EDIT,
 };
 use super::readout::median;
-use super::{merge_shape, EXTRA_SHAPES, SEED};
+use super::{measure_extra_shapes, ShapeRatio, EXTRA_SHAPES, SEED};
 use crate::runner::plot::{self, PhaseRow};
 use crate::runner::rill::{Mode, NoMeasurement};
 use crate::runner::stats::{self, spread};
@@ -39,31 +39,18 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         o.value(&format!("e6.slope_{}", scenario.replace('-', "_")), slope);
     }
     values(&mut o, &sizes);
-    // The other shapes at the largest size only (the headline's), to keep the suite's
-    // time in check.
-    for shape in EXTRA_SHAPES {
-        let mut x = Outcome::default();
-        if let Err(why) = measure(ctx, &mut x, &dir, shape, &[big]) {
-            x.rows.push(
-                Row::new("scratch", "pipeline", big).without_number(format!("failed: {why}")),
-            );
-        }
-        x.samples = ctx.take_samples();
-        x.paired_ratio_value(
-            "e6.noop_over_pipeline",
-            ("no-change", "query", big),
-            ("scratch", "pipeline", big),
-        );
-        let scope = format!("shape {}: the largest size only", shape.name());
-        merge_shape(
-            ctx,
-            &mut o,
-            shape,
-            x,
-            &scope,
-            &[("e6.noop_over_pipeline", "e6_noop_over_pipeline")],
-        );
-    }
+    measure_extra_shapes(
+        ctx,
+        &mut o,
+        big,
+        &ShapeRatio {
+            key: "e6.noop_over_pipeline",
+            num: ("no-change", "query"),
+            den: ("scratch", "pipeline"),
+            headline: "e6_noop_over_pipeline",
+        },
+        |x, shape| measure(ctx, x, &dir, shape, &[big]).map(|_| ()),
+    );
     ctx.finish_progress();
     Ok(o)
 }

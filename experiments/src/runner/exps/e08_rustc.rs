@@ -16,7 +16,7 @@ use crate::runner::rill::{Mode, NoMeasurement};
 use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{copy_dir, Ctx, Outcome};
 
-/// The oracle's rustc flags (experiments/tests/oracle.rs, LANGUAGE.md "The reference
+/// The oracle's rustc flags, for the runner and the oracle test (LANGUAGE.md "The reference
 /// implementation").
 pub const RUSTC_FLAGS: &[&str] = &[
     "--edition",

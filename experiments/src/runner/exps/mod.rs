@@ -31,6 +31,7 @@ pub use self::measure::{
     scratch_rounds, scratch_side, IncrementalRun, PairedRun, PairedRuns, Runs, Side,
 };
 
+use super::table::Row;
 use super::workload::Shape;
 use super::{Ctx, Outcome};
 
@@ -40,6 +41,45 @@ pub const SEED: u64 = 7;
 /// The shapes E1, E3 and E6 measure besides [`Shape::Default`]: the default shape keeps
 /// every row it had; these add rows of their own, at fewer sizes or scenarios.
 pub const EXTRA_SHAPES: [Shape; 2] = [Shape::SmallFns, Shape::BigFns];
+
+/// A ratio measured for every extra shape: `key` of the numerator's and the
+/// denominator's (scenario, architecture) rows, and the default shape's headline key.
+pub(super) struct ShapeRatio<'a> {
+    pub key: &'a str,
+    pub num: (&'a str, &'a str),
+    pub den: (&'a str, &'a str),
+    pub headline: &'a str,
+}
+
+/// Measures every extra shape at `size` only (the largest, the headline's, to keep the
+/// suite's time in check) with `measure`, and merges each into `o` with its `ratio`. A
+/// shape whose measurement fails leaves a row saying why.
+pub(super) fn measure_extra_shapes(
+    ctx: &Ctx,
+    o: &mut Outcome,
+    size: usize,
+    ratio: &ShapeRatio,
+    mut measure: impl FnMut(&mut Outcome, Shape) -> Result<(), String>,
+) {
+    for shape in EXTRA_SHAPES {
+        let mut x = Outcome::default();
+        if let Err(why) = measure(&mut x, shape) {
+            x.rows.push(
+                Row::new("scratch", "pipeline", size).without_number(format!("failed: {why}")),
+            );
+        }
+        x.samples = ctx.take_samples();
+        let (n_scenario, n_arch) = ratio.num;
+        let (d_scenario, d_arch) = ratio.den;
+        x.paired_ratio_value(
+            ratio.key,
+            (n_scenario, n_arch, size),
+            (d_scenario, d_arch, size),
+        );
+        let scope = format!("shape {}: the largest size only", shape.name());
+        merge_shape(ctx, o, shape, x, &scope, &[(ratio.key, ratio.headline)]);
+    }
+}
 
 /// Adds `extra`, the measurements of `shape` made apart from the default shape's, to `o`:
 /// its rows and samples tagged with the shape (rows with `note` prefixed by `scope`, what

@@ -10,11 +10,13 @@
 //! JSON), `workload` (generated programs of each shape, and edits on disk), `exps` (the experiments, a
 //! file each, and the paired rounds they are timed in), `plot` (SVG figures), `paper`
 //! (template filling), `meta` (machine, load and toolchain description), `summary`
-//! (headline keys), `stability` (the headline numbers over repeated runs).
+//! (headline keys), `stability` (the headline numbers over repeated runs), `phases`
+//! (where each kind of build spends its time, `results/eNN-phases.csv`).
 
 pub mod exps;
 pub mod meta;
 pub mod paper;
+pub mod phases;
 pub mod plot;
 pub mod process;
 pub mod rill;
@@ -133,6 +135,9 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// One sample per timed build (see [`Ctx::take_samples`]).
     pub samples: Vec<samples::Sample>,
+    /// The phase breakdown of each kind of build, for `eNN-phases.csv` (written when
+    /// there is any).
+    pub phases: Vec<phases::PhaseRow>,
 }
 
 impl Outcome {
@@ -483,6 +488,15 @@ pub fn run_suite(
             &ctx.results.join("samples").join(exps::csv_name(e)),
             &outcome.samples,
         )?;
+        if !outcome.phases.is_empty() {
+            for p in &mut outcome.phases {
+                p.experiment = e.id.to_string();
+                if p.lines.is_none() && p.shape == table::DEFAULT_SHAPE {
+                    p.lines = ctx.actual_lines(Shape::Default, p.size, exps::SEED);
+                }
+            }
+            phases::write_csv(&ctx.results.join(phases::csv_name(e.id)), &outcome.phases)?;
+        }
         match plot::figures(e.id, &outcome.rows, &ctx.results.join("figures")) {
             Ok(_) => {}
             Err(why) => report.warnings.push(format!("{} figures: {why}", e.id)),

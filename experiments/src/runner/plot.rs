@@ -16,6 +16,7 @@ use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
+use super::phases::{self, PhaseRow};
 use super::table::Row;
 
 const PALETTE: [RGBColor; 12] = [
@@ -233,19 +234,36 @@ impl Axis {
                 ticks: log_ticks(lo, hi),
             })
         } else {
-            let lo = min.min(0.0);
-            let hi = if max > lo {
-                max + (max - lo) * 0.08
-            } else {
-                lo + 1.0
-            };
-            let ticks = linear_ticks(lo, hi);
-            Some(Axis {
-                log: false,
-                lo,
-                hi,
-                ticks,
-            })
+            Some(Axis::linear_over(min, max))
+        }
+    }
+
+    /// A linear axis from zero for `values` and reference lines `refs`, whatever their
+    /// span (lengths that add up, as stacked bars do).
+    fn linear(values: &[f64], refs: &[f64]) -> Option<Axis> {
+        if !values.iter().any(|v| v.is_finite()) {
+            return None;
+        }
+        let all = values.iter().chain(refs).copied().filter(|v| v.is_finite());
+        let min = all.clone().reduce(f64::min)?;
+        let max = all.reduce(f64::max)?;
+        Some(Axis::linear_over(min, max))
+    }
+
+    /// A linear axis from zero (or `min`, if below) past `max`.
+    fn linear_over(min: f64, max: f64) -> Axis {
+        let lo = min.min(0.0);
+        let hi = if max > lo {
+            max + (max - lo) * 0.08
+        } else {
+            lo + 1.0
+        };
+        let ticks = linear_ticks(lo, hi);
+        Axis {
+            log: false,
+            lo,
+            hi,
+            ticks,
         }
     }
 
@@ -405,11 +423,13 @@ enum Panel {
         /// Logarithmic values whatever the span.
         log: bool,
     },
-    /// Horizontal stacked bars (linear): one bar per name, one segment per part.
+    /// Horizontal stacked bars (linear): one bar per name, one segment per part, and
+    /// vertical reference lines.
     Stacked {
         title: String,
         x_desc: String,
         bars: Vec<(String, Vec<(String, f64)>)>,
+        refs: Vec<RefLine>,
     },
 }
 
@@ -508,7 +528,8 @@ impl Panel {
                 title,
                 x_desc,
                 bars,
-            } => draw_stacked(area, title, x_desc, bars),
+                refs,
+            } => draw_stacked(area, title, x_desc, bars, refs),
         }
     }
 }
@@ -741,12 +762,14 @@ fn draw_stacked(
     title: &str,
     x_desc: &str,
     bars: &[(String, Vec<(String, f64)>)],
+    refs: &[RefLine],
 ) -> Result<(), String> {
     let totals: Vec<f64> = bars
         .iter()
         .map(|b| b.1.iter().map(|s| s.1.max(0.0)).sum())
         .collect();
-    let Some(x) = Axis::fit(&totals, &[], false) else {
+    let ref_values: Vec<f64> = refs.iter().map(|r| r.value).collect();
+    let Some(x) = Axis::linear(&totals, &ref_values) else {
         return Ok(());
     };
     let (x0, x1) = x.range();
@@ -761,6 +784,8 @@ fn draw_stacked(
     }
     let label_w = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(4) as u32 * 7 + 16;
     let y_keys: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    // Room above the first bar for the labels of reference lines.
+    let top = n as f64 - 0.4 + if refs.is_empty() { 0.0 } else { 0.5 };
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 17))
         .margin(12)
@@ -768,7 +793,7 @@ fn draw_stacked(
         .y_label_area_size(label_w.min(300))
         .build_cartesian_2d(
             Ticked::new(x0, x1, x.key_points()),
-            Ticked::new(-0.6, n as f64 - 0.4, y_keys),
+            Ticked::new(-0.6, top, y_keys),
         )
         .map_err(err)?;
     chart
@@ -801,6 +826,7 @@ fn draw_stacked(
             start += ms;
         }
     }
+    draw_refs(&mut chart, refs, &x, (-0.6, top), false)?;
     Ok(())
 }
 
@@ -1308,13 +1334,6 @@ fn e6_figures(rows: &[Row], iv: &Intervals, phases: &[PhaseRow]) -> Vec<Figure> 
             ratio_over_size(rows, iv, ("leaf-body", "query"), ("scratch", "pipeline")),
         ),
     ];
-    let mut bars: Vec<(String, Vec<(String, f64)>)> = Vec::new();
-    for p in phases {
-        match bars.iter_mut().find(|b| b.0 == p.build) {
-            Some(b) => b.1.push((p.phase.clone(), p.ms)),
-            None => bars.push((p.build.clone(), vec![(p.phase.clone(), p.ms)])),
-        }
-    }
     vec![
         Figure::new(
             "e6-scaling.svg",
@@ -1333,16 +1352,96 @@ fn e6_figures(rows: &[Row], iv: &Intervals, phases: &[PhaseRow]) -> Vec<Figure> 
                 ),
             ],
         ),
-        Figure::new(
-            "e6-phases.svg",
-            "E6: where the time goes (largest size)",
-            vec![Panel::Stacked {
-                title: "phases of one build".to_string(),
+        rebuild_phases_figure(rows, phases),
+    ]
+}
+
+/// The kinds of build the rebuild-phases figure shows, as the phases CSV names them.
+pub const REBUILD_KINDS: [&str; 2] = ["query, no change", "query, leaf-body edit"];
+
+/// Where a no-change rebuild and a leaf-body rebuild spend their time at the largest size
+/// of E6 (default shape): stacked bars of their phases (left, linear) and each phase's
+/// median (right), against the pipeline's from-scratch build at that size as a dashed
+/// line (the median wall time of E6's row).
+fn rebuild_phases_figure(rows: &[Row], phases: &[PhaseRow]) -> Figure {
+    let at = phases::at_largest_size(phases, "e6");
+    let of = |build: &str| -> Vec<(String, f64)> {
+        at.iter()
+            .filter(|p| p.build == build)
+            .map(|p| (p.phase.clone(), p.ms))
+            .collect()
+    };
+    let bars: Vec<(String, Vec<(String, f64)>)> = REBUILD_KINDS
+        .iter()
+        .map(|b| (b.to_string(), of(b)))
+        .filter(|b| !b.1.is_empty())
+        .collect();
+    // The phases in the order of the bars' segments, first seen first.
+    let mut names: Vec<String> = Vec::new();
+    for (_, segs) in &bars {
+        for (p, _) in segs {
+            if !names.contains(p) {
+                names.push(p.clone());
+            }
+        }
+    }
+    let dot_series: Vec<Dots> = REBUILD_KINDS
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let segs = of(b);
+            let values = names
+                .iter()
+                .map(|n| {
+                    segs.iter().find(|s| &s.0 == n).map(|s| Val {
+                        v: s.1,
+                        lo: s.1,
+                        hi: s.1,
+                    })
+                })
+                .collect();
+            // Colors after those the phases take in the bars.
+            dots(b, names.len() + i, values)
+        })
+        .collect();
+    let big = sizes(rows, "scratch", "pipeline").last().copied();
+    let refs: Vec<RefLine> = big
+        .and_then(|n| find(rows, "scratch", "pipeline", n))
+        .and_then(val)
+        .map(|v| reference(v.v, &format!("pipeline from scratch: {} ms", short(v.v))))
+        .into_iter()
+        .collect();
+    let size = at
+        .first()
+        .map(|p| p.lines.unwrap_or(p.size))
+        .filter(|n| *n > 0);
+    let n = at.iter().map(|p| p.n).max().filter(|n| *n > 0);
+    let title = format!(
+        "E6: where a rebuild spends its time{}{}",
+        size.map_or(String::new(), |s| format!(" ({} lines)", short(s as f64))),
+        n.map_or(String::new(), |n| format!(", medians of n = {n}")),
+    );
+    Figure::new(
+        "e6-phases.svg",
+        &title,
+        vec![
+            Panel::Stacked {
+                title: "phases of one rebuild".to_string(),
                 x_desc: "time (ms)".to_string(),
                 bars,
-            }],
-        ),
-    ]
+                refs: refs.clone(),
+            },
+            // The same line, labelled once (on the left).
+            dots_panel(
+                "each phase",
+                "time (ms)",
+                names,
+                dot_series,
+                refs.iter().map(|r| reference(r.value, "")).collect(),
+                false,
+            ),
+        ],
+    )
 }
 
 fn e7_figures(rows: &[Row], iv: &Intervals) -> Vec<Figure> {
@@ -1514,41 +1613,6 @@ fn e10_figures(rows: &[Row], _: &Intervals) -> Vec<Figure> {
     )]
 }
 
-/// One row of `e06-phases.csv`: where one build spent its time.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct PhaseRow {
-    pub build: String,
-    pub phase: String,
-    pub ms: f64,
-}
-
-/// The file E6's phase breakdown is written to, next to its CSV.
-pub const PHASES_CSV: &str = "e06-phases.csv";
-
-/// Writes the phase breakdown (columns `build`, `phase`, `ms`).
-pub fn write_phases(path: &Path, rows: &[PhaseRow]) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(path)
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-    if rows.is_empty() {
-        w.write_record(["build", "phase", "ms"])
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-    }
-    for r in rows {
-        w.serialize(r)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-    }
-    w.flush()
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
-}
-
-/// Reads the phase breakdown; none when the file is absent or unreadable.
-pub fn read_phases(path: &Path) -> Vec<PhaseRow> {
-    let Ok(mut r) = csv::Reader::from_path(path) else {
-        return Vec::new();
-    };
-    r.deserialize().flatten().collect()
-}
-
 /// The figures of experiment `id` (none for an unknown one). `results` is the directory of
 /// the CSVs (for the intervals and E6's phases).
 fn experiment_figures(id: &str, rows: &[Row], results: &Path) -> Vec<Figure> {
@@ -1563,7 +1627,11 @@ fn experiment_figures(id: &str, rows: &[Row], results: &Path) -> Vec<Figure> {
         "e3" => e3_figures(rows, &iv),
         "e4" => e4_figures(rows, &iv),
         "e5" => e5_figures(rows, &iv),
-        "e6" => e6_figures(rows, &iv, &read_phases(&results.join(PHASES_CSV))),
+        "e6" => e6_figures(
+            rows,
+            &iv,
+            &phases::read_csv(&results.join(phases::csv_name("e6"))),
+        ),
         "e7" => e7_figures(rows, &iv),
         "e8" => e8_figures(rows, &iv),
         "e9" => e9_figures(rows, &iv),
@@ -1707,35 +1775,44 @@ mod tests {
     }
 
     #[test]
-    fn phases_round_trip_and_draw() {
+    fn the_rebuild_phases_figure_shows_both_rebuilds_against_the_pipeline() {
         let results = tempfile::tempdir().unwrap();
-        let p = results.path().join(PHASES_CSV);
+        let p = results.path().join(phases::csv_name("e6"));
+        let phase = |build: &str, size: usize, phase: &str, ms: f64| PhaseRow {
+            experiment: "e6".into(),
+            shape: "default".into(),
+            size,
+            lines: Some(size - 7),
+            build: build.into(),
+            scenario: String::new(),
+            architecture: "query".into(),
+            phase: phase.into(),
+            ms,
+            n: 4,
+        };
         let rows = vec![
-            PhaseRow {
-                build: "pipeline, from scratch".into(),
-                phase: "parse".into(),
-                ms: 12.0,
-            },
-            PhaseRow {
-                build: "pipeline, from scratch".into(),
-                phase: "typeck".into(),
-                ms: 30.0,
-            },
-            PhaseRow {
-                build: "query, no change".into(),
-                phase: "cache_load".into(),
-                ms: 5.0,
-            },
+            phase("query, no change", 1000, "load_cache", 1.0),
+            phase("query, no change", 10000, "load_cache", 5.0),
+            phase("query, no change", 10000, "detect_changes", 2.0),
+            phase("query, leaf-body edit", 10000, "load_cache", 5.5),
+            phase("query, leaf-body edit", 10000, "save_cache", 9.0),
+            phase("query, leaf-body edit", 10000, "process", 3.0),
         ];
-        write_phases(&p, &rows).unwrap();
-        assert_eq!(read_phases(&p), rows);
-        let files = figures("e6", &[], &results.path().join("figures")).unwrap();
+        phases::write_csv(&p, &rows).unwrap();
+        let scratch = vec![row("scratch", "pipeline", 10000, 250.0)];
+        let files = figures("e6", &scratch, &results.path().join("figures")).unwrap();
         assert!(files.contains(&"e6-phases.svg".to_string()));
         let svg =
             std::fs::read_to_string(results.path().join("figures").join("e6-phases.svg")).unwrap();
-        assert!(
-            svg.contains("typeck") && svg.contains("query, no change"),
-            "{svg}"
-        );
+        for words in [
+            "detect_changes",
+            "save_cache",
+            "query, leaf-body edit",
+            "pipeline from scratch: 250 ms",
+            "9.99k lines",
+            "n = 4",
+        ] {
+            assert!(svg.contains(words), "{words}: {svg}");
+        }
     }
 }

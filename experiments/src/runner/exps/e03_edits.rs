@@ -5,7 +5,9 @@ use std::path::Path;
 
 use rill_gen::{EditKind, Program};
 
-use super::measure::{build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs};
+use super::measure::{
+    build_side, interleave, phase_rows, pipeline_build, row_from, IncrementalRun, Runs,
+};
 use super::{merge_shape, EXTRA_SHAPES, SEED};
 use crate::runner::rill::Mode;
 use crate::runner::table::Row;
@@ -104,7 +106,8 @@ fn edit_cases(ctx: &Ctx, shape: Shape, program: &Program, size: usize) -> Vec<Ed
 }
 
 /// The rebuilds after every kind of edit on the program of the main size, and the
-/// no-change rebuild, on the query architecture.
+/// no-change rebuild, on the query architecture, with the phase breakdown of each (and of
+/// the pipeline's from-scratch build).
 pub(super) struct EditSeries<'a> {
     /// The progress label; lowercased, the work directory.
     pub label: &'a str,
@@ -146,9 +149,12 @@ impl<'v> EditSeries<'v> {
             let pipe = runs.next().unwrap_or(&Ok(Vec::new())).clone();
             o.rows
                 .push(row_from(ctx, "scratch", "pipeline", size, &pipe));
+            o.phases
+                .extend(phase_rows("scratch", "pipeline", size, &pipe));
         }
         for ((_, arch), r) in self.variants.iter().zip(runs) {
             o.rows.push(row_from(ctx, "no-change", arch, size, r));
+            o.phases.extend(phase_rows("no-change", arch, size, r));
         }
         ctx.step();
         for case in &cases {
@@ -179,6 +185,7 @@ impl<'v> EditSeries<'v> {
                 let mut row = row_from(ctx, &case.name, arch, size, r);
                 row.note = case.note();
                 o.rows.push(row);
+                o.phases.extend(phase_rows(&case.name, arch, size, r));
             }
             if let Some(pipe) = pipe {
                 let mut row = row_from(ctx, &case.name, "pipeline", size, pipe);
@@ -192,6 +199,9 @@ impl<'v> EditSeries<'v> {
         o.samples = ctx.take_samples();
         for r in &mut o.rows {
             r.lines = Some(lines);
+        }
+        for p in &mut o.phases {
+            p.lines = Some(lines);
         }
         Ok(o)
     }

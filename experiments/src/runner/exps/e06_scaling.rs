@@ -4,13 +4,12 @@
 use std::path::Path;
 
 use super::measure::{
-    build_side, interleave, pipeline_build, row_from, IncrementalRun, Runs, NO_LEAF_EDIT,
+    build_side, interleave, phase_rows, pipeline_build, row_from, IncrementalRun, NO_LEAF_EDIT,
 };
-use super::readout::median;
+use super::readout::{median, peak_rss, wall, Quantity};
 use super::{measure_extra_shapes, ShapeRatio, EXTRA_SHAPES, SEED};
-use crate::runner::plot::{self, PhaseRow};
 use crate::runner::rill::{Mode, NoMeasurement};
-use crate::runner::stats::{self, spread};
+use crate::runner::stats;
 use crate::runner::table::Row;
 use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{Ctx, Outcome};
@@ -28,11 +27,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let big = *sizes.last().unwrap_or(&0);
     ctx.start_progress("E6", (sizes.len() + EXTRA_SHAPES.len()) as u64 * 3);
     let dir = ctx.dir("e6");
-    let phases = measure(ctx, &mut o, &dir, Shape::Default, &sizes)?;
-    let path = ctx.results.join(plot::PHASES_CSV);
-    if let Err(why) = plot::write_phases(&path, &phases) {
-        o.warnings.push(format!("e6: {why}"));
-    }
+    measure(ctx, &mut o, &dir, Shape::Default, &sizes)?;
     o.samples = ctx.take_samples();
     for (scenario, arch) in SERIES {
         let slope = slope_row(&mut o.rows, &sizes, scenario, arch);
@@ -49,26 +44,25 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
             den: ("scratch", "pipeline"),
             headline: "e6_noop_over_pipeline",
         },
-        |x, shape| measure(ctx, x, &dir, shape, &[big]).map(|_| ()),
+        |x, shape| measure(ctx, x, &dir, shape, &[big]),
     );
     ctx.finish_progress();
     Ok(o)
 }
 
 /// The builds of E6 for the programs of `shape` at `sizes`, into `o.rows` (each row with
-/// the actual line count of its program); returns the phase rows of the largest size.
+/// the actual line count of its program) and their phase breakdown into `o.phases`.
 fn measure(
     ctx: &Ctx,
     o: &mut Outcome,
     dir: &Path,
     shape: Shape,
     sizes: &[usize],
-) -> Result<Vec<PhaseRow>, String> {
+) -> Result<(), String> {
     let prefix = match shape {
         Shape::Default => String::new(),
         _ => format!("{}-", shape.name()),
     };
-    let mut phases = Vec::new();
     for &size in sizes {
         let program = ctx.program(shape, size, SEED);
         let lines = program.total_lines();
@@ -95,99 +89,14 @@ fn measure(
             let mut row = row_from(ctx, scenario, arch, size, runs);
             row.lines = Some(lines);
             o.rows.push(row);
+            for mut p in phase_rows(scenario, arch, size, runs) {
+                p.lines = Some(lines);
+                o.phases.push(p);
+            }
             ctx.step();
         }
-        if Some(&size) == sizes.last() {
-            phases = phase_rows(&[
-                ("pipeline, from scratch", &runs[0]),
-                ("query, no change", &runs[1]),
-                ("query, leaf-body edit", &runs[2]),
-            ]);
-        }
     }
-    Ok(phases)
-}
-
-/// The phases of both drivers in the order they run (unknown ones go last).
-const PHASE_ORDER: [&str; 13] = [
-    "load_cache",
-    "parse",
-    "items",
-    "resolve",
-    "collect",
-    "consteval",
-    "typeck",
-    "check",
-    "lower",
-    "optimize",
-    "codegen",
-    "link",
-    "save_cache",
-];
-
-/// Where each series of builds spent its time, for the phase figure: the median of each
-/// phase of the compiler's statistics (`phases_ms`, in the order the compiler reports
-/// them), the rest of the compiler's own time (`total_ms`), and the rest of the process's
-/// wall time (start-up, running the program). Series without builds are left out.
-fn phase_rows(series: &[(&str, &Runs)]) -> Vec<PhaseRow> {
-    let mut out = Vec::new();
-    for (build, runs) in series {
-        let Ok(runs) = runs else { continue };
-        let stats: Vec<_> = runs.iter().filter_map(|r| r.stats.as_ref()).collect();
-        let mut names: Vec<&str> = Vec::new();
-        for s in &stats {
-            for (p, _) in &s.phases_ms {
-                if !names.contains(&p.as_str()) {
-                    names.push(p);
-                }
-            }
-        }
-        // The compiler reports its phases by name; show them in the order they run.
-        let rank = |p: &str| {
-            PHASE_ORDER
-                .iter()
-                .position(|q| *q == p)
-                .unwrap_or(usize::MAX)
-        };
-        names.sort_by_key(|p| rank(p));
-        let median = |v: Vec<f64>| spread(&v).map(|s| s.median);
-        let mut sum = 0.0;
-        let mut push = |phase: &str, ms: f64| {
-            out.push(PhaseRow {
-                build: build.to_string(),
-                phase: phase.to_string(),
-                ms,
-            })
-        };
-        for name in names {
-            let v = stats
-                .iter()
-                .map(|s| {
-                    s.phases_ms
-                        .iter()
-                        .filter(|p| p.0 == name)
-                        .map(|p| p.1)
-                        .sum()
-                })
-                .collect();
-            if let Some(ms) = median(v) {
-                sum += ms;
-                push(name, ms);
-            }
-        }
-        let total = median(stats.iter().map(|s| s.total_ms).collect());
-        if let Some(rest) = total.map(|t| t - sum).filter(|r| *r > 0.0) {
-            push("compiler, other", rest);
-        }
-        let outside = runs
-            .iter()
-            .filter_map(|r| Some(r.proc.wall_ms - r.stats.as_ref()?.total_ms))
-            .collect();
-        if let Some(rest) = median(outside).filter(|r| *r > 0.0) {
-            push("outside the compiler", rest);
-        }
-    }
-    out
+    Ok(())
 }
 
 /// The row of the exponent of `scenario` on `arch` against size; returns the exponent.
@@ -226,4 +135,38 @@ fn values(o: &mut Outcome, sizes: &[usize]) {
     o.median_value("e6.noop_ms", ("no-change", "query", big));
     o.median_value("e6.leaf_ms", ("leaf-body", "query", big));
     o.median_value("e6.pipeline_ms", ("scratch", "pipeline", big));
+    // The goals are stated per size: each rebuild's ratio and time at every size
+    // (`KEY.at_<size>`), beside the headline's at the largest.
+    for &n in sizes {
+        let pipeline = (("scratch", "pipeline", n), wall as Quantity);
+        o.paired_value(
+            &format!("e6.noop_over_pipeline.at_{n}"),
+            (("no-change", "query", n), wall),
+            pipeline,
+        );
+        o.paired_value(
+            &format!("e6.leaf_over_pipeline.at_{n}"),
+            (("leaf-body", "query", n), wall),
+            pipeline,
+        );
+        o.median_value(&format!("e6.leaf_ms.at_{n}"), ("leaf-body", "query", n));
+    }
+    // Peak memory of each rebuild over the pipeline's from-scratch build, and the larger
+    // of the two: what a rebuild needs at most, against what the pipeline needs.
+    let pipeline = (("scratch", "pipeline", big), peak_rss as Quantity);
+    let noop = o.paired_value(
+        "e6.noop_rss_over_pipeline",
+        (("no-change", "query", big), peak_rss),
+        pipeline,
+    );
+    let leaf = o.paired_value(
+        "e6.leaf_rss_over_pipeline",
+        (("leaf-body", "query", big), peak_rss),
+        pipeline,
+    );
+    let larger = match (noop, leaf) {
+        (Some(a), Some(b)) => Some(if b.value > a.value { b } else { a }),
+        _ => None,
+    };
+    o.interval_value("e6.rebuild_rss_over_pipeline", larger);
 }

@@ -6,7 +6,7 @@ use super::measure::{interleave, row_from, scratch_side, IncrementalRun, Runs, N
 use super::readout::median;
 use super::SEED;
 use crate::runner::rill::{BuildRun, Mode, NoMeasurement};
-use crate::runner::stats::spread;
+use crate::runner::stats::{self, spread};
 use crate::runner::table::Row;
 use crate::runner::workload::{OnDisk, Shape};
 use crate::runner::{dir_size, Ctx, Outcome};
@@ -25,6 +25,12 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
         let program = ctx.program(Shape::Default, size, SEED);
         let disk = OnDisk::create(&dir.join(format!("p{size}")), program.clone())?;
         let root = disk.root();
+        o.rows.push(bytes_row(
+            "source-size",
+            "source",
+            size,
+            dir_size(&disk.dir),
+        ));
         let caches = GRANULARITIES.map(|(g, _, _)| dir.join(format!("cache-{g}-{size}")));
         let leaf = ctx.leaf_edits(Shape::Default, size, SEED);
         // Both granularities' from-scratch builds, no-change rebuilds and leaf-body
@@ -89,14 +95,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
 /// The size of the cache the from-scratch builds `r` left in `cache`, and their time to
 /// save it.
 fn cache_rows(rows: &mut Vec<Row>, r: &[BuildRun], cache: &Path, arch: &str, size: usize) {
-    let bytes = dir_size(cache) as f64;
-    let mut row = Row::new("cache-size", arch, size);
-    row.median = Some(bytes);
-    row.min = Some(bytes);
-    row.max = Some(bytes);
-    row.repetitions = 1;
-    row.unit = "bytes".to_string();
-    rows.push(row);
+    rows.push(bytes_row("cache-size", arch, size, dir_size(cache)));
     let save: Vec<f64> = r
         .iter()
         .filter_map(|b| b.stats.as_ref()?.phase_ms("save"))
@@ -114,6 +113,18 @@ fn cache_rows(rows: &mut Vec<Row>, r: &[BuildRun], cache: &Path, arch: &str, siz
         row = row.without_number("unavailable: no `save` phase in rill's phases_ms");
     }
     rows.push(row);
+}
+
+/// A row of a size on disk (one measurement: the size of a directory does not vary).
+fn bytes_row(scenario: &str, arch: &str, size: usize, bytes: u64) -> Row {
+    let bytes = bytes as f64;
+    let mut row = Row::new(scenario, arch, size);
+    row.median = Some(bytes);
+    row.min = Some(bytes);
+    row.max = Some(bytes);
+    row.repetitions = 1;
+    row.unit = "bytes".to_string();
+    row
 }
 
 /// The time the no-change rebuilds `noop` took to load the cache.
@@ -148,6 +159,10 @@ fn values(o: &mut Outcome, sizes: &[usize]) {
         "e7.cache_bytes_per_line",
         item_bytes.map(|b| b / big.max(1) as f64),
     );
+    // The cache against the sources it was built from, both as sizes on disk.
+    let source = median(&o.rows, ("source-size", "source", big));
+    o.value("e7.source_bytes", source);
+    o.value("e7.cache_over_source", stats::ratio(item_bytes, source));
     o.median_value("e7.load_ms", ("load", "query-item", big));
     o.median_value("e7.save_ms", ("save", "query-item", big));
     o.value("e7.file_cache_mib", file_bytes.map(mib));

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use rill_gen::Program;
 
+use crate::runner::phases::{self, PhaseRow};
 use crate::runner::process::{self, ProcRun};
 use crate::runner::rill::{Build, BuildRun, BuildStats, Mode, NoMeasurement};
 use crate::runner::stats::spread;
@@ -141,6 +142,15 @@ pub fn row_from(ctx: &Ctx, scenario: &str, arch: &str, size: usize, runs: &Runs)
     let mut row = row.with_spread(spread(&wall), "ms");
     fill_counters(&mut row, runs);
     row
+}
+
+/// The phase breakdown of the builds `runs` of `scenario` on `arch` at `size` (none when
+/// there are no builds): see [`phases::of_runs`].
+pub fn phase_rows(scenario: &str, arch: &str, size: usize, runs: &Runs) -> Vec<PhaseRow> {
+    match runs {
+        Ok(r) => phases::of_runs(scenario, arch, size, r),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Counters and compiler-reported times of builds into a row.

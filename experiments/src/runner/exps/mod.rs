@@ -82,11 +82,11 @@ pub(super) fn measure_extra_shapes(
 }
 
 /// Adds `extra`, the measurements of `shape` made apart from the default shape's, to `o`:
-/// its rows and samples tagged with the shape (rows with `note` prefixed by `scope`, what
-/// the shape's measurement covers, and the actual line count of the shape's program for
-/// their size), its warnings, and for each `(KEY, DEFAULT_KEY)` of `keys` its value `KEY`
-/// (with its interval) as `KEY.<shape>` and `o`'s value `DEFAULT_KEY` (the default
-/// shape's, usually the headline) as `KEY.default`.
+/// its rows, samples and phase rows tagged with the shape (rows with `note` prefixed by
+/// `scope`, what the shape's measurement covers, and rows and phase rows with the actual
+/// line count of the shape's program for their size), its warnings, and for each
+/// `(KEY, DEFAULT_KEY)` of `keys` its value `KEY` (with its interval) as `KEY.<shape>` and
+/// `o`'s value `DEFAULT_KEY` (the default shape's, usually the headline) as `KEY.default`.
 pub(super) fn merge_shape(
     ctx: &Ctx,
     o: &mut Outcome,
@@ -110,6 +110,13 @@ pub(super) fn merge_shape(
     for mut s in extra.samples.drain(..) {
         s.shape = shape.name().to_string();
         o.samples.push(s);
+    }
+    for mut p in extra.phases.drain(..) {
+        p.shape = shape.name().to_string();
+        if p.lines.is_none() && p.size > 0 {
+            p.lines = ctx.actual_lines(shape, p.size, SEED);
+        }
+        o.phases.push(p);
     }
     o.warnings.extend(
         extra

@@ -17,6 +17,11 @@ pub fn wall(s: &Sample) -> Option<f64> {
     Some(s.wall_ms)
 }
 
+/// Peak resident memory.
+pub fn peak_rss(s: &Sample) -> Option<f64> {
+    s.peak_rss_kb.map(|k| k as f64)
+}
+
 /// The median of the `ok` row of `key`.
 pub fn median(rows: &[Row], (scenario, arch, size): Key<'_>) -> Option<f64> {
     table::median_of(rows, scenario, arch, size)
@@ -91,15 +96,29 @@ impl Outcome {
     pub(super) fn ratio_of(
         &mut self,
         key: &str,
+        num: (Key<'_>, Quantity),
+        den: (Key<'_>, Quantity),
+    ) -> Option<Interval> {
+        let iv = self.paired_value(key, num, den);
+        let note = format!(
+            "median {}/{} over median {}/{}, paired by round; low/high: bootstrap 95 % interval",
+            num.0 .0, num.0 .1, den.0 .0, den.0 .1
+        );
+        self.ratio_row(key, num.0 .2, iv, &note);
+        iv
+    }
+
+    /// The value `key` (with `KEY_low`, `KEY_high`, `KEY_n`): the ratio of the medians of
+    /// quantities of the samples of `num` and `den` over the rounds in which both were
+    /// built, without a row of its own (for values per size that the paper reads but the
+    /// tables need not repeat).
+    pub(super) fn paired_value(
+        &mut self,
+        key: &str,
         (num, nq): (Key<'_>, Quantity),
         (den, dq): (Key<'_>, Quantity),
     ) -> Option<Interval> {
         let iv = stats::paired_ratio(&pairs(&self.samples, num, nq, den, dq));
-        let note = format!(
-            "median {}/{} over median {}/{}, paired by round; low/high: bootstrap 95 % interval",
-            num.0, num.1, den.0, den.1
-        );
-        self.ratio_row(key, num.2, iv, &note);
         self.interval_value(key, iv);
         iv
     }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use experiments::runner::paper;
+use experiments::runner::phases;
 use experiments::runner::stats::{spread, Interval};
 use experiments::runner::summary;
 use experiments::runner::table::{self, Row};
@@ -229,6 +230,61 @@ fn smoke_run_of_the_suite_fills_the_paper() {
             .find(|r| r.shape == "small-fns" && r.scenario.starts_with("ratio:"));
         assert!(ratio.is_some(), "{csv}: no ratio row of small-fns");
     }
+    // E3 and E6 break each query build kind down into phases: the expected columns, and
+    // phases that add up to about the builds' median wall time.
+    for (id, kinds) in [
+        ("e3", &["no-change", "leaf-body", "add-fn", "signature"][..]),
+        ("e6", &["no-change", "leaf-body"][..]),
+    ] {
+        let path = results.join(phases::csv_name(id));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().next().unwrap(), phases::COLUMNS.join(","));
+        let rows = phases::read_csv(&path);
+        let table = table::read_csv(&results.join(exps::csv_name(
+            exps::ALL.iter().find(|e| e.id == id).unwrap(),
+        )))
+        .unwrap();
+        for kind in kinds {
+            let of: Vec<&phases::PhaseRow> = rows
+                .iter()
+                .filter(|r| r.scenario == *kind && r.architecture == "query")
+                .filter(|r| r.shape == "default" && r.size == 300)
+                .collect();
+            let names: Vec<&str> = of.iter().map(|r| r.phase.as_str()).collect();
+            for phase in [
+                "load_cache",
+                "check",
+                phases::COMPILER_OTHER,
+                phases::PROCESS,
+            ] {
+                assert!(names.contains(&phase), "{id} {kind}: {names:?}");
+            }
+            assert!(
+                of.iter()
+                    .all(|r| r.experiment == id && r.n == 2 && r.lines.is_some()),
+                "{id} {kind}: {of:?}"
+            );
+            // A sum of medians against the median of the sums: close, not equal.
+            let sum: f64 = of.iter().map(|r| r.ms).sum();
+            let wall = table::median_of(&table, kind, "query", 300).unwrap();
+            assert!(
+                (sum - wall).abs() <= 0.25 * wall,
+                "{id} {kind}: phases {sum} ms, wall {wall} ms"
+            );
+            let row = table::find(&table, kind, "query", 300).unwrap();
+            let driver: f64 = of
+                .iter()
+                .filter(|r| r.phase != phases::PROCESS)
+                .map(|r| r.ms)
+                .sum();
+            let total = row.compile_ms.unwrap();
+            assert!(
+                (driver - total).abs() <= 0.25 * total + 0.05,
+                "{id} {kind}: phases {driver} ms, total_ms {total} ms"
+            );
+        }
+    }
+    assert!(results.join("figures/e6-phases.svg").is_file());
     let e9 = table::read_csv(&results.join("e09-codegen.csv")).unwrap();
     assert!(
         table::median_of(&e9, "matmul", "rustc-O0", 44).is_some(),
@@ -283,6 +339,21 @@ fn smoke_run_of_the_suite_fills_the_paper() {
             assert!(values.get(&k).is_some(), "{k} missing");
         }
     }
+    // The readouts the goals of incremental rebuilds read.
+    for key in [
+        "e6.noop_over_pipeline.at_300",
+        "e6.leaf_over_pipeline.at_300",
+        "e6.rebuild_rss_over_pipeline",
+    ] {
+        for suffix in ["", "_low", "_high", "_n"] {
+            assert!(
+                values.get(format!("{key}{suffix}")).is_some(),
+                "{key}{suffix} missing"
+            );
+        }
+    }
+    assert!(values["e6.leaf_ms.at_300"].as_f64().unwrap() > 0.0);
+    assert!(values["e7.cache_over_source"].as_f64().unwrap() > 0.0);
     assert!(!values["e4.geomean_kinds"]
         .as_str()
         .unwrap()
@@ -343,4 +414,11 @@ fn smoke_run_of_the_suite_fills_the_paper() {
     assert!(words >= 2500, "the paper has {words} words");
     let text = std::fs::read_to_string(paper_dir.join("paper.md")).unwrap();
     assert!(!text.contains("{{"));
+    // The goals of incremental rebuilds, each with a verdict; a million lines is not a
+    // size of this profile.
+    assert!(text.contains("#### Where a rebuild spends its time"));
+    assert!(
+        text.contains("| no-change rebuild / pipeline from scratch | 1M lines | ≤ 0.5 % | not measured in this profile |"),
+        "{text}"
+    );
 }

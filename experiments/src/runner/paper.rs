@@ -7,11 +7,14 @@
 //! Values: `results/values.json`, the headline keys of `results/summary.json` (a number,
 //! or `{ "value", "low", "high", "n" }`, which becomes `KEY`, `KEY_low`, `KEY_high`,
 //! `KEY_n`), `meta.*` from `results/meta.json`, `why.KEY` (the reason a headline is
-//! missing), values derived from the CSVs (`derived.*`, see [`derived`]), and verdicts on
-//! the goals of the issues (`goal.KEY`, `verdict.KEY`, `goals.table`), derived from the
-//! headline numbers, so the prose reads right whether a goal is met or not.
+//! missing), values derived from the CSVs (`derived.*`, see [`derived`]; `derived.phases.*`
+//! from E6's phase breakdown), and verdicts on the goals of the issues (`goal.KEY`,
+//! `verdict.KEY`, `goals.table`), derived from the headline numbers, and on the goals of
+//! the incremental rebuilds (`incremental.*`, see [`incremental`]), so the prose reads
+//! right whether a goal is met or not.
 
 mod derived;
+pub mod incremental;
 mod template;
 
 pub use self::derived::actual_lines;
@@ -312,8 +315,8 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     if let Ok(serde_json::Value::Object(m)) = read("meta.json") {
         flatten("meta", &serde_json::Value::Object(m), &mut values);
     }
-    // The CSV of each experiment (other CSVs, such as `e06-phases.csv`, have other
-    // columns and feed only figures).
+    // The CSV of each experiment (the phase breakdowns, `eNN-phases.csv`, have other
+    // columns and are read below).
     let mut tables = BTreeMap::new();
     for e in super::exps::ALL {
         let p = results.join(super::exps::csv_name(e));
@@ -323,6 +326,9 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     }
     derive(&mut values);
     derived::derive(&mut values, &tables);
+    let phases = super::phases::read_csv(&results.join(super::phases::csv_name("e6")));
+    derived::phase_values(&mut values, &phases);
+    incremental::derive(&mut values, &tables);
     Ok((values, tables))
 }
 

@@ -352,6 +352,127 @@ pub fn derive(values: &mut Values, tables: &Tables) {
     );
 }
 
+/// The rebuilds whose phases the paper cites, by the key part of their values and the
+/// kind of build the phases CSV names.
+const PHASE_KINDS: [(&str, &str); 2] = [
+    ("noop", "query, no change"),
+    ("leaf", "query, leaf-body edit"),
+];
+
+/// Phases whose time the paper's text names, when the compiler reports them.
+const NAMED_PHASES: [&str; 6] = [
+    "load_cache",
+    "check",
+    "codegen",
+    "link",
+    "save_cache",
+    crate::runner::phases::PROCESS,
+];
+
+/// `derived.phases.*`: where a no-change rebuild and a leaf-body rebuild spend their time
+/// at the largest size of E6's phase breakdown `phases` (default shape), all `null` (texts
+/// `n/a`) when there is none. Per kind (`noop`, `leaf`): `total_ms` (the sum of its
+/// phases), `list` (every phase with its time, in order), `top` (the dearest phase),
+/// `top_ms`, `top_share`, and `<phase>_ms` and `<phase>_share` for the phases of
+/// [`NAMED_PHASES`]. Besides: `size`, `lines`, `n` (repetitions), `pipeline_ms` (the
+/// pipeline's from-scratch phases summed), `noop_share_of_leaf`, `leaf_extra_ms` (what
+/// the edit adds), and `leaf_extra_phase` with `leaf_extra_phase_ms` (the phase that grows
+/// most).
+pub fn phase_values(values: &mut Values, phases: &[crate::runner::phases::PhaseRow]) {
+    use crate::runner::phases::at_largest_size;
+    let at = at_largest_size(phases, "e6");
+    let of = |build: &str| -> Vec<(&str, f64)> {
+        at.iter()
+            .filter(|p| p.build == build)
+            .map(|p| (p.phase.as_str(), p.ms))
+            .collect()
+    };
+    let total = |v: &[(&str, f64)]| (!v.is_empty()).then(|| v.iter().map(|p| p.1).sum::<f64>());
+    let first = at.first();
+    put(
+        values,
+        "derived.phases.size",
+        first.map(|p| p.size as f64).filter(|s| *s > 0.0),
+    );
+    put(
+        values,
+        "derived.phases.lines",
+        first.and_then(|p| p.lines).map(|n| n as f64),
+    );
+    put(
+        values,
+        "derived.phases.n",
+        at.iter()
+            .map(|p| p.n)
+            .max()
+            .filter(|n| *n > 0)
+            .map(|n| n as f64),
+    );
+    put(
+        values,
+        "derived.phases.pipeline_ms",
+        total(&of("pipeline, from scratch")),
+    );
+    let mut totals = Vec::new();
+    for (key, build) in PHASE_KINDS {
+        let parts = of(build);
+        let sum = total(&parts);
+        totals.push(sum);
+        let k = |name: &str| format!("derived.phases.{key}.{name}");
+        put(values, &k("total_ms"), sum);
+        let list = parts
+            .iter()
+            .map(|(p, ms)| format!("`{p}` {} ms", super::format_sig(*ms)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let text = |s: String| serde_json::Value::from(if s.is_empty() { "n/a".into() } else { s });
+        values.insert(k("list"), text(list));
+        let top = parts
+            .iter()
+            .copied()
+            .reduce(|a, b| if b.1 > a.1 { b } else { a });
+        values.insert(
+            k("top"),
+            text(top.map_or(String::new(), |t| t.0.to_string())),
+        );
+        put(values, &k("top_ms"), top.map(|t| t.1));
+        put(values, &k("top_share"), stats::ratio(top.map(|t| t.1), sum));
+        for phase in NAMED_PHASES {
+            let ms = parts.iter().find(|p| p.0 == phase).map(|p| p.1);
+            put(values, &k(&format!("{phase}_ms")), ms);
+            put(values, &k(&format!("{phase}_share")), stats::ratio(ms, sum));
+        }
+    }
+    put(
+        values,
+        "derived.phases.noop_share_of_leaf",
+        stats::ratio(totals[0], totals[1]),
+    );
+    put(
+        values,
+        "derived.phases.leaf_extra_ms",
+        totals[0].zip(totals[1]).map(|(a, b)| b - a),
+    );
+    let (noop, leaf) = (of(PHASE_KINDS[0].1), of(PHASE_KINDS[1].1));
+    let growth = leaf
+        .iter()
+        .map(|(p, ms)| {
+            let before = noop.iter().find(|q| q.0 == *p).map_or(0.0, |q| q.1);
+            (*p, ms - before)
+        })
+        .reduce(|a, b| if b.1 > a.1 { b } else { a })
+        .filter(|_| !noop.is_empty());
+    values.insert(
+        "derived.phases.leaf_extra_phase".into(),
+        growth.map_or("n/a".to_string(), |g| g.0.to_string()).into(),
+    );
+    put(
+        values,
+        "derived.phases.leaf_extra_phase_ms",
+        growth.map(|g| g.1),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,6 +530,60 @@ mod tests {
         // No shapes measured: every per-shape value is there, and null.
         assert!(v["derived.e3.leaf_edit_over_pipeline.small_fns"].is_null());
         assert!(v["derived.e3.leaf_edit_over_pipeline.shape_spread"].is_null());
+    }
+
+    #[test]
+    fn phase_values_describe_the_rebuilds_at_the_largest_size() {
+        use crate::runner::phases::PhaseRow;
+        let p = |build: &str, size: usize, phase: &str, ms: f64| PhaseRow {
+            experiment: "e6".into(),
+            shape: "default".into(),
+            size,
+            lines: Some(size - 10),
+            build: build.into(),
+            scenario: String::new(),
+            architecture: String::new(),
+            phase: phase.into(),
+            ms,
+            n: 5,
+        };
+        let rows = vec![
+            p("query, no change", 1000, "load_cache", 100.0),
+            p("query, no change", 10000, "load_cache", 8.0),
+            p("query, no change", 10000, "check", 4.0),
+            p("query, no change", 10000, "process", 4.0),
+            p("query, leaf-body edit", 10000, "load_cache", 8.0),
+            p("query, leaf-body edit", 10000, "check", 5.0),
+            p("query, leaf-body edit", 10000, "save_cache", 14.0),
+            p("query, leaf-body edit", 10000, "process", 3.0),
+            p("pipeline, from scratch", 10000, "typeck", 150.0),
+            p("pipeline, from scratch", 10000, "process", 50.0),
+        ];
+        let mut v = Values::new();
+        phase_values(&mut v, &rows);
+        let n = |k: &str| v[k].as_f64().unwrap();
+        assert_eq!(n("derived.phases.size"), 10000.0);
+        assert_eq!(n("derived.phases.lines"), 9990.0);
+        assert_eq!(n("derived.phases.n"), 5.0);
+        assert_eq!(n("derived.phases.pipeline_ms"), 200.0);
+        assert_eq!(n("derived.phases.noop.total_ms"), 16.0);
+        assert_eq!(n("derived.phases.leaf.total_ms"), 30.0);
+        assert_eq!(v["derived.phases.noop.top"], "load_cache");
+        assert_eq!(n("derived.phases.noop.top_share"), 0.5);
+        assert_eq!(
+            v["derived.phases.noop.list"],
+            "`load_cache` 8.00 ms, `check` 4.00 ms, `process` 4.00 ms"
+        );
+        assert_eq!(n("derived.phases.leaf.save_cache_ms"), 14.0);
+        assert!(v["derived.phases.noop.save_cache_ms"].is_null());
+        assert_eq!(n("derived.phases.leaf_extra_ms"), 14.0);
+        assert_eq!(v["derived.phases.leaf_extra_phase"], "save_cache");
+        assert_eq!(n("derived.phases.leaf_extra_phase_ms"), 14.0);
+        // No breakdown: every value is there, and null or n/a.
+        let mut v = Values::new();
+        phase_values(&mut v, &[]);
+        assert!(v["derived.phases.leaf_extra_ms"].is_null());
+        assert_eq!(v["derived.phases.leaf.top"], "n/a");
     }
 
     #[test]

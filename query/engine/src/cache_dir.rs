@@ -18,7 +18,7 @@
 //! way rather than encoded again.
 
 use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
-use crate::durability::Durability;
+use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::on_disk::{
@@ -238,6 +238,13 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
             }
             edge += dn.deps_len as usize;
             let id = g.push(n);
+            let volatile = kind == UNKNOWN_KIND
+                || Db::KINDS[kind as usize]
+                    .flags
+                    .intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS));
+            if volatile {
+                rt.session.get_mut().volatile.push(id);
+            }
             if kind != UNKNOWN_KIND {
                 g.prev_index
                     .insert((kind, Fingerprint(dn.key_fp.0, dn.key_fp.1)), id);
@@ -245,6 +252,10 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
         }
     }
     rt.prev = Some(prev);
+    rt.session.get_mut().loaded = rt.graph.get_mut().nodes.len() as u32;
+    // Everything loaded was valid when it was saved; the session's start finds what
+    // changed since (see `session`).
+    rt.last_changed.set(LastChanged::unchanged());
     let stats = rt.stats.get_mut();
     stats.cache_load += start.elapsed();
     stats.cache_bytes_read += len;
@@ -316,7 +327,7 @@ fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()
 }
 
 /// Whether a node's memo is valid at the current revision (and so may be persisted).
-fn is_current(rt: &Runtime, n: &Node) -> bool {
+fn is_current(rt: &Runtime, id: NodeId, n: &Node) -> bool {
     if n.kind == UNKNOWN_KIND || n.has(flags::IN_PROGRESS) {
         return false;
     }
@@ -330,7 +341,15 @@ fn is_current(rt: &Runtime, n: &Node) -> bool {
                 && rt
                     .last_changed
                     .get()
-                    .unchanged_since(n.durability, n.verified_at))
+                    .unchanged_since(n.durability, n.verified_at)
+            || rt.is_clean(id, n.verified_at))
+}
+
+/// Whether the session used `n` (validated, executed or set it): the roots of what is
+/// saved. A loaded node that nothing used in this session is saved only if something
+/// used reaches it, so the memos of deleted items are dropped.
+fn used_in_session(n: &Node) -> bool {
+    n.verified_at >= Revision::START || n.has(flags::INPUT_SET)
 }
 
 /// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
@@ -425,8 +444,9 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
     (out, keys, values)
 }
 
-/// The current nodes in post-order (dependencies first), by an iterative depth-first
-/// search; nodes reachable only through non-current ones are left out by `collect`.
+/// The current nodes that the session used, and the current nodes they reach, in
+/// post-order (dependencies first), by an iterative depth-first search; nodes reachable
+/// only through non-current ones are left out by `collect`.
 fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
     let g = rt.graph.borrow();
     let n = g.nodes.len();
@@ -436,7 +456,8 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
     let mut stack: Vec<(NodeId, u32)> = Vec::new();
     for root in 0..n {
         let root = NodeId(root as u32);
-        if state[root.index()] != 0 || !is_current(rt, g.node(root)) {
+        let rn = g.node(root);
+        if state[root.index()] != 0 || !used_in_session(rn) || !is_current(rt, root, rn) {
             continue;
         }
         state[root.index()] = 1;
@@ -445,7 +466,7 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
             match g.dep(id, *next) {
                 Some(dep) => {
                     *next += 1;
-                    if state[dep.index()] == 0 && is_current(rt, g.node(dep)) {
+                    if state[dep.index()] == 0 && is_current(rt, dep, g.node(dep)) {
                         state[dep.index()] = 1;
                         stack.push((dep, 0));
                     }

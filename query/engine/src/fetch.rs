@@ -31,6 +31,7 @@ pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
     if !rt.stack.borrow().is_empty() {
         return Ok(fetch_cold::<Q>(db, key));
     }
+    crate::session::start(db);
     top_level(db, || fetch_cold::<Q>(db, key))
 }
 
@@ -61,6 +62,7 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
     if !rt.stack.borrow().is_empty() {
         return fetch_cold::<Q>(db, key);
     }
+    crate::session::start(db);
     match top_level(db, || fetch_cold::<Q>(db, key)) {
         Ok(v) => v,
         Err(cycle) => panic!(
@@ -72,7 +74,7 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
 
 /// Runs a top-level read, cleaning up after an unwind (a cycle without recovery or a panic
 /// in a provider) so that the database stays usable.
-fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
+pub(crate) fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => {
             db.runtime().debug_check_idle();
@@ -112,6 +114,9 @@ pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
                 rt.graph.borrow_mut().node_mut(node).verified_at = rev;
                 rt.record_read(node, durability);
                 return v;
+            }
+            _ if rt.session.borrow().speculative => {
+                resume_unwind(Box::new(crate::session::UnsetInput))
             }
             _ => panic!(
                 "the input `{}({key:?})` was read before it was set",

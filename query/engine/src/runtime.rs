@@ -138,6 +138,8 @@ pub struct Runtime {
     /// Reusable dependency vectors for frames (no allocation per execution).
     pub(crate) dep_pool: RefCell<Vec<Vec<NodeId>>>,
     pub(crate) kind_flags: Vec<Flags>,
+    /// The start of the session on a loaded cache (see `session`).
+    pub(crate) session: RefCell<crate::session::SessionState>,
 }
 
 impl Runtime {
@@ -160,6 +162,7 @@ impl Runtime {
             cache_dir: None,
             dep_pool: RefCell::new(Vec::new()),
             kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
+            session: RefCell::new(Default::default()),
             options,
         };
         if let Some(cache) = rt.options.cache.clone() {

@@ -225,6 +225,7 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
             }
             n.flags
                 .set(flags::CYCLIC, dn.flags.contains(disk_flags::CYCLIC));
+            n.flags.set(flags::ROOT, dn.flags.contains(disk_flags::ROOT));
             n.durability = Durability::from_u8(dn.durability).unwrap_or(Durability::Low);
             n.verified_at = Revision::PREVIOUS_SESSION;
             n.changed_at = Revision::PREVIOUS_SESSION;
@@ -279,6 +280,9 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         return report;
     }
     let start = Instant::now();
+    // What is valid is known once the session has started (a session that read nothing
+    // has not): the loaded memos the start finds valid are saved again.
+    crate::session::start(db);
     let (graph, keys, values) = collect::<Db>(db, &mut report);
     let file = match encode_file(&graph, &keys, &values, &cache.build_id, rt.options.hasher) {
         Ok(f) => f,
@@ -345,11 +349,11 @@ fn is_current(rt: &Runtime, id: NodeId, n: &Node) -> bool {
             || rt.is_clean(id, n.verified_at))
 }
 
-/// Whether the session used `n` (validated, executed or set it): the roots of what is
-/// saved. A loaded node that nothing used in this session is saved only if something
-/// used reaches it, so the memos of deleted items are dropped.
-fn used_in_session(n: &Node) -> bool {
-    n.verified_at >= Revision::START || n.has(flags::INPUT_SET)
+/// The roots of what is saved: what the embedder read at the top level (in this session,
+/// or in an earlier one and still valid) and the inputs it set. A memo that no root
+/// reaches any more (a deleted item's) is dropped.
+fn is_root(n: &Node) -> bool {
+    n.has(flags::ROOT) || n.has(flags::INPUT_SET)
 }
 
 /// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
@@ -396,6 +400,7 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         let mut dflags = DiskFlags::EMPTY;
         dflags.set(disk_flags::HAS_FP, fp.is_some());
         dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
+        dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
         let mut value_len = 0u32;
         if vt.has_codec {
             let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
@@ -444,7 +449,7 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
     (out, keys, values)
 }
 
-/// The current nodes that the session used, and the current nodes they reach, in
+/// The current roots and the current nodes they reach, in
 /// post-order (dependencies first), by an iterative depth-first search; nodes reachable
 /// only through non-current ones are left out by `collect`.
 fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
@@ -457,7 +462,7 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
     for root in 0..n {
         let root = NodeId(root as u32);
         let rn = g.node(root);
-        if state[root.index()] != 0 || !used_in_session(rn) || !is_current(rt, root, rn) {
+        if state[root.index()] != 0 || !is_root(rn) || !is_current(rt, root, rn) {
             continue;
         }
         state[root.index()] = 1;

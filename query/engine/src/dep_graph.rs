@@ -142,6 +142,9 @@ pub(crate) mod flags {
     pub const HAS_FP: NodeFlags = NodeFlags::bit(3);
     /// An input node whose value was set in this session.
     pub const INPUT_SET: NodeFlags = NodeFlags::bit(4);
+    /// The embedder read the node at the top level (outside any query), in this session or
+    /// a previous one whose cache was loaded: what is saved is what these nodes reach.
+    pub const ROOT: NodeFlags = NodeFlags::bit(5);
 }
 
 /// A `u32` index that is never `u32::MAX`, stored so that `Option` of it takes no more

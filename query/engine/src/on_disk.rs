@@ -50,6 +50,8 @@ pub(crate) mod disk_flags {
     pub const CYCLIC: DiskFlags = DiskFlags::bit(1);
     /// The node's value is in the values section.
     pub const HAS_VALUE: DiskFlags = DiskFlags::bit(2);
+    /// The embedder read the node at the top level (see `flags::ROOT`).
+    pub const ROOT: DiskFlags = DiskFlags::bit(3);
 }
 
 /// One node on disk.

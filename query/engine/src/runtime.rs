@@ -269,8 +269,9 @@ impl Runtime {
         });
     }
 
-    /// Records that the executing query (if any) read `node`. Consecutive duplicate reads
-    /// are recorded once.
+    /// Records that the executing query read `node` (consecutive duplicate reads are
+    /// recorded once) or, with no query executing, that the embedder did: the node is a
+    /// root of what is saved.
     #[inline]
     pub(crate) fn record_read(&self, node: NodeId, durability: Durability) {
         let mut stack = self.stack.borrow_mut();
@@ -281,6 +282,9 @@ impl Runtime {
             if durability < top.durability {
                 top.durability = durability;
             }
+        } else {
+            drop(stack);
+            self.graph.borrow_mut().node_mut(node).flags.insert(flags::ROOT);
         }
     }
 

@@ -163,8 +163,9 @@ pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
 fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
     let rt = db.runtime();
     let key_fp = hash_key::<Q>(db, key);
+    let loaded = crate::cache_dir::lookup(rt, Q::KIND, key_fp);
     let mut g = rt.graph.borrow_mut();
-    let node = match g.prev_index.remove(&(Q::KIND, key_fp)) {
+    let node = match loaded {
         Some(id) => id,
         None => g.push(Node::new(Q::KIND, key_fp)),
     };
@@ -205,7 +206,6 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
         return None;
     }
     let mut g = rt.graph.borrow_mut();
-    g.prev_index.remove(&(Q::KIND, key_fp));
     let slot = st.push(&key, node);
     g.node_mut(node).slot = Some(slot);
     Some(key)
@@ -232,7 +232,16 @@ fn load_from_disk<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
     if changed_at != crate::Revision::PREVIOUS_SESSION {
         return None;
     }
-    let bytes = rt.prev.as_ref()?.value_bytes(prev?)?;
+    let bytes = match rt.prev.as_ref()?.value(prev?)? {
+        Ok(b) => b,
+        Err(_) => {
+            rt.warn(format!(
+                "query cache: the value of `{}` is damaged; recomputing it",
+                Q::NAME
+            ));
+            return None;
+        }
+    };
     rt.profiler.borrow_mut().enter(Region::Load(Q::KIND));
     let decoded = (codec.decode)(bytes);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());

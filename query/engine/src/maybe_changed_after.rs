@@ -108,6 +108,7 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
 /// (green, or re-executed: rustc's "force").
 fn changed_after<Db: Database>(db: &Db, dep: NodeId, after: Revision) -> bool {
     let rt = db.runtime();
+    crate::cache_dir::ensure(rt, dep);
     let rev = rt.revision.get();
     let (kind, nflags, verified_at, changed_at) = {
         let g = rt.graph.borrow();

@@ -8,7 +8,6 @@ use crate::dep_graph::{flags, Graph, NodeFlags, NodeId};
 use crate::durability::{Durability, LastChanged};
 use crate::event::{Event, EventKind};
 use crate::hasher::HasherKind;
-use crate::on_disk::PrevCache;
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::stats::{Profiler, Stats};
@@ -133,7 +132,7 @@ pub struct Runtime {
     pub(crate) warnings: RefCell<Vec<String>>,
     pub(crate) mismatches: RefCell<Vec<VerifyMismatch>>,
     pub(crate) verify_counter: Cell<u64>,
-    pub(crate) prev: Option<PrevCache>,
+    pub(crate) prev: Option<crate::cache_dir::Loaded>,
     pub(crate) cache_dir: Option<CacheDir>,
     /// Reusable dependency vectors for frames (no allocation per execution).
     pub(crate) dep_pool: RefCell<Vec<Vec<NodeId>>>,
@@ -284,7 +283,11 @@ impl Runtime {
             }
         } else {
             drop(stack);
-            self.graph.borrow_mut().node_mut(node).flags.insert(flags::ROOT);
+            self.graph
+                .borrow_mut()
+                .node_mut(node)
+                .flags
+                .insert(flags::ROOT);
         }
     }
 

@@ -45,72 +45,27 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// session's start made on its own (see [`force_at_top`]).
 pub(crate) struct UnsetInput;
 
-/// The loaded graph's reverse edges, in compressed rows: the dependents of loaded node
-/// `i` are `dependents[start[i]..start[i + 1]]`.
-struct ReverseEdges {
-    start: Vec<u32>,
-    dependents: Vec<u32>,
-}
-
-impl ReverseEdges {
-    /// The reverse of the edges of the first `count` nodes (counting sort: two passes).
-    fn of_loaded(rt: &Runtime, count: u32) -> ReverseEdges {
-        let g = rt.graph.borrow();
-        let n = count as usize;
-        let mut start = vec![0u32; n + 1];
-        for i in 0..n {
-            for d in g.deps(NodeId(i as u32)) {
-                if d.index() < n {
-                    start[d.index() + 1] += 1;
-                }
-            }
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut dependents = vec![0u32; start[n] as usize];
-        for i in 0..n {
-            for d in g.deps(NodeId(i as u32)) {
-                if d.index() < n {
-                    let at = &mut fill[d.index()];
-                    dependents[*at as usize] = i as u32;
-                    *at += 1;
-                }
-            }
-        }
-        ReverseEdges { start, dependents }
-    }
-
-    fn of(&self, node: u32) -> &[u32] {
-        let i = node as usize;
-        &self.dependents[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-}
-
 /// The queue of loaded nodes to re-validate, while a session's changes are pushed.
 pub(crate) struct Push {
-    reverse: ReverseEdges,
     queue: BinaryHeap<Reverse<u32>>,
     /// One bit per loaded node: queued at some point in this session.
     queued: Vec<u64>,
 }
 
 impl Push {
-    fn dependents_of(&mut self, node: NodeId) {
-        let Push {
-            reverse,
-            queue,
-            queued,
-        } = self;
-        if node.0 as usize + 1 >= reverse.start.len() {
+    /// Queues the loaded dependents of loaded node `node` (from the cache file's reverse
+    /// edges, checked by `start` before the push begins).
+    fn dependents_of(&mut self, rt: &Runtime, node: NodeId) {
+        let Some(dependents) = rt.prev.as_ref().and_then(|p| p.store.dependents(node.0)) else {
             return;
-        }
-        for &d in reverse.of(node.0) {
+        };
+        for d in dependents {
             let (word, bit) = (d as usize / 64, 1u64 << (d % 64));
-            if queued[word] & bit == 0 {
-                queued[word] |= bit;
-                queue.push(Reverse(d));
+            if let Some(w) = self.queued.get_mut(word) {
+                if *w & bit == 0 {
+                    *w |= bit;
+                    self.queue.push(Reverse(d));
+                }
             }
         }
     }
@@ -159,7 +114,7 @@ pub(crate) fn note_changed(rt: &Runtime, node: NodeId) {
     let mut s = rt.session.borrow_mut();
     if node.0 < s.loaded {
         if let Some(push) = s.push.as_mut() {
-            push.dependents_of(node);
+            push.dependents_of(rt, node);
         }
     }
 }
@@ -182,6 +137,9 @@ pub(crate) fn start<Db: Database>(db: &Db) {
     let rev = rt.revision.get();
     let mut seeds: Vec<NodeId> = Vec::new();
     let mut lc = rt.last_changed.get();
+    for &id in &volatile {
+        crate::cache_dir::ensure(rt, id);
+    }
     for &id in &volatile {
         let (kind, nflags, changed_at, durability) = {
             let g = rt.graph.borrow();
@@ -235,13 +193,26 @@ pub(crate) fn start<Db: Database>(db: &Db) {
         rt.session.borrow_mut().clean_below = loaded;
         return;
     }
+    if !rt.prev.as_ref().is_some_and(|p| p.store.reverse_intact()) {
+        // Without the reverse edges a change cannot be pushed: every loaded memo is
+        // validated by walking its edges instead, as if everything had changed.
+        rt.warn(
+            "query cache: the reverse edges are damaged; validating every memo by its edges"
+                .to_string(),
+        );
+        let mut all = rt.last_changed.get();
+        all.record(Durability::MAX, rev);
+        rt.last_changed.set(all);
+        let mut s = rt.session.borrow_mut();
+        s.clean_rev = None;
+        return;
+    }
     let mut push = Push {
-        reverse: ReverseEdges::of_loaded(rt, loaded),
         queue: BinaryHeap::new(),
         queued: vec![0u64; (loaded as usize).div_ceil(64)],
     };
     for &s in &seeds {
-        push.dependents_of(s);
+        push.dependents_of(rt, s);
     }
     rt.session.borrow_mut().push = Some(push);
     loop {
@@ -256,6 +227,7 @@ pub(crate) fn start<Db: Database>(db: &Db) {
         };
         let Some(Reverse(i)) = next else { break };
         let id = NodeId(i);
+        crate::cache_dir::ensure(rt, id);
         if rt.graph.borrow().node(id).verified_at == rev {
             // Brought up to date out of turn; if it changed, it queued its dependents.
             continue;
@@ -269,8 +241,10 @@ pub(crate) fn start<Db: Database>(db: &Db) {
             rt.graph.borrow_mut().node_mut(id).flags.remove(flags::MEMO);
             // Cannot be re-executed here (its key is lost, or it is on a cycle without
             // a fallback): it stays unverified, and what read it must re-execute.
-            if let Some(p) = rt.session.borrow_mut().push.as_mut() {
-                p.dependents_of(id);
+            let push = rt.session.borrow_mut().push.take();
+            if let Some(mut p) = push {
+                p.dependents_of(rt, id);
+                rt.session.borrow_mut().push = Some(p);
             }
         }
     }

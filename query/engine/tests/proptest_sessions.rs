@@ -163,7 +163,11 @@ fn run(spec: Spec, sessions: Vec<Session>) -> Result<(), TestCaseError> {
     let mut prev: Option<Vec<(i64, BTreeSet<u32>)>> = None;
     let mut last_durabilities = vec![0u8; INPUTS as usize];
     // The first session demands everything.
-    let first: Session = (Vec::new(), vec![0; INPUTS as usize], (0..n as u16).collect());
+    let first: Session = (
+        Vec::new(),
+        vec![0; INPUTS as usize],
+        (0..n as u16).collect(),
+    );
     for (s, (changes, durabilities, demands)) in std::iter::once(first).chain(sessions).enumerate()
     {
         let before: Vec<i64> = inputs.iter().chain(&world).copied().collect();
@@ -187,13 +191,20 @@ fn run(spec: Spec, sessions: Vec<Session>) -> Result<(), TestCaseError> {
         });
         *db.world.values.borrow_mut() = world.clone();
         for (j, &v) in inputs.iter().enumerate() {
-            let d = [Durability::Low, Durability::Medium, Durability::High][durabilities[j] as usize];
+            let d =
+                [Durability::Low, Durability::Medium, Durability::High][durabilities[j] as usize];
             db.set_inp(j as u32, v, d);
         }
         let expected = reference(&spec, &inputs, &world);
         for &i in &demands {
             let i = u32::from(i) % n as u32;
-            prop_assert_eq!(db.node(i), expected[i as usize].0, "node {} in session {}", i, s);
+            prop_assert_eq!(
+                db.node(i),
+                expected[i as usize].0,
+                "node {} in session {}",
+                i,
+                s
+            );
         }
         // Saving starts the session if nothing was read (its executions count here too).
         let report = db.save();

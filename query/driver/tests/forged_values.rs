@@ -1,10 +1,10 @@
 //! Forged Rill caches whose values nest a million levels deep (DESIGN.md Invariant 6).
 //!
-//! The cache file of a real build of the Rill driver is taken apart (the graph section is
-//! decoded with a mirror of the engine's on-disk layout), one persisted value is replaced
-//! by a deeply nested one — a type alias standing for a million nested array types, a
-//! constant holding a million nested arrays — the node's length and the file's header
-//! (length, checksum) are recomputed, as a forger would, and the next build (after an edit
+//! The cache file of a real build of the Rill driver is taken apart (its sections, with a
+//! mirror of the engine's on-disk layout), one persisted value is replaced by a deeply
+//! nested one — a type alias standing for a million nested array types, a constant
+//! holding a million nested arrays — its record, the index and the header (length,
+//! checksums) are recomputed, as a forger would, and the next build (after an edit
 //! that makes it read the forged value) must warn and equal a from-scratch build, without
 //! overflowing the stack; the build after that must find a valid cache.
 
@@ -16,195 +16,112 @@ use serde::Serialize;
 use shared_frontend::sema::modules::MemLoader;
 use shared_frontend::sema::ty::{ConstValue, IntTy, Ty};
 
-/// Mirror of the engine's `DiskNode` (a 48-byte little-endian record on disk).
-#[derive(Clone, Debug)]
-struct DiskNode {
-    kind: u16,
-    flags: u8,
-    durability: u8,
-    key_fp: (u64, u64),
-    fp: (u64, u64),
-    deps_len: u32,
-    key_len: u32,
-    value_len: u32,
-}
-
-/// Mirror of the engine's `DiskGraph`.
-#[derive(Clone, Debug)]
-struct DiskGraph {
-    kinds: Vec<String>,
-    nodes: Vec<DiskNode>,
-    edges: Vec<u32>,
-}
+/// The cache file's layout (format 3, see `query/engine/src/on_disk.rs`), as a forger
+/// reads it.
+const INDEX_LEN: usize = 192;
+const RECORD: usize = 88;
+const SECTIONS: usize = 9;
+/// Sections, in the index's order.
+const KINDS: usize = 0;
+const RECORDS: usize = 1;
+const EDGES: usize = 2;
+const VALUES: usize = 4;
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-fn u64_le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
-}
-
-/// Decodes the graph section: kinds, node records, edges, each list after a u32 count.
-fn decode_graph(b: &[u8]) -> DiskGraph {
-    let mut at = 0;
-    let count = |at: &mut usize| {
-        let n = u32_at(b, *at) as usize;
-        *at += 4;
-        n
-    };
-    let kinds = (0..count(&mut at))
-        .map(|_| {
-            let len = u32_at(b, at) as usize;
-            let k = String::from_utf8(b[at + 4..at + 4 + len].to_vec()).unwrap();
-            at += 4 + len;
-            k
-        })
-        .collect();
-    let nodes = (0..count(&mut at))
-        .map(|_| {
-            let r = &b[at..at + 48];
-            at += 48;
-            DiskNode {
-                kind: u16::from_le_bytes([r[0], r[1]]),
-                flags: r[2],
-                durability: r[3],
-                key_fp: (u64_le(r, 4), u64_le(r, 12)),
-                fp: (u64_le(r, 20), u64_le(r, 28)),
-                deps_len: u32_at(r, 36),
-                key_len: u32_at(r, 40),
-                value_len: u32_at(r, 44),
-            }
-        })
-        .collect();
-    let edges = (0..count(&mut at))
-        .map(|i| u32_at(b, at + 4 * i))
-        .collect::<Vec<_>>();
-    assert_eq!(at + 4 * edges.len(), b.len());
-    DiskGraph {
-        kinds,
-        nodes,
-        edges,
-    }
-}
-
-/// Encodes the graph section as the engine does.
-fn encode_graph(g: &DiskGraph) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&(g.kinds.len() as u32).to_le_bytes());
-    for k in &g.kinds {
-        out.extend_from_slice(&(k.len() as u32).to_le_bytes());
-        out.extend_from_slice(k.as_bytes());
-    }
-    out.extend_from_slice(&(g.nodes.len() as u32).to_le_bytes());
-    for n in &g.nodes {
-        out.extend_from_slice(&n.kind.to_le_bytes());
-        out.push(n.flags);
-        out.push(n.durability);
-        for x in [n.key_fp.0, n.key_fp.1, n.fp.0, n.fp.1] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        for x in [n.deps_len, n.key_len, n.value_len] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-    }
-    out.extend_from_slice(&(g.edges.len() as u32).to_le_bytes());
-    for e in &g.edges {
-        out.extend_from_slice(&e.to_le_bytes());
-    }
-    out
-}
-
-const HAS_VALUE: u8 = 1 << 2;
-
-/// A cache file taken apart.
-struct Parts {
-    header: Vec<u8>,
-    graph: DiskGraph,
-    keys: Vec<u8>,
-    /// Each node's value bytes (`None` without a value).
-    values: Vec<Option<Vec<u8>>>,
 }
 
 fn u64_at(b: &[u8], at: usize) -> usize {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize
 }
 
+fn xxh64(b: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(b)
+}
+
+/// A cache file taken apart: its sections' bytes, and the index's other fields.
+struct Parts {
+    header: Vec<u8>,
+    sections: Vec<Vec<u8>>,
+    /// The node count and the section checksums, as the index holds them.
+    tail: Vec<u8>,
+}
+
 fn split(file: &[u8]) -> Parts {
-    let f = &file[file.len() - 64..];
-    let (goff, glen, koff, klen, voff) = (
-        u64_at(f, 0),
-        u64_at(f, 8),
-        u64_at(f, 16),
-        u64_at(f, 24),
-        u64_at(f, 32),
-    );
-    let graph = decode_graph(&file[goff..goff + glen]);
-    let mut at = voff;
-    let values = graph
-        .nodes
-        .iter()
-        .map(|node| {
-            (node.flags & HAS_VALUE != 0).then(|| {
-                let v = file[at..at + node.value_len as usize].to_vec();
-                at += node.value_len as usize;
-                v
-            })
+    let idx = &file[file.len() - INDEX_LEN..];
+    let sections = (0..SECTIONS)
+        .map(|i| {
+            let (off, len) = (u64_at(idx, 16 * i), u64_at(idx, 16 * i + 8));
+            file[off..off + len].to_vec()
         })
         .collect();
     Parts {
         header: file[..64].to_vec(),
-        graph,
-        keys: file[koff..koff + klen].to_vec(),
-        values,
+        sections,
+        tail: idx[16 * SECTIONS..].to_vec(),
     }
 }
 
-/// Writes the parts back as a file with a valid length and checksum.
+/// Writes the parts back as a file whose every checksum is right.
 fn join(p: &Parts) -> Vec<u8> {
-    let graph = encode_graph(&p.graph);
-    let values: Vec<u8> = p.values.iter().flatten().flatten().copied().collect();
     let mut b = p.header.clone();
-    let goff = b.len();
-    b.extend_from_slice(&graph);
-    let koff = b.len();
-    b.extend_from_slice(&p.keys);
-    let voff = b.len();
-    b.extend_from_slice(&values);
-    for x in [
-        goff,
-        graph.len(),
-        koff,
-        p.keys.len(),
-        voff,
-        values.len(),
-        p.graph.nodes.len(),
-    ] {
-        b.extend_from_slice(&(x as u64).to_le_bytes());
+    let mut index = Vec::new();
+    for s in &p.sections {
+        index.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        index.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        b.extend_from_slice(s);
     }
-    b.extend_from_slice(b"RILLIDX\x01");
+    index.extend_from_slice(&p.tail);
+    b.extend_from_slice(&index);
     let len = b.len() as u64;
     b[32..40].copy_from_slice(&len.to_le_bytes());
-    let sum = xxhash_rust::xxh3::xxh3_128(&b[64..]);
-    b[40..56].copy_from_slice(&sum.to_le_bytes());
+    let sum = xxh64(&index);
+    b[40..48].copy_from_slice(&sum.to_le_bytes());
     b
 }
 
-/// Replaces, in every value of query `kind`, the encoding of `pattern` by `with`;
+/// The query kind names of the file.
+fn kinds(p: &Parts) -> Vec<String> {
+    let b = &p.sections[KINDS];
+    let mut at = 4;
+    (0..u32_at(b, 0))
+        .map(|_| {
+            let len = u32_at(b, at) as usize;
+            let k = String::from_utf8(b[at + 4..at + 4 + len].to_vec()).unwrap();
+            at += 4 + len;
+            k
+        })
+        .collect()
+}
+
+/// Replaces, in every value of query `kind`, the encoding of `pattern` by `with` (the new
+/// value goes at the end of the values section; its record and checksums are fixed);
 /// returns how many values were forged.
 fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
-    let k = p.graph.kinds.iter().position(|n| n == kind).expect("kind") as u16;
+    let k = kinds(p).iter().position(|n| n == kind).expect("kind") as u16;
     let mut forged = 0;
-    for (node, value) in p.graph.nodes.iter_mut().zip(&mut p.values) {
-        let Some(v) = value else { continue };
-        if node.kind != k {
+    for r in 0..p.sections[RECORDS].len() / RECORD {
+        let rec = p.sections[RECORDS][r * RECORD..(r + 1) * RECORD].to_vec();
+        let has_value = rec[2] & (1 << 2) != 0;
+        if u16::from_le_bytes([rec[0], rec[1]]) != k || !has_value {
             continue;
         }
+        let (off, len) = (u64_at(&rec, 64), u32_at(&rec, 60) as usize);
+        let mut v = p.sections[VALUES][off..off + len].to_vec();
         let Some(at) = v.windows(pattern.len()).position(|w| w == pattern) else {
             continue;
         };
         v.splice(at..at + pattern.len(), with.iter().copied());
-        node.value_len = v.len() as u32;
+        let mut rec = rec;
+        rec[64..72].copy_from_slice(&(p.sections[VALUES].len() as u64).to_le_bytes());
+        rec[60..64].copy_from_slice(&(v.len() as u32).to_le_bytes());
+        rec[72..80].copy_from_slice(&xxh64(&v).to_le_bytes());
+        let (first, n) = (u64_at(&rec, 40), u32_at(&rec, 4) as usize);
+        let deps = &p.sections[EDGES][4 * first..4 * (first + n)];
+        let sum = xxhash_rust::xxh3::xxh3_64_with_seed(deps, xxh64(&rec[..80]));
+        rec[80..88].copy_from_slice(&sum.to_le_bytes());
+        p.sections[RECORDS][r * RECORD..(r + 1) * RECORD].copy_from_slice(&rec);
+        p.sections[VALUES].extend_from_slice(&v);
         forged += 1;
     }
     forged

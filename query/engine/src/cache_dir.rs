@@ -18,19 +18,18 @@
 //! way rather than encoded again.
 
 use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
-use crate::durability::Durability;
+use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::on_disk::{
-    check_header, decode_file, disk_flags, encode_file, DiskFlags, DiskGraph, DiskNode, LoadError,
-    HEADER_LEN,
+    disk_flags, encode_file, Bytes, DiskFlags, DiskGraph, DiskNode, Extra, Store, HEADER_LEN,
 };
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
 use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -136,70 +135,59 @@ fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
-enum ReadError {
-    Io(std::io::Error),
-    Invalid(LoadError),
-}
-
-/// Reads the cache file, checking its header first: a file of another build or version,
-/// or whose length is not the one its header records, is rejected without being read
-/// whole (it may be huge).
-fn read_cache_file(path: &Path, build_id: &str, hasher: HasherKind) -> Result<Vec<u8>, ReadError> {
-    let mut f = File::open(path).map_err(ReadError::Io)?;
-    let len = f.metadata().map_err(ReadError::Io)?.len();
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    (&mut f)
-        .take(HEADER_LEN as u64)
-        .read_to_end(&mut header)
-        .map_err(ReadError::Io)?;
-    check_header(&header, len, build_id, hasher).map_err(ReadError::Invalid)?;
-    let Ok(cap) = usize::try_from(len) else {
-        return Err(ReadError::Invalid(LoadError::TooShort));
+/// Maps the cache file: a file that is not there, cannot be read or fails the checks
+/// made at open (see [`crate::on_disk`]) is a warning and an empty graph.
+fn map_cache_file(path: &Path, build_id: &str, hasher: HasherKind) -> Result<Store, String> {
+    let f = File::open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!("no cache at `{}`; building from scratch", path.display())
+        } else {
+            format!(
+                "cannot read `{}`: {e}; building from scratch",
+                path.display()
+            )
+        }
+    })?;
+    let len = f
+        .metadata()
+        .map_err(|e| {
+            format!(
+                "cannot read `{}`: {e}; building from scratch",
+                path.display()
+            )
+        })?
+        .len();
+    let bytes = if len < HEADER_LEN as u64 {
+        Bytes::Owned(std::fs::read(path).unwrap_or_default())
+    } else {
+        // SAFETY: the cache file is never written in place: every save writes a new file
+        // and renames it over this one, which leaves this mapping on the old file. (A
+        // process that truncates the file in place while this build runs could make a
+        // read of the mapping fault; nothing of ours does.)
+        match unsafe { memmap2::Mmap::map(&f) } {
+            Ok(m) => Bytes::Mapped(m),
+            Err(e) => {
+                return Err(format!(
+                    "cannot map `{}`: {e}; building from scratch",
+                    path.display()
+                ))
+            }
+        }
     };
-    let mut bytes = Vec::with_capacity(cap);
-    bytes.extend_from_slice(&header);
-    f.read_to_end(&mut bytes).map_err(ReadError::Io)?;
-    Ok(bytes)
+    Store::open(bytes, build_id, hasher)
+        .map_err(|e| format!("`{}` ignored: {e}; building from scratch", path.display()))
 }
 
 fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
     let start = Instant::now();
-    let bytes = match read_cache_file(path, build_id, rt.options.hasher) {
-        Ok(b) => b,
-        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            rt.warn(format!(
-                "query cache: no cache at `{}`; building from scratch",
-                path.display()
-            ));
-            return;
-        }
-        Err(ReadError::Io(e)) => {
-            rt.warn(format!(
-                "query cache: cannot read `{}`: {e}; building from scratch",
-                path.display()
-            ));
-            return;
-        }
-        Err(ReadError::Invalid(e)) => {
-            rt.warn(format!(
-                "query cache: `{}` ignored: {e}; building from scratch",
-                path.display()
-            ));
+    let store = match map_cache_file(path, build_id, rt.options.hasher) {
+        Ok(s) => s,
+        Err(w) => {
+            rt.warn(format!("query cache: {w}"));
             return;
         }
     };
-    let len = bytes.len() as u64;
-    let (graph, prev) = match decode_file(bytes, build_id, rt.options.hasher) {
-        Ok(x) => x,
-        Err(e) => {
-            rt.warn(format!(
-                "query cache: `{}` ignored: {e}; building from scratch",
-                path.display()
-            ));
-            return;
-        }
-    };
-    let kind_map: Vec<u16> = graph
+    let kind_map: Vec<u16> = store
         .kinds
         .iter()
         .map(|name| {
@@ -209,45 +197,121 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
                 .map_or(UNKNOWN_KIND, |i| i as u16)
         })
         .collect();
-    {
-        let g = rt.graph.get_mut();
-        g.nodes.reserve(graph.nodes.len());
-        g.edges.reserve(graph.edges.len());
-        g.prev_index.reserve(graph.nodes.len());
-        let mut edge = 0usize;
-        for (i, dn) in graph.nodes.iter().enumerate() {
-            let kind = kind_map[dn.kind as usize];
-            let mut n = Node::new(kind, Fingerprint(dn.key_fp.0, dn.key_fp.1));
-            n.flags = flags::MEMO;
-            if dn.flags.contains(disk_flags::HAS_FP) {
-                n.flags.insert(flags::HAS_FP);
-                n.fingerprint = Fingerprint(dn.fp.0, dn.fp.1);
-            }
-            n.flags
-                .set(flags::CYCLIC, dn.flags.contains(disk_flags::CYCLIC));
-            n.durability = Durability::from_u8(dn.durability).unwrap_or(Durability::Low);
-            n.verified_at = Revision::PREVIOUS_SESSION;
-            n.changed_at = Revision::PREVIOUS_SESSION;
-            n.deps_start = g.edges.len() as u32;
-            n.deps_len = dn.deps_len;
-            n.prev = Some(PrevIndex::from_index(i));
-            for &d in &graph.edges[edge..edge + dn.deps_len as usize] {
-                // Checked by `decode_file`: the file is in dependency order.
-                debug_assert!((d as usize) < i, "an edge to a later node");
-                g.edges.push(NodeId(d));
-            }
-            edge += dn.deps_len as usize;
-            let id = g.push(n);
-            if kind != UNKNOWN_KIND {
-                g.prev_index
-                    .insert((kind, Fingerprint(dn.key_fp.0, dn.key_fp.1)), id);
-            }
+    let mut disk_kind = vec![None; Db::KINDS.len()];
+    for (d, &k) in kind_map.iter().enumerate() {
+        if let Some(slot) = disk_kind.get_mut(k as usize) {
+            *slot = Some(d as u16);
         }
     }
-    rt.prev = Some(prev);
+    let count = store.len();
+    let len = store.file_len();
+    *rt.graph.get_mut() = crate::dep_graph::Graph {
+        nodes: Node::placeholders(count as usize),
+        ..Default::default()
+    };
+    {
+        let s = rt.session.get_mut();
+        s.loaded = count;
+        s.volatile = store.volatile.iter().map(|&i| NodeId(i)).collect();
+    }
+    rt.prev = Some(Loaded {
+        store,
+        kind_map,
+        disk_kind,
+    });
+    // Everything loaded was valid when it was saved; the session's start finds what
+    // changed since (see `session`).
+    rt.last_changed.set(LastChanged::unchanged());
     let stats = rt.stats.get_mut();
     stats.cache_load += start.elapsed();
     stats.cache_bytes_read += len;
+}
+
+/// The previous session's cache, opened, with the map between its query kinds and ours.
+pub(crate) struct Loaded {
+    pub store: Store,
+    /// Our kind of each of the file's kinds (`UNKNOWN_KIND` for a query that is gone).
+    kind_map: Vec<u16>,
+    /// The file's kind of each of ours.
+    disk_kind: Vec<Option<u16>>,
+}
+
+impl Loaded {
+    pub(crate) fn key_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
+        self.store.key_bytes(prev.get())
+    }
+
+    pub(crate) fn value_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
+        self.store.value_bytes(prev.get())
+    }
+
+    /// The value's bytes: `None` without one, an error if they are damaged.
+    pub(crate) fn value(&self, prev: PrevIndex) -> Option<Result<&[u8], crate::on_disk::Damaged>> {
+        self.store.value(prev.get())
+    }
+}
+
+/// Fills in loaded node `id` from its record if it is still a placeholder. A damaged
+/// record is a warning, and the node has no memo (whatever read it re-executes).
+pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
+    if rt.graph.borrow().node(id).has(flags::PRESENT) {
+        return;
+    }
+    let mut n = Node::new(UNKNOWN_KIND, Fingerprint::ZERO);
+    let mut deps: Vec<NodeId> = Vec::new();
+    match rt
+        .prev
+        .as_ref()
+        .and_then(|p| Some((p, p.store.record(id.0)?)))
+    {
+        Some((p, r)) => {
+            n.kind = p.kind_map[usize::from(r.kind)];
+            n.key_fp = r.key_fp;
+            n.durability = Durability::from_u8(r.durability).unwrap_or(Durability::Low);
+            n.verified_at = Revision::PREVIOUS_SESSION;
+            n.changed_at = Revision::PREVIOUS_SESSION;
+            n.prev = Some(PrevIndex::from_index(id.index()));
+            if n.kind != UNKNOWN_KIND {
+                n.flags.insert(flags::MEMO);
+            }
+            if r.flags.contains(disk_flags::HAS_FP) {
+                n.flags.insert(flags::HAS_FP);
+                n.fingerprint = r.fp;
+            }
+            n.flags
+                .set(flags::CYCLIC, r.flags.contains(disk_flags::CYCLIC));
+            n.flags.set(flags::ROOT, r.flags.contains(disk_flags::ROOT));
+            // Checked by `Store::record`: edges point to earlier nodes.
+            deps.extend(r.deps().map(NodeId));
+        }
+        None => rt.warn(format!(
+            "query cache: the record of node {} is damaged; recomputing what used it",
+            id.0
+        )),
+    }
+    let mut g = rt.graph.borrow_mut();
+    let start = g.edges.len() as u32;
+    g.edges.extend_from_slice(&deps);
+    n.deps_start = start;
+    n.deps_len = deps.len() as u32;
+    *g.node_mut(id) = n;
+}
+
+/// The loaded node of query kind `kind` with key fingerprint `key_fp` that has no slot
+/// yet, filled in; `None` if the cache has none.
+pub(crate) fn lookup(rt: &Runtime, kind: u16, key_fp: Fingerprint) -> Option<NodeId> {
+    let p = rt.prev.as_ref()?;
+    let disk_kind = (*p.disk_kind.get(kind as usize)?)?;
+    for c in p.store.candidates(disk_kind, key_fp) {
+        let id = NodeId(c);
+        ensure(rt, id);
+        let g = rt.graph.borrow();
+        let n = g.node(id);
+        if n.kind == kind && n.key_fp == key_fp && n.slot.is_none() {
+            return Some(id);
+        }
+    }
+    None
 }
 
 /// Saves the session's graph (see the module documentation).
@@ -268,8 +332,18 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         return report;
     }
     let start = Instant::now();
-    let (graph, keys, values) = collect::<Db>(db, &mut report);
-    let file = match encode_file(&graph, &keys, &values, &cache.build_id, rt.options.hasher) {
+    // What is valid is known once the session has started (a session that read nothing
+    // has not): the loaded memos the start finds valid are saved again.
+    crate::session::start(db);
+    let (graph, keys, values, volatile, roots) = collect::<Db>(db, &mut report);
+    let extra = Extra {
+        keys: &keys,
+        values: &values,
+        volatile: &volatile,
+        roots: &roots,
+        generation: new_generation(rt),
+    };
+    let file = match encode_file(&graph, &extra, &cache.build_id, rt.options.hasher) {
         Ok(f) => f,
         Err(e) => {
             let w = format!("query cache: cannot encode the cache: {e}; not saved");
@@ -316,7 +390,7 @@ fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()
 }
 
 /// Whether a node's memo is valid at the current revision (and so may be persisted).
-fn is_current(rt: &Runtime, n: &Node) -> bool {
+fn is_current(rt: &Runtime, id: NodeId, n: &Node) -> bool {
     if n.kind == UNKNOWN_KIND || n.has(flags::IN_PROGRESS) {
         return false;
     }
@@ -330,12 +404,42 @@ fn is_current(rt: &Runtime, n: &Node) -> bool {
                 && rt
                     .last_changed
                     .get()
-                    .unchanged_since(n.durability, n.verified_at))
+                    .unchanged_since(n.durability, n.verified_at)
+            || rt.is_clean(id, n.verified_at))
+}
+
+/// The roots of what is saved: what the embedder read at the top level (in this session,
+/// or in an earlier one and still valid) and the inputs it set. A memo that no root
+/// reaches any more (a deleted item's) is dropped.
+fn is_root(n: &Node) -> bool {
+    n.has(flags::ROOT) || n.has(flags::INPUT_SET)
 }
 
 /// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
 /// dependency order, and encodes them with their keys and values.
-fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8>, Vec<u8>) {
+/// A generation number for a new cache file: different from the loaded file's, and from
+/// any other save's in practice (time, process and the previous generation, hashed).
+fn new_generation(rt: &Runtime) -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let prev = rt.prev.as_ref().map_or(0, |p| p.store.header.generation);
+    let mut b = Vec::with_capacity(32);
+    b.extend_from_slice(&now.to_le_bytes());
+    b.extend_from_slice(&std::process::id().to_le_bytes());
+    b.extend_from_slice(&prev.to_le_bytes());
+    let g = xxhash_rust::xxh3::xxh3_64(&b);
+    if g == prev {
+        g.wrapping_add(1)
+    } else {
+        g
+    }
+}
+
+/// The graph, keys, values, volatile nodes and roots to save.
+type Collected = (DiskGraph, Vec<u8>, Vec<u8>, Vec<u32>, Vec<u32>);
+
+fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> Collected {
     let rt = db.runtime();
     let order = dependency_order(rt);
     let mut out = DiskGraph {
@@ -344,6 +448,8 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
     };
     let mut keys = Vec::new();
     let mut values = Vec::new();
+    let mut volatile = Vec::new();
+    let mut roots = Vec::new();
     // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
     let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
     let mut deps_buf = Vec::new();
@@ -377,6 +483,7 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         let mut dflags = DiskFlags::EMPTY;
         dflags.set(disk_flags::HAS_FP, fp.is_some());
         dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
+        dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
         let mut value_len = 0u32;
         if vt.has_codec {
             let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
@@ -408,7 +515,14 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         // `decode_file` checks when it is loaded.
         debug_assert!(deps_buf.iter().all(|&d| (d as usize) < out.nodes.len()));
         out.edges.extend_from_slice(&deps_buf);
-        new_index[id.index()] = out.nodes.len() as u32;
+        let at = out.nodes.len() as u32;
+        new_index[id.index()] = at;
+        if vt.flags.intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS)) {
+            volatile.push(at);
+        }
+        if n.has(flags::ROOT) {
+            roots.push(at);
+        }
         out.nodes.push(DiskNode {
             kind: n.kind,
             flags: dflags,
@@ -422,32 +536,46 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> (DiskGraph, Vec<u8
         keys.extend_from_slice(&key);
     }
     report.nodes = out.nodes.len();
-    (out, keys, values)
+    (out, keys, values, volatile, roots)
 }
 
-/// The current nodes in post-order (dependencies first), by an iterative depth-first
-/// search; nodes reachable only through non-current ones are left out by `collect`.
+/// The current roots and the current nodes they reach, in
+/// post-order (dependencies first), by an iterative depth-first search; nodes reachable
+/// only through non-current ones are left out by `collect`.
 fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
-    let g = rt.graph.borrow();
-    let n = g.nodes.len();
+    // The loaded roots are filled in first (the others are reached through edges).
+    if let Some(p) = rt.prev.as_ref() {
+        for &r in &p.store.roots {
+            ensure(rt, NodeId(r));
+        }
+    }
+    let n = rt.graph.borrow().nodes.len();
     // 0: not visited, 1: on the stack, 2: done.
     let mut state = vec![0u8; n];
     let mut order = Vec::new();
     let mut stack: Vec<(NodeId, u32)> = Vec::new();
     for root in 0..n {
         let root = NodeId(root as u32);
-        if state[root.index()] != 0 || !is_current(rt, g.node(root)) {
-            continue;
+        {
+            let g = rt.graph.borrow();
+            let rn = g.node(root);
+            if state[root.index()] != 0 || !is_root(rn) || !is_current(rt, root, rn) {
+                continue;
+            }
         }
         state[root.index()] = 1;
         stack.push((root, 0));
         while let Some(&mut (id, ref mut next)) = stack.last_mut() {
-            match g.dep(id, *next) {
+            let dep = rt.graph.borrow().dep(id, *next);
+            match dep {
                 Some(dep) => {
                     *next += 1;
-                    if state[dep.index()] == 0 && is_current(rt, g.node(dep)) {
-                        state[dep.index()] = 1;
-                        stack.push((dep, 0));
+                    if state[dep.index()] == 0 {
+                        ensure(rt, dep);
+                        if is_current(rt, dep, rt.graph.borrow().node(dep)) {
+                            state[dep.index()] = 1;
+                            stack.push((dep, 0));
+                        }
                     }
                 }
                 None => {

@@ -1,15 +1,15 @@
 //! The dependency graph in memory: one node per (query kind, key) with its memo's
 //! metadata, and the edges to what it read, in the order it read them.
 //!
-//! Nodes are dense `u32` indices. The previous session's nodes are loaded first (their
-//! indices are their positions in the cache file); nodes created in this session follow.
+//! Nodes are dense `u32` indices. The previous session's nodes come first (their indices
+//! are their positions in the cache file), as zeroed placeholders filled in from the file
+//! when first used; nodes created in this session follow.
 //! The edge lists of all nodes live in one arena: recording a node's edges is one
 //! `extend_from_slice`, with no allocation per node.
 
 use crate::durability::Durability;
 use crate::fingerprint::Fingerprint;
 use crate::revision::Revision;
-use rustc_hash::FxHashMap;
 
 /// The index of a node in the dependency graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -142,6 +142,12 @@ pub(crate) mod flags {
     pub const HAS_FP: NodeFlags = NodeFlags::bit(3);
     /// An input node whose value was set in this session.
     pub const INPUT_SET: NodeFlags = NodeFlags::bit(4);
+    /// The embedder read the node at the top level (outside any query), in this session or
+    /// a previous one whose cache was loaded: what is saved is what these nodes reach.
+    pub const ROOT: NodeFlags = NodeFlags::bit(5);
+    /// The node's fields are filled in. A node of the previous session's cache is an
+    /// all-zero placeholder until its record is first used (`cache_dir::ensure`).
+    pub const PRESENT: NodeFlags = NodeFlags::bit(6);
 }
 
 /// A `u32` index that is never `u32::MAX`, stored so that `Option` of it takes no more
@@ -229,7 +235,7 @@ impl Node {
     pub(crate) fn new(kind: u16, key_fp: Fingerprint) -> Node {
         Node {
             kind,
-            flags: NodeFlags::EMPTY,
+            flags: flags::PRESENT,
             durability: Durability::MAX,
             verified_at: Revision::PREVIOUS_SESSION,
             changed_at: Revision::PREVIOUS_SESSION,
@@ -239,6 +245,29 @@ impl Node {
             deps_len: 0,
             slot: None,
             prev: None,
+        }
+    }
+
+    /// `count` placeholders of the previous session's nodes, all zero (see
+    /// [`flags::PRESENT`]): the memory is zeroed by the allocator, so the pages of nodes
+    /// never used are never touched.
+    pub(crate) fn placeholders(count: usize) -> Vec<Node> {
+        if count == 0 {
+            return Vec::new();
+        }
+        let layout = std::alloc::Layout::array::<Node>(count).expect("node count fits in memory");
+        // SAFETY: the layout is that of `[Node; count]` (non-zero size); every field of
+        // `Node` is an integer, a field-less enum whose zero is a variant
+        // (`Durability::Low`), or an `Option` of a `NonZeroU32` wrapper (zero is `None`),
+        // so all-zero bytes are a valid `Node`; the allocation comes from the global
+        // allocator with that layout, as `Vec::from_raw_parts` requires, and is checked
+        // for null.
+        unsafe {
+            let p = std::alloc::alloc_zeroed(layout) as *mut Node;
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Vec::from_raw_parts(p, count, count)
         }
     }
 
@@ -274,9 +303,6 @@ pub(crate) struct Graph {
     /// Edges no longer referenced (replaced by a re-execution); the arena is compacted
     /// when they outnumber the live ones.
     pub dead_edges: usize,
-    /// (kind, key fingerprint) → node, for nodes loaded from the previous session whose
-    /// key has not been looked up yet.
-    pub prev_index: FxHashMap<(u16, Fingerprint), NodeId>,
 }
 
 impl Graph {

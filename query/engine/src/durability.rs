@@ -59,6 +59,12 @@ impl LastChanged {
         LastChanged([Revision::START; Durability::COUNT])
     }
 
+    /// Nothing changed since the previous session: what a session that loaded a cache
+    /// starts from (the session's start records what it finds changed).
+    pub(crate) fn unchanged() -> LastChanged {
+        LastChanged([Revision::PREVIOUS_SESSION; Durability::COUNT])
+    }
+
     /// An input of durability `d` changed in revision `r`: every level up to `d` changed.
     pub(crate) fn record(&mut self, d: Durability, r: Revision) {
         for slot in &mut self.0[..=d.index()] {

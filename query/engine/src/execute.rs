@@ -184,6 +184,9 @@ fn finish<Q: Query>(
         }
         n.debug_check();
     }
+    if changed {
+        crate::session::note_changed(rt, node);
+    }
     rt.return_dep_vec(frame.deps);
     Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value.clone());
     rt.stats.borrow_mut().kinds[Q::KIND as usize].executed += 1;

@@ -31,6 +31,7 @@ pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
     if !rt.stack.borrow().is_empty() {
         return Ok(fetch_cold::<Q>(db, key));
     }
+    crate::session::start(db);
     top_level(db, || fetch_cold::<Q>(db, key))
 }
 
@@ -61,6 +62,7 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
     if !rt.stack.borrow().is_empty() {
         return fetch_cold::<Q>(db, key);
     }
+    crate::session::start(db);
     match top_level(db, || fetch_cold::<Q>(db, key)) {
         Ok(v) => v,
         Err(cycle) => panic!(
@@ -72,7 +74,7 @@ fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
 
 /// Runs a top-level read, cleaning up after an unwind (a cycle without recovery or a panic
 /// in a provider) so that the database stays usable.
-fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
+pub(crate) fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Result<T, Cycle> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => {
             db.runtime().debug_check_idle();
@@ -112,6 +114,9 @@ pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
                 rt.graph.borrow_mut().node_mut(node).verified_at = rev;
                 rt.record_read(node, durability);
                 return v;
+            }
+            _ if rt.session.borrow().speculative => {
+                resume_unwind(Box::new(crate::session::UnsetInput))
             }
             _ => panic!(
                 "the input `{}({key:?})` was read before it was set",
@@ -158,8 +163,9 @@ pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
 fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
     let rt = db.runtime();
     let key_fp = hash_key::<Q>(db, key);
+    let loaded = crate::cache_dir::lookup(rt, Q::KIND, key_fp);
     let mut g = rt.graph.borrow_mut();
-    let node = match g.prev_index.remove(&(Q::KIND, key_fp)) {
+    let node = match loaded {
         Some(id) => id,
         None => g.push(Node::new(Q::KIND, key_fp)),
     };
@@ -200,7 +206,6 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
         return None;
     }
     let mut g = rt.graph.borrow_mut();
-    g.prev_index.remove(&(Q::KIND, key_fp));
     let slot = st.push(&key, node);
     g.node_mut(node).slot = Some(slot);
     Some(key)
@@ -227,7 +232,16 @@ fn load_from_disk<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
     if changed_at != crate::Revision::PREVIOUS_SESSION {
         return None;
     }
-    let bytes = rt.prev.as_ref()?.value_bytes(prev?)?;
+    let bytes = match rt.prev.as_ref()?.value(prev?)? {
+        Ok(b) => b,
+        Err(_) => {
+            rt.warn(format!(
+                "query cache: the value of `{}` is damaged; recomputing it",
+                Q::NAME
+            ));
+            return None;
+        }
+    };
     rt.profiler.borrow_mut().enter(Region::Load(Q::KIND));
     let decoded = (codec.decode)(bytes);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());

@@ -65,6 +65,7 @@ mod query;
 mod revision;
 mod runtime;
 mod serde_hash;
+mod session;
 mod stable_hash;
 mod stats;
 mod verify;
@@ -97,7 +98,9 @@ pub trait DatabaseExt: Database {
     fn stats(&self) -> StatsSnapshot {
         let rt = self.runtime();
         let kinds: Vec<_> = Self::KINDS.iter().map(|k| (k.name, k.flags)).collect();
-        rt.stats.borrow().snapshot(&kinds, rt.node_count())
+        let mut snap = rt.stats.borrow().snapshot(&kinds, rt.node_count());
+        (snap.engine.session_seeds, snap.engine.session_pushed) = session::counts(rt);
+        snap
     }
 
     /// Writes the dependency graph, fingerprints and `cache_on_disk` values to the cache

@@ -10,8 +10,10 @@
 //! condition that may no longer hold (`if q1() { q2() } else { q3() }`: when `q1`
 //! changed, `q3` is not forced).
 //!
-//! Durability shortcut: if no input of the memo's durability or higher changed since it
-//! was verified, the walk is skipped.
+//! Two shortcuts skip the walk: durability (no input of the memo's durability or higher
+//! changed since it was verified) and, for a memo loaded from the cache, the session's
+//! clean rule (the start of the session pushed every change that could reach it, and none
+//! did: see `session`).
 
 use crate::dep_graph::{flags, NodeId, UNKNOWN_KIND};
 use crate::event::EventKind;
@@ -42,10 +44,14 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
     if rt.kind_flags[kind as usize].contains(Flags::EVAL_ALWAYS) {
         return false;
     }
+    // Valid without a walk: nothing it may depend on changed since it was verified (by
+    // durability), or it was loaded and the session's start found nothing below it
+    // changed (the clean rule, see `session`).
     if !rt
         .last_changed
         .get()
         .unchanged_since(durability, verified_at)
+        && !rt.is_clean(node, verified_at)
     {
         let timed = rt.profiler.borrow().top() != Some(Region::Bookkeeping);
         if timed {
@@ -102,6 +108,7 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
 /// (green, or re-executed: rustc's "force").
 fn changed_after<Db: Database>(db: &Db, dep: NodeId, after: Revision) -> bool {
     let rt = db.runtime();
+    crate::cache_dir::ensure(rt, dep);
     let rev = rt.revision.get();
     let (kind, nflags, verified_at, changed_at) = {
         let g = rt.graph.borrow();

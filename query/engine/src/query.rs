@@ -42,6 +42,11 @@ impl Flags {
         self.0 & other.0 == other.0
     }
 
+    /// Whether any flag of `other` is set.
+    pub const fn intersects(self, other: Flags) -> bool {
+        self.0 & other.0 != 0
+    }
+
     /// Whether the query executes again in every session that needs its value, even when
     /// nothing it depends on changed: it reads the outside world (`EVAL_ALWAYS`), or its
     /// value is neither hashed nor persisted (`NO_HASH` without `CACHE_ON_DISK`), so the

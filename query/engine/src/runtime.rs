@@ -8,7 +8,6 @@ use crate::dep_graph::{flags, Graph, NodeFlags, NodeId};
 use crate::durability::{Durability, LastChanged};
 use crate::event::{Event, EventKind};
 use crate::hasher::HasherKind;
-use crate::on_disk::PrevCache;
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::stats::{Profiler, Stats};
@@ -133,11 +132,13 @@ pub struct Runtime {
     pub(crate) warnings: RefCell<Vec<String>>,
     pub(crate) mismatches: RefCell<Vec<VerifyMismatch>>,
     pub(crate) verify_counter: Cell<u64>,
-    pub(crate) prev: Option<PrevCache>,
+    pub(crate) prev: Option<crate::cache_dir::Loaded>,
     pub(crate) cache_dir: Option<CacheDir>,
     /// Reusable dependency vectors for frames (no allocation per execution).
     pub(crate) dep_pool: RefCell<Vec<Vec<NodeId>>>,
     pub(crate) kind_flags: Vec<Flags>,
+    /// The start of the session on a loaded cache (see `session`).
+    pub(crate) session: RefCell<crate::session::SessionState>,
 }
 
 impl Runtime {
@@ -160,6 +161,7 @@ impl Runtime {
             cache_dir: None,
             dep_pool: RefCell::new(Vec::new()),
             kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
+            session: RefCell::new(Default::default()),
             options,
         };
         if let Some(cache) = rt.options.cache.clone() {
@@ -266,8 +268,9 @@ impl Runtime {
         });
     }
 
-    /// Records that the executing query (if any) read `node`. Consecutive duplicate reads
-    /// are recorded once.
+    /// Records that the executing query read `node` (consecutive duplicate reads are
+    /// recorded once) or, with no query executing, that the embedder did: the node is a
+    /// root of what is saved.
     #[inline]
     pub(crate) fn record_read(&self, node: NodeId, durability: Durability) {
         let mut stack = self.stack.borrow_mut();
@@ -278,6 +281,13 @@ impl Runtime {
             if durability < top.durability {
                 top.durability = durability;
             }
+        } else {
+            drop(stack);
+            self.graph
+                .borrow_mut()
+                .node_mut(node)
+                .flags
+                .insert(flags::ROOT);
         }
     }
 

@@ -198,6 +198,11 @@ pub struct EngineStats {
     pub provider_ms: f64,
     /// Nodes in the dependency graph.
     pub nodes: u64,
+    /// At the start of a session on a loaded cache: the inputs and outside reads found
+    /// changed (the seeds of the push).
+    pub session_seeds: u64,
+    /// Loaded nodes the push re-validated (taken out of its queue).
+    pub session_pushed: u64,
 }
 
 /// A snapshot of the statistics: `queries` and `totals` as in the stats JSON of DESIGN.md

@@ -245,15 +245,73 @@ fn assert_detected(bytes: &[u8], what: &str) {
     assert_eq!(build_on(bytes, 0, what), Outcome::Warned, "{what}");
 }
 
-/// Recomputes the header's length and checksum, as a forger would.
+/// The layout of a cache file (format 3, see `on_disk.rs`), as a forger reads it.
+const INDEX_LEN: usize = 192;
+const RECORD: usize = 88;
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// The sections (offset, length) of a file whose index is intact: kinds, records, edges,
+/// keys, values, table, reverse, volatile, roots.
+fn sections(b: &[u8]) -> [(usize, usize); 9] {
+    let idx = b.len() - INDEX_LEN;
+    std::array::from_fn(|i| {
+        (
+            u64_at(b, idx + 16 * i) as usize,
+            u64_at(b, idx + 16 * i + 8) as usize,
+        )
+    })
+}
+
+fn xxh64(b: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(b)
+}
+
+/// Recomputes every checksum of the file (values, records, sections, index) and its
+/// length, as a forger would; a file too damaged to be parsed is returned as it is.
 fn reseal(mut b: Vec<u8>) -> Vec<u8> {
-    if b.len() < 64 {
+    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x03" {
         return b;
     }
     let len = b.len() as u64;
     b[32..40].copy_from_slice(&len.to_le_bytes());
-    let sum = xxhash_rust::xxh3::xxh3_128(&b[64..]);
-    b[40..56].copy_from_slice(&sum.to_le_bytes());
+    let secs = sections(&b);
+    let in_bounds = secs
+        .iter()
+        .all(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= b.len()));
+    if in_bounds {
+        let (records, edges, values) = (secs[1], secs[2], secs[4]);
+        for r in 0..records.1 / RECORD {
+            let at = records.0 + r * RECORD;
+            let rec = b[at..at + RECORD].to_vec();
+            let voff = values.0 + u64_at(&rec, 64) as usize;
+            let vlen = u32::from_le_bytes(rec[60..64].try_into().unwrap()) as usize;
+            if let Some(v) = b.get(voff..voff + vlen) {
+                let sum = xxh64(v);
+                b[at + 72..at + 80].copy_from_slice(&sum.to_le_bytes());
+            }
+            let first = u64_at(&rec, 40) as usize;
+            let n = u32::from_le_bytes(rec[4..8].try_into().unwrap()) as usize;
+            let deps = b
+                .get(edges.0 + 4 * first..edges.0 + 4 * (first + n))
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default();
+            let sum = xxhash_rust::xxh3::xxh3_64_with_seed(&deps, xxh64(&b[at..at + 80]));
+            b[at + 80..at + 88].copy_from_slice(&sum.to_le_bytes());
+        }
+        let idx = b.len() - INDEX_LEN;
+        for (field, sec) in [(1usize, 0usize), (2, 6), (3, 7), (4, 8)] {
+            let (o, l) = secs[sec];
+            let sum = xxh64(&b[o..o + l]);
+            let at = idx + 16 * 9 + 8 * field;
+            b[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+        }
+    }
+    let idx = b.len() - INDEX_LEN;
+    let sum = xxh64(&b[idx..]);
+    b[40..48].copy_from_slice(&sum.to_le_bytes());
     b
 }
 
@@ -308,15 +366,49 @@ fn extension_is_detected() {
     }
 }
 
+/// A flip in what is checked at open (the header, the index, the kinds, volatile and
+/// roots sections) is a warning; a flip anywhere else is a warning when the build uses
+/// the damaged record, value or section, and otherwise harmless — never a wrong result.
 #[test]
-fn every_bit_flip_is_detected() {
+fn every_bit_flip_is_detected_or_harmless() {
     let _serial = serial();
     let good = good_cache();
+    let secs = sections(&good);
+    let checked_at_open = |i: usize| {
+        (i < 64 && !(56..64).contains(&i))
+            || i >= good.len() - INDEX_LEN
+            || [0usize, 7, 8]
+                .iter()
+                .any(|&s| (secs[s].0..secs[s].0 + secs[s].1).contains(&i))
+    };
+    let (mut warned, mut silent) = (0, 0);
     for i in (0..good.len()).step_by(stride()) {
         let bit = (i * 3) % 8;
         let mut b = good.clone();
         b[i] ^= 1 << bit;
-        assert_detected(&b, &format!("bit {bit} of byte {i} flipped"));
+        let what = format!("bit {bit} of byte {i} flipped");
+        let outcome = build_on(&b, 0, &what);
+        if checked_at_open(i) {
+            assert_eq!(outcome, Outcome::Warned, "{what}");
+        }
+        match outcome {
+            Outcome::Warned => warned += 1,
+            Outcome::Silent => silent += 1,
+            Outcome::Wrong => panic!("{what}: a wrong result"),
+        }
+    }
+    println!("bit flips: {warned} warned, {silent} unused and harmless");
+    // A build that uses every record and value: a flip in a record or a value it uses is
+    // always a warning.
+    let (records, values) = (secs[1], secs[4]);
+    for i in (records.0..records.0 + records.1)
+        .chain(values.0..values.0 + values.1)
+        .step_by(7 * stride())
+    {
+        let mut b = good.clone();
+        b[i] ^= 1;
+        let what = format!("byte {i} of a record or value, other inputs");
+        assert_ne!(build_on(&b, 3, &what), Outcome::Wrong, "{what}");
     }
 }
 
@@ -423,36 +515,6 @@ fn hostile_resealed_mutations_never_panic() {
     );
 }
 
-/// The index of the footer's fields.
-fn footer(b: &[u8]) -> [u64; 7] {
-    let f = &b[b.len() - 64..];
-    std::array::from_fn(|i| u64::from_le_bytes(f[i * 8..i * 8 + 8].try_into().unwrap()))
-}
-
-/// Builds a resealed file from the good file's header and the given sections.
-fn forge(good: &[u8], graph: &[u8], keys: &[u8], values: &[u8], count: u64) -> Vec<u8> {
-    let mut b = good[..64].to_vec();
-    let graph_off = b.len() as u64;
-    b.extend_from_slice(graph);
-    let keys_off = b.len() as u64;
-    b.extend_from_slice(keys);
-    let values_off = b.len() as u64;
-    b.extend_from_slice(values);
-    for x in [
-        graph_off,
-        graph.len() as u64,
-        keys_off,
-        keys.len() as u64,
-        values_off,
-        values.len() as u64,
-        count,
-    ] {
-        b.extend_from_slice(&x.to_le_bytes());
-    }
-    b.extend_from_slice(b"RILLIDX\x01");
-    reseal(b)
-}
-
 /// bincode's varint of a length.
 fn varint(x: u64) -> Vec<u8> {
     if x < 251 {
@@ -476,10 +538,8 @@ fn varint(x: u64) -> Vec<u8> {
 fn hostile_length_prefixes_do_not_allocate() {
     let _serial = serial();
     let good = good_cache();
-    let [goff, glen, koff, klen, voff, vlen, count] = footer(&good);
-    let (goff, glen) = (goff as usize, glen as usize);
-    let keys = &good[koff as usize..(koff + klen) as usize];
-    let values = &good[voff as usize..(voff + vlen) as usize];
+    let secs = sections(&good);
+    let (values, idx) = (secs[4], good.len() - INDEX_LEN);
     let huge = [
         1u64 << 20,
         (1 << 30) - 1,
@@ -490,32 +550,26 @@ fn hostile_length_prefixes_do_not_allocate() {
         u64::MAX,
     ];
     for &n in &huge {
-        // The graph's list of kind names: a huge count, then a huge string length.
-        let mut g = varint(n);
-        assert_detected(
-            &forge(&good, &g, keys, values, count),
-            &format!("kinds {n}"),
-        );
-        g = varint(1);
-        g.extend(varint(n));
-        g.extend_from_slice(b"sum");
-        assert_detected(
-            &forge(&good, &g, keys, values, count),
-            &format!("kind name of length {n}"),
-        );
-        // The good kinds, then a huge node count.
-        let graph = &good[goff..goff + glen];
-        let kinds_end = skip_kinds(graph);
-        let mut g = graph[..kinds_end].to_vec();
-        g.extend(varint(n));
-        g.extend_from_slice(&graph[kinds_end..]);
-        assert_detected(
-            &forge(&good, &g, keys, values, count),
-            &format!("nodes {n}"),
-        );
-        // A footer whose node count or section lengths are huge.
-        let forged = forge(&good, graph, keys, values, n);
-        assert_detected(&forged, &format!("footer count {n}"));
+        // Every value's bytes replaced by a huge length prefix, resealed: no panic and no
+        // large allocation (a forged value may of course decode to a wrong one).
+        let mut b = good.clone();
+        let prefix = varint(n);
+        for (k, x) in b[values.0..values.0 + values.1].iter_mut().enumerate() {
+            *x = prefix.get(k % 9).copied().unwrap_or(0xff);
+        }
+        build_on(&reseal(b), 0, &format!("values {n}"));
+        // A huge node count, or a huge section length, in the index.
+        let mut b = good.clone();
+        b[idx + 16 * 9..idx + 16 * 9 + 8].copy_from_slice(&n.to_le_bytes());
+        assert_detected(&reseal(b), &format!("node count {n}"));
+        let mut b = good.clone();
+        b[idx + 8..idx + 16].copy_from_slice(&n.to_le_bytes());
+        assert_detected(&reseal(b), &format!("kinds length {n}"));
+        // A kind name of a huge length.
+        let mut b = good.clone();
+        let k = secs[0].0;
+        b[k + 4..k + 8].copy_from_slice(&(n as u32).to_le_bytes());
+        assert_detected(&reseal(b), &format!("kind name of length {n}"));
     }
     // Direct decoding of hostile values: an error, never a large allocation.
     for &n in &huge {
@@ -540,31 +594,6 @@ fn hostile_length_prefixes_do_not_allocate() {
     let wide: Vec<u128> = vec![1; 1 << 20];
     let bytes = query::codec_encode(&wide).unwrap();
     assert_eq!(query::codec_decode::<Vec<u128>>(&bytes).unwrap(), wide);
-}
-
-/// The length of the encoded list of kind names at the start of a graph section.
-fn skip_kinds(g: &[u8]) -> usize {
-    fn read(g: &[u8], at: &mut usize) -> u64 {
-        let b = g[*at];
-        *at += 1;
-        let n = match b {
-            251 => 2,
-            252 => 4,
-            253 => 8,
-            _ => return u64::from(b),
-        };
-        let mut x = [0u8; 8];
-        x[..n].copy_from_slice(&g[*at..*at + n]);
-        *at += n;
-        u64::from_le_bytes(x)
-    }
-    let mut at = 0;
-    let kinds = read(g, &mut at);
-    for _ in 0..kinds {
-        let len = read(g, &mut at) as usize;
-        at += len;
-    }
-    at
 }
 
 #[test]

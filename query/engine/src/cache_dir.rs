@@ -45,11 +45,33 @@ pub(crate) struct CacheDir {
     lock: Option<File>,
     build_id: String,
     fsync: bool,
+    /// The generation of the cache file loaded (`None` when none was).
+    pub(crate) loaded_generation: Option<u64>,
 }
 
 impl CacheDir {
     pub(crate) fn owns_lock(&self) -> bool {
         self.lock.is_some()
+    }
+}
+
+/// A new cache generation: a hash of the time, the process and a counter, never 0 (what
+/// files written before generations existed hold) nor `previous`.
+fn new_generation(previous: Option<u64>) -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut seed = [0u8; 32];
+    seed[..16].copy_from_slice(&nanos.to_le_bytes());
+    seed[16..20].copy_from_slice(&std::process::id().to_le_bytes());
+    seed[24..].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    let g = xxhash_rust::xxh3::xxh3_64(&seed);
+    if g == 0 || Some(g) == previous {
+        g.wrapping_add(1).max(1)
+    } else {
+        g
     }
 }
 
@@ -66,6 +88,8 @@ pub struct SaveReport {
     pub promoted: usize,
     /// Size of the file written.
     pub bytes: u64,
+    /// The generation of the file written (when `saved`).
+    pub generation: Option<u64>,
     /// Why nothing (or less) was saved.
     pub warnings: Vec<String>,
 }
@@ -121,6 +145,7 @@ pub(crate) fn open<Db: Database>(rt: &mut Runtime, opts: &CacheOptions) {
         lock,
         build_id: opts.build_id.clone(),
         fsync: opts.fsync,
+        loaded_generation: None,
     });
     load::<Db>(rt, &opts.dir.join(CACHE_FILE), &opts.build_id);
 }
@@ -189,6 +214,7 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
         }
     };
     let len = bytes.len() as u64;
+    let generation = crate::on_disk::generation_of(&bytes);
     let (graph, prev) = match decode_file(bytes, build_id, rt.options.hasher) {
         Ok(x) => x,
         Err(e) => {
@@ -245,6 +271,9 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
         }
     }
     rt.prev = Some(prev);
+    if let Some(cache) = rt.cache_dir.as_mut() {
+        cache.loaded_generation = Some(generation);
+    }
     let stats = rt.stats.get_mut();
     stats.cache_load += start.elapsed();
     stats.cache_bytes_read += len;
@@ -269,7 +298,15 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
     }
     let start = Instant::now();
     let (graph, keys, values) = collect::<Db>(db, &mut report);
-    let file = match encode_file(&graph, &keys, &values, &cache.build_id, rt.options.hasher) {
+    let generation = new_generation(cache.loaded_generation);
+    let file = match encode_file(
+        &graph,
+        &keys,
+        &values,
+        &cache.build_id,
+        rt.options.hasher,
+        generation,
+    ) {
         Ok(f) => f,
         Err(e) => {
             let w = format!("query cache: cannot encode the cache: {e}; not saved");
@@ -282,6 +319,7 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         Ok(()) => {
             report.saved = true;
             report.bytes = file.len() as u64;
+            report.generation = Some(generation);
         }
         Err(e) => {
             let w = format!(

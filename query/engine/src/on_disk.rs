@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! header (64 bytes)  magic "RILLQRY\x01" · format version u32 · hasher u8 · 3 zero bytes
-//!                    · build-id fingerprint (16) · file length u64 · checksum (16) · 8 zero
+//!                    · build-id fingerprint (16) · file length u64 · checksum (16)
+//!                    · generation u64 (new at every save, so that files kept beside the
+//!                    cache can name the cache they belong to)
 //! graph              query kind names (u32 count, then each as u32 length and UTF-8);
 //!                    nodes in dependency order (u32 count, then a 48-byte record each:
 //!                    kind u16, flags u8, durability u8, key and result fingerprints as
@@ -275,7 +277,7 @@ fn decode_graph(bytes: &[u8]) -> Result<DiskGraph, LoadError> {
 /// The file's header: what a reader checks before reading the file whole.
 ///
 /// ```text
-/// 0   magic "RILLQRY\x01"        16  build-id fingerprint (16)   56  8 zero bytes
+/// 0   magic "RILLQRY\x01"        16  build-id fingerprint (16)   56  generation u64
 /// 8   format version u32         32  file length u64
 /// 12  hasher tag u8, 3 zero      40  checksum of the rest (16)
 /// ```
@@ -291,6 +293,8 @@ pub(crate) struct Header {
     pub file_len: u64,
     /// The checksum (xxh3-128) of everything after the header.
     pub checksum: Fingerprint,
+    /// Identifies this save of the cache (see [`crate::DatabaseExt::loaded_generation`]).
+    pub generation: u64,
 }
 
 impl Header {
@@ -302,6 +306,7 @@ impl Header {
         h[16..32].copy_from_slice(&self.build_id.to_le_bytes());
         h[32..40].copy_from_slice(&self.file_len.to_le_bytes());
         h[40..56].copy_from_slice(&self.checksum.to_le_bytes());
+        h[56..64].copy_from_slice(&self.generation.to_le_bytes());
         h
     }
 
@@ -315,7 +320,7 @@ impl Header {
         if version != FORMAT_VERSION {
             return Err(LoadError::Version(version));
         }
-        if h[13..16] != [0; 3] || h[56..64] != [0; 8] {
+        if h[13..16] != [0; 3] {
             return Err(LoadError::Checksum);
         }
         Ok(Header {
@@ -324,6 +329,7 @@ impl Header {
             build_id: fp_at(h, 16),
             file_len: u64_at(h, 32),
             checksum: fp_at(h, 40),
+            generation: u64_at(h, 56),
         })
     }
 }
@@ -382,6 +388,7 @@ pub(crate) fn encode_file(
     values: &[u8],
     build_id: &str,
     hasher: HasherKind,
+    generation: u64,
 ) -> Result<Vec<u8>, String> {
     let graph_bytes = encode_graph(graph)?;
     let mut out =
@@ -405,6 +412,7 @@ pub(crate) fn encode_file(
         build_id: build_id_fingerprint(build_id),
         file_len: out.len() as u64,
         checksum: checksum(&out[HEADER_LEN..]),
+        generation,
     };
     out[..HEADER_LEN].copy_from_slice(&header.encode());
     Ok(out)
@@ -442,6 +450,13 @@ pub(crate) fn check_header(
         });
     }
     Ok(header)
+}
+
+/// The generation in the header of a cache file (0 for a file too short to have one).
+pub(crate) fn generation_of(bytes: &[u8]) -> u64 {
+    bytes
+        .first_chunk::<HEADER_LEN>()
+        .map_or(0, |h| u64_at(h, 56))
 }
 
 /// Checks and decodes a cache file; the keys and values stay undecoded in the result.
@@ -580,7 +595,15 @@ mod tests {
             ],
             edges: vec![0],
         };
-        encode_file(&graph, b"kkK", b"vvv", "build-1", HasherKind::Sip128).unwrap()
+        encode_file(
+            &graph,
+            b"kkK",
+            b"vvv",
+            "build-1",
+            HasherKind::Sip128,
+            0x1234_5678_9abc,
+        )
+        .unwrap()
     }
 
     fn graph() -> DiskGraph {
@@ -637,12 +660,13 @@ mod tests {
             build_id: build_id_fingerprint("build-1"),
             file_len: 0x0102_0304_0506,
             checksum: Fingerprint(7, 8),
+            generation: 0x0a0b_0c0d_0e0f_1011,
         };
         let bytes = header.encode();
         assert_eq!(bytes[..8], MAGIC);
         assert_eq!(Header::decode(&bytes), Ok(header));
         let mut other = bytes;
-        other[57] = 1;
+        other[14] = 1;
         assert_eq!(Header::decode(&other), Err(LoadError::Checksum));
         let index = Index {
             graph: (64, 1),
@@ -655,6 +679,7 @@ mod tests {
         let file = sample();
         let h = check_header(&file, file.len() as u64, "build-1", HasherKind::Sip128).unwrap();
         assert_eq!(h.file_len, file.len() as u64);
+        assert_eq!(h.generation, 0x1234_5678_9abc);
         assert_eq!(file[..HEADER_LEN], h.encode());
     }
 

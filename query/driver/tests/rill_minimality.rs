@@ -266,7 +266,6 @@ fn no_change_re_executes_nothing_but_the_file_reads() {
         file_text(main.rs)
         file_text(util.rs)
         file_text(util/mod.rs)
-        program_code()
     "#]],
     );
 }
@@ -298,7 +297,6 @@ fn a_comment_at_the_top_of_a_file_re_executes_no_codegen() {
         item_ast(crate::geometry::Point)
         item_ast(crate::geometry::area)
         item_ast(crate::geometry::perimeter)
-        program_code()
     "#]],
     );
 }
@@ -332,7 +330,6 @@ fn whitespace_in_a_body_stops_at_the_optimized_ir() {
         typeck(crate::geometry::area)
         typeck_diagnostics(crate::geometry::area)
         optimize(crate::geometry::area)
-        program_code()
     "#]],
     );
 }
@@ -369,7 +366,6 @@ fn one_function_body_edit_re_executes_exactly_one_codegen() {
         typeck_diagnostics(crate::geometry::area)
         optimize(crate::geometry::area)
         codegen(crate::geometry::area)
-        program_code()
     "#]],
     );
 }
@@ -401,7 +397,6 @@ fn a_body_edit_in_the_root_file_re_executes_only_that_function() {
         typeck_diagnostics(crate::main)
         optimize(crate::main)
         codegen(crate::main)
-        program_code()
     "#]],
     );
 }
@@ -435,7 +430,6 @@ fn a_body_edit_that_keeps_the_code_stops_before_codegen() {
         typeck(crate::util::twice)
         typeck_diagnostics(crate::util::twice)
         optimize(crate::util::twice)
-        program_code()
     "#]],
     );
 }
@@ -480,7 +474,6 @@ fn a_signature_edit_re_checks_the_callers() {
         optimize(crate::util::twice)
         codegen(crate::main)
         codegen(crate::util::twice)
-        program_code()
     "#]],
     );
 }
@@ -523,7 +516,6 @@ fn a_const_value_edit_re_executes_only_its_users() {
         optimize(crate::util::clamp)
         codegen(crate::main)
         codegen(crate::util::clamp)
-        program_code()
     "#]],
     );
 }
@@ -604,7 +596,6 @@ fn adding_a_function_compiles_it_alone() {
         optimize(crate::geometry::perimeter)
         optimize(crate::main)
         codegen(crate::geometry::diagonal_sq)
-        program_code()
     "#]],
     );
 }
@@ -671,7 +662,6 @@ fn removing_a_function_compiles_nothing_again() {
         crate_diagnostics()
         optimize(crate::geometry::area)
         optimize(crate::main)
-        program_code()
     "#]],
     );
 }

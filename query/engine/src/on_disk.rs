@@ -17,7 +17,7 @@
 //! ```
 //!
 //! All integers are little-endian. The checksum (xxh3-128) covers everything after the
-//! header. The graph is decoded at load time, record by record with bounds checks (fixed
+//! header, and the generation (XOR-ed in). The graph is decoded at load time, record by record with bounds checks (fixed
 //! widths: no recursion, and no count is trusted before the bytes it claims are there);
 //! keys and values stay as bytes and are decoded on first use (values) or when a node
 //! must be re-executed by index (keys). A file that fails any check is ignored as a whole.
@@ -140,8 +140,11 @@ pub(crate) fn build_id_fingerprint(build_id: &str) -> Fingerprint {
     Fingerprint::from_u128(xxhash_rust::xxh3::xxh3_128(build_id.as_bytes()))
 }
 
-fn checksum(bytes: &[u8]) -> Fingerprint {
-    Fingerprint::from_u128(xxhash_rust::xxh3::xxh3_128(bytes))
+/// The header's checksum: the xxh3-128 of everything after the header, XOR the
+/// generation, so that a damaged generation is caught as well (and a file of generation
+/// 0, written before generations existed, has the plain checksum).
+fn checksum(bytes: &[u8], generation: u64) -> Fingerprint {
+    Fingerprint::from_u128(xxhash_rust::xxh3::xxh3_128(bytes) ^ u128::from(generation))
 }
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
@@ -291,7 +294,7 @@ pub(crate) struct Header {
     pub build_id: Fingerprint,
     /// The length of the whole file.
     pub file_len: u64,
-    /// The checksum (xxh3-128) of everything after the header.
+    /// The checksum (xxh3-128) of everything after the header, XOR the generation.
     pub checksum: Fingerprint,
     /// Identifies this save of the cache (see [`crate::DatabaseExt::loaded_generation`]).
     pub generation: u64,
@@ -411,7 +414,7 @@ pub(crate) fn encode_file(
         hasher: hasher.tag(),
         build_id: build_id_fingerprint(build_id),
         file_len: out.len() as u64,
-        checksum: checksum(&out[HEADER_LEN..]),
+        checksum: checksum(&out[HEADER_LEN..], generation),
         generation,
     };
     out[..HEADER_LEN].copy_from_slice(&header.encode());
@@ -466,7 +469,7 @@ pub(crate) fn decode_file(
     hasher: HasherKind,
 ) -> Result<(DiskGraph, PrevCache), LoadError> {
     let header = check_header(&bytes, bytes.len() as u64, build_id, hasher)?;
-    if header.checksum != checksum(&bytes[HEADER_LEN..]) {
+    if header.checksum != checksum(&bytes[HEADER_LEN..], header.generation) {
         return Err(LoadError::Checksum);
     }
     let body_end = bytes.len() - FOOTER_LEN;

@@ -252,6 +252,8 @@ fn reseal(mut b: Vec<u8>) -> Vec<u8> {
     }
     let len = b.len() as u64;
     b[32..40].copy_from_slice(&len.to_le_bytes());
+    // Generation 0: the checksum is the plain one.
+    b[56..64].fill(0);
     let sum = xxhash_rust::xxh3::xxh3_128(&b[64..]);
     b[40..56].copy_from_slice(&sum.to_le_bytes());
     b

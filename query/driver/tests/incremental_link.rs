@@ -12,7 +12,9 @@ use shared_frontend::sema::modules::MemLoader;
 /// A program whose `grow` gets longer at each step (it moves out of its slot) and whose
 /// `twice` changes in place; `main` calls both; functions come and go.
 fn source(step: usize) -> String {
-    let body: String = (0..step * 8).map(|i| format!("    x = x * 3 + {i};\n")).collect();
+    let body: String = (0..step * 8)
+        .map(|i| format!("    x = x * 3 + {i};\n"))
+        .collect();
     let extra = if step % 2 == 1 {
         "fn extra(a: i64) -> i64 { a - 1 }\n"
     } else {
@@ -38,7 +40,12 @@ fn outcome(b: &Build) -> (u128, Vec<u8>) {
 }
 
 fn from_scratch(step: usize) -> (u128, Vec<u8>) {
-    let b = build(loader(step), Path::new("main.rs"), Goal::Image, BuildOptions::default());
+    let b = build(
+        loader(step),
+        Path::new("main.rs"),
+        Goal::Image,
+        BuildOptions::default(),
+    );
     outcome(&b)
 }
 
@@ -48,7 +55,12 @@ fn link_stats(b: &Build) -> LinkStats {
 
 #[test]
 fn an_edit_history_in_one_session_links_as_from_scratch() {
-    let mut s = Session::new(loader(0), Path::new("main.rs"), Goal::Image, BuildOptions::default());
+    let mut s = Session::new(
+        loader(0),
+        Path::new("main.rs"),
+        Goal::Image,
+        BuildOptions::default(),
+    );
     let first = s.build(Goal::Image);
     assert!(!link_stats(&first).incremental);
     assert_eq!(outcome(&first), from_scratch(0));
@@ -84,7 +96,11 @@ fn an_edit_history_across_sessions_links_as_from_scratch() {
         let b = cached(dir.path(), step);
         assert!(link_stats(&b).incremental, "step {step}");
         assert_eq!(outcome(&b), from_scratch(step), "step {step}");
-        assert!(b.warnings.iter().all(|w| !w.contains("link state")), "{:?}", b.warnings);
+        assert!(
+            b.warnings.iter().all(|w| !w.contains("link state")),
+            "{:?}",
+            b.warnings
+        );
     }
     // A build that saves nothing keeps the state valid.
     let b = cached(dir.path(), 5);
@@ -106,7 +122,11 @@ fn a_missing_stale_or_damaged_link_state_links_from_scratch() {
     std::fs::write(&state, &old).unwrap();
     let b = cached(dir.path(), 2);
     assert!(!link_stats(&b).incremental);
-    assert!(b.warnings.iter().all(|w| !w.contains("link state")), "{:?}", b.warnings);
+    assert!(
+        b.warnings.iter().all(|w| !w.contains("link state")),
+        "{:?}",
+        b.warnings
+    );
     assert_eq!(outcome(&b), from_scratch(2));
 
     // Damaged: a warning.
@@ -116,7 +136,11 @@ fn a_missing_stale_or_damaged_link_state_links_from_scratch() {
     std::fs::write(&state, &bad).unwrap();
     let b = cached(dir.path(), 3);
     assert!(!link_stats(&b).incremental);
-    assert!(b.warnings.iter().any(|w| w.contains("link state")), "{:?}", b.warnings);
+    assert!(
+        b.warnings.iter().any(|w| w.contains("link state")),
+        "{:?}",
+        b.warnings
+    );
     assert_eq!(outcome(&b), from_scratch(3));
 
     // Missing.

@@ -145,7 +145,7 @@ pub fn panic_code(kind: &shared_frontend::ir::PanicKind) -> u32 {
 /// per byte to encode, decode and fingerprint. bincode encodes both the same way (a length,
 /// then the bytes), and so does the fingerprint stream, so caches and fingerprints written
 /// either way agree.
-mod byte_buf {
+pub(crate) mod byte_buf {
     use serde::de::{self, SeqAccess, Visitor};
     use serde::{Deserializer, Serializer};
     use std::fmt;
@@ -192,7 +192,7 @@ mod byte_buf {
 /// 2 context word), the entry's or word's index, two zero bytes, the call's argument count
 /// (u32) and the callee's def-path hash (u128), little-endian; fields a kind does not use
 /// are zero. Anything else fails to decode.
-mod reloc_records {
+pub(crate) mod reloc_records {
     use super::{ContextField, RelocTarget, Relocation, RuntimeFn};
     use serde::{de, Deserializer, Serializer};
     use shared_frontend::sema::def::DefPathHash;
@@ -260,7 +260,7 @@ mod reloc_records {
     }
 }
 
-mod def_id_bits {
+pub(crate) mod def_id_bits {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use shared_frontend::sema::def::{DefId, DefPathHash};
 

@@ -57,7 +57,7 @@ use shared_frontend::ir::IrProgram;
 pub use blob::{CodeBlob, ContextField, RelocTarget, Relocation, RuntimeFn};
 pub use codegen::codegen;
 pub use disasm::{disassemble, disassemble_with};
-pub use link::{link, Image, LinkError};
+pub use link::{link, Image, Layout, LinkError, LinkState, PatchStats};
 pub use runtime::{RunLimits, RunOutcome};
 
 /// Compiles and links every function of `program`, in its order.

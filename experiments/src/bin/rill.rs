@@ -151,6 +151,8 @@ struct Outcome {
     ir: Option<shared_frontend::ir::IrProgram>,
     phases: Vec<(&'static str, f64)>,
     stats: Option<query::StatsSnapshot>,
+    /// What the query driver's link did.
+    link: Option<query_driver::LinkStats>,
 }
 
 /// Prints the diagnostics; returns whether there were errors.
@@ -201,6 +203,9 @@ fn write_stats(
         stats["totals"] = serde_json::json!(s.totals);
         stats["queries"] = serde_json::json!(s.queries);
         stats["engine"] = serde_json::json!(s.engine);
+    }
+    if let Some(link) = &out.link {
+        stats["link"] = serde_json::json!(link);
     }
     // Absent when nothing was linked (DESIGN.md).
     if let Some(image) = &out.image {
@@ -314,6 +319,7 @@ fn compile(
                 ir: None,
                 phases: build.phases,
                 stats: Some(build.stats),
+                link: build.link,
             })
         }
         Arch::Pipeline | Arch::Interp => {
@@ -330,6 +336,7 @@ fn compile(
                 ir: compiled.ir.take(),
                 phases: std::mem::take(&mut compiled.phases),
                 stats: None,
+                link: None,
             };
             // The rest (syntax trees, code blobs) lives until the process exits: freeing
             // it piece by piece would only cost time.

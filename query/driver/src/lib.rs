@@ -12,7 +12,8 @@
 //!        ▼                   │
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
 //!        ▼
-//!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► program_code ─► link
+//!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► link (patch, `linker`)
+//!                                                                 └─► program_code (from scratch)
 //!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
 //! ```
 //!
@@ -31,6 +32,7 @@
 //! order, which the pipeline also uses.
 
 mod env;
+mod linker;
 mod providers;
 mod skeleton;
 mod values;
@@ -47,6 +49,7 @@ use shared_frontend::sema::recipe::Step;
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
 
+pub use linker::LinkStats;
 use providers::*;
 use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
@@ -183,6 +186,8 @@ pub struct Build {
     pub warnings: Vec<String>,
     /// Number of verify-mode mismatches (an untracked read).
     pub verify_mismatches: usize,
+    /// What the link did (when it linked).
+    pub link: Option<LinkStats>,
 }
 
 impl Build {
@@ -214,6 +219,9 @@ pub fn build_id() -> String {
 pub struct Session {
     pub db: RillDb,
     builds: u32,
+    linker: linker::Linker,
+    /// Warnings of opening the session, reported with the first build's.
+    open_warnings: Vec<String>,
 }
 
 impl Session {
@@ -228,11 +236,15 @@ impl Session {
         goal: Goal,
         mut options: BuildOptions,
     ) -> Session {
+        let mut image_dir = None;
         if let Some(dir) = &options.cache_dir {
             let sub = match goal {
                 Goal::Check => "check",
                 Goal::Image => "image",
             };
+            if goal == Goal::Image {
+                image_dir = Some(dir.join(sub));
+            }
             let mut cache = CacheOptions::new(dir.join(sub), build_id());
             // The cache is replaced atomically (temporary file, then rename) and checked
             // on load; without `fsync` a crash at the wrong moment can leave a damaged
@@ -245,7 +257,17 @@ impl Session {
         db.set_crate_root((), root.to_path_buf(), Durability::High);
         db.set_granularity((), options.granularity, Durability::High);
         db.set_span_mode((), options.spans, Durability::High);
-        Session { db, builds: 0 }
+        let mut open_warnings = Vec::new();
+        let linker = match image_dir {
+            Some(dir) => linker::Linker::open(dir, db.loaded_generation(), &mut open_warnings),
+            None => linker::Linker::default(),
+        };
+        Session {
+            db,
+            builds: 0,
+            linker,
+            open_warnings,
+        }
     }
 
     /// Replaces the loader (a test's in-memory files after an edit).
@@ -293,10 +315,12 @@ impl Session {
         }
         phase(&mut out, "check");
         if goal == Goal::Image && !out.has_errors() {
-            let code = db.program_code(());
-            phase(&mut out, "codegen");
-            match backend::link(&code.blobs, code.main) {
-                Ok(image) => out.image = Some(image),
+            let (image, stats) = self.linker.link(db, |name| phase(&mut out, name));
+            match image {
+                Ok(image) => {
+                    out.image = Some(image);
+                    out.link = Some(stats);
+                }
                 Err(e) => out
                     .diagnostics
                     .push(Diagnostic::error_no_span(format!("linking failed: {e}"))),
@@ -328,11 +352,16 @@ impl Session {
         if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() && !unchanged {
             let report = self.db.save();
             out.warnings.extend(report.warnings);
+            // The link state belongs to the cache just written (it holds the lock).
+            if let Some(generation) = report.generation {
+                self.linker.save(generation, &mut out.warnings);
+            }
         }
         out.phases
             .push(("save_cache", start.elapsed().as_secs_f64() * 1e3));
         out.stats = self.db.stats();
         out.warnings.extend(self.db.runtime().warnings());
+        out.warnings.append(&mut self.open_warnings);
         out.verify_mismatches = self.db.runtime().verify_mismatches().len();
     }
 }

@@ -75,7 +75,8 @@ fn join(p: &Parts) -> Vec<u8> {
     b.extend_from_slice(&index);
     let len = b.len() as u64;
     b[32..40].copy_from_slice(&len.to_le_bytes());
-    let sum = xxh64(&index);
+    let generation = u64::from_le_bytes(b[56..64].try_into().unwrap());
+    let sum = xxh64(&index) ^ generation;
     b[40..48].copy_from_slice(&sum.to_le_bytes());
     b
 }

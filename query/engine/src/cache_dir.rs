@@ -65,6 +65,8 @@ pub struct SaveReport {
     pub promoted: usize,
     /// Size of the file written.
     pub bytes: u64,
+    /// The generation of the file written (when `saved`).
+    pub generation: Option<u64>,
     /// Why nothing (or less) was saved.
     pub warnings: Vec<String>,
 }
@@ -336,12 +338,13 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
     // has not): the loaded memos the start finds valid are saved again.
     crate::session::start(db);
     let (graph, keys, values, volatile, roots) = collect::<Db>(db, &mut report);
+    let generation = new_generation(rt);
     let extra = Extra {
         keys: &keys,
         values: &values,
         volatile: &volatile,
         roots: &roots,
-        generation: new_generation(rt),
+        generation,
     };
     let file = match encode_file(&graph, &extra, &cache.build_id, rt.options.hasher) {
         Ok(f) => f,
@@ -356,6 +359,7 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         Ok(()) => {
             report.saved = true;
             report.bytes = file.len() as u64;
+            report.generation = Some(generation);
         }
         Err(e) => {
             let w = format!(
@@ -417,20 +421,24 @@ fn is_root(n: &Node) -> bool {
 
 /// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
 /// dependency order, and encodes them with their keys and values.
-/// A generation number for a new cache file: different from the loaded file's, and from
-/// any other save's in practice (time, process and the previous generation, hashed).
+/// A generation number for a new cache file: never 0, different from the loaded file's,
+/// and from any other save's in practice (time, process, a counter and the previous
+/// generation, hashed).
 fn new_generation(rt: &Runtime) -> u64 {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let prev = rt.prev.as_ref().map_or(0, |p| p.store.header.generation);
-    let mut b = Vec::with_capacity(32);
+    let mut b = Vec::with_capacity(40);
     b.extend_from_slice(&now.to_le_bytes());
     b.extend_from_slice(&std::process::id().to_le_bytes());
     b.extend_from_slice(&prev.to_le_bytes());
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    b.extend_from_slice(&n.to_le_bytes());
     let g = xxhash_rust::xxh3::xxh3_64(&b);
-    if g == prev {
-        g.wrapping_add(1)
+    if g == prev || g == 0 {
+        g.wrapping_add(1).max(1)
     } else {
         g
     }

@@ -188,6 +188,9 @@ fn finish<Q: Query>(
         crate::session::note_changed(rt, node);
     }
     rt.return_dep_vec(frame.deps);
+    if changed {
+        Q::storage(db).changed.record(rev, slot);
+    }
     Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value.clone());
     rt.stats.borrow_mut().kinds[Q::KIND as usize].executed += 1;
     if rt.events_on() {

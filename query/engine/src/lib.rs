@@ -49,6 +49,7 @@
 
 mod backdate;
 mod cache_dir;
+mod changes;
 mod cycle;
 mod dep_graph;
 mod depth;
@@ -117,6 +118,43 @@ pub trait DatabaseExt: Database {
     /// Like [`DatabaseExt::query`], but a cycle without a fallback is an error.
     fn try_query<Q: Query<Db = Self>>(&self, key: Q::Key) -> Result<Q::Value, Cycle> {
         try_query::<Q>(self, key)
+    }
+
+    /// The generation of the cache file this database loaded (`None` when it loaded
+    /// none): a new number at every save ([`SaveReport::generation`]), so that a file
+    /// kept beside the cache can record which cache it belongs to.
+    fn loaded_generation(&self) -> Option<u64> {
+        Some(self.runtime().prev.as_ref()?.store.header.generation)
+    }
+
+    /// The keys of query `Q` whose value changed in this session: executed with a
+    /// different fingerprint than before (or, without one, unequal or unhashed), or for
+    /// the first time. Each key once, in the order of its first change; the cost grows
+    /// with the number of changes, not with the number of keys.
+    fn changed_keys<Q: Query<Db = Self>>(&self) -> Vec<Q::Key> {
+        changes::changed_keys::<Q>(self, Revision::PREVIOUS_SESSION)
+    }
+
+    /// Like [`DatabaseExt::changed_keys`], counting only changes in revisions after
+    /// `after` (the revision of an earlier build of the same session).
+    fn changed_keys_since<Q: Query<Db = Self>>(&self, after: Revision) -> Vec<Q::Key> {
+        changes::changed_keys::<Q>(self, after)
+    }
+
+    /// Whether every memo loaded from the cache is known valid or was brought up to date
+    /// in the current revision (the session's start pushed every change, see `session`,
+    /// and no input changed since). Then [`DatabaseExt::changed_keys`] lists every change
+    /// of a loaded memo without each being brought up to date first (keys the cache did
+    /// not have are not listed: they are new).
+    fn changes_are_complete(&self) -> bool {
+        session::complete(self.runtime())
+    }
+
+    /// Brings `Q(key)` up to date without reading its value when it is green (rustc's
+    /// `ensure`): a value persisted on disk stays undecoded. Only at the top level (not
+    /// inside a provider, where a read must be recorded: there it is a plain read).
+    fn ensure<Q: Query<Db = Self>>(&self, key: Q::Key) {
+        changes::ensure::<Q>(self, key)
     }
 
     /// The key of `node` if it is a node of query `Q` (a [`CycleFrame`]'s node); `None`

@@ -163,6 +163,8 @@ impl<Q: Query + ?Sized> StorageInner<Q> {
 /// The memoized keys and values of one query.
 pub struct QueryStorage<Q: Query + ?Sized> {
     pub(crate) inner: RefCell<StorageInner<Q>>,
+    /// The executions whose value changed, in order (see [`crate::changes`]).
+    pub(crate) changed: crate::changes::ChangeLog,
 }
 
 impl<Q: Query + ?Sized> Default for QueryStorage<Q> {
@@ -172,6 +174,7 @@ impl<Q: Query + ?Sized> Default for QueryStorage<Q> {
                 map: FxHashMap::default(),
                 slots: Vec::new(),
             }),
+            changed: Default::default(),
         }
     }
 }

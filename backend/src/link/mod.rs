@@ -1,0 +1,229 @@
+//! The linker: places the blobs of all functions in one code buffer (each at a 16-byte
+//! aligned offset), patches their relocations and maps the result as an [`Image`]: the
+//! code read+execute and, after it on its own read-write (never executable) page, the run
+//! context: the stack-limit word, the run-state pointer and the runtime entry points'
+//! indirection table. All relocations are PC-relative, so the code bytes do not depend on
+//! where the image is mapped or where the runtime lives.
+//!
+//! Linking is incremental ([`LinkState`], in `state`): the buffer keeps a slot per
+//! function, and a patch rewrites only the changed functions and the call sites of those
+//! that moved. [`link`] is a link from scratch.
+//!
+//! [`Image::hash`] is defined over what the program is, not over where its parts were
+//! placed (`hash`): a wrapping sum of one stable hash per function (its def-id and its
+//! blob as code generation produced it) and one of the entry point, so link order,
+//! placement and patching do not change it, and a patch updates it per function.
+
+mod codec;
+mod hash;
+mod state;
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use shared_frontend::sema::def::DefId;
+
+use crate::blob::{CodeBlob, RuntimeFn};
+
+pub use codec::DecodeError;
+pub use hash::{entry_hash, function_hash};
+pub use state::{Layout, LinkState, PatchStats};
+
+const PAGE: usize = 4096;
+/// Words of the context page before the runtime table.
+pub(crate) const CONTEXT_WORDS: usize = 2;
+/// Images are limited so that every rel32 reaches.
+const MAX_IMAGE: usize = 1 << 30;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkError {
+    DuplicateFunction(DefId),
+    /// The entry point is missing.
+    NoMain(DefId),
+    /// `main` must take no parameters.
+    MainTakesParameters(DefId),
+    /// A call of a function that is not linked.
+    UnresolvedFunction {
+        caller: DefId,
+        callee: DefId,
+    },
+    /// A call passes a different number of arguments than the callee takes.
+    ArityMismatch {
+        caller: DefId,
+        callee: DefId,
+        args: u32,
+        params: u32,
+    },
+    /// A relocation outside its blob's bytes.
+    BadRelocation(DefId),
+    TooLarge,
+    /// A layout given to [`LinkState::link_at`] does not hold the functions.
+    BadLayout,
+    /// The operating system refused the mapping.
+    Map(String),
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::DuplicateFunction(d) => write!(f, "two functions with def-id {d}"),
+            LinkError::NoMain(d) => write!(f, "no main function {d}"),
+            LinkError::MainTakesParameters(d) => write!(f, "main function {d} takes parameters"),
+            LinkError::UnresolvedFunction { caller, callee } => {
+                write!(f, "{caller} calls unknown function {callee}")
+            }
+            LinkError::ArityMismatch {
+                caller,
+                callee,
+                args,
+                params,
+            } => write!(
+                f,
+                "{caller} calls {callee} with {args} arguments, expected {params}"
+            ),
+            LinkError::BadRelocation(d) => write!(f, "bad relocation in {d}"),
+            LinkError::TooLarge => write!(f, "image larger than 1 GiB"),
+            LinkError::BadLayout => write!(f, "the layout does not hold the functions"),
+            LinkError::Map(e) => write!(f, "cannot map the image: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+/// A linked program, ready to run ([`Image::run`]).
+pub struct Image {
+    pub(crate) mem: *mut u8,
+    pub(crate) len: usize,
+    pub(crate) code_len: usize,
+    pub(crate) context: usize,
+    pub(crate) main: usize,
+    /// Function start offsets, in address order.
+    pub(crate) offsets: Vec<(DefId, usize)>,
+    hash: u128,
+    /// One run at a time (the context page belongs to the run).
+    pub(crate) run_lock: Mutex<()>,
+}
+
+// SAFETY: the raw pointer is the image's own mapping (no other value refers to it, and
+// it is unmapped only by `Drop`), so moving the image to another thread moves the
+// mapping with it.
+unsafe impl Send for Image {}
+// SAFETY: through `&Image` the code part is only read (it is read+execute once the image
+// is made), and the context page is written only by `Image::run`, which holds `run_lock`
+// for the whole run, so two threads never write it at once.
+unsafe impl Sync for Image {}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: `mem`/`len` is the mapping `Image::map` made, unmapped only here; no run
+        // is in progress (`run` borrows the image) and `code` slices borrow it too.
+        unsafe {
+            libc::munmap(self.mem as *mut libc::c_void, self.len);
+        }
+    }
+}
+
+impl Image {
+    /// The program's hash: of every function's def-id and blob and of the entry point,
+    /// independent of placement (see the module documentation).
+    pub fn hash(&self) -> u128 {
+        self.hash
+    }
+
+    /// The linked code and data.
+    pub fn code(&self) -> &[u8] {
+        // SAFETY: the first `code_len` bytes of the mapping are the code and data, mapped
+        // readable for as long as the image lives and never written after `map`.
+        unsafe { std::slice::from_raw_parts(self.mem, self.code_len) }
+    }
+
+    /// Offset of each function's code in [`Image::code`], in address order.
+    pub fn function_offsets(&self) -> &[(DefId, usize)] {
+        &self.offsets
+    }
+
+    pub(crate) fn context_ptr(&self) -> *mut u64 {
+        // SAFETY: `context` (page-aligned, below `len`) is the offset of the context page
+        // in the mapping.
+        unsafe { self.mem.add(self.context) as *mut u64 }
+    }
+
+    /// Maps `code` (already patched for a context page at offset `context`, page-aligned
+    /// and at least `code.len()`), fills the runtime table and protects the code
+    /// read+execute.
+    fn map(
+        code: &[u8],
+        context: usize,
+        main: usize,
+        offsets: Vec<(DefId, usize)>,
+        hash: u128,
+    ) -> Result<Image, LinkError> {
+        debug_assert!(context % PAGE == 0 && context >= code.len() && context > 0);
+        let context_bytes = 8 * (CONTEXT_WORDS + RuntimeFn::ALL.len());
+        let len = context + align_up(context_bytes, PAGE);
+        // SAFETY: a new anonymous private mapping at an address of the kernel's choice (a
+        // null hint) replaces nothing; the result is checked for `MAP_FAILED` below.
+        let mem = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if mem == libc::MAP_FAILED {
+            return Err(LinkError::Map(std::io::Error::last_os_error().to_string()));
+        }
+        let mem = mem as *mut u8;
+        // From here the image owns the mapping (Drop unmaps it on every path).
+        let image = Image {
+            mem,
+            len,
+            code_len: code.len(),
+            context,
+            main,
+            offsets,
+            hash,
+            run_lock: Mutex::new(()),
+        };
+        // SAFETY: the whole mapping just made, read-write, zero-filled and referred to by
+        // nothing else until `image` is returned; `buf` is last used before the
+        // `mprotect` below.
+        let buf = unsafe { std::slice::from_raw_parts_mut(mem, len) };
+        buf[..code.len()].copy_from_slice(code);
+        for (k, &f) in RuntimeFn::ALL.iter().enumerate() {
+            let addr = crate::runtime::entry_point(f) as u64;
+            let w = context + 8 * (CONTEXT_WORDS + k);
+            buf[w..w + 8].copy_from_slice(&addr.to_le_bytes());
+        }
+        // SAFETY: the first `context` bytes (whole pages) of our mapping, the code, which
+        // nothing writes any more.
+        let rc = unsafe {
+            libc::mprotect(
+                mem as *mut libc::c_void,
+                context,
+                libc::PROT_READ | libc::PROT_EXEC,
+            )
+        };
+        if rc != 0 {
+            return Err(LinkError::Map(std::io::Error::last_os_error().to_string()));
+        }
+        Ok(image)
+    }
+}
+
+fn align_up(x: usize, a: usize) -> usize {
+    x.div_ceil(a) * a
+}
+
+/// Links `blobs` (placed in this order) into an image whose entry point is `main`.
+pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, LinkError> {
+    LinkState::link(blobs, main)?.image()
+}
+
+pub(crate) fn runtime_index(f: RuntimeFn) -> usize {
+    RuntimeFn::ALL.iter().position(|&g| g == f).unwrap_or(0)
+}

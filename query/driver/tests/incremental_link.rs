@@ -1,0 +1,155 @@
+//! The incremental link gives what a build from scratch gives: the same image hash and
+//! the same output, over edit histories in one session and across sessions through the
+//! cache directory; a missing, stale or damaged link state is a link from scratch.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use backend::RunLimits;
+use query_driver::{build, Build, BuildOptions, Goal, LinkStats, Session};
+use shared_frontend::sema::modules::MemLoader;
+
+/// A program whose `grow` gets longer at each step (it moves out of its slot) and whose
+/// `twice` changes in place; `main` calls both; functions come and go.
+fn source(step: usize) -> String {
+    let body: String = (0..step * 8)
+        .map(|i| format!("    x = x * 3 + {i};\n"))
+        .collect();
+    let extra = if step % 2 == 1 {
+        "fn extra(a: i64) -> i64 { a - 1 }\n"
+    } else {
+        ""
+    };
+    let call_extra = if step % 2 == 1 { "extra(5)" } else { "0" };
+    format!(
+        "fn grow(a: i64) -> i64 {{\n    let mut x = a;\n{body}    x\n}}\n\
+         fn twice(a: i64) -> i64 {{ a * {} }}\n{extra}\
+         fn main() {{\n    println!(\"{{}} {{}} {{}}\", grow(2), twice(3), {call_extra});\n}}\n",
+        step + 2
+    )
+}
+
+fn loader(step: usize) -> Arc<MemLoader> {
+    Arc::new(MemLoader::new([("main.rs", source(step))]))
+}
+
+fn outcome(b: &Build) -> (u128, Vec<u8>) {
+    assert!(!b.has_errors(), "{:?}", b.diagnostics);
+    let image = b.image.as_ref().expect("an image");
+    (image.hash(), image.run(&RunLimits::default()).stdout)
+}
+
+fn from_scratch(step: usize) -> (u128, Vec<u8>) {
+    let b = build(
+        loader(step),
+        Path::new("main.rs"),
+        Goal::Image,
+        BuildOptions::default(),
+    );
+    outcome(&b)
+}
+
+fn link_stats(b: &Build) -> LinkStats {
+    b.link.expect("linked")
+}
+
+#[test]
+fn an_edit_history_in_one_session_links_as_from_scratch() {
+    let mut s = Session::new(
+        loader(0),
+        Path::new("main.rs"),
+        Goal::Image,
+        BuildOptions::default(),
+    );
+    let first = s.build(Goal::Image);
+    assert!(!link_stats(&first).incremental);
+    assert_eq!(outcome(&first), from_scratch(0));
+    for step in 1..6 {
+        s.set_loader(loader(step));
+        let b = s.build(Goal::Image);
+        let stats = link_stats(&b);
+        assert!(stats.incremental, "step {step}: {stats:?}");
+        assert_eq!(outcome(&b), from_scratch(step), "step {step}");
+    }
+    // No change: nothing read, nothing patched.
+    let b = s.build(Goal::Image);
+    assert_eq!(link_stats(&b).relinked, 0);
+    assert_eq!(outcome(&b), from_scratch(5));
+}
+
+fn cached(dir: &Path, step: usize) -> Build {
+    let options = BuildOptions {
+        cache_dir: Some(dir.to_path_buf()),
+        ..BuildOptions::default()
+    };
+    build(loader(step), Path::new("main.rs"), Goal::Image, options)
+}
+
+#[test]
+fn an_edit_history_across_sessions_links_as_from_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = cached(dir.path(), 0);
+    assert!(!link_stats(&first).incremental);
+    let state = dir.path().join("image").join("link-state.bin");
+    assert!(state.exists());
+    for step in 1..6 {
+        let b = cached(dir.path(), step);
+        assert!(link_stats(&b).incremental, "step {step}");
+        assert_eq!(outcome(&b), from_scratch(step), "step {step}");
+        assert!(
+            b.warnings.iter().all(|w| !w.contains("link state")),
+            "{:?}",
+            b.warnings
+        );
+    }
+    // A build that saves nothing keeps the state valid.
+    let b = cached(dir.path(), 5);
+    assert!(link_stats(&b).incremental);
+    assert_eq!(link_stats(&b).relinked, 0);
+    let b = cached(dir.path(), 5);
+    assert!(link_stats(&b).incremental);
+}
+
+#[test]
+fn a_missing_stale_or_damaged_link_state_links_from_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("image").join("link-state.bin");
+    cached(dir.path(), 0);
+    let old = std::fs::read(&state).unwrap();
+    cached(dir.path(), 1);
+
+    // Stale: the state of an older cache is ignored silently.
+    std::fs::write(&state, &old).unwrap();
+    let b = cached(dir.path(), 2);
+    assert!(!link_stats(&b).incremental);
+    assert!(
+        b.warnings.iter().all(|w| !w.contains("link state")),
+        "{:?}",
+        b.warnings
+    );
+    assert_eq!(outcome(&b), from_scratch(2));
+
+    // Damaged: a warning.
+    let mut bad = std::fs::read(&state).unwrap();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x5a;
+    std::fs::write(&state, &bad).unwrap();
+    let b = cached(dir.path(), 3);
+    assert!(!link_stats(&b).incremental);
+    assert!(
+        b.warnings.iter().any(|w| w.contains("link state")),
+        "{:?}",
+        b.warnings
+    );
+    assert_eq!(outcome(&b), from_scratch(3));
+
+    // Missing.
+    std::fs::remove_file(&state).unwrap();
+    let b = cached(dir.path(), 4);
+    assert!(!link_stats(&b).incremental);
+    assert_eq!(outcome(&b), from_scratch(4));
+    // And the next build patches again.
+    let b = cached(dir.path(), 5);
+    assert!(link_stats(&b).incremental);
+    assert_eq!(outcome(&b), from_scratch(5));
+}

@@ -12,8 +12,8 @@
 //!        ▼                   │
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
 //!        ▼
-//!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► link (patch, `linker`)
-//!                                                                 └─► program_code (from scratch)
+//!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► link (`linker`: patched,
+//!                                                                   or from scratch)
 //!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
 //! ```
 //!
@@ -56,7 +56,7 @@ use query::{
 };
 pub use values::{
     CrateStructure, DefInfo, DefMap, DefSource, FileStatus, FileText, Granularity, ItemSyntax,
-    PDiag, Parsed, ProgramCode, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
+    PDiag, Parsed, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
 };
 
 /// What the providers may read besides queries: the file loader, read only by the
@@ -141,8 +141,6 @@ define_queries! {
     query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
     /// A function's machine code (bytes and relocations).
     query [cache_on_disk] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
-    /// Every function's machine code and the entry point.
-    query [no_hash] fn program_code(()) -> Shared<ProgramCode>, "collecting the program's code", p_program_code;
 }
 
 /// How far a build goes.

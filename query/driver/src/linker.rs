@@ -9,7 +9,7 @@
 //! every function's `codegen` is first brought up to date without reading its value
 //! (`ensure`: a blob persisted on disk stays undecoded). Only the changed blobs are read. The list of functions is
 //! compared with the state's only when `crate_defs` or `main_fn` changed. Without a state
-//! the build links from scratch (`program_code`).
+//! the build reads every function's `codegen` and links from scratch.
 //!
 //! On disk the state is tied to the query cache it was made with: the file starts with
 //! the cache's generation ([`query::SaveReport::generation`]) and is written (temporary
@@ -121,9 +121,9 @@ impl Linker {
                 }
             }
             None => {
-                let code = db.program_code(());
+                let (blobs, main) = program_code(db);
                 phase("codegen");
-                LinkState::link(&code.blobs, code.main).map(|state| {
+                LinkState::link(&blobs, main).map(|state| {
                     let stats = LinkStats {
                         incremental: false,
                         functions: state.functions(),
@@ -202,6 +202,19 @@ fn load(path: &Path, generation: u64) -> Result<Option<LinkState>, String> {
 }
 
 type Changes = (Vec<(DefId, Arc<CodeBlob>)>, Vec<DefId>, DefId, usize);
+
+/// Every function's machine code, in source order, and the entry point: what a link from
+/// scratch needs. Read at the top level (not as a query of its own, whose memo would list
+/// every function and be re-executed by any change of one).
+fn program_code(db: &RillDb) -> (Vec<(DefId, Arc<CodeBlob>)>, DefId) {
+    let blobs = db
+        .crate_defs(())
+        .iter()
+        .filter(|(_, kind)| *kind == DefKind::Fn)
+        .filter_map(|&(def, _)| Some((def, db.codegen(def)?)))
+        .collect();
+    (blobs, db.main_fn(()).unwrap_or_else(root_def))
+}
 
 /// What changed since the state was made at `made_at`: the functions with new code (or
 /// new), the functions gone, the entry point, and how many blobs were read.

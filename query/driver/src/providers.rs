@@ -621,17 +621,6 @@ pub(super) fn p_codegen(db: &RillDb, def: DefId) -> Option<Arc<backend::CodeBlob
     Some(Arc::new(backend::codegen(&ir)))
 }
 
-pub(super) fn p_program_code(db: &RillDb, (): ()) -> Shared<ProgramCode> {
-    let blobs = db
-        .crate_defs(())
-        .iter()
-        .filter(|(_, kind)| *kind == DefKind::Fn)
-        .filter_map(|&(def, _)| Some((def, db.codegen(def)?)))
-        .collect();
-    let main = db.main_fn(()).unwrap_or_else(root_def);
-    Shared(Arc::new(ProgramCode { blobs, main }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -431,14 +431,6 @@ pub struct TypeckOut {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The machine code of every function, in source order, and the entry point: what the
-/// linker needs.
-#[derive(Debug)]
-pub struct ProgramCode {
-    pub blobs: Vec<(DefId, Arc<backend::CodeBlob>)>,
-    pub main: DefId,
-}
-
 /// Dependency granularity (experiment E7): per item (an item's analyses read only that
 /// item's syntax) or per file (they also read the whole file, as a compiler that tracks
 /// files would).

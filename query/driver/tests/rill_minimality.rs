@@ -261,13 +261,12 @@ fn no_change_re_executes_nothing_but_the_file_reads() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        program_code()
-    "#]],
+            file_text(geometry.rs)
+            file_text(geometry/mod.rs)
+            file_text(main.rs)
+            file_text(util.rs)
+            file_text(util/mod.rs)
+        "#]],
     );
 }
 
@@ -287,19 +286,18 @@ fn a_comment_at_the_top_of_a_file_re_executes_no_codegen() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(geometry.rs)
-        file_skeleton(geometry.rs)
-        file_status(geometry.rs)
-        item_ast(crate::geometry::Point)
-        item_ast(crate::geometry::area)
-        item_ast(crate::geometry::perimeter)
-        program_code()
-    "#]],
+            file_text(geometry.rs)
+            file_text(geometry/mod.rs)
+            file_text(main.rs)
+            file_text(util.rs)
+            file_text(util/mod.rs)
+            parse_file(geometry.rs)
+            file_skeleton(geometry.rs)
+            file_status(geometry.rs)
+            item_ast(crate::geometry::Point)
+            item_ast(crate::geometry::area)
+            item_ast(crate::geometry::perimeter)
+        "#]],
     );
 }
 
@@ -317,23 +315,22 @@ fn whitespace_in_a_body_stops_at_the_optimized_ir() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(geometry.rs)
-        file_skeleton(geometry.rs)
-        file_status(geometry.rs)
-        item_ast(crate::geometry::Point)
-        item_ast(crate::geometry::area)
-        item_ast(crate::geometry::perimeter)
-        fn_sig(crate::geometry::area)
-        typeck(crate::geometry::area)
-        typeck_diagnostics(crate::geometry::area)
-        optimize(crate::geometry::area)
-        program_code()
-    "#]],
+            file_text(geometry.rs)
+            file_text(geometry/mod.rs)
+            file_text(main.rs)
+            file_text(util.rs)
+            file_text(util/mod.rs)
+            parse_file(geometry.rs)
+            file_skeleton(geometry.rs)
+            file_status(geometry.rs)
+            item_ast(crate::geometry::Point)
+            item_ast(crate::geometry::area)
+            item_ast(crate::geometry::perimeter)
+            fn_sig(crate::geometry::area)
+            typeck(crate::geometry::area)
+            typeck_diagnostics(crate::geometry::area)
+            optimize(crate::geometry::area)
+        "#]],
     );
 }
 
@@ -420,23 +417,22 @@ fn a_body_edit_that_keeps_the_code_stops_before_codegen() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(util.rs)
-        file_skeleton(util.rs)
-        file_status(util.rs)
-        item_ast(crate::util::LIMIT)
-        item_ast(crate::util::clamp)
-        item_ast(crate::util::twice)
-        fn_sig(crate::util::twice)
-        typeck(crate::util::twice)
-        typeck_diagnostics(crate::util::twice)
-        optimize(crate::util::twice)
-        program_code()
-    "#]],
+            file_text(geometry.rs)
+            file_text(geometry/mod.rs)
+            file_text(main.rs)
+            file_text(util.rs)
+            file_text(util/mod.rs)
+            parse_file(util.rs)
+            file_skeleton(util.rs)
+            file_status(util.rs)
+            item_ast(crate::util::LIMIT)
+            item_ast(crate::util::clamp)
+            item_ast(crate::util::twice)
+            fn_sig(crate::util::twice)
+            typeck(crate::util::twice)
+            typeck_diagnostics(crate::util::twice)
+            optimize(crate::util::twice)
+        "#]],
     );
 }
 

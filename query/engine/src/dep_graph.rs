@@ -183,6 +183,7 @@ macro_rules! compact_index {
             }
 
             #[inline]
+            #[allow(dead_code)]
             pub(crate) const fn index(self) -> usize {
                 self.get() as usize
             }

@@ -122,7 +122,7 @@ fn executed(b: &Build, kind: &str) -> u64 {
 }
 
 /// The queries that executed, one per line as `kind(key)`, in the order of the query table
-/// (file reads first, code last) and by key within a kind, so that the log does not
+/// (file stamps first, code last) and by key within a kind, so that the log does not
 /// depend on the order in which providers happen to read.
 fn executed_log(db: &RillDb) -> String {
     let rank = |query: &str| RillDb::KINDS.iter().position(|k| k.name == query);
@@ -159,6 +159,11 @@ fn a_build_from_scratch_executes_every_query_once() {
     check_log(
         &log,
         expect![[r#"
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(geometry.rs)
         file_text(geometry/mod.rs)
         file_text(main.rs)
@@ -243,29 +248,31 @@ fn a_build_from_scratch_executes_every_query_once() {
 }
 
 #[test]
-fn no_change_re_executes_nothing_but_the_file_reads() {
+fn no_change_re_executes_nothing_but_the_file_stamps() {
     let p = Project::new();
     let first = p.build();
     assert_eq!(executed(&first, "codegen"), 5);
     let (again, log) = p.build_logged();
     for (kind, q) in &again.stats.queries {
-        // Only queries that execute in every session by their modifiers: the reads of
-        // the outside world, and the linker's input list (never hashed, never persisted).
+        // Only queries that execute in every session by their modifiers: the stamps of
+        // the files, and the linker's input list (never hashed, never persisted).
         if !q.flags.executes_every_session() {
             assert_eq!(q.executed, 0, "{kind} re-executed");
         }
     }
-    // The three files, and the module-file candidates that were probed.
-    assert!(executed(&again, "file_text") >= 3);
+    // The three files, and the module-file candidates that were probed, are stamped;
+    // none is read (the loader has no metadata: their contents are compared).
+    assert!(executed(&again, "file_stamp") >= 3);
+    assert_eq!(executed(&again, "file_text"), 0);
     assert_eq!(image(&again), image(&first));
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         program_code()
     "#]],
     );
@@ -287,11 +294,12 @@ fn a_comment_at_the_top_of_a_file_re_executes_no_codegen() {
     check_log(
         &log,
         expect![[r#"
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(geometry.rs)
         file_skeleton(geometry.rs)
         file_status(geometry.rs)
@@ -317,11 +325,12 @@ fn whitespace_in_a_body_stops_at_the_optimized_ir() {
     check_log(
         &log,
         expect![[r#"
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(geometry.rs)
         file_skeleton(geometry.rs)
         file_status(geometry.rs)
@@ -353,11 +362,12 @@ fn one_function_body_edit_re_executes_exactly_one_codegen() {
     check_log(
         &log,
         expect![[r#"
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(geometry.rs)
         file_skeleton(geometry.rs)
         file_status(geometry.rs)
@@ -387,11 +397,12 @@ fn a_body_edit_in_the_root_file_re_executes_only_that_function() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(main.rs)
         file_skeleton(main.rs)
         file_status(main.rs)
@@ -420,11 +431,12 @@ fn a_body_edit_that_keeps_the_code_stops_before_codegen() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(util.rs)
         file_skeleton(util.rs)
         file_status(util.rs)
@@ -457,11 +469,13 @@ fn a_signature_edit_re_checks_the_callers() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(main.rs)
         file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(main.rs)
         parse_file(util.rs)
         file_skeleton(util.rs)
@@ -501,11 +515,13 @@ fn a_const_value_edit_re_executes_only_its_users() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(main.rs)
         file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(main.rs)
         parse_file(util.rs)
         file_skeleton(util.rs)
@@ -547,11 +563,13 @@ fn adding_a_function_compiles_it_alone() {
     check_log(
         &log,
         expect![[r#"
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(geometry.rs)
-        file_text(geometry/mod.rs)
         file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(geometry.rs)
         parse_file(main.rs)
         file_skeleton(geometry.rs)
@@ -629,11 +647,13 @@ fn removing_a_function_compiles_nothing_again() {
     check_log(
         &log,
         expect![[r#"
+        file_stamp(geometry.rs)
+        file_stamp(geometry/mod.rs)
+        file_stamp(main.rs)
+        file_stamp(util.rs)
+        file_stamp(util/mod.rs)
         file_text(geometry.rs)
-        file_text(geometry/mod.rs)
         file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
         parse_file(geometry.rs)
         parse_file(main.rs)
         file_skeleton(geometry.rs)

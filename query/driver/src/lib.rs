@@ -80,7 +80,8 @@ define_queries! {
     /// Relative or absolute spans (experiment E5).
     input [] fn span_mode(()) -> SpanMode, "choosing the span mode", set_span_mode;
 
-    /// A path's stamp (metadata, or content fingerprint: `stamp`), taken every session.
+    /// A path's stamp (its metadata, or its content where that cannot stand for it:
+    /// `stamp`), taken every session.
     query [eval_always] fn file_stamp(PathBuf) -> FileStamp, "looking at a source file", p_file_stamp;
     /// A source file's bytes, read through the host's loader when its stamp changed.
     query [] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;

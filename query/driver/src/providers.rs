@@ -23,18 +23,13 @@ use super::skeleton;
 use super::stamp;
 use super::values::*;
 use super::{rq, RillDb};
-use query::{Cycle, CycleFrame, Database, Query};
+use query::{Cycle, CycleFrame, Query};
 
 // ---------------------------------------------------------------------------------------
 // Files and the crate's structure.
 
 pub(super) fn p_file_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
-    stamp::stamp(
-        db.host.loader.as_deref(),
-        &path,
-        db.host.change_detection,
-        db.runtime().options().hasher,
-    )
+    stamp::stamp(db.host.loader.as_deref(), &path, db.host.change_detection)
 }
 
 /// The text is read only when the stamp changed (or when a dependent needs the bytes of

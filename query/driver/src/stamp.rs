@@ -5,7 +5,7 @@
 //! unchanged stamp leaves the text green and the file unread. Under
 //! [`ChangeDetection::Stat`] the stamp is the loader's metadata (kind, size, mtime, ctime,
 //! inode, device), as `git status` compares its index; under [`ChangeDetection::Hash`] it
-//! is the fingerprint of the content, read in every build, as rustc does.
+//! is the content, read and hashed in every build, as rustc does.
 //!
 //! # Racy files
 //!
@@ -18,7 +18,7 @@
 //! So a file whose newest time (mtime or ctime) is older than `now − window`, with the
 //! window at least `lag + granularity`, cannot be changed later without changing its
 //! stamp. A file newer than that, or with a time in the future (a clock that went
-//! backwards), is *racy*: its content is read and its fingerprint folded into the stamp.
+//! backwards), is *racy*: its content is read and made part of the stamp.
 //!
 //! The window: [`RACY_WINDOW_FINE_NS`] (100 ms) when a time has a sub-second part, which
 //! only a file system with fine timestamps gives (ext4, XFS, btrfs, tmpfs, APFS: 1 ns; NTFS:
@@ -28,7 +28,7 @@
 //! (one chance in a billion) only makes the window longer. A program written a few
 //! seconds before a build is therefore not racy on a usual file system, and a
 //! no-change rebuild reads none of it. A file that is racy in one build and not in the
-//! next changes stamp once (the content fingerprint leaves it) and is read once more.
+//! next changes stamp once (the content leaves it) and is read once more.
 //! The rule assumes the file system's clock is this machine's (a network file system
 //! whose server clock runs behind can hide an edit, as it can from `make`).
 //!
@@ -41,10 +41,7 @@ use std::time::SystemTime;
 
 use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat};
 
-use query::{Fingerprint, HasherKind, StableHash, StableHasher};
-
 use crate::values::{ChangeDetection, FileStamp, FileText};
-use crate::RillDb;
 
 /// The racy window of a file system with sub-second timestamps (see the module's docs).
 pub const RACY_WINDOW_FINE_NS: i128 = 100_000_000;
@@ -83,7 +80,6 @@ pub fn stamp(
     loader: Option<&dyn FileLoader>,
     path: &Path,
     detection: ChangeDetection,
-    hasher: HasherKind,
 ) -> FileStamp {
     let stat = match (detection, loader) {
         (ChangeDetection::Stat, Some(loader)) => {
@@ -94,25 +90,13 @@ pub fn stamp(
         }
         _ => None,
     };
-    match stat {
-        Some((false, stat)) => FileStamp {
-            stat: Some(stat),
-            content: None,
-            text: None,
-        },
-        Some((true, stat)) => with_content(Some(stat), read(loader, path), hasher),
-        None => with_content(None, read(loader, path), hasher),
-    }
-}
-
-fn with_content(stat: Option<FileStat>, text: FileText, hasher: HasherKind) -> FileStamp {
-    let mut h = StableHasher::new(hasher);
-    StableHash::<RillDb>::stable_hash(&text, &mut h);
-    let content: Fingerprint = h.finish();
+    let (stat, read_it) = match stat {
+        Some((racy, stat)) => (Some(stat), racy),
+        None => (None, true),
+    };
     FileStamp {
         stat,
-        content: Some(content),
-        text: Some(Arc::new(text)),
+        text: read_it.then(|| Arc::new(read(loader, path))),
     }
 }
 

@@ -17,7 +17,7 @@ use shared_frontend::sema::resolve::{ModuleScope, ResolvedCrate};
 use shared_frontend::span::{FileId, SourceMap, Span};
 use shared_frontend::syntax::ast::SourceFileAst;
 
-use query::{hash_serde, Fingerprint, StableHash, StableHasher};
+use query::{hash_serde, StableHash, StableHasher};
 
 use crate::RillDb;
 
@@ -127,26 +127,17 @@ impl FileText {
     }
 }
 
-/// What `file_stamp` found at a path: what `file_text` is re-read on. Two stamps are equal
-/// when their metadata and content fingerprints are; the text carried along is not part
-/// of the comparison (the fingerprint stands for it).
-#[derive(Clone, Debug)]
+/// What `file_stamp` found at a path: what `file_text` is re-read on.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FileStamp {
     /// The loader's metadata of the path (`None` under [`ChangeDetection::Hash`], or when
     /// the loader has none).
     pub stat: Option<FileStat>,
-    /// The fingerprint of the content (the [`FileText`]), when the stamp had to read it:
-    /// a racy file, [`ChangeDetection::Hash`], a loader without metadata.
-    pub content: Option<Fingerprint>,
-    /// The content read for `content`, handed to `file_text` so that the file is read
-    /// once per build.
+    /// The content, when the stamp had to read it (a racy file, [`ChangeDetection::Hash`],
+    /// a loader without metadata): part of the stamp, so the stamp's fingerprint hashes
+    /// every byte (counted as the stamp's hashing), and handed to `file_text` so that the
+    /// file is read once per build.
     pub text: Option<Arc<FileText>>,
-}
-
-impl PartialEq for FileStamp {
-    fn eq(&self, other: &Self) -> bool {
-        self.stat == other.stat && self.content == other.content
-    }
 }
 
 impl StableHash<RillDb> for FileStamp {
@@ -173,12 +164,11 @@ impl StableHash<RillDb> for FileStamp {
                 h.write_u64(stat.device);
             }
         }
-        match self.content {
+        match &self.text {
             None => h.write_u8(0),
-            Some(fp) => {
+            Some(text) => {
                 h.write_u8(1);
-                h.write_u64(fp.0);
-                h.write_u64(fp.1);
+                text.stable_hash(h);
             }
         }
     }

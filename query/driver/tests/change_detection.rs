@@ -86,7 +86,7 @@ struct Built {
     build: Build,
     fs: Arc<Fs>,
     /// For each file of the crate and the paths looked at: whether its stamp holds the
-    /// content's fingerprint.
+    /// content.
     hashed: BTreeMap<PathBuf, bool>,
     stdout: String,
 }
@@ -206,7 +206,7 @@ impl Project {
             .map(|p| {
                 let path = self.path(p);
                 let stamp = session.db.file_stamp(path.clone());
-                (path, stamp.content.is_some())
+                (path, stamp.text.is_some())
             })
             .collect();
         let scratch = query_driver::build(
@@ -472,6 +472,9 @@ fn a_no_change_rebuild_reads_no_file_with_stat_and_every_file_with_hash() {
             ChangeDetection::Hash => {
                 assert_eq!(second.fs.reads() as u64, stamps);
                 assert!(second.hashed.values().all(|&h| h));
+                let bytes: usize = [MAIN, A, B].iter().map(|t| t.len()).sum();
+                let hashed = second.build.stats.queries["file_stamp"].hashed_bytes;
+                assert!(hashed >= bytes as u64, "{hashed}");
             }
         }
     }

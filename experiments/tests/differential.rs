@@ -82,6 +82,7 @@ fn options(variant: u64, cache_dir: Option<&Path>) -> BuildOptions {
         } else {
             SpanMode::Absolute
         },
+        change_detection: rill::ChangeDetection::Stat,
         exit_after: false,
     }
 }

@@ -203,6 +203,7 @@ fn observe_in_process(arch: Arch, main: &Path, cache: Option<&Path>) -> Shown {
                 engine: query::Options::from_env(),
                 granularity: query_driver::Granularity::Item,
                 spans: query_driver::SpanMode::Relative,
+                change_detection: query_driver::ChangeDetection::Stat,
                 exit_after: false,
             };
             let build = query_driver::build_path(main, query_driver::Goal::Image, options);

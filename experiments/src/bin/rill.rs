@@ -231,6 +231,10 @@ struct QueryArgs {
     /// Spans of the query architecture: relative (to their item, the default) or absolute.
     #[arg(long)]
     spans: Option<String>,
+    /// How the query architecture finds changed files: stat (by metadata, the default) or
+    /// hash (read and hash every file in every build, as rustc does).
+    #[arg(long)]
+    change_detection: Option<String>,
 }
 
 fn query_options(
@@ -264,11 +268,17 @@ fn query_options(
         Some(m) => query_driver::SpanMode::from_name(m)
             .ok_or_else(|| usage_error(format!("unknown --spans `{m}` (relative, absolute)")))?,
     };
+    let change_detection = match &args.change_detection {
+        None => query_driver::ChangeDetection::Stat,
+        Some(d) => query_driver::ChangeDetection::from_name(d)
+            .ok_or_else(|| usage_error(format!("unknown --change-detection `{d}` (stat, hash)")))?,
+    };
     Ok(query_driver::BuildOptions {
         cache_dir: cache_dir.map(Path::to_path_buf),
         engine,
         granularity,
         spans,
+        change_detection,
         exit_after: true,
     })
 }

@@ -2,7 +2,7 @@
 //! called as query providers at item granularity.
 //!
 //! ```text
-//! crate_root ─► def_map ◄─ file_skeleton(file) ◄─ parse_file(file) ◄─ file_text(file) [eval_always]
+//! crate_root ─► def_map ◄─ file_skeleton(file) ◄─ parse_file(file) ◄─ file_text(file) ◄─ file_stamp(file) [eval_always]
 //!                  ▲ ◄──── file_status(file) ◄──────────────────────────┘
 //!                  │                                     ▲
 //!           crate_structure (positionless firewall)      │
@@ -35,6 +35,7 @@ mod env;
 mod linker;
 mod providers;
 mod skeleton;
+pub mod stamp;
 mod values;
 
 use std::path::{Path, PathBuf};
@@ -55,15 +56,18 @@ use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
 };
 pub use values::{
-    CrateStructure, DefInfo, DefMap, DefSource, FileStatus, FileText, Granularity, ItemSyntax,
-    PDiag, Parsed, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
+    ChangeDetection, CrateStructure, DefInfo, DefMap, DefSource, FileStamp, FileStatus, FileText,
+    Granularity, ItemSyntax, PDiag, Parsed, ScopeValue, SemaOut, Shared, Skeleton, SpanMode,
+    TypeckOut,
 };
 
-/// What the providers may read besides queries: the file loader, read only by the
-/// `eval_always` query `file_text`.
+/// What the providers may read besides queries: the file loader and how changes are
+/// detected, read by the `eval_always` query `file_stamp` (and by `file_text`, whose
+/// reads the stamp stands for).
 #[derive(Default)]
 pub struct Host {
     pub loader: Option<Arc<dyn FileLoader>>,
+    pub change_detection: ChangeDetection,
 }
 
 define_queries! {
@@ -79,8 +83,11 @@ define_queries! {
     /// Relative or absolute spans (experiment E5).
     input [] fn span_mode(()) -> SpanMode, "choosing the span mode", set_span_mode;
 
-    /// A source file's bytes, read through the host's loader every session.
-    query [eval_always] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
+    /// A path's stamp (its metadata, or its content where that cannot stand for it:
+    /// `stamp`), taken every session.
+    query [eval_always] fn file_stamp(PathBuf) -> FileStamp, "looking at a source file", p_file_stamp;
+    /// A source file's bytes, read through the host's loader when its stamp changed.
+    query [] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
     /// A file's syntax tree (never hashed: its dependents compare their own results).
     query [no_hash] fn parse_file(PathBuf) -> Shared<Parsed>, "parsing a file", p_parse_file;
     /// A file's items without bodies or positions: what the def map is built from.
@@ -161,6 +168,8 @@ pub struct BuildOptions {
     pub engine: Options,
     pub granularity: Granularity,
     pub spans: SpanMode,
+    /// How the files that changed since the previous build are found.
+    pub change_detection: ChangeDetection,
     /// The process exits right after this build (the `rill` command): the database is
     /// not dropped, as freeing every memo one by one would only delay the exit.
     pub exit_after: bool,
@@ -212,8 +221,8 @@ pub fn build_id() -> String {
     format!("rill {} {exe}", env!("CARGO_PKG_VERSION"))
 }
 
-/// A compilation session: one database, reused across builds in one process (the file
-/// texts are re-read at every build).
+/// A compilation session: one database, reused across builds in one process (the files
+/// are stamped again at every build, and read again when their stamps changed).
 pub struct Session {
     pub db: RillDb,
     builds: u32,
@@ -252,6 +261,7 @@ impl Session {
         }
         let mut db = RillDb::new(options.engine);
         db.host.loader = Some(loader);
+        db.host.change_detection = options.change_detection;
         db.set_crate_root((), root.to_path_buf(), Durability::High);
         db.set_granularity((), options.granularity, Durability::High);
         db.set_span_mode((), options.spans, Durability::High);
@@ -274,7 +284,7 @@ impl Session {
     }
 
     /// Builds up to `goal`. Every build after the first starts a new revision, so the
-    /// files are read again.
+    /// files are stamped again.
     pub fn build(&mut self, goal: Goal) -> Build {
         if self.builds > 0 {
             self.db.runtime_mut().new_revision();
@@ -336,7 +346,7 @@ impl Session {
     /// A build that found everything green writes nothing: the cache on disk already
     /// holds this session's graph. Everything is green when the only queries that
     /// executed are those that execute in every session by their modifiers
-    /// ([`query::Flags::executes_every_session`]: the file reads, and the list of code
+    /// ([`query::Flags::executes_every_session`]: the file stamps, and the list of code
     /// handed to the linker, neither hashed nor persisted).
     pub fn finish(&mut self, out: &mut Build) {
         let start = Instant::now();

@@ -20,6 +20,7 @@ use shared_frontend::syntax::parser;
 
 use super::env::{root_def, QEnv};
 use super::skeleton;
+use super::stamp;
 use super::values::*;
 use super::{rq, RillDb};
 use query::{Cycle, CycleFrame, Query};
@@ -27,12 +28,19 @@ use query::{Cycle, CycleFrame, Query};
 // ---------------------------------------------------------------------------------------
 // Files and the crate's structure.
 
+pub(super) fn p_file_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
+    stamp::stamp(db.host.loader.as_deref(), &path, db.host.change_detection)
+}
+
+/// The text is read only when the stamp changed (or when a dependent needs the bytes of
+/// a file whose text is green from the previous session); a stamp that had to read the
+/// file hands over what it read.
 pub(super) fn p_file_text(db: &RillDb, path: PathBuf) -> Arc<FileText> {
-    let text = match &db.host.loader {
-        Some(loader) => FileText::from_io(loader.load(&path), || loader.is_file(&path)),
-        None => FileText::from_io(Err(std::io::Error::other("no file loader")), || false),
-    };
-    Arc::new(text)
+    let stamp = db.file_stamp(path.clone());
+    match stamp.text {
+        Some(text) => text,
+        None => Arc::new(stamp::read(db.host.loader.as_deref(), &path)),
+    }
 }
 
 pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {

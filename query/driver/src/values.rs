@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use shared_frontend::diag::{Diagnostic, Label};
 use shared_frontend::sema::def::{DefId, DefKind, DefPath, Vis};
 use shared_frontend::sema::items::{ItemAst, ItemTree};
-use shared_frontend::sema::modules::LoadedCrate;
+use shared_frontend::sema::modules::{FileKind, FileStat, LoadedCrate};
 use shared_frontend::sema::resolve::{ModuleScope, ResolvedCrate};
 use shared_frontend::span::{FileId, SourceMap, Span};
 use shared_frontend::syntax::ast::SourceFileAst;
@@ -123,6 +123,82 @@ impl FileText {
             FileText::Bytes(b) => Ok(b.to_vec()),
             FileText::Error { os: Some(code), .. } => Err(std::io::Error::from_raw_os_error(*code)),
             FileText::Error { message, .. } => Err(std::io::Error::other(message.clone())),
+        }
+    }
+}
+
+/// What `file_stamp` found at a path: what `file_text` is re-read on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileStamp {
+    /// The loader's metadata of the path (`None` under [`ChangeDetection::Hash`], or when
+    /// the loader has none).
+    pub stat: Option<FileStat>,
+    /// The content, when the stamp had to read it (a racy file, [`ChangeDetection::Hash`],
+    /// a loader without metadata): part of the stamp, so the stamp's fingerprint hashes
+    /// every byte (counted as the stamp's hashing), and handed to `file_text` so that the
+    /// file is read once per build.
+    pub text: Option<Arc<FileText>>,
+}
+
+impl StableHash<RillDb> for FileStamp {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        match &self.stat {
+            None => h.write_u8(0),
+            Some(stat) => {
+                h.write_u8(1);
+                match &stat.kind {
+                    FileKind::Missing => h.write_u8(0),
+                    FileKind::File => h.write_u8(1),
+                    FileKind::Directory => h.write_u8(2),
+                    FileKind::Other => h.write_u8(3),
+                    FileKind::Unreadable { os, message } => {
+                        h.write_u8(4);
+                        hash_serde(os, h);
+                        h.write_str(message);
+                    }
+                }
+                h.write_u64(stat.size);
+                h.write_u128(stat.mtime_ns as u128);
+                h.write_u128(stat.ctime_ns as u128);
+                h.write_u64(stat.inode);
+                h.write_u64(stat.device);
+            }
+        }
+        match &self.text {
+            None => h.write_u8(0),
+            Some(text) => {
+                h.write_u8(1);
+                text.stable_hash(h);
+            }
+        }
+    }
+}
+
+/// How a build finds the source files that changed since the previous one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChangeDetection {
+    /// By metadata (size, times, inode), as `git status` and `make` do: a file whose
+    /// metadata is unchanged is not read. A racy file (changed too recently for its
+    /// times to be trusted) is also compared by content.
+    #[default]
+    Stat,
+    /// By content, as rustc does: every file is read and hashed in every build.
+    Hash,
+}
+
+impl ChangeDetection {
+    pub fn from_name(name: &str) -> Option<ChangeDetection> {
+        match name {
+            "stat" => Some(ChangeDetection::Stat),
+            "hash" => Some(ChangeDetection::Hash),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeDetection::Stat => "stat",
+            ChangeDetection::Hash => "hash",
         }
     }
 }

@@ -122,7 +122,7 @@ fn executed(b: &Build, kind: &str) -> u64 {
 }
 
 /// The queries that executed, one per line as `kind(key)`, in the order of the query table
-/// (file reads first, code last) and by key within a kind, so that the log does not
+/// (file stamps first, code last) and by key within a kind, so that the log does not
 /// depend on the order in which providers happen to read.
 fn executed_log(db: &RillDb) -> String {
     let rank = |query: &str| RillDb::KINDS.iter().position(|k| k.name == query);
@@ -159,113 +159,119 @@ fn a_build_from_scratch_executes_every_query_once() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(geometry.rs)
-        parse_file(main.rs)
-        parse_file(util.rs)
-        file_skeleton(geometry.rs)
-        file_skeleton(main.rs)
-        file_skeleton(util.rs)
-        file_status(geometry.rs)
-        file_status(geometry/mod.rs)
-        file_status(main.rs)
-        file_status(util.rs)
-        file_status(util/mod.rs)
-        def_map()
-        crate_structure()
-        structure_diagnostics()
-        crate_fatal()
-        crate_files()
-        crate_defs()
-        def_info(crate::geometry::Point)
-        def_info(crate::geometry::area)
-        def_info(crate::geometry::perimeter)
-        def_info(crate::main)
-        def_info(crate::util::LIMIT)
-        def_info(crate::util::clamp)
-        def_info(crate::util::twice)
-        def_source(crate::geometry::Point)
-        def_source(crate::geometry::area)
-        def_source(crate::geometry::perimeter)
-        def_source(crate::main)
-        def_source(crate::util::LIMIT)
-        def_source(crate::util::clamp)
-        def_source(crate::util::twice)
-        module_scope(crate)
-        module_scope(crate::geometry)
-        module_scope(crate::util)
-        item_ast(crate::geometry::Point)
-        item_ast(crate::geometry::area)
-        item_ast(crate::geometry::perimeter)
-        item_ast(crate::main)
-        item_ast(crate::util::LIMIT)
-        item_ast(crate::util::clamp)
-        item_ast(crate::util::twice)
-        fn_sig(crate::geometry::area)
-        fn_sig(crate::geometry::perimeter)
-        fn_sig(crate::main)
-        fn_sig(crate::util::clamp)
-        fn_sig(crate::util::twice)
-        struct_fields(crate::geometry::Point)
-        const_ty(crate::util::LIMIT)
-        const_value(crate::util::LIMIT)
-        check_struct(crate::geometry::Point)
-        typeck(crate::geometry::area)
-        typeck(crate::geometry::perimeter)
-        typeck(crate::main)
-        typeck(crate::util::clamp)
-        typeck(crate::util::twice)
-        typeck_diagnostics(crate::geometry::area)
-        typeck_diagnostics(crate::geometry::perimeter)
-        typeck_diagnostics(crate::main)
-        typeck_diagnostics(crate::util::clamp)
-        typeck_diagnostics(crate::util::twice)
-        main_fn()
-        check_main()
-        crate_diagnostics()
-        optimize(crate::geometry::area)
-        optimize(crate::geometry::perimeter)
-        optimize(crate::main)
-        optimize(crate::util::clamp)
-        optimize(crate::util::twice)
-        codegen(crate::geometry::area)
-        codegen(crate::geometry::perimeter)
-        codegen(crate::main)
-        codegen(crate::util::clamp)
-        codegen(crate::util::twice)
-        program_code()
-    "#]],
-    );
-}
-
-#[test]
-fn no_change_re_executes_nothing_but_the_file_reads() {
-    let p = Project::new();
-    let first = p.build();
-    assert_eq!(executed(&first, "codegen"), 5);
-    let (again, log) = p.build_logged();
-    for (kind, q) in &again.stats.queries {
-        // Only queries that execute in every session by their modifiers: the reads of
-        // the outside world, and the linker's input list (never hashed, never persisted).
-        if !q.flags.executes_every_session() {
-            assert_eq!(q.executed, 0, "{kind} re-executed");
-        }
-    }
-    // The three files, and the module-file candidates that were probed.
-    assert!(executed(&again, "file_text") >= 3);
-    assert_eq!(image(&again), image(&first));
-    check_log(
-        &log,
-        expect![[r#"
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(geometry.rs)
             file_text(geometry/mod.rs)
             file_text(main.rs)
             file_text(util.rs)
             file_text(util/mod.rs)
+            parse_file(geometry.rs)
+            parse_file(main.rs)
+            parse_file(util.rs)
+            file_skeleton(geometry.rs)
+            file_skeleton(main.rs)
+            file_skeleton(util.rs)
+            file_status(geometry.rs)
+            file_status(geometry/mod.rs)
+            file_status(main.rs)
+            file_status(util.rs)
+            file_status(util/mod.rs)
+            def_map()
+            crate_structure()
+            structure_diagnostics()
+            crate_fatal()
+            crate_files()
+            crate_defs()
+            def_info(crate::geometry::Point)
+            def_info(crate::geometry::area)
+            def_info(crate::geometry::perimeter)
+            def_info(crate::main)
+            def_info(crate::util::LIMIT)
+            def_info(crate::util::clamp)
+            def_info(crate::util::twice)
+            def_source(crate::geometry::Point)
+            def_source(crate::geometry::area)
+            def_source(crate::geometry::perimeter)
+            def_source(crate::main)
+            def_source(crate::util::LIMIT)
+            def_source(crate::util::clamp)
+            def_source(crate::util::twice)
+            module_scope(crate)
+            module_scope(crate::geometry)
+            module_scope(crate::util)
+            item_ast(crate::geometry::Point)
+            item_ast(crate::geometry::area)
+            item_ast(crate::geometry::perimeter)
+            item_ast(crate::main)
+            item_ast(crate::util::LIMIT)
+            item_ast(crate::util::clamp)
+            item_ast(crate::util::twice)
+            fn_sig(crate::geometry::area)
+            fn_sig(crate::geometry::perimeter)
+            fn_sig(crate::main)
+            fn_sig(crate::util::clamp)
+            fn_sig(crate::util::twice)
+            struct_fields(crate::geometry::Point)
+            const_ty(crate::util::LIMIT)
+            const_value(crate::util::LIMIT)
+            check_struct(crate::geometry::Point)
+            typeck(crate::geometry::area)
+            typeck(crate::geometry::perimeter)
+            typeck(crate::main)
+            typeck(crate::util::clamp)
+            typeck(crate::util::twice)
+            typeck_diagnostics(crate::geometry::area)
+            typeck_diagnostics(crate::geometry::perimeter)
+            typeck_diagnostics(crate::main)
+            typeck_diagnostics(crate::util::clamp)
+            typeck_diagnostics(crate::util::twice)
+            main_fn()
+            check_main()
+            crate_diagnostics()
+            optimize(crate::geometry::area)
+            optimize(crate::geometry::perimeter)
+            optimize(crate::main)
+            optimize(crate::util::clamp)
+            optimize(crate::util::twice)
+            codegen(crate::geometry::area)
+            codegen(crate::geometry::perimeter)
+            codegen(crate::main)
+            codegen(crate::util::clamp)
+            codegen(crate::util::twice)
+        "#]],
+    );
+}
+
+#[test]
+fn no_change_re_executes_nothing_but_the_file_stamps() {
+    let p = Project::new();
+    let first = p.build();
+    assert_eq!(executed(&first, "codegen"), 5);
+    let (again, log) = p.build_logged();
+    for (kind, q) in &again.stats.queries {
+        // Only queries that execute in every session by their modifiers: the stamps of
+        // the files.
+        if !q.flags.executes_every_session() {
+            assert_eq!(q.executed, 0, "{kind} re-executed");
+        }
+    }
+    // The three files, and the module-file candidates that were probed, are stamped;
+    // none is read (the loader has no metadata: their contents are compared).
+    assert!(executed(&again, "file_stamp") >= 3);
+    assert_eq!(executed(&again, "file_text"), 0);
+    assert_eq!(image(&again), image(&first));
+    check_log(
+        &log,
+        expect![[r#"
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
         "#]],
     );
 }
@@ -286,11 +292,12 @@ fn a_comment_at_the_top_of_a_file_re_executes_no_codegen() {
     check_log(
         &log,
         expect![[r#"
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(geometry.rs)
-            file_text(geometry/mod.rs)
-            file_text(main.rs)
-            file_text(util.rs)
-            file_text(util/mod.rs)
             parse_file(geometry.rs)
             file_skeleton(geometry.rs)
             file_status(geometry.rs)
@@ -315,11 +322,12 @@ fn whitespace_in_a_body_stops_at_the_optimized_ir() {
     check_log(
         &log,
         expect![[r#"
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(geometry.rs)
-            file_text(geometry/mod.rs)
-            file_text(main.rs)
-            file_text(util.rs)
-            file_text(util/mod.rs)
             parse_file(geometry.rs)
             file_skeleton(geometry.rs)
             file_status(geometry.rs)
@@ -350,24 +358,24 @@ fn one_function_body_edit_re_executes_exactly_one_codegen() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(geometry.rs)
-        file_skeleton(geometry.rs)
-        file_status(geometry.rs)
-        item_ast(crate::geometry::Point)
-        item_ast(crate::geometry::area)
-        item_ast(crate::geometry::perimeter)
-        fn_sig(crate::geometry::area)
-        typeck(crate::geometry::area)
-        typeck_diagnostics(crate::geometry::area)
-        optimize(crate::geometry::area)
-        codegen(crate::geometry::area)
-        program_code()
-    "#]],
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
+            file_text(geometry.rs)
+            parse_file(geometry.rs)
+            file_skeleton(geometry.rs)
+            file_status(geometry.rs)
+            item_ast(crate::geometry::Point)
+            item_ast(crate::geometry::area)
+            item_ast(crate::geometry::perimeter)
+            fn_sig(crate::geometry::area)
+            typeck(crate::geometry::area)
+            typeck_diagnostics(crate::geometry::area)
+            optimize(crate::geometry::area)
+            codegen(crate::geometry::area)
+        "#]],
     );
 }
 
@@ -384,22 +392,22 @@ fn a_body_edit_in_the_root_file_re_executes_only_that_function() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(main.rs)
-        file_skeleton(main.rs)
-        file_status(main.rs)
-        item_ast(crate::main)
-        fn_sig(crate::main)
-        typeck(crate::main)
-        typeck_diagnostics(crate::main)
-        optimize(crate::main)
-        codegen(crate::main)
-        program_code()
-    "#]],
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
+            file_text(main.rs)
+            parse_file(main.rs)
+            file_skeleton(main.rs)
+            file_status(main.rs)
+            item_ast(crate::main)
+            fn_sig(crate::main)
+            typeck(crate::main)
+            typeck_diagnostics(crate::main)
+            optimize(crate::main)
+            codegen(crate::main)
+        "#]],
     );
 }
 
@@ -417,11 +425,12 @@ fn a_body_edit_that_keeps_the_code_stops_before_codegen() {
     check_log(
         &log,
         expect![[r#"
-            file_text(geometry.rs)
-            file_text(geometry/mod.rs)
-            file_text(main.rs)
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(util.rs)
-            file_text(util/mod.rs)
             parse_file(util.rs)
             file_skeleton(util.rs)
             file_status(util.rs)
@@ -453,11 +462,13 @@ fn a_signature_edit_re_checks_the_callers() {
     check_log(
         &log,
         expect![[r#"
-            file_text(geometry.rs)
-            file_text(geometry/mod.rs)
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(main.rs)
             file_text(util.rs)
-            file_text(util/mod.rs)
             parse_file(main.rs)
             parse_file(util.rs)
             file_skeleton(main.rs)
@@ -477,7 +488,6 @@ fn a_signature_edit_re_checks_the_callers() {
             optimize(crate::util::twice)
             codegen(crate::main)
             codegen(crate::util::twice)
-            program_code()
         "#]],
     );
 }
@@ -498,11 +508,13 @@ fn a_const_value_edit_re_executes_only_its_users() {
     check_log(
         &log,
         expect![[r#"
-            file_text(geometry.rs)
-            file_text(geometry/mod.rs)
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(main.rs)
             file_text(util.rs)
-            file_text(util/mod.rs)
             parse_file(main.rs)
             parse_file(util.rs)
             file_skeleton(main.rs)
@@ -521,7 +533,6 @@ fn a_const_value_edit_re_executes_only_its_users() {
             optimize(crate::util::clamp)
             codegen(crate::main)
             codegen(crate::util::clamp)
-            program_code()
         "#]],
     );
 }
@@ -545,65 +556,66 @@ fn adding_a_function_compiles_it_alone() {
     check_log(
         &log,
         expect![[r#"
-        file_text(geometry.rs)
-        file_text(geometry/mod.rs)
-        file_text(main.rs)
-        file_text(util.rs)
-        file_text(util/mod.rs)
-        parse_file(geometry.rs)
-        parse_file(main.rs)
-        file_skeleton(geometry.rs)
-        file_status(geometry.rs)
-        def_map()
-        crate_structure()
-        structure_diagnostics()
-        crate_fatal()
-        crate_files()
-        crate_defs()
-        def_info(crate::geometry::Point)
-        def_info(crate::geometry::area)
-        def_info(crate::geometry::diagonal_sq)
-        def_info(crate::geometry::perimeter)
-        def_info(crate::main)
-        def_info(crate::util::LIMIT)
-        def_info(crate::util::clamp)
-        def_info(crate::util::twice)
-        def_source(crate::geometry::Point)
-        def_source(crate::geometry::area)
-        def_source(crate::geometry::diagonal_sq)
-        def_source(crate::geometry::perimeter)
-        def_source(crate::main)
-        def_source(crate::util::LIMIT)
-        def_source(crate::util::clamp)
-        def_source(crate::util::twice)
-        module_scope(crate)
-        module_scope(crate::geometry)
-        module_scope(crate::util)
-        item_ast(crate::geometry::Point)
-        item_ast(crate::geometry::area)
-        item_ast(crate::geometry::diagonal_sq)
-        item_ast(crate::geometry::perimeter)
-        item_ast(crate::main)
-        fn_sig(crate::geometry::area)
-        fn_sig(crate::geometry::diagonal_sq)
-        fn_sig(crate::geometry::perimeter)
-        struct_fields(crate::geometry::Point)
-        typeck(crate::geometry::area)
-        typeck(crate::geometry::diagonal_sq)
-        typeck(crate::geometry::perimeter)
-        typeck(crate::main)
-        typeck_diagnostics(crate::geometry::area)
-        typeck_diagnostics(crate::geometry::diagonal_sq)
-        typeck_diagnostics(crate::geometry::perimeter)
-        typeck_diagnostics(crate::main)
-        crate_diagnostics()
-        optimize(crate::geometry::area)
-        optimize(crate::geometry::diagonal_sq)
-        optimize(crate::geometry::perimeter)
-        optimize(crate::main)
-        codegen(crate::geometry::diagonal_sq)
-        program_code()
-    "#]],
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
+            file_text(geometry.rs)
+            file_text(main.rs)
+            parse_file(geometry.rs)
+            parse_file(main.rs)
+            file_skeleton(geometry.rs)
+            file_status(geometry.rs)
+            def_map()
+            crate_structure()
+            structure_diagnostics()
+            crate_fatal()
+            crate_files()
+            crate_defs()
+            def_info(crate::geometry::Point)
+            def_info(crate::geometry::area)
+            def_info(crate::geometry::diagonal_sq)
+            def_info(crate::geometry::perimeter)
+            def_info(crate::main)
+            def_info(crate::util::LIMIT)
+            def_info(crate::util::clamp)
+            def_info(crate::util::twice)
+            def_source(crate::geometry::Point)
+            def_source(crate::geometry::area)
+            def_source(crate::geometry::diagonal_sq)
+            def_source(crate::geometry::perimeter)
+            def_source(crate::main)
+            def_source(crate::util::LIMIT)
+            def_source(crate::util::clamp)
+            def_source(crate::util::twice)
+            module_scope(crate)
+            module_scope(crate::geometry)
+            module_scope(crate::util)
+            item_ast(crate::geometry::Point)
+            item_ast(crate::geometry::area)
+            item_ast(crate::geometry::diagonal_sq)
+            item_ast(crate::geometry::perimeter)
+            item_ast(crate::main)
+            fn_sig(crate::geometry::area)
+            fn_sig(crate::geometry::diagonal_sq)
+            fn_sig(crate::geometry::perimeter)
+            struct_fields(crate::geometry::Point)
+            typeck(crate::geometry::area)
+            typeck(crate::geometry::diagonal_sq)
+            typeck(crate::geometry::perimeter)
+            typeck(crate::main)
+            typeck_diagnostics(crate::geometry::area)
+            typeck_diagnostics(crate::geometry::diagonal_sq)
+            typeck_diagnostics(crate::geometry::perimeter)
+            typeck_diagnostics(crate::main)
+            crate_diagnostics()
+            optimize(crate::geometry::area)
+            optimize(crate::geometry::diagonal_sq)
+            optimize(crate::geometry::perimeter)
+            optimize(crate::main)
+            codegen(crate::geometry::diagonal_sq)
+        "#]],
     );
 }
 
@@ -630,11 +642,13 @@ fn removing_a_function_compiles_nothing_again() {
     check_log(
         &log,
         expect![[r#"
+            file_stamp(geometry.rs)
+            file_stamp(geometry/mod.rs)
+            file_stamp(main.rs)
+            file_stamp(util.rs)
+            file_stamp(util/mod.rs)
             file_text(geometry.rs)
-            file_text(geometry/mod.rs)
             file_text(main.rs)
-            file_text(util.rs)
-            file_text(util/mod.rs)
             parse_file(geometry.rs)
             parse_file(main.rs)
             file_skeleton(geometry.rs)
@@ -680,7 +694,6 @@ fn removing_a_function_compiles_nothing_again() {
             optimize(crate::geometry::area)
             optimize(crate::main)
             codegen(DefPathHash(1a3c09eaaf13ddd5605ef7e5b6a2496f))
-            program_code()
         "#]],
     );
 }

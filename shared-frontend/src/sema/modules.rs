@@ -28,6 +28,115 @@ use crate::syntax::ast::{Item, ItemKind, SourceFileAst};
 pub trait FileLoader {
     fn load(&self, path: &Path) -> io::Result<Vec<u8>>;
     fn is_file(&self, path: &Path) -> bool;
+
+    /// What the loader can tell about `path` without reading it: the metadata that
+    /// changes whenever the file does (`git status`'s stat data), so that an incremental
+    /// driver reads only the files whose metadata changed. `None` (the default) when the
+    /// loader has nothing cheaper than the content itself: the caller then compares
+    /// contents, so the answer changes exactly when the content does.
+    fn stat(&self, path: &Path) -> Option<FileStat> {
+        let _ = path;
+        None
+    }
+}
+
+/// What is at a path, as [`FileLoader::stat`] reports it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum FileKind {
+    /// Nothing (`ENOENT`).
+    Missing,
+    /// A regular file (after following symbolic links).
+    File,
+    Directory,
+    /// Anything else: a FIFO, a socket, a device.
+    Other,
+    /// The metadata could not be read (`ENOTDIR`, `EACCES` on a directory on the way…):
+    /// `raw_os_error` when there is one, and the error's text.
+    Unreadable {
+        os: Option<i32>,
+        message: String,
+    },
+}
+
+/// A path's metadata: its kind, and for a file the fields that change when it is written,
+/// replaced or moved (`git`'s stat data). Times are nanoseconds since the Unix epoch
+/// (negative before it); `ctime` is the inode's change time, which every write, rename,
+/// `chmod` and `utimensat` sets to the current time and no user can set back. Fields a
+/// platform does not have are 0.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStat {
+    pub kind: FileKind,
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub inode: u64,
+    pub device: u64,
+}
+
+impl FileStat {
+    /// A stat of a path that is not a file (no size, times or identity).
+    pub fn of_kind(kind: FileKind) -> FileStat {
+        FileStat {
+            kind,
+            size: 0,
+            mtime_ns: 0,
+            ctime_ns: 0,
+            inode: 0,
+            device: 0,
+        }
+    }
+
+    /// The stat of a path from `std::fs::metadata` (symbolic links followed, as a read
+    /// follows them). Only a file's fields are kept: a directory's times change whenever
+    /// an entry is added, which says nothing about reading it as a file.
+    pub fn from_metadata(result: io::Result<std::fs::Metadata>) -> FileStat {
+        let meta = match result {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return FileStat::of_kind(FileKind::Missing)
+            }
+            Err(e) => {
+                return FileStat::of_kind(FileKind::Unreadable {
+                    os: e.raw_os_error(),
+                    message: e.to_string(),
+                })
+            }
+        };
+        if meta.is_dir() {
+            return FileStat::of_kind(FileKind::Directory);
+        }
+        if !meta.is_file() {
+            return FileStat::of_kind(FileKind::Other);
+        }
+        let mtime_ns = meta.modified().map_or(0, system_time_ns);
+        #[cfg(unix)]
+        let (ctime_ns, inode, device) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+                meta.ino(),
+                meta.dev(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (ctime_ns, inode, device) = (0, 0, 0);
+        FileStat {
+            kind: FileKind::File,
+            size: meta.len(),
+            mtime_ns,
+            ctime_ns,
+            inode,
+            device,
+        }
+    }
+}
+
+/// A time as nanoseconds since the Unix epoch, negative before it.
+pub fn system_time_ns(t: std::time::SystemTime) -> i128 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
+    }
 }
 
 /// Reads the file system.
@@ -42,9 +151,15 @@ impl FileLoader for FsLoader {
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
     }
+
+    fn stat(&self, path: &Path) -> Option<FileStat> {
+        Some(FileStat::from_metadata(std::fs::metadata(path)))
+    }
 }
 
 /// A fixed set of in-memory files. Paths compare component-wise (`a//b.rs` is `a/b.rs`).
+/// It has no metadata ([`FileLoader::stat`] is `None`): an incremental driver compares
+/// its files by content, so a file counts as changed exactly when its text does.
 #[derive(Clone, Debug, Default)]
 pub struct MemLoader {
     files: FxHashMap<PathBuf, Arc<[u8]>>,

@@ -1,4 +1,9 @@
 //! E8: rustc on the same programs and edits.
+//!
+//! rustc reads and hashes every source file in every build, so Rill's query rows compared
+//! with it (`rill-query`) find changed files the same way (`--change-detection hash`).
+//! The rows `rill-query-stat` are the incremental rebuilds with Rill's default, which
+//! reads only the files whose metadata changed (`--change-detection stat`).
 
 use std::path::Path;
 use std::process::Command;
@@ -61,13 +66,22 @@ pub fn rustc_build(
 const SCENARIOS: [&str; 4] = ["full", "incr-full", "incr-unchanged", "incr-patched"];
 
 /// Rill's configurations, in the order of its sides: (scenario, architecture).
-const RILL: [(&str, &str); 5] = [
+/// `rill-query` detects changes by content as rustc does; `rill-query-stat` by metadata.
+const RILL: [(&str, &str); 7] = [
     ("full", "rill-pipeline"),
     ("full", "rill-query"),
     ("incr-full", "rill-query"),
     ("incr-unchanged", "rill-query"),
     ("incr-patched", "rill-query"),
+    ("incr-unchanged", "rill-query-stat"),
+    ("incr-patched", "rill-query-stat"),
 ];
+
+/// The options of Rill's query builds compared with rustc.
+const HASH: &[&str] = &["--change-detection", "hash"];
+
+/// The scenarios measured with both change detections.
+const DETECTED: [&str; 2] = ["incr-unchanged", "incr-patched"];
 
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let mut o = Outcome::default();
@@ -81,18 +95,31 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let rill_root = dir.join("rill-prog");
     let rill_disk = OnDisk::create(&rill_root, program.clone())?;
     let rill_root = rill_disk.root();
-    // rustc's four scenarios and rill's five configurations, all in the same rounds.
+    // rustc's four scenarios and rill's seven configurations, all in the same rounds.
+    // The incremental histories are built once their files are settled (not racy), as a
+    // program saved before it is built is, so that the stat rows measure a rebuild after
+    // no change rather than after the program was written.
     ctx.set_message("rustc and rill");
     let cache = dir.join("rill-cache");
     let mut sides = rustc_sides(ctx, &dir, disk, edit);
+    let incremental = |name: &str, edited: bool, detection: &'static str| {
+        let run = IncrementalRun::new(ctx, dir.join(name), &program)
+            .change_detection(detection)
+            .settled();
+        if edited {
+            run.edited(&edit.program).side()
+        } else {
+            run.side()
+        }
+    };
     sides.extend([
         scratch_side(ctx, Mode::Run, &rill_root, "pipeline", None, &[]),
-        scratch_side(ctx, Mode::Run, &rill_root, "query", None, &[]),
-        scratch_side(ctx, Mode::Run, &rill_root, "query", Some(&cache), &[]),
-        IncrementalRun::new(ctx, dir.join("rill-unchanged"), &program).side(),
-        IncrementalRun::new(ctx, dir.join("rill-patched"), &program)
-            .edited(&edit.program)
-            .side(),
+        scratch_side(ctx, Mode::Run, &rill_root, "query", None, HASH),
+        scratch_side(ctx, Mode::Run, &rill_root, "query", Some(&cache), HASH),
+        incremental("rill-unchanged", false, "hash"),
+        incremental("rill-patched", true, "hash"),
+        incremental("rill-unchanged-stat", false, "stat"),
+        incremental("rill-patched-stat", true, "stat"),
     ]);
     let runs = interleave(ctx, ctx.profile.reps, sides);
     let configs = SCENARIOS.iter().map(|s| (*s, "rustc")).chain(RILL);
@@ -183,6 +210,25 @@ fn values(o: &mut Outcome, size: usize) {
                 ("full", arch, size),
             );
         }
+    }
+    // Rill's rebuilds with its default change detection, beside the rows compared with
+    // rustc: the time, and its ratio to the same rebuild detecting by content.
+    for s in DETECTED {
+        let k = s.replace('-', "_");
+        o.median_value(
+            &format!("e8.rill_stat_{k}_ms"),
+            (s, "rill-query-stat", size),
+        );
+        o.paired_ratio_value(
+            &format!("e8.rill_stat_{k}_ratio"),
+            (s, "rill-query-stat", size),
+            ("full", "rill-query", size),
+        );
+        o.paired_ratio_value(
+            &format!("e8.rill_stat_over_hash_{k}"),
+            (s, "rill-query-stat", size),
+            (s, "rill-query", size),
+        );
     }
     o.median_value("e8.pipeline_full_ms", ("full", "rill-pipeline", size));
     let lps = median(&o.rows, ("full", "rustc", size)).map(|ms| size as f64 / (ms / 1e3));

@@ -251,9 +251,11 @@ pub fn scratch_rounds<const N: usize>(
 /// it); the timed build is of the last program of the history, a no-change rebuild
 /// ([`edited`](Self::edited)); it is expected to exit 0 ([`expect_exit`](Self::expect_exit));
 /// every build is `rill run` ([`mode`](Self::mode)); no query options are given, so rill's
-/// own cutoff, spans and granularity apply ([`cutoff`](Self::cutoff),
-/// [`spans`](Self::spans), [`granularity`](Self::granularity)); nothing is built in the
-/// same rounds ([`paired_with_pipeline`](Self::paired_with_pipeline)).
+/// own cutoff, spans, granularity and change detection apply ([`cutoff`](Self::cutoff),
+/// [`spans`](Self::spans), [`granularity`](Self::granularity),
+/// [`change_detection`](Self::change_detection)); the history is built as soon as it is
+/// written ([`settled`](Self::settled)); nothing is built in the same rounds
+/// ([`paired_with_pipeline`](Self::paired_with_pipeline)).
 #[must_use = "an incremental run measures nothing until it is run"]
 pub struct IncrementalRun<'a> {
     ctx: &'a Ctx,
@@ -266,6 +268,8 @@ pub struct IncrementalRun<'a> {
     mode: Mode,
     /// Extra options of every query build (`--cutoff off`, ...), in the order given.
     options: Vec<&'a str>,
+    /// Wait before each build of the history until the program's files are not racy.
+    settled: bool,
 }
 
 impl<'a> IncrementalRun<'a> {
@@ -280,6 +284,7 @@ impl<'a> IncrementalRun<'a> {
             expect_exit: &[0],
             mode: Mode::Run,
             options: Vec::new(),
+            settled: false,
         }
     }
 
@@ -324,6 +329,23 @@ impl<'a> IncrementalRun<'a> {
         self.option("--granularity", how.into())
     }
 
+    /// `--change-detection HOW` (`stat`, `hash`); `None` gives no option.
+    pub fn change_detection(self, how: impl Into<Option<&'a str>>) -> Self {
+        self.option("--change-detection", how.into())
+    }
+
+    /// Before each build of the history, waits until the files of the program are older
+    /// than rill's racy window (`query_driver::stamp`), as files saved some time before
+    /// a build are. Without it a history built right after its files were written leaves
+    /// racy stamps in the snapshot (stamps holding the content's fingerprint), and every
+    /// timed rebuild under `--change-detection stat` finds them changed and reads every
+    /// file again: the cost of a rebuild right after a program was written, not of a
+    /// rebuild after no change.
+    pub fn settled(mut self) -> Self {
+        self.settled = true;
+        self
+    }
+
     fn option(mut self, name: &'a str, value: Option<&'a str>) -> Self {
         if let Some(v) = value {
             self.options.extend([name, v]);
@@ -361,7 +383,7 @@ impl<'a> IncrementalRun<'a> {
         let snapshot = self.dir.join("cache-snapshot");
         let _ = std::fs::remove_dir_all(&cache);
         let root = disk.root();
-        let (mode, options) = (self.mode, self.options);
+        let (mode, options, settled) = (self.mode, self.options, self.settled);
         let build = move |expect: &[i32]| {
             let b = Build {
                 mode,
@@ -375,6 +397,9 @@ impl<'a> IncrementalRun<'a> {
         };
         for &(program, expect) in &self.history {
             disk.replace(program.clone()).map_err(fail)?;
+            if settled {
+                settle(&disk);
+            }
             build(expect)?;
         }
         let before = disk.program.clone();
@@ -389,6 +414,25 @@ impl<'a> IncrementalRun<'a> {
             disk.replace(before.clone()).map_err(fail)?;
             r
         }))
+    }
+}
+
+/// Waits until no file of `disk` is racy (at most ten seconds; a file whose time is in
+/// the future stays racy).
+fn settle(disk: &OnDisk) {
+    use query_driver::stamp::is_racy;
+    use shared_frontend::sema::modules::{system_time_ns, FileStat};
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        let now = system_time_ns(std::time::SystemTime::now());
+        let racy = disk.program.files.iter().any(|f| {
+            let stat = FileStat::from_metadata(std::fs::metadata(disk.dir.join(&f.path)));
+            stat.mtime_ns <= now && is_racy(&stat, now)
+        });
+        if !racy {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

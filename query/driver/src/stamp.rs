@@ -1,0 +1,157 @@
+//! Change detection: the stamp that decides whether a source file is read again.
+//!
+//! `file_stamp(path)` is the only query that looks at the file system in every build
+//! (`eval_always`); `file_text(path)` reads the bytes and depends on the stamp, so an
+//! unchanged stamp leaves the text green and the file unread. Under
+//! [`ChangeDetection::Stat`] the stamp is the loader's metadata (kind, size, mtime, ctime,
+//! inode, device), as `git status` compares its index; under [`ChangeDetection::Hash`] it
+//! is the content, read and hashed in every build, as rustc does.
+//!
+//! # Racy files
+//!
+//! Metadata misses an edit that keeps the size when the edit lands in the same timestamp
+//! tick as the stamp taken before it (git's "racy clean" entries). A stamp's time `now`
+//! is read *before* the metadata; an edit after that moment gets an mtime and a ctime of
+//! at least `now − lag − granularity`, where `lag` is how far the kernel's file clock
+//! trails the system clock (Linux stamps files from a coarse clock updated once a jiffy,
+//! at most 10 ms at `HZ=100`) and `granularity` is the file system's timestamp resolution.
+//! So a file whose newest time (mtime or ctime) is older than `now − window`, with the
+//! window at least `lag + granularity`, cannot be changed later without changing its
+//! stamp. A file newer than that, or with a time in the future (a clock that went
+//! backwards), is *racy*: its content is read and made part of the stamp.
+//!
+//! The window: [`RACY_WINDOW_FINE_NS`] (100 ms) when a time has a sub-second part, which
+//! only a file system with fine timestamps gives (ext4, XFS, btrfs, tmpfs, APFS: 1 ns; NTFS:
+//! 100 ns): ten times the largest jiffy. [`RACY_WINDOW_COARSE_NS`] (3 s) when both times
+//! are whole seconds, as on file systems with 1 s (ext4 with 128-byte inodes, HFS+) or
+//! 2 s (FAT) resolution, plus the same margin. A whole-second time on a fine file system
+//! (one chance in a billion) only makes the window longer. A program written a few
+//! seconds before a build is therefore not racy on a usual file system, and a
+//! no-change rebuild reads none of it. A file that is racy in one build and not in the
+//! next changes stamp once (the content leaves it) and is read once more.
+//! The rule assumes the file system's clock is this machine's (a network file system
+//! whose server clock runs behind can hide an edit, as it can from `make`).
+//!
+//! The ctime makes an edit visible even when the mtime is put back
+//! (`File::set_modified`, `touch -d`, `cp -p`): no user can set it.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat};
+
+use crate::values::{ChangeDetection, FileStamp, FileText};
+
+/// The racy window of a file system with sub-second timestamps (see the module's docs).
+pub const RACY_WINDOW_FINE_NS: i128 = 100_000_000;
+/// The racy window of a file system with whole-second timestamps.
+pub const RACY_WINDOW_COARSE_NS: i128 = 3_000_000_000;
+
+const NS_PER_SEC: i128 = 1_000_000_000;
+
+/// Whether a file's metadata, read at `now_ns` or later, is too recent to stand for its
+/// content: its newest time is within the racy window before `now_ns`, or after it.
+pub fn is_racy(stat: &FileStat, now_ns: i128) -> bool {
+    let whole_seconds =
+        stat.mtime_ns.rem_euclid(NS_PER_SEC) == 0 && stat.ctime_ns.rem_euclid(NS_PER_SEC) == 0;
+    let window = if whole_seconds {
+        RACY_WINDOW_COARSE_NS
+    } else {
+        RACY_WINDOW_FINE_NS
+    };
+    stat.mtime_ns.max(stat.ctime_ns) > now_ns.saturating_sub(window)
+}
+
+/// Reads a file as `file_text` reports it: the bytes, or the error with the loader's
+/// `is_file` (asked only when the read failed).
+pub fn read(loader: Option<&dyn FileLoader>, path: &Path) -> FileText {
+    match loader {
+        Some(loader) => FileText::from_io(loader.load(path), || loader.is_file(path)),
+        None => FileText::from_io(Err(std::io::Error::other("no file loader")), || false),
+    }
+}
+
+/// The stamp of `path`. Reads the metadata (unless `detection` is `Hash`), and the content
+/// only when the metadata cannot stand for it: a racy file, `Hash`, or a loader without
+/// metadata. Special files (FIFOs, devices) are never read here: reading may block or
+/// consume their data, and their metadata changes when they are written.
+pub fn stamp(
+    loader: Option<&dyn FileLoader>,
+    path: &Path,
+    detection: ChangeDetection,
+) -> FileStamp {
+    let stat = match (detection, loader) {
+        (ChangeDetection::Stat, Some(loader)) => {
+            let now = system_time_ns(SystemTime::now());
+            loader
+                .stat(path)
+                .map(|stat| (is_racy(&stat, now) && stat.kind == FileKind::File, stat))
+        }
+        _ => None,
+    };
+    let (stat, read_it) = match stat {
+        Some((racy, stat)) => (Some(stat), racy),
+        None => (None, true),
+    };
+    FileStamp {
+        stat,
+        text: read_it.then(|| Arc::new(read(loader, path))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(mtime_ns: i128, ctime_ns: i128) -> FileStat {
+        FileStat {
+            kind: FileKind::File,
+            size: 10,
+            mtime_ns,
+            ctime_ns,
+            inode: 1,
+            device: 1,
+        }
+    }
+
+    const NOW: i128 = 1_700_000_000 * NS_PER_SEC + 500_000_000;
+
+    #[test]
+    fn fine_times_are_racy_within_the_fine_window_only() {
+        let old = NOW - RACY_WINDOW_FINE_NS - 1;
+        assert!(!is_racy(&file(old - 7, old - 7), NOW));
+        assert!(is_racy(&file(NOW - 1_000_007, old), NOW), "recent mtime");
+        assert!(is_racy(&file(old, NOW - 1_000_007), NOW), "recent ctime");
+        // Two seconds old on a fine file system: not racy.
+        assert!(!is_racy(
+            &file(NOW - 2 * NS_PER_SEC - 3, NOW - 2 * NS_PER_SEC - 3),
+            NOW
+        ));
+    }
+
+    #[test]
+    fn whole_second_times_get_the_coarse_window() {
+        let t = (NOW / NS_PER_SEC - 2) * NS_PER_SEC;
+        assert!(is_racy(&file(t, t), NOW), "2 s old on a 1 s file system");
+        let t = (NOW / NS_PER_SEC - 4) * NS_PER_SEC;
+        assert!(!is_racy(&file(t, t), NOW));
+    }
+
+    #[test]
+    fn times_in_the_future_are_racy() {
+        assert!(is_racy(
+            &file(NOW + 3_600 * NS_PER_SEC + 1, NOW - 3_600 * NS_PER_SEC),
+            NOW
+        ));
+        assert!(is_racy(&file(NOW - 3_600 * NS_PER_SEC, NOW + 1), NOW));
+    }
+
+    #[test]
+    fn times_before_the_epoch_are_old() {
+        assert!(!is_racy(
+            &file(-5 * NS_PER_SEC - 1, -5 * NS_PER_SEC - 1),
+            NOW
+        ));
+    }
+}

@@ -29,7 +29,7 @@ use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
 use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -205,19 +205,62 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
             *slot = Some(d as u16);
         }
     }
-    let count = store.len();
-    let len = store.file_len();
+    let delta_path = path.with_file_name(crate::delta::DELTA_FILE);
+    let delta = match fs::read(&delta_path) {
+        Ok(bytes) => {
+            let len = bytes.len() as u64;
+            match crate::delta::read(bytes, &store, build_id, rt.options.hasher) {
+                Ok(d) => {
+                    if d.valid_len < len {
+                        rt.warn(format!(
+                            "query cache: the last {} bytes of `{}` are incomplete or damaged; ignored",
+                            len - d.valid_len,
+                            delta_path.display()
+                        ));
+                    }
+                    d
+                }
+                // Another cache file's journal: left over from a save interrupted after
+                // it wrote a new cache file; the next save removes it.
+                Err(crate::delta::DeltaError::Stale) => Default::default(),
+                Err(crate::delta::DeltaError::Damaged) => {
+                    rt.warn(format!(
+                        "query cache: `{}` ignored: its header is damaged",
+                        delta_path.display()
+                    ));
+                    Default::default()
+                }
+            }
+        }
+        Err(_) => Default::default(),
+    };
+    let count = store.len().max(delta.count);
+    let len = store.file_len() + delta.bytes.len() as u64;
     *rt.graph.get_mut() = crate::dep_graph::Graph {
         nodes: Node::placeholders(count as usize),
         ..Default::default()
     };
     {
+        let volatile_kind = |disk: u16| {
+            Db::KINDS
+                .get(kind_map[usize::from(disk)] as usize)
+                .is_none_or(|k| k.flags.intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS)))
+        };
         let s = rt.session.get_mut();
         s.loaded = count;
         s.volatile = store.volatile.iter().map(|&i| NodeId(i)).collect();
+        let mut added: Vec<u32> = delta
+            .nodes
+            .iter()
+            .filter(|(&i, n)| i >= store.len() && volatile_kind(n.kind))
+            .map(|(&i, _)| i)
+            .collect();
+        added.sort_unstable();
+        s.volatile.extend(added.into_iter().map(NodeId));
     }
     rt.prev = Some(Loaded {
         store,
+        delta,
         kind_map,
         disk_kind,
     });
@@ -232,6 +275,8 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
 /// The previous session's cache, opened, with the map between its query kinds and ours.
 pub(crate) struct Loaded {
     pub store: Store,
+    /// The journal of the cache file (empty without one).
+    pub delta: crate::delta::Delta,
     /// Our kind of each of the file's kinds (`UNKNOWN_KIND` for a query that is gone).
     kind_map: Vec<u16>,
     /// The file's kind of each of ours.
@@ -240,16 +285,62 @@ pub(crate) struct Loaded {
 
 impl Loaded {
     pub(crate) fn key_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
-        self.store.key_bytes(prev.get())
+        match self.delta.nodes.get(&prev.get()) {
+            Some(n) => self.delta.bytes.get(n.key.clone()),
+            None => self.store.key_bytes(prev.get()),
+        }
     }
 
     pub(crate) fn value_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
-        self.store.value_bytes(prev.get())
+        self.value(prev)?.ok()
     }
 
     /// The value's bytes: `None` without one, an error if they are damaged.
     pub(crate) fn value(&self, prev: PrevIndex) -> Option<Result<&[u8], crate::on_disk::Damaged>> {
-        self.store.value(prev.get())
+        match self.delta.nodes.get(&prev.get()) {
+            Some(n) if n.flags.contains(disk_flags::HAS_VALUE) && !n.tombstone => {
+                // Checked with its segment when the journal was read.
+                self.delta.bytes.get(n.value.clone()).map(Ok)
+            }
+            Some(_) => None,
+            None => self.store.value(prev.get()),
+        }
+    }
+
+    /// The loaded dependents of loaded node `i`: the cache file's (if its reverse edges
+    /// are intact), then the journal's.
+    pub(crate) fn dependents(&self, i: u32) -> Option<impl Iterator<Item = u32> + '_> {
+        let from_file = if i < self.store.len() {
+            Some(self.store.dependents(i)?)
+        } else {
+            None
+        };
+        Some(
+            from_file
+                .into_iter()
+                .flatten()
+                .chain(crate::delta::dependents(&self.delta, i).iter().copied()),
+        )
+    }
+
+    /// The roots of the loaded graph.
+    pub(crate) fn roots(&self) -> Vec<u32> {
+        let mut roots = self.store.roots.clone();
+        roots.extend(
+            self.delta
+                .nodes
+                .iter()
+                .filter(|(_, n)| n.flags.contains(disk_flags::ROOT) && !n.tombstone)
+                .map(|(&i, _)| i),
+        );
+        roots
+    }
+
+    /// The generation of the cache as loaded: the last save's.
+    pub(crate) fn generation(&self) -> u64 {
+        self.delta
+            .generation
+            .unwrap_or(self.store.header.generation)
     }
 }
 
@@ -260,7 +351,38 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
         return;
     }
     let mut n = Node::new(UNKNOWN_KIND, Fingerprint::ZERO);
+    // A damaged record keeps its place in the order (what read it comes after it).
+    n.order = id.0;
     let mut deps: Vec<NodeId> = Vec::new();
+    if let Some((p, d)) = rt
+        .prev
+        .as_ref()
+        .and_then(|p| Some((p, p.delta.nodes.get(&id.0)?)))
+    {
+        n.kind = p.kind_map[usize::from(d.kind)];
+        n.key_fp = d.key_fp;
+        n.durability = Durability::from_u8(d.durability).unwrap_or(Durability::Low);
+        n.prev = Some(PrevIndex::from_index(id.index()));
+        n.order = d.order;
+        if n.kind != UNKNOWN_KIND && !d.tombstone {
+            n.flags.insert(flags::MEMO);
+        }
+        if d.flags.contains(disk_flags::HAS_FP) {
+            n.flags.insert(flags::HAS_FP);
+            n.fingerprint = d.fp;
+        }
+        n.flags
+            .set(flags::CYCLIC, d.flags.contains(disk_flags::CYCLIC));
+        n.flags.set(flags::ROOT, d.flags.contains(disk_flags::ROOT));
+        deps.extend(d.deps.iter().map(|&x| NodeId(x)));
+        let mut g = rt.graph.borrow_mut();
+        let start = g.edges.len() as u32;
+        g.edges.extend_from_slice(&deps);
+        n.deps_start = start;
+        n.deps_len = deps.len() as u32;
+        *g.node_mut(id) = n;
+        return;
+    }
     match rt
         .prev
         .as_ref()
@@ -273,6 +395,7 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
             n.verified_at = Revision::PREVIOUS_SESSION;
             n.changed_at = Revision::PREVIOUS_SESSION;
             n.prev = Some(PrevIndex::from_index(id.index()));
+            n.order = id.0;
             if n.kind != UNKNOWN_KIND {
                 n.flags.insert(flags::MEMO);
             }
@@ -304,7 +427,11 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
 pub(crate) fn lookup(rt: &Runtime, kind: u16, key_fp: Fingerprint) -> Option<NodeId> {
     let p = rt.prev.as_ref()?;
     let disk_kind = (*p.disk_kind.get(kind as usize)?)?;
-    for c in p.store.candidates(disk_kind, key_fp) {
+    let added = p.delta.keys.get(&(disk_kind, key_fp)).copied();
+    for c in added
+        .into_iter()
+        .chain(p.store.candidates(disk_kind, key_fp))
+    {
         let id = NodeId(c);
         ensure(rt, id);
         let g = rt.graph.borrow();
@@ -337,8 +464,14 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
     // What is valid is known once the session has started (a session that read nothing
     // has not): the loaded memos the start finds valid are saved again.
     crate::session::start(db);
-    let (graph, keys, values, volatile, roots) = collect::<Db>(db, &mut report);
     let generation = new_generation(rt);
+    if append::<Db>(db, cache, generation, &mut report).is_some() {
+        let mut stats = rt.stats.borrow_mut();
+        stats.cache_save += start.elapsed();
+        stats.cache_bytes_written += report.bytes;
+        return report;
+    }
+    let (graph, keys, values, volatile, roots) = collect::<Db>(db, &mut report);
     let extra = Extra {
         keys: &keys,
         values: &values,
@@ -360,6 +493,9 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
             report.saved = true;
             report.bytes = file.len() as u64;
             report.generation = Some(generation);
+            // The journal belonged to the file just replaced (a reader that still sees it
+            // ignores it: its header names the old file's generation).
+            let _ = fs::remove_file(cache.dir.join(crate::delta::DELTA_FILE));
         }
         Err(e) => {
             let w = format!(
@@ -376,7 +512,238 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
     report
 }
 
+/// Appends what this session changed to the cache's journal (see [`crate::delta`]).
+/// `None` when a whole new cache file must be written instead: no cache was loaded, the
+/// session ran more than one revision (its memos are not all known valid), the journal
+/// would pass a quarter of the cache file (then a new file drops its dead records: the
+/// cache's garbage collection), or a node that now reads a node added after it would have
+/// to move in the dependency order while something unchanged still reads it.
+fn append<Db: Database>(
+    db: &Db,
+    cache: &CacheDir,
+    generation: u64,
+    report: &mut SaveReport,
+) -> Option<()> {
+    use crate::delta::{RecordOut, SegmentWriter};
+    use rustc_hash::{FxHashMap, FxHashSet};
+    let rt = db.runtime();
+    let p = rt.prev.as_ref()?;
+    if !crate::session::complete(rt) {
+        return None;
+    }
+    let loaded = rt.session.borrow().loaded;
+    let dirty: Vec<NodeId> = {
+        let mut seen = FxHashSet::default();
+        let s = rt.session.borrow();
+        s.dirty
+            .iter()
+            .copied()
+            .filter(|&d| seen.insert(d))
+            .collect()
+    };
+    let in_segment: FxHashSet<NodeId> = dirty.iter().copied().collect();
+    // Dependencies first, within the dirty nodes.
+    let mut topo = Vec::with_capacity(dirty.len());
+    let mut state: FxHashMap<NodeId, u8> = FxHashMap::default();
+    for &root in &dirty {
+        if state.contains_key(&root) {
+            continue;
+        }
+        state.insert(root, 1);
+        let mut stack = vec![(root, 0u32)];
+        while let Some(&mut (id, ref mut next)) = stack.last_mut() {
+            let dep = rt.graph.borrow().dep(id, *next);
+            match dep {
+                Some(d) => {
+                    *next += 1;
+                    if in_segment.contains(&d) && !state.contains_key(&d) {
+                        state.insert(d, 1);
+                        stack.push((d, 0));
+                    }
+                }
+                None => {
+                    topo.push(id);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    let mut disk_id: FxHashMap<NodeId, u32> = FxHashMap::default();
+    let mut new_order: FxHashMap<NodeId, u32> = FxHashMap::default();
+    let mut next_id = loaded;
+    let mut next_order = p.delta.next_order.max(p.store.len());
+    let mut seg = SegmentWriter::new();
+    let (mut nodes, mut values) = (0usize, 0usize);
+    for id in topo {
+        let n = rt.graph.borrow().node(id).clone();
+        let is_loaded = id.0 < loaded;
+        let vt = Db::KINDS.get(n.kind as usize)?;
+        let disk_kind = (*p.disk_kind.get(n.kind as usize)?)?;
+        if !n.has(flags::MEMO) || !is_current(rt, &n) {
+            if !is_loaded {
+                // Never saved; anything that read it is caught below (its edge has no
+                // place on disk).
+                continue;
+            }
+            // A loaded memo that is no longer valid: its record is dropped.
+            seg.push(&RecordOut {
+                node: id.0,
+                order: n.order,
+                kind: disk_kind,
+                flags: DiskFlags::EMPTY,
+                durability: n.durability as u8,
+                tombstone: true,
+                key_fp: n.key_fp,
+                fp: Fingerprint::ZERO,
+                deps: &[],
+                key: &[],
+                value: &[],
+            });
+            nodes += 1;
+            continue;
+        }
+        let mut deps = Vec::with_capacity(n.deps_len as usize);
+        let mut max_dep: Option<u32> = None;
+        let dep_ids: Vec<NodeId> = rt.graph.borrow().deps(id).to_vec();
+        for d in dep_ids {
+            ensure(rt, d);
+            let on_disk = if d.0 < loaded { d.0 } else { *disk_id.get(&d)? };
+            let (order, ok) = {
+                let g = rt.graph.borrow();
+                let dn = g.node(d);
+                (
+                    new_order.get(&d).copied().unwrap_or(dn.order),
+                    dn.has(flags::MEMO) && is_current(rt, dn),
+                )
+            };
+            if !ok {
+                return None;
+            }
+            deps.push(on_disk);
+            max_dep = Some(max_dep.map_or(order, |m| m.max(order)));
+        }
+        let node = if is_loaded {
+            id.0
+        } else {
+            let x = next_id;
+            next_id += 1;
+            disk_id.insert(id, x);
+            x
+        };
+        let order = if is_loaded && max_dep.is_none_or(|m| m < n.order) {
+            n.order
+        } else {
+            let o = next_order;
+            next_order = next_order.checked_add(1).filter(|&o| o < u32::MAX)?;
+            o
+        };
+        if is_loaded && order != n.order {
+            // It moves up the order: whatever still reads it must move too.
+            let mut readers = p.dependents(id.0)?;
+            if readers.any(|y| !in_segment.contains(&NodeId(y))) {
+                return None;
+            }
+        }
+        new_order.insert(id, order);
+        let key = match n.prev.and_then(|i| p.key_bytes(i)) {
+            Some(k) => Cow::Borrowed(k),
+            None => Cow::Owned((vt.encode_key)(db, id)?),
+        };
+        let fp = match n.fp() {
+            Some(fp) => Some(fp),
+            None if vt.has_hash => (vt.hash_value)(db, id),
+            None => None,
+        };
+        let mut dflags = DiskFlags::EMPTY;
+        dflags.set(disk_flags::HAS_FP, fp.is_some());
+        dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
+        dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
+        let mut value: Cow<'_, [u8]> = Cow::Borrowed(&[]);
+        if vt.has_codec {
+            let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
+            let v = match n.prev.and_then(|i| p.value_bytes(i)).filter(|_| unchanged) {
+                Some(bytes) => Some(Cow::Borrowed(bytes)),
+                None => (vt.encode_value)(db, id).map(Cow::Owned),
+            };
+            if let Some(v) = v.filter(|v| v.len() < u32::MAX as usize) {
+                dflags.insert(disk_flags::HAS_VALUE);
+                value = v;
+                values += 1;
+            }
+        }
+        seg.push(&RecordOut {
+            node,
+            order,
+            kind: disk_kind,
+            flags: dflags,
+            durability: n.durability as u8,
+            tombstone: false,
+            key_fp: n.key_fp,
+            fp: fp.unwrap_or(Fingerprint::ZERO),
+            deps: &deps,
+            key: &key,
+            value: &value,
+        });
+        nodes += 1;
+    }
+    let bytes = seg.finish(generation);
+    let threshold = (p.store.file_len() / 4).max(64 << 10);
+    if p.delta.valid_len + bytes.len() as u64 > threshold {
+        return None;
+    }
+    let path = cache.dir.join(crate::delta::DELTA_FILE);
+    let written = if p.delta.valid_len >= crate::delta::HEADER_LEN as u64 {
+        // The journal of the loaded file: cut what a killed save may have left after its
+        // last whole segment, then append.
+        (|| {
+            let mut f = OpenOptions::new().write(true).open(&path)?;
+            f.set_len(p.delta.valid_len)?;
+            f.seek(std::io::SeekFrom::Start(p.delta.valid_len))?;
+            f.write_all(&bytes)?;
+            if cache.fsync {
+                f.sync_all()?;
+            }
+            Ok::<(), std::io::Error>(())
+        })()
+    } else {
+        // A new journal, put in place whole.
+        let mut file = crate::delta::header(
+            p.store.header.generation,
+            &cache.build_id,
+            rt.options.hasher,
+        )
+        .to_vec();
+        file.extend_from_slice(&bytes);
+        write_file_atomically(&cache.dir, &path, &file, cache.fsync)
+    };
+    if let Err(e) = written {
+        let w = format!(
+            "query cache: cannot append to `{}`: {e}; not saved",
+            path.display()
+        );
+        rt.warn(w.clone());
+        report.warnings.push(w);
+        return Some(());
+    }
+    report.saved = true;
+    report.bytes = bytes.len() as u64;
+    report.generation = Some(generation);
+    report.nodes = nodes;
+    report.values = values;
+    Some(())
+}
+
 fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()> {
+    write_file_atomically(dir, &dir.join(CACHE_FILE), bytes, fsync)
+}
+
+/// Writes `bytes` to a temporary file in `dir` and renames it to `path`.
+fn write_file_atomically(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    fsync: bool,
+) -> std::io::Result<()> {
     let tmp = dir.join(format!("{TMP_PREFIX}.{}", std::process::id()));
     let result = (|| {
         let mut f = File::create(&tmp)?;
@@ -385,7 +752,7 @@ fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()
             f.sync_all()?;
         }
         drop(f);
-        fs::rename(&tmp, dir.join(CACHE_FILE))
+        fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -394,7 +761,7 @@ fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()
 }
 
 /// Whether a node's memo is valid at the current revision (and so may be persisted).
-fn is_current(rt: &Runtime, id: NodeId, n: &Node) -> bool {
+fn is_current(rt: &Runtime, n: &Node) -> bool {
     if n.kind == UNKNOWN_KIND || n.has(flags::IN_PROGRESS) {
         return false;
     }
@@ -409,7 +776,7 @@ fn is_current(rt: &Runtime, id: NodeId, n: &Node) -> bool {
                     .last_changed
                     .get()
                     .unchanged_since(n.durability, n.verified_at)
-            || rt.is_clean(id, n.verified_at))
+            || rt.is_clean(n.order, n.verified_at))
 }
 
 /// The roots of what is saved: what the embedder read at the top level (in this session,
@@ -429,7 +796,7 @@ fn new_generation(rt: &Runtime) -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let prev = rt.prev.as_ref().map_or(0, |p| p.store.header.generation);
+    let prev = rt.prev.as_ref().map_or(0, Loaded::generation);
     let mut b = Vec::with_capacity(40);
     b.extend_from_slice(&now.to_le_bytes());
     b.extend_from_slice(&std::process::id().to_le_bytes());
@@ -553,7 +920,7 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> Collected {
 fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
     // The loaded roots are filled in first (the others are reached through edges).
     if let Some(p) = rt.prev.as_ref() {
-        for &r in &p.store.roots {
+        for r in p.roots() {
             ensure(rt, NodeId(r));
         }
     }
@@ -567,7 +934,7 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
         {
             let g = rt.graph.borrow();
             let rn = g.node(root);
-            if state[root.index()] != 0 || !is_root(rn) || !is_current(rt, root, rn) {
+            if state[root.index()] != 0 || !is_root(rn) || !is_current(rt, rn) {
                 continue;
             }
         }
@@ -580,7 +947,7 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
                     *next += 1;
                     if state[dep.index()] == 0 {
                         ensure(rt, dep);
-                        if is_current(rt, dep, rt.graph.borrow().node(dep)) {
+                        if is_current(rt, rt.graph.borrow().node(dep)) {
                             state[dep.index()] = 1;
                             stack.push((dep, 0));
                         }

@@ -72,7 +72,16 @@ pub(crate) fn ensure<Q: Query>(db: &Q::Db, key: Q::Key) {
             };
         if green {
             // A top-level use: what the saved graph keeps (see `flags::ROOT`).
-            rt.graph.borrow_mut().node_mut(node).flags.insert(flags::ROOT);
+            let newly = {
+                let mut g = rt.graph.borrow_mut();
+                let n = g.node_mut(node);
+                let newly = !n.has(flags::ROOT);
+                n.flags.insert(flags::ROOT);
+                newly
+            };
+            if newly {
+                crate::session::note_dirty(rt, node);
+            }
             return;
         }
     }

@@ -225,6 +225,10 @@ pub(crate) struct Node {
     pub slot: Option<SlotIndex>,
     /// The node's record in the previous session's cache (`None` if it had none).
     pub prev: Option<PrevIndex>,
+    /// A loaded node's place in the cache's dependency order: above that of everything
+    /// it read (its index, unless a later save moved it; `u32::MAX` for a node created
+    /// in this session).
+    pub order: u32,
 }
 
 // Nodes are the bulk of the engine's memory (one per memo): the typed fields take no more
@@ -246,6 +250,7 @@ impl Node {
             deps_len: 0,
             slot: None,
             prev: None,
+            order: u32::MAX,
         }
     }
 

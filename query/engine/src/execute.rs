@@ -187,6 +187,7 @@ fn finish<Q: Query>(
     if changed {
         crate::session::note_changed(rt, node);
     }
+    crate::session::note_dirty(rt, node);
     rt.return_dep_vec(frame.deps);
     if changed {
         Q::storage(db).changed.record(rev, slot);

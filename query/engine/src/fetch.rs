@@ -325,5 +325,6 @@ pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durabil
     n.debug_check();
     let slot = n.slot.expect("`node_for_key` gives a node with a slot");
     drop(g);
+    crate::session::note_dirty(rt, node);
     Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value);
 }

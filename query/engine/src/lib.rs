@@ -51,6 +51,7 @@ mod backdate;
 mod cache_dir;
 mod changes;
 mod cycle;
+mod delta;
 mod dep_graph;
 mod depth;
 mod durability;
@@ -124,7 +125,7 @@ pub trait DatabaseExt: Database {
     /// none): a new number at every save ([`SaveReport::generation`]), so that a file
     /// kept beside the cache can record which cache it belongs to.
     fn loaded_generation(&self) -> Option<u64> {
-        Some(self.runtime().prev.as_ref()?.store.header.generation)
+        Some(self.runtime().prev.as_ref()?.generation())
     }
 
     /// The keys of query `Q` whose value changed in this session: executed with a

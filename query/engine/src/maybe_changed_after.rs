@@ -27,10 +27,10 @@ use crate::stats::Region;
 pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
     let rt = db.runtime();
     let rev = rt.revision.get();
-    let (kind, nflags, verified_at, durability) = {
+    let (kind, nflags, verified_at, durability, order) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
-        (n.kind, n.flags, n.verified_at, n.durability)
+        (n.kind, n.flags, n.verified_at, n.durability, n.order)
     };
     if verified_at == rev {
         return nflags.contains(flags::MEMO);
@@ -51,7 +51,7 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
         .last_changed
         .get()
         .unchanged_since(durability, verified_at)
-        && !rt.is_clean(node, verified_at)
+        && !rt.is_clean(order, verified_at)
     {
         let timed = rt.profiler.borrow().top() != Some(Region::Bookkeeping);
         if timed {

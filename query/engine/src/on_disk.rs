@@ -696,6 +696,7 @@ impl Store {
     }
 
     /// Node `i`'s value bytes, if it has a value and they are intact.
+    #[cfg(test)]
     pub(crate) fn value_bytes(&self, i: u32) -> Option<&[u8]> {
         self.value(i)?.ok()
     }

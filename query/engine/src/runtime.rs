@@ -283,11 +283,13 @@ impl Runtime {
             }
         } else {
             drop(stack);
-            self.graph
-                .borrow_mut()
-                .node_mut(node)
-                .flags
-                .insert(flags::ROOT);
+            let mut g = self.graph.borrow_mut();
+            let n = g.node_mut(node);
+            if !n.has(flags::ROOT) {
+                n.flags.insert(flags::ROOT);
+                drop(g);
+                crate::session::note_dirty(self, node);
+            }
         }
     }
 

@@ -47,7 +47,8 @@ pub(crate) struct UnsetInput;
 
 /// The queue of loaded nodes to re-validate, while a session's changes are pushed.
 pub(crate) struct Push {
-    queue: BinaryHeap<Reverse<u32>>,
+    /// (order, node), lowest order first.
+    queue: BinaryHeap<Reverse<(u32, u32)>>,
     /// One bit per loaded node: queued at some point in this session.
     queued: Vec<u64>,
 }
@@ -56,7 +57,7 @@ impl Push {
     /// Queues the loaded dependents of loaded node `node` (from the cache file's reverse
     /// edges, checked by `start` before the push begins).
     fn dependents_of(&mut self, rt: &Runtime, node: NodeId) {
-        let Some(dependents) = rt.prev.as_ref().and_then(|p| p.store.dependents(node.0)) else {
+        let Some(dependents) = rt.prev.as_ref().and_then(|p| p.dependents(node.0)) else {
             return;
         };
         for d in dependents {
@@ -64,7 +65,9 @@ impl Push {
             if let Some(w) = self.queued.get_mut(word) {
                 if *w & bit == 0 {
                     *w |= bit;
-                    self.queue.push(Reverse(d));
+                    crate::cache_dir::ensure(rt, NodeId(d));
+                    let order = rt.graph.borrow().node(NodeId(d)).order;
+                    self.queue.push(Reverse((order, d)));
                 }
             }
         }
@@ -83,10 +86,13 @@ pub(crate) struct SessionState {
     pub started: bool,
     /// The revision in which the clean rule holds.
     pub clean_rev: Option<Revision>,
-    /// Loaded nodes below this index not verified in `clean_rev` are valid.
+    /// Loaded nodes below this order not verified in `clean_rev` are valid.
     pub clean_below: u32,
     /// The queue, while changes are pushed.
     pub push: Option<Push>,
+    /// Nodes whose record a save must write: executed, set, newly a root, or dropped
+    /// (with repeats; only while a cache is loaded).
+    pub dirty: Vec<NodeId>,
     /// Set while the session's start re-executes a node on its own.
     pub speculative: bool,
     /// Loaded nodes taken out of the queue, and seeds (for statistics and tests).
@@ -95,15 +101,24 @@ pub(crate) struct SessionState {
 }
 
 impl Runtime {
-    /// Whether loaded node `node`, verified at `verified_at`, is valid by the clean rule
+    /// Whether a loaded node of order `order`, verified at `verified_at`, is valid by the clean rule
     /// (see the module documentation).
     #[inline]
-    pub(crate) fn is_clean(&self, node: NodeId, verified_at: Revision) -> bool {
+    pub(crate) fn is_clean(&self, order: u32, verified_at: Revision) -> bool {
         if verified_at != Revision::PREVIOUS_SESSION {
             return false;
         }
         let s = self.session.borrow();
-        s.clean_rev == Some(self.revision.get()) && node.0 < s.clean_below
+        s.clean_rev == Some(self.revision.get()) && order < s.clean_below
+    }
+}
+
+/// Records that `node`'s record must be saved again (see `SessionState::dirty`).
+#[inline]
+pub(crate) fn note_dirty(rt: &Runtime, node: NodeId) {
+    let mut s = rt.session.borrow_mut();
+    if s.loaded > 0 {
+        s.dirty.push(node);
     }
 }
 
@@ -177,6 +192,7 @@ pub(crate) fn start<Db: Database>(db: &Db) {
         }
         if !speculatively(db, || force(db, id)) {
             rt.graph.borrow_mut().node_mut(id).flags.remove(flags::MEMO);
+            note_dirty(rt, id);
             seeds.push(id);
         } else if rt.graph.borrow().node(id).changed_at == rev {
             seeds.push(id);
@@ -190,7 +206,7 @@ pub(crate) fn start<Db: Database>(db: &Db) {
     if seeds.is_empty() {
         // Nothing outside changed: everything loaded is valid as it was saved.
         rt.last_changed.set(before);
-        rt.session.borrow_mut().clean_below = loaded;
+        rt.session.borrow_mut().clean_below = u32::MAX;
         return;
     }
     if !rt.prev.as_ref().is_some_and(|p| p.store.reverse_intact()) {
@@ -219,13 +235,13 @@ pub(crate) fn start<Db: Database>(db: &Db) {
         let next = {
             let mut s = rt.session.borrow_mut();
             let next = s.push.as_mut().and_then(|p| p.queue.pop());
-            if let Some(Reverse(i)) = next {
-                s.clean_below = i;
+            if let Some(Reverse((order, _))) = next {
+                s.clean_below = order;
                 s.pushed += 1;
             }
             next
         };
-        let Some(Reverse(i)) = next else { break };
+        let Some(Reverse((_, i))) = next else { break };
         let id = NodeId(i);
         crate::cache_dir::ensure(rt, id);
         if rt.graph.borrow().node(id).verified_at == rev {
@@ -239,6 +255,7 @@ pub(crate) fn start<Db: Database>(db: &Db) {
         });
         if !up_to_date {
             rt.graph.borrow_mut().node_mut(id).flags.remove(flags::MEMO);
+            note_dirty(rt, id);
             // Cannot be re-executed here (its key is lost, or it is on a cycle without
             // a fallback): it stays unverified, and what read it must re-execute.
             let push = rt.session.borrow_mut().push.take();
@@ -250,7 +267,7 @@ pub(crate) fn start<Db: Database>(db: &Db) {
     }
     let mut s = rt.session.borrow_mut();
     s.push = None;
-    s.clean_below = loaded;
+    s.clean_below = u32::MAX;
 }
 
 /// Re-executes loaded node `id` (rustc's "force"); `false` if its key is lost.

@@ -85,13 +85,27 @@ fn an_edit_in_a_later_process_reexecutes_only_what_depends_on_it() {
 fn promotion_keeps_values_that_were_never_loaded() {
     let dir = tempfile::tempdir().unwrap();
     session1(dir.path());
-    // Session 2: only `sum` is loaded; the stored_double values are promoted.
+    // Session 2: only `sum` is loaded; the save appends the records of what the session
+    // set or ran (the inputs) to the journal, and no value is written again: the
+    // stored_double values stay in the cache file, never decoded.
     {
         let mut db = db_in(dir.path());
         set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
         assert_eq!(db.sum(()), 6);
         let report = db.save();
+        assert_eq!((report.saved, report.values), (true, 0));
+        assert!(dir.path().join("query-cache.delta").exists());
+    }
+    // A session that saves a whole new file promotes them: copied byte for byte.
+    {
+        let mut db = db_in(dir.path());
+        set_inputs(&mut db, &["a", "b"], &[("a", 1), ("b", 2)]);
+        assert_eq!(db.sum(()), 6);
+        db.runtime_mut().new_revision();
+        assert_eq!(db.sum(()), 6);
+        let report = db.save();
         assert_eq!((report.saved, report.values, report.promoted), (true, 3, 2));
+        assert!(!dir.path().join("query-cache.delta").exists());
     }
     // Session 3: `sum` re-executes (names changed) and loads stored_double("a") from disk.
     let mut db = db_in(dir.path());
@@ -379,4 +393,80 @@ fn every_hasher_and_cutoff_mode_round_trips() {
             assert_eq!(executed, 3, "{hasher:?} {cutoff:?}");
         }
     }
+}
+
+/// A save after an edit appends to the journal; a save killed while appending leaves any
+/// prefix of what it wrote. Cut at every offset, the journal gives the right result (the
+/// cache file alone, or it and each whole segment), a warning when a tail is ignored, and
+/// the next save leaves a clean cache.
+#[test]
+fn a_journal_cut_at_every_offset_gives_the_right_result() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let journal = dir.path().join("query-cache.delta");
+    let mut segments = Vec::new();
+    for (a, b) in [(5, 2), (5, 7), (9, 7)] {
+        let mut db = db_in(dir.path());
+        set_inputs(&mut db, &["a", "b"], &[("a", a), ("b", b)]);
+        assert_eq!(db.sum(()), 2 * (a + b));
+        let report = db.save();
+        assert!(report.saved && report.bytes > 0, "{report:?}");
+        segments.push(report.bytes);
+        assert!(db.runtime().warnings().is_empty());
+    }
+    let full = std::fs::read(&journal).unwrap();
+    let cache = std::fs::read(dir.path().join("query-cache.bin")).unwrap();
+    // Each save appended one segment, in proportion to what it changed (not the cache).
+    assert_eq!(full.len() as u64, 48 + segments.iter().sum::<u64>());
+    assert!(
+        segments.iter().all(|&b| b < cache.len() as u64 / 2),
+        "{segments:?}"
+    );
+    for cut in 0..=full.len() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("query-cache.bin"), &cache).unwrap();
+        std::fs::write(d.path().join("query-cache.delta"), &full[..cut]).unwrap();
+        let mut db = db_in(d.path());
+        set_inputs(&mut db, &["a", "b"], &[("a", 3), ("b", 4)]);
+        assert_eq!(db.sum(()), 14, "journal cut at {cut}");
+        assert!(db.save().saved, "cut at {cut}");
+        drop(db);
+        let mut db = db_in(d.path());
+        assert!(
+            db.runtime().warnings().is_empty(),
+            "cut at {cut}: {:?}",
+            db.runtime().warnings()
+        );
+        set_inputs(&mut db, &["a", "b"], &[("a", 3), ("b", 4)]);
+        assert_eq!(db.sum(()), 14, "cut at {cut}, then saved");
+        assert_eq!(
+            db.stats().totals.executed,
+            0,
+            "cut at {cut}: nothing to redo"
+        );
+    }
+}
+
+/// When the journal passes a quarter of the cache file, a save writes a new cache file
+/// instead (which drops what nothing reaches any more) and removes the journal.
+#[test]
+fn a_long_journal_is_compacted_into_a_new_cache_file() {
+    let dir = tempfile::tempdir().unwrap();
+    session1(dir.path());
+    let journal = dir.path().join("query-cache.delta");
+    let mut compacted = false;
+    for i in 0..2000 {
+        let mut db = db_in(dir.path());
+        let names: Vec<String> = (0..8).map(|k| format!("n{}", (i + k) % 50)).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let nums: Vec<(&str, i64)> = refs.iter().map(|&n| (n, i64::from(i))).collect();
+        set_inputs(&mut db, &refs, &nums);
+        assert_eq!(db.sum(()), 2 * 8 * i64::from(i));
+        assert!(db.save().saved);
+        if i > 0 && !journal.exists() {
+            compacted = true;
+            break;
+        }
+    }
+    assert!(compacted, "the journal was never compacted");
 }

@@ -56,9 +56,10 @@ use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
 };
 pub use values::{
-    ChangeDetection, CrateStructure, DefInfo, DefMap, DefSource, FileStamp, FileStatus, FileText,
-    Granularity, ItemSyntax, PDiag, Parsed, ScopeValue, SemaOut, Shared, Skeleton, SpanMode,
-    TypeckOut,
+    shard_count, shard_of, ChangeDetection, CrateStructure, DefInfo, DefMap, DefShard, DefSource,
+    DiagPhase, FileDef, FileDiagnostics, FileStamp, FileStatus, FileText, Granularity,
+    ItemSyntax, PDiag, Parsed, ScopeShard, ScopeValue, SemaOut, Shared, Skeleton, SpanMode,
+    TypeckOut, DEFS_PER_SHARD,
 };
 
 /// What the providers may read besides queries: the file loader and how changes are
@@ -108,6 +109,17 @@ define_queries! {
     query [cache_on_disk] fn crate_files(()) -> Arc<Vec<PathBuf>>, "listing the crate's files", p_crate_files;
     /// Every def and its kind, in source order.
     query [cache_on_disk] fn crate_defs(()) -> Arc<Vec<(DefId, DefKind)>>, "listing the crate's items", p_crate_defs;
+    /// How many shards the crate's defs are cut into (`values::shard_count`).
+    query [] fn def_shard_count(()) -> u32, "counting the shards of the crate's items", p_def_shard_count;
+    /// The defs whose ids fall in one shard (`values::shard_of`): what an item's
+    /// projections read instead of the whole structure.
+    query [] fn def_shard(u32) -> Arc<DefShard>, "collecting a shard of the crate's items", p_def_shard;
+    /// How many shards the crate's module scopes are cut into.
+    query [] fn scope_shard_count(()) -> u32, "counting the shards of the crate's scopes", p_scope_shard_count;
+    /// The scopes of the modules whose ids fall in one shard.
+    query [] fn scope_shard(u32) -> Arc<ScopeShard>, "collecting a shard of the crate's scopes", p_scope_shard;
+    /// A file's defs, their kinds and ordinals, in source order.
+    query [cache_on_disk] fn file_defs(PathBuf) -> Arc<Vec<FileDef>>, "listing the items of a file", p_file_defs;
     /// A def's kind, path, name, parent and visibility.
     query [cache_on_disk] fn def_info(DefId) -> Option<Arc<DefInfo>>, "describing an item", p_def_info;
     /// A def's file and ordinal.
@@ -141,6 +153,8 @@ define_queries! {
     query [cache_on_disk] fn main_fn(()) -> Option<DefId>, "finding `main`", p_main_fn;
     /// The entry point's diagnostics.
     query [cache_on_disk] fn check_main(()) -> Arc<Vec<PDiag>>, "checking `main`", p_check_main;
+    /// The diagnostics of a file's items, in their canonical order.
+    query [cache_on_disk] fn file_diagnostics(PathBuf) -> Arc<FileDiagnostics>, "checking the items of a file", p_file_diagnostics;
     /// Every diagnostic of the crate, in the canonical order.
     query [cache_on_disk] fn crate_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate", p_crate_diagnostics;
 

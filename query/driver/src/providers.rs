@@ -269,19 +269,60 @@ pub(super) fn p_crate_defs(db: &RillDb, (): ()) -> Arc<Vec<(DefId, DefKind)>> {
     )
 }
 
-pub(super) fn p_def_info(db: &RillDb, def: DefId) -> Option<Arc<DefInfo>> {
-    let s = db.crate_structure(());
-    s.def(def).map(|(_, info, _)| Arc::new(info.clone()))
+pub(super) fn p_def_shard_count(db: &RillDb, (): ()) -> u32 {
+    db.crate_structure(()).def_shards.len() as u32
 }
 
-pub(super) fn p_def_source(db: &RillDb, def: DefId) -> Option<DefSource> {
+pub(super) fn p_def_shard(db: &RillDb, shard: u32) -> Arc<DefShard> {
     let s = db.crate_structure(());
-    s.def(def).map(|(_, _, source)| source.clone())
+    s.def_shards
+        .get(shard as usize)
+        .cloned()
+        .unwrap_or_default()
+}
+
+pub(super) fn p_scope_shard_count(db: &RillDb, (): ()) -> u32 {
+    db.crate_structure(()).scope_shards.len() as u32
+}
+
+pub(super) fn p_scope_shard(db: &RillDb, shard: u32) -> Arc<ScopeShard> {
+    let s = db.crate_structure(());
+    s.scope_shards
+        .get(shard as usize)
+        .cloned()
+        .unwrap_or_default()
+}
+
+pub(super) fn p_file_defs(db: &RillDb, file: PathBuf) -> Arc<Vec<FileDef>> {
+    let s = db.crate_structure(());
+    s.file_defs.get(&file).cloned().unwrap_or_default()
+}
+
+/// The shard of the crate's defs that holds `def`, if it is one.
+fn shard_with(db: &RillDb, def: DefId) -> Arc<DefShard> {
+    db.def_shard(shard_of(def, db.def_shard_count(())))
+}
+
+pub(super) fn p_def_info(db: &RillDb, def: DefId) -> Option<Arc<DefInfo>> {
+    let shard = shard_with(db, def);
+    shard.def(def).map(|(_, info, _)| Arc::new(info.clone()))
+}
+
+/// The def's file from its shard, its ordinal from the file's list (which an edit of
+/// another file leaves as it was).
+pub(super) fn p_def_source(db: &RillDb, def: DefId) -> Option<DefSource> {
+    let file = shard_with(db, def).def(def)?.2.clone();
+    let ordinal = db
+        .file_defs(file.clone())
+        .iter()
+        .find(|d| d.def == def)?
+        .ordinal;
+    Some(DefSource { file, ordinal })
 }
 
 pub(super) fn p_module_scope(db: &RillDb, module: DefId) -> Option<ScopeValue> {
-    let s = db.crate_structure(());
-    s.scope(module).map(|scope| ScopeValue(scope.clone()))
+    let shard = db.scope_shard(shard_of(module, db.scope_shard_count(())));
+    shard.scope(module).map(|scope| ScopeValue(scope.clone()))
 }
 
 pub(super) fn p_file_offsets(db: &RillDb, path: PathBuf) -> Arc<Vec<u32>> {
@@ -574,23 +615,27 @@ fn push_relative(db: &RillDb, out: &mut Vec<PDiag>, def: DefId, diags: &[Diagnos
     out.extend(diags.iter().map(|d| PDiag::from_relative(d, &file, offset)));
 }
 
-/// Every diagnostic of the crate: the structure's, then the rest in the recipe's
-/// canonical order (the pipeline's too).
-pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
-    let mut out: Vec<PDiag> = db.structure_diagnostics(()).to_vec();
-    if db.crate_fatal(()).is_some() {
-        return Arc::new(out);
+/// The phase of the canonical order a check belongs to.
+fn phase_of(check: Check) -> DiagPhase {
+    match check {
+        Check::Step(Step::ConstValue) => DiagPhase::Value,
+        Check::Typeck => DiagPhase::Body,
+        Check::Step(_) | Check::CheckStruct => DiagPhase::Signature,
     }
-    let defs = db.crate_defs(());
-    for origin in recipe::canonical_order(defs.iter().copied()) {
-        let (check, def) = match origin {
-            Origin::Main => {
-                out.extend(db.check_main(()).iter().cloned());
-                continue;
-            }
-            Origin::Item(check, def) => (check, def),
+}
+
+/// The diagnostics of the checks of one file's items, in the canonical order of the
+/// file's items, anchored in the file (every item's diagnostics are relative to the
+/// item). A change of one item's diagnostics re-executes its file's aggregate only.
+pub(super) fn p_file_diagnostics(db: &RillDb, file: PathBuf) -> Arc<FileDiagnostics> {
+    let defs = db.file_defs(file);
+    let mut found: Vec<(DiagPhase, DefId, Vec<PDiag>)> = Vec::new();
+    for origin in recipe::canonical_order(defs.iter().map(|d| (d.def, d.kind))) {
+        let Origin::Item(check, def) = origin else {
+            continue;
         };
-        let out = &mut out;
+        let mut diags = Vec::new();
+        let out = &mut diags;
         match check {
             Check::Step(Step::FnSig) => push_relative(db, out, def, &db.fn_sig(def).diagnostics),
             Check::Step(Step::StructFields) => {
@@ -607,6 +652,52 @@ pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
             }
             Check::CheckStruct => push_relative(db, out, def, &db.check_struct(def)),
             Check::Typeck => push_relative(db, out, def, &db.typeck_diagnostics(def)),
+        }
+        if diags.is_empty() {
+            continue;
+        }
+        // An item's checks of one phase are consecutive (a struct's fields, then its
+        // structural check).
+        let phase = phase_of(check);
+        match found.last_mut() {
+            Some((p, d, list)) if *p == phase && *d == def => list.extend(diags),
+            _ => found.push((phase, def, diags)),
+        }
+    }
+    Arc::new(FileDiagnostics { found })
+}
+
+/// Every diagnostic of the crate: the structure's, then the rest in the recipe's
+/// canonical order (the pipeline's too), merged from the files' aggregates: the crate's
+/// items are read only when some file has diagnostics, to place them.
+pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
+    let mut out: Vec<PDiag> = db.structure_diagnostics(()).to_vec();
+    if db.crate_fatal(()).is_some() {
+        return Arc::new(out);
+    }
+    let per_file: Vec<Arc<FileDiagnostics>> = db
+        .crate_files(())
+        .iter()
+        .map(|file| db.file_diagnostics(file.clone()))
+        .collect();
+    let mut found: rustc_hash::FxHashMap<(DiagPhase, DefId), &[PDiag]> = per_file
+        .iter()
+        .flat_map(|f| &f.found)
+        .map(|(phase, def, diags)| ((*phase, *def), diags.as_slice()))
+        .collect();
+    if found.is_empty() {
+        out.extend(db.check_main(()).iter().cloned());
+        return Arc::new(out);
+    }
+    let defs = db.crate_defs(());
+    for origin in recipe::canonical_order(defs.iter().copied()) {
+        match origin {
+            Origin::Main => out.extend(db.check_main(()).iter().cloned()),
+            Origin::Item(check, def) => {
+                if let Some(diags) = found.remove(&(phase_of(check), def)) {
+                    out.extend(diags.iter().cloned());
+                }
+            }
         }
     }
     Arc::new(out)

@@ -55,6 +55,7 @@ serde_stable_hash!(
     DefInfo,
     DefSource,
     PDiag,
+    FileDiagnostics,
     TypeckOut,
     Granularity,
     SpanMode,
@@ -342,6 +343,14 @@ pub struct DefSource {
 
 /// The crate's structure without positions: changes only when items, imports or files
 /// change, so that an edit inside a body stops here.
+///
+/// The per-item projections (`def_info`, `def_source`, `module_scope`) do not read it
+/// whole: it is cut into shards by a few bits of each id ([`shard_of`]), and a projection
+/// reads only its item's shard, so that adding or removing an item re-executes the
+/// projections of one shard instead of every item's. Ordinals are not in the shards but
+/// in each file's list of items (`file_defs`), as removing an item shifts the ordinals of
+/// the items after it in its file and of no other. The shards and the files' lists are
+/// grouped here once (derived, not hashed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CrateStructure {
     /// Every def in source order.
@@ -350,9 +359,38 @@ pub struct CrateStructure {
     pub scopes: Vec<(DefId, Arc<ModuleScope>)>,
     /// Every source file in load order (the root first).
     pub files: Vec<PathBuf>,
-    /// Def id → index in `defs`, module id → index in `scopes` (derived; not hashed).
+    /// The defs by shard: `def_shards.len()` is [`shard_count`] of the number of defs.
     #[serde(skip)]
-    index: rustc_hash::FxHashMap<DefId, (u32, u32)>,
+    pub def_shards: Vec<Arc<DefShard>>,
+    /// The module scopes by shard: [`shard_count`] of the number of modules.
+    #[serde(skip)]
+    pub scope_shards: Vec<Arc<ScopeShard>>,
+    /// Each file's defs, in source order.
+    #[serde(skip)]
+    pub file_defs: rustc_hash::FxHashMap<PathBuf, Arc<Vec<FileDef>>>,
+}
+
+/// How many defs a shard holds on average, at most: the shard count is the power of two
+/// that brings the average to between half this and this (see [`shard_count`]). Adding
+/// an item re-executes every shard query (each copies and hashes its slice) and the
+/// projections of one shard; at 93k generated lines (15k defs) 32 makes both a few
+/// hundred executions instead of 30,000 projections.
+pub const DEFS_PER_SHARD: usize = 32;
+
+/// The number of shards for `items` items: the smallest power of two that keeps the
+/// average shard at most [`DEFS_PER_SHARD`] items (1 for a small crate). A function of the
+/// program alone, so the same in every session and from scratch; adding or removing an
+/// item changes it only when the count crosses a power of two, and then every projection
+/// re-executes once.
+pub fn shard_count(items: usize) -> u32 {
+    (items.div_ceil(DEFS_PER_SHARD).max(1) as u32).next_power_of_two()
+}
+
+/// The shard of `def` among `count` shards (a power of two): the low bits of its id, the
+/// stable hash of its def-path, so an item keeps its shard across sessions and while other
+/// items come and go.
+pub fn shard_of(def: DefId, count: u32) -> u32 {
+    (def.0 as u32) & (count.max(1) - 1)
 }
 
 impl CrateStructure {
@@ -361,31 +399,123 @@ impl CrateStructure {
         scopes: Vec<(DefId, Arc<ModuleScope>)>,
         files: Vec<PathBuf>,
     ) -> CrateStructure {
-        let mut index: rustc_hash::FxHashMap<DefId, (u32, u32)> = defs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.0, (i as u32, u32::MAX)))
-            .collect();
-        for (i, (m, _)) in scopes.iter().enumerate() {
-            index.entry(*m).or_insert((u32::MAX, u32::MAX)).1 = i as u32;
+        let count = shard_count(defs.len());
+        let mut def_shards = vec![DefShard::default(); count as usize];
+        let mut file_defs: rustc_hash::FxHashMap<PathBuf, Vec<FileDef>> =
+            files.iter().map(|f| (f.clone(), Vec::new())).collect();
+        for (id, info, source) in &defs {
+            def_shards[shard_of(*id, count) as usize].defs.push((
+                *id,
+                info.clone(),
+                source.file.clone(),
+            ));
+            file_defs
+                .entry(source.file.clone())
+                .or_default()
+                .push(FileDef {
+                    def: *id,
+                    kind: info.kind,
+                    ordinal: source.ordinal,
+                });
+        }
+        let count = shard_count(scopes.len());
+        let mut scope_shards = vec![ScopeShard::default(); count as usize];
+        for s in &scopes {
+            scope_shards[shard_of(s.0, count) as usize]
+                .scopes
+                .push(s.clone());
         }
         CrateStructure {
             defs,
             scopes,
             files,
-            index,
+            def_shards: def_shards.into_iter().map(Arc::new).collect(),
+            scope_shards: scope_shards.into_iter().map(Arc::new).collect(),
+            file_defs: file_defs
+                .into_iter()
+                .map(|(f, d)| (f, Arc::new(d)))
+                .collect(),
         }
     }
+}
 
-    pub fn def(&self, def: DefId) -> Option<&(DefId, DefInfo, DefSource)> {
-        let &(i, _) = self.index.get(&def)?;
-        self.defs.get(i as usize)
+/// One shard of the crate's defs: those whose id [`shard_of`] puts in it, in source order,
+/// each with its file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DefShard {
+    pub defs: Vec<(DefId, DefInfo, PathBuf)>,
+}
+
+impl DefShard {
+    pub fn def(&self, def: DefId) -> Option<&(DefId, DefInfo, PathBuf)> {
+        self.defs.iter().find(|d| d.0 == def)
     }
+}
 
+impl StableHash<RillDb> for DefShard {
+    /// Compactly, as [`CrateStructure`] is hashed, with files named by path.
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_usize(self.defs.len());
+        for (id, info, file) in &self.defs {
+            hash_def(h, *id, info);
+            <PathBuf as StableHash<RillDb>>::stable_hash(file, h);
+        }
+    }
+}
+
+/// A def of a file: its id, kind and ordinal among the file's items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDef {
+    pub def: DefId,
+    pub kind: DefKind,
+    pub ordinal: u32,
+}
+
+impl StableHash<RillDb> for FileDef {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_u128(self.def.0);
+        h.write_u8(self.kind as u8);
+        h.write_u32(self.ordinal);
+    }
+}
+
+/// One shard of the crate's module scopes, in module order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScopeShard {
+    pub scopes: Vec<(DefId, Arc<ModuleScope>)>,
+}
+
+impl ScopeShard {
     pub fn scope(&self, module: DefId) -> Option<&Arc<ModuleScope>> {
-        let &(_, i) = self.index.get(&module)?;
-        self.scopes.get(i as usize).map(|(_, s)| s)
+        self.scopes.iter().find(|s| s.0 == module).map(|(_, s)| s)
     }
+}
+
+impl StableHash<RillDb> for ScopeShard {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_usize(self.scopes.len());
+        for (m, s) in &self.scopes {
+            h.write_u128(m.0);
+            hash_serde(&s.sorted(), h);
+        }
+    }
+}
+
+/// A def's id and what its [`DefInfo`] holds besides its path and name, which the id
+/// (the path's hash) determines.
+fn hash_def(h: &mut StableHasher, id: DefId, info: &DefInfo) {
+    h.write_u128(id.0);
+    h.write_u8(info.kind as u8);
+    h.write_u128(info.parent.map_or(0, |p| p.0));
+    match info.vis {
+        Vis::Public => h.write_u8(0),
+        Vis::Restricted(m) => {
+            h.write_u8(1);
+            h.write_u128(m.0);
+        }
+    }
+    h.write_u32(info.name_span.lo);
+    h.write_u32(info.name_span.hi);
 }
 
 /// A module's scope, fingerprinted in a stable (sorted) order.
@@ -411,18 +541,7 @@ impl StableHash<RillDb> for CrateStructure {
             .collect();
         h.write_usize(self.defs.len());
         for (id, info, source) in &self.defs {
-            h.write_u128(id.0);
-            h.write_u8(info.kind as u8);
-            h.write_u128(info.parent.map_or(0, |p| p.0));
-            match info.vis {
-                Vis::Public => h.write_u8(0),
-                Vis::Restricted(m) => {
-                    h.write_u8(1);
-                    h.write_u128(m.0);
-                }
-            }
-            h.write_u32(info.name_span.lo);
-            h.write_u32(info.name_span.hi);
+            hash_def(h, *id, info);
             h.write_u32(
                 file_index
                     .get(source.file.as_path())
@@ -484,6 +603,23 @@ impl PDiag {
         }
         diag
     }
+}
+
+/// The part of the canonical order (`sema::recipe::canonical_order`) a check of an item
+/// belongs to: its signature-level checks, its constant's value, its body. An item has at
+/// most one run of checks in each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DiagPhase {
+    Signature,
+    Value,
+    Body,
+}
+
+/// The diagnostics found by the checks of one file's items, anchored: per item and
+/// phase, in the canonical order of the file's items, only where there are some.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileDiagnostics {
+    pub found: Vec<(DiagPhase, DefId, Vec<PDiag>)>,
 }
 
 /// The result of a signature-level query: the value (`None`: the error was reported) and

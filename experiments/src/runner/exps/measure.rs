@@ -253,8 +253,8 @@ pub fn scratch_rounds<const N: usize>(
 /// every build is `rill run` ([`mode`](Self::mode)); no query options are given, so rill's
 /// own cutoff, spans, granularity and change detection apply ([`cutoff`](Self::cutoff),
 /// [`spans`](Self::spans), [`granularity`](Self::granularity),
-/// [`change_detection`](Self::change_detection)); the history is built as soon as it is
-/// written ([`settled`](Self::settled)); nothing is built in the same rounds
+/// [`change_detection`](Self::change_detection)); the history is built once it is
+/// written and has settled (see the field `settled`); nothing is built in the same rounds
 /// ([`paired_with_pipeline`](Self::paired_with_pipeline)).
 #[must_use = "an incremental run measures nothing until it is run"]
 pub struct IncrementalRun<'a> {
@@ -268,7 +268,14 @@ pub struct IncrementalRun<'a> {
     mode: Mode,
     /// Extra options of every query build (`--cutoff off`, ...), in the order given.
     options: Vec<&'a str>,
-    /// Wait before each build of the history until the program's files are not racy.
+    /// Wait before each build of the history until the program's files are older than
+    /// rill's racy window (`query_driver::stamp`), as files saved some time before a build
+    /// are. A history built right after its files were written would leave racy stamps
+    /// (holding the content's fingerprint) in the snapshot, and every timed rebuild under
+    /// `--change-detection stat` would find them changed and read every file again: the
+    /// cost of a rebuild right after a program was written, not of a rebuild after no
+    /// change. Always on; the edited file of a timed build is written just before it, as
+    /// an editor would, and read because it changed.
     settled: bool,
 }
 
@@ -284,7 +291,7 @@ impl<'a> IncrementalRun<'a> {
             expect_exit: &[0],
             mode: Mode::Run,
             options: Vec::new(),
-            settled: false,
+            settled: true,
         }
     }
 
@@ -332,18 +339,6 @@ impl<'a> IncrementalRun<'a> {
     /// `--change-detection HOW` (`stat`, `hash`); `None` gives no option.
     pub fn change_detection(self, how: impl Into<Option<&'a str>>) -> Self {
         self.option("--change-detection", how.into())
-    }
-
-    /// Before each build of the history, waits until the files of the program are older
-    /// than rill's racy window (`query_driver::stamp`), as files saved some time before
-    /// a build are. Without it a history built right after its files were written leaves
-    /// racy stamps in the snapshot (stamps holding the content's fingerprint), and every
-    /// timed rebuild under `--change-detection stat` finds them changed and reads every
-    /// file again: the cost of a rebuild right after a program was written, not of a
-    /// rebuild after no change.
-    pub fn settled(mut self) -> Self {
-        self.settled = true;
-        self
     }
 
     fn option(mut self, name: &'a str, value: Option<&'a str>) -> Self {

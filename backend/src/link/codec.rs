@@ -11,7 +11,7 @@
 //!  64 code length u64        72 live bytes u64             80 slots u64   88 relocations u64
 //!  96 edges u64             104 16 zero bytes             120 xxh3 of bytes 0..120 and the directory
 //! directory: slot fences (first def-id of each block of 64 slots, 16 bytes each), slot block
-//!   checksums (8 each), edge fences and checksums likewise, code chunk checksums (64 KiB chunks)
+//!   checksums (8 each), edge fences and checksums likewise, code chunk checksums (4 KiB chunks)
 //! slots (64 bytes each, sorted by def-id): def-id u128, offset u32, length u32, capacity u32,
 //!   parameters u32, first relocation u32, relocations u32, xxh3 of its relocations u64, hash u128
 //! relocations (32 bytes each, as `CodeBlob`'s records), grouped by slot
@@ -46,8 +46,8 @@ const VERSION: u32 = 2;
 const HEADER: usize = 128;
 /// Records per checked block of a table.
 const BLOCK: usize = 64;
-/// Bytes per checked chunk of code.
-const CHUNK: usize = 64 * 1024;
+/// Bytes per checked chunk of code (a journal page, so a patch checks what it copies).
+const CHUNK: usize = JPAGE;
 const SLOT: usize = 64;
 const RELOC: usize = 32;
 const EDGE: usize = 32;
@@ -479,12 +479,14 @@ impl Base {
 
     /// Code bytes `at..at + len`, their chunks checked on first use.
     pub fn code(&self, at: usize, len: usize) -> Result<&[u8], DecodeError> {
+        if len == 0 {
+            return Ok(&[]);
+        }
         let end = at + len;
         if end > self.scalars.code_len {
             return Err(DecodeError::Length);
         }
-        let chunks = if len == 0 { 0..0 } else { at / CHUNK..end.div_ceil(CHUNK) };
-        for k in chunks {
+        for k in at / CHUNK..end.div_ceil(CHUNK) {
             if !self.code_checked[k].load(Ordering::Relaxed) {
                 let s = self.code_at + k * CHUNK;
                 let e = self.code_at + ((k + 1) * CHUNK).min(self.scalars.code_len);

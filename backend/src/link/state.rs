@@ -1032,12 +1032,9 @@ impl LinkState {
             let cur = cur.clone();
             self.remove_edges(&cur);
         }
-        if self.base.is_some() {
-            self.over.insert(slot.def, None);
-            self.unsaved.insert(slot.def);
-        } else {
-            self.over.remove(&slot.def);
-        }
+        // Kept as removed (not dropped) so that the next journal record lists it.
+        self.over.insert(slot.def, None);
+        self.unsaved.insert(slot.def);
         self.code.zero(slot.offset as usize, slot.cap as usize);
         self.live -= slot.cap as usize;
         self.count -= 1;

@@ -7,6 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
+use backend::link::SavePlan;
 use backend::{codegen, link, CodeBlob, LinkState, RelocTarget, Relocation, RunLimits, RuntimeFn};
 use proptest::prelude::*;
 use shared_frontend::ir::builder::fn_def_id;
@@ -76,10 +77,11 @@ fn step() -> impl Strategy<Value = Step> {
 fn check_equal(state: &LinkState, blobs: &Blobs, main: DefId) {
     let fresh = link(blobs, main).expect("the program links from scratch");
     assert_eq!(state.hash(), fresh.hash());
-    let placed = LinkState::link_at(blobs, main, &state.layout()).expect("same layout");
+    let placed = LinkState::link_at(blobs, main, &state.layout().unwrap()).expect("same layout");
     // The buffers agree up to the holes at their ends (zeroed, and a placement from
     // scratch ends with its last slot).
-    let (a, b) = (state.code(), placed.code());
+    let (a, b) = (state.code().unwrap(), placed.code().unwrap());
+    let (a, b) = (a.as_slice(), b.as_slice());
     let n = a.len().max(b.len());
     let byte = |c: &[u8], i: usize| c.get(i).copied().unwrap_or(0);
     let first = (0..n).find(|&i| byte(a, i) != byte(b, i));
@@ -94,7 +96,7 @@ fn check_equal(state: &LinkState, blobs: &Blobs, main: DefId) {
     let (a, b) = (state.image().unwrap().run(&limits), fresh.run(&limits));
     assert_eq!((a.stdout, a.status), (b.stdout, b.status));
     // The state survives encoding.
-    let decoded = LinkState::decode(&state.encode()).expect("decodes");
+    let decoded = LinkState::decode(&state.encode().unwrap()).expect("decodes");
     assert_eq!(decoded.hash(), state.hash());
     assert_eq!(decoded.code(), state.code());
 }
@@ -103,9 +105,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn patches_equal_a_link_from_scratch(seed in any::<u64>(), steps in prop::collection::vec(step(), 1..12)) {
+    fn patches_equal_a_link_from_scratch(seed in any::<u64>(), steps in prop::collection::vec(step(), 1..12), reopen in any::<bool>()) {
         let (mut blobs, mut main) = program_blobs(seed);
         let mut state = LinkState::link(&blobs, main).unwrap();
+        let mut disk = Disk::default();
+        disk.save(&mut state, 0);
         let mut added: Vec<DefId> = Vec::new();
         for (k, s) in steps.into_iter().enumerate() {
             let mut changed: Blobs = Vec::new();
@@ -154,6 +158,15 @@ proptest! {
                 Ok(_) => {
                     prop_assert!(patched.is_ok(), "{patched:?}");
                     check_equal(&state, &blobs, main);
+                    // Saved (a journal record or a new base) and opened again, the state
+                    // is the same; every other step goes on from the opened one.
+                    let tag = k as u64 + 1;
+                    disk.save(&mut state, tag);
+                    let opened = disk.open(tag).expect("opens").expect("leads to the tag");
+                    check_equal(&opened, &blobs, main);
+                    if reopen {
+                        state = opened;
+                    }
                 }
                 // A removed callee: both refuse, and the state is as it was.
                 Err(_) => {
@@ -168,7 +181,7 @@ proptest! {
 #[test]
 fn damaged_state_bytes_are_errors() {
     let (blobs, main) = program_blobs(7);
-    let bytes = LinkState::link(&blobs, main).unwrap().encode();
+    let bytes = LinkState::link(&blobs, main).unwrap().encode().unwrap();
     for at in (0..bytes.len()).step_by(7) {
         let mut bad = bytes.clone();
         bad[at] ^= 0x41;
@@ -183,7 +196,7 @@ fn damaged_state_bytes_are_errors() {
 fn a_patch_with_an_unresolved_call_changes_nothing() {
     let (blobs, main) = program_blobs(3);
     let mut state = LinkState::link(&blobs, main).unwrap();
-    let before = (state.hash(), state.code().to_vec());
+    let before = (state.hash(), state.code().unwrap());
     let ghost = fn_def_id("ghost");
     let caller = (fn_def_id("caller"), Arc::new(caller_of(ghost, 0)));
     let err = state.patch(&[caller], &[], main).unwrap_err();
@@ -194,9 +207,164 @@ fn a_patch_with_an_unresolved_call_changes_nothing() {
             callee: ghost
         }
     );
-    assert_eq!((state.hash(), state.code().to_vec()), before);
+    assert_eq!((state.hash(), state.code().unwrap()), before);
     assert_eq!(
         state.patch(&[], &[main], main).unwrap_err(),
         backend::LinkError::NoMain(main)
     );
 }
+
+/// A base file and a journal in memory, written as the driver writes them.
+#[derive(Default)]
+struct Disk {
+    base: Vec<u8>,
+    journal: Vec<u8>,
+}
+
+impl Disk {
+    fn save(&mut self, state: &mut LinkState, tag: u64) -> usize {
+        let plan = state.save_plan(tag).unwrap();
+        let written = match &plan {
+            SavePlan::Base(bytes) => {
+                self.base = bytes.clone();
+                self.journal.clear();
+                bytes.len()
+            }
+            SavePlan::Journal { at, bytes } => {
+                self.journal.truncate(*at as usize);
+                self.journal.extend_from_slice(bytes);
+                bytes.len()
+            }
+        };
+        state.saved(&plan, tag);
+        written
+    }
+
+    fn open(&self, tag: u64) -> Result<Option<LinkState>, backend::link::DecodeError> {
+        LinkState::open(Box::new(self.base.clone()), &self.journal, tag)
+    }
+}
+
+/// A chain of `n` functions, each calling the next (the last returns), and `main`
+/// calling the first: every function is 32 bytes of code and a runtime reference.
+fn chain(n: usize) -> (Blobs, DefId) {
+    let defs: Vec<DefId> = (0..n).map(|i| fn_def_id(&format!("f{i}"))).collect();
+    let mut blobs: Blobs = defs
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            let mut b = match defs.get(i + 1) {
+                Some(&next) => caller_of(next, 0),
+                None => caller_of(d, 0),
+            };
+            b.bytes.resize(32, 0x90);
+            if i + 1 == n {
+                b.relocations.remove(0);
+            }
+            (d, Arc::new(b))
+        })
+        .collect();
+    let main = fn_def_id("main");
+    blobs.push((main, Arc::new(caller_of(defs[0], 0))));
+    (blobs, main)
+}
+
+#[test]
+fn a_one_function_patch_reads_and_writes_what_does_not_grow_with_the_program() {
+    let mut seen = Vec::new();
+    for n in [300, 6000] {
+        let (blobs, main) = chain(n);
+        let mut state = LinkState::link(&blobs, main).unwrap();
+        let mut disk = Disk::default();
+        disk.save(&mut state, 1);
+        let mut opened = disk.open(1).unwrap().unwrap();
+        let at_open = opened.base_bytes_read();
+        // Grow a function in the middle: it moves, and its caller's call site is patched.
+        let (def, blob) = blobs[n / 2].clone();
+        let mut grown = (*blob).clone();
+        grown.bytes.resize(200, 0x90);
+        let stats = opened.patch(&[(def, Arc::new(grown))], &[], main).unwrap();
+        assert_eq!((stats.moved, stats.call_sites), (1, 1));
+        let read = opened.base_bytes_read() - at_open;
+        let written = disk.save(&mut opened, 2);
+        assert!(disk.open(2).unwrap().is_some());
+        seen.push((n, at_open, read, written));
+    }
+    let (small, big) = (seen[0], seen[1]);
+    // The patch reads a few blocks of the tables and pages of code, and writes a
+    // journal record of the same size, whatever the program's size.
+    assert!(big.2 <= small.2 + 8 * 1024, "{seen:?}");
+    assert_eq!(big.3, small.3, "{seen:?}");
+    assert!(big.2 < 64 * 1024, "{seen:?}");
+}
+
+#[test]
+fn every_damaged_or_cut_byte_of_a_base_is_detected() {
+    let (blobs, main) = chain(70);
+    let state = LinkState::link(&blobs, main).unwrap();
+    let bytes = state.encode().unwrap();
+    let (hash, code) = (state.hash(), state.code().unwrap());
+    for at in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x41;
+        assert!(LinkState::decode(&bad).is_err(), "byte {at}");
+        // Opened lazily, the damage is an error when the part is used, never another
+        // image.
+        if let Ok(Some(s)) = LinkState::open(Box::new(bad), &[], 0) {
+            if let Ok(image) = s.image() {
+                assert_eq!((image.hash(), image.code()), (hash, code.as_slice()), "byte {at}");
+            }
+        }
+    }
+    for len in 0..bytes.len() {
+        assert!(LinkState::decode(&bytes[..len]).is_err(), "cut at {len}");
+        assert!(LinkState::open(Box::new(bytes[..len].to_vec()), &[], 0).is_err());
+    }
+}
+
+#[test]
+fn a_journal_cut_at_any_offset_is_stale_and_a_damaged_one_is_never_used() {
+    let (mut blobs, main) = chain(40);
+    let mut state = LinkState::link(&blobs, main).unwrap();
+    let mut disk = Disk::default();
+    disk.save(&mut state, 10);
+    let mut ends = Vec::new();
+    for (tag, i) in [(11, 5), (12, 20)] {
+        let mut b = (*blobs[i].1).clone();
+        b.bytes.resize(100 + i, 0x90);
+        blobs[i].1 = Arc::new(b);
+        state.patch(&[blobs[i].clone()], &[], main).unwrap();
+        disk.save(&mut state, tag);
+        assert!(matches!(state.save_plan(13).unwrap(), SavePlan::Journal { .. }));
+        ends.push(disk.journal.len());
+    }
+    let full = disk.journal.clone();
+    let want = |tag: u64| {
+        let s = link(&blobs, main).unwrap();
+        (tag == 12).then(|| s.hash())
+    };
+    for len in 0..=full.len() {
+        disk.journal = full[..len].to_vec();
+        // Cut before the record of tag 12: that tag is stale.
+        let got = disk.open(12).expect("a cut journal is not damaged");
+        assert_eq!(got.is_some(), len == full.len(), "cut at {len}");
+        if let Some(s) = got {
+            assert_eq!(Some(s.image().unwrap().hash()), want(12));
+        }
+        // The first record alone leads to tag 11.
+        assert_eq!(disk.open(11).unwrap().is_some(), len >= ends[0], "cut at {len}");
+        // The base alone is tag 10's.
+        assert!(disk.open(10).unwrap().is_some());
+    }
+    let from_scratch = link(&blobs, main).unwrap();
+    for at in 0..full.len() {
+        let mut bad = full.clone();
+        bad[at] ^= 0x41;
+        disk.journal = bad;
+        if let Ok(Some(s)) = disk.open(12) {
+            let image = s.image().unwrap();
+            assert_eq!(image.hash(), from_scratch.hash(), "byte {at}");
+        }
+    }
+}
+

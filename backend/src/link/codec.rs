@@ -1,33 +1,63 @@
-//! The link state on disk: a 48-byte header, then the state as bincode.
+//! The link state on disk: a base file read in place, and a journal of patches.
+//!
+//! The base is fixed-width tables found from a checked directory, so opening it reads the
+//! header and the directory only; each block of a table is checked (xxh3) the first time
+//! it is used. All integers are little-endian.
 //!
 //! ```text
-//! 0   magic "RILLLNK\x01"     16  body length u64
-//! 8   format version u32      24  checksum of the body (SipHasher128, 16 bytes)
-//! 12  4 zero bytes            40  8 zero bytes
+//! header (128 bytes)
+//!   0 magic "RILLLNK\x02"   8 version u32, 4 zero bytes   16 tag u64 (the owner's generation)
+//!  24 entry point u128       40 image hash u128            56 context page offset u64
+//!  64 code length u64        72 live bytes u64             80 slots u64   88 relocations u64
+//!  96 edges u64             104 16 zero bytes             120 xxh3 of bytes 0..120 and the directory
+//! directory: slot fences (first def-id of each block of 64 slots, 16 bytes each), slot block
+//!   checksums (8 each), edge fences and checksums likewise, code chunk checksums (4 KiB chunks)
+//! slots (64 bytes each, sorted by def-id): def-id u128, offset u32, length u32, capacity u32,
+//!   parameters u32, first relocation u32, relocations u32, xxh3 of its relocations u64, hash u128
+//! relocations (32 bytes each, as `CodeBlob`'s records), grouped by slot
+//! edges (32 bytes each, sorted): callee u128, caller u128, the reverse index
+//! code: the patched buffer
 //! ```
 //!
-//! The body holds the code buffer, the slots (def-id, offset, length, capacity, parameter
-//! count, relocations as the blobs' fixed records, hash part), the entry point and the
-//! context page's offset; the index, the reverse index and the hash are rebuilt and every
-//! slot checked on decoding ([`LinkState::from_parts`]). Decoding never panics: damaged
-//! bytes fail the checksum, and a body that passes it is still decoded with a bound on
-//! what bincode may allocate and checked as a whole.
+//! The journal (`journal_*`) holds the patches made since the base: a 32-byte header naming
+//! the base (its directory checksum), then records, each `[payload length u64][xxh3 u64]
+//! [payload]`. A payload moves the state from one tag to the next: the new scalar fields,
+//! the code pages written (4 KiB each, whole), the slots written (a slot record followed by
+//! its relocations) and the def-ids removed. Records are only appended; a record cut short
+//! or damaged ends the journal, and whether what precedes it reaches the wanted tag decides
+//! between a usable state and a stale one.
+//!
+//! Nothing here panics on bad bytes: every length and count is checked against the file's
+//! size before it is used.
 
 use std::fmt;
-use std::hash::Hasher;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rustc_stable_hash::hashers::SipHasher128Hash;
-use rustc_stable_hash::{FromStableHash, StableSipHasher128};
-use serde::{Deserialize, Serialize};
-use shared_frontend::sema::def::DefId;
+use shared_frontend::sema::def::{DefId, DefPathHash};
+use xxhash_rust::xxh3::xxh3_64;
 
-use super::state::{LinkState, Slot};
-use crate::blob::Relocation;
+use super::state::Slot;
+use super::{MAX_IMAGE, PAGE};
+use crate::blob::{ContextField, RelocTarget, Relocation, RuntimeFn};
 
-const MAGIC: [u8; 8] = *b"RILLLNK\x01";
+const MAGIC: [u8; 8] = *b"RILLLNK\x02";
 /// The version of the format; bump it when the layout or meaning of a field changes.
-const VERSION: u32 = 1;
-const HEADER: usize = 48;
+const VERSION: u32 = 2;
+const HEADER: usize = 128;
+/// Records per checked block of a table.
+const BLOCK: usize = 64;
+/// Bytes per checked chunk of code (a journal page, so a patch checks what it copies).
+const CHUNK: usize = JPAGE;
+const SLOT: usize = 64;
+const RELOC: usize = 32;
+const EDGE: usize = 32;
+const JMAGIC: [u8; 8] = *b"RILLJNL\x01";
+/// Length of the journal's header.
+pub const JOURNAL_HEADER: usize = 32;
+/// Fixed part of a journal payload.
+const JFIXED: usize = 96;
+/// The granularity of code in the journal.
+pub(crate) const JPAGE: usize = 4096;
 
 /// Why stored link state bytes were not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,164 +87,709 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-#[derive(Serialize, Deserialize)]
-struct StoredSlot {
-    #[serde(with = "crate::blob::def_id_bits")]
-    def: DefId,
-    offset: u32,
-    len: u32,
-    cap: u32,
-    params: u32,
-    #[serde(with = "crate::blob::reloc_records")]
-    relocs: Vec<Relocation>,
-    hash: u128,
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut x = [0u8; 4];
+    x.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(x)
 }
 
-#[derive(Serialize)]
-struct StoredRef<'a> {
-    #[serde(with = "crate::blob::byte_buf")]
-    code: &'a [u8],
-    slots: Vec<StoredSlotRef<'a>>,
-    #[serde(with = "crate::blob::def_id_bits")]
-    main: DefId,
-    context: u64,
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
 }
 
-#[derive(Serialize)]
-struct StoredSlotRef<'a> {
-    #[serde(with = "crate::blob::def_id_bits")]
-    def: DefId,
-    offset: u32,
-    len: u32,
-    cap: u32,
-    params: u32,
-    #[serde(with = "crate::blob::reloc_records")]
-    relocs: &'a [Relocation],
-    hash: u128,
+fn u128_at(b: &[u8], at: usize) -> u128 {
+    let mut x = [0u8; 16];
+    x.copy_from_slice(&b[at..at + 16]);
+    u128::from_le_bytes(x)
 }
 
-#[derive(Deserialize)]
-struct Stored {
-    #[serde(with = "crate::blob::byte_buf")]
-    code: Vec<u8>,
-    slots: Vec<StoredSlot>,
-    #[serde(with = "crate::blob::def_id_bits")]
-    main: DefId,
-    context: u64,
+/// A count or offset from the file as `usize`, bounded by `max`.
+fn bounded(x: u64, max: usize) -> Result<usize, DecodeError> {
+    usize::try_from(x)
+        .ok()
+        .filter(|&x| x <= max)
+        .ok_or(DecodeError::Length)
 }
 
-struct Hash128(u128);
+pub(crate) fn encode_reloc(r: &Relocation, out: &mut Vec<u8>) {
+    let (kind, index, args, callee) = match r.target {
+        RelocTarget::Function { callee, args } => (0u8, 0u8, args, callee.0),
+        RelocTarget::Runtime(f) => (1, super::runtime_index(f) as u8, 0, 0),
+        RelocTarget::Context(c) => (2, c.index() as u8, 0, 0),
+    };
+    out.extend_from_slice(&r.offset.to_le_bytes());
+    out.extend_from_slice(&r.addend.to_le_bytes());
+    out.extend_from_slice(&[kind, index, 0, 0]);
+    out.extend_from_slice(&args.to_le_bytes());
+    out.extend_from_slice(&callee.to_le_bytes());
+}
 
-impl FromStableHash for Hash128 {
-    type Hash = SipHasher128Hash;
-    fn from(SipHasher128Hash(h): SipHasher128Hash) -> Self {
-        Hash128(h[0] as u128 | ((h[1] as u128) << 64))
+fn decode_reloc(b: &[u8]) -> Result<Relocation, DecodeError> {
+    let bad = DecodeError::Invalid("a malformed relocation");
+    let (callee, args, index) = (u128_at(b, 16), u32_at(b, 12), b[9]);
+    if b[10..12] != [0, 0] {
+        return Err(bad);
+    }
+    let target = match b[8] {
+        0 if index == 0 => RelocTarget::Function {
+            callee: DefPathHash(callee),
+            args,
+        },
+        1 if args == 0 && callee == 0 => {
+            RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize).ok_or(bad)?)
+        }
+        2 if args == 0 && callee == 0 => RelocTarget::Context(match index {
+            0 => ContextField::Limit,
+            1 => ContextField::State,
+            _ => return Err(bad),
+        }),
+        _ => return Err(bad),
+    };
+    Ok(Relocation {
+        offset: u32_at(b, 0),
+        target,
+        addend: u32_at(b, 4) as i32,
+    })
+}
+
+/// A slot's fixed record; its relocations are `first..first + count` of the relocation
+/// table (or follow the record, in the journal).
+fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) {
+    let mut relocs = Vec::with_capacity(s.relocs.len() * RELOC);
+    s.relocs.iter().for_each(|r| encode_reloc(r, &mut relocs));
+    out.extend_from_slice(&s.def.0.to_le_bytes());
+    for x in [s.offset, s.len, s.cap, s.params, first, s.relocs.len() as u32] {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out.extend_from_slice(&xxh3_64(&relocs).to_le_bytes());
+    out.extend_from_slice(&s.hash.to_le_bytes());
+}
+
+/// A slot from its record and its relocations' bytes, checked against the buffer of
+/// `code_len` bytes.
+fn decode_slot(rec: &[u8], relocs: &[u8], code_len: usize) -> Result<Slot, DecodeError> {
+    if xxh3_64(relocs) != u64_at(rec, 40) {
+        return Err(DecodeError::Checksum);
+    }
+    let relocs = relocs
+        .chunks_exact(RELOC)
+        .map(decode_reloc)
+        .collect::<Result<Vec<_>, _>>()?;
+    let s = Slot {
+        def: DefPathHash(u128_at(rec, 0)),
+        offset: u32_at(rec, 16),
+        len: u32_at(rec, 20),
+        cap: u32_at(rec, 24),
+        params: u32_at(rec, 28),
+        relocs,
+        hash: u128_at(rec, 48),
+    };
+    let (o, len, cap) = (s.offset as usize, s.len as usize, s.cap as usize);
+    if o % 16 != 0 || cap % 16 != 0 || len > cap || o + cap > code_len {
+        return Err(DecodeError::Invalid("a slot outside the buffer"));
+    }
+    if s.relocs.iter().any(|r| r.offset as usize + 4 > len) {
+        return Err(DecodeError::Invalid("a relocation outside its function"));
+    }
+    Ok(s)
+}
+
+/// The scalar fields of a state, as the header and every journal record hold them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scalars {
+    pub main: DefId,
+    pub hash: u128,
+    pub context: usize,
+    pub code_len: usize,
+    pub live: usize,
+    pub count: usize,
+}
+
+impl Scalars {
+    fn check(&self) -> Result<(), DecodeError> {
+        let Scalars {
+            context,
+            code_len,
+            live,
+            ..
+        } = *self;
+        if code_len > MAX_IMAGE + MAX_IMAGE / 4 || context % PAGE != 0 || context < code_len.max(1)
+        {
+            return Err(DecodeError::Invalid(
+                "the buffer or the context page is out of range",
+            ));
+        }
+        if context > 2 * MAX_IMAGE || live > code_len {
+            return Err(DecodeError::Invalid("the context page is out of range"));
+        }
+        Ok(())
     }
 }
 
-fn checksum(bytes: &[u8]) -> u128 {
-    let mut h = StableSipHasher128::new();
-    h.write(bytes);
-    h.finish::<Hash128>().0
+/// A fixed-width table sorted by its first 16 bytes, checked a block at a time.
+#[derive(Debug)]
+struct Table {
+    at: usize,
+    n: usize,
+    rec: usize,
+    fences: usize,
+    sums: usize,
+    checked: Box<[AtomicBool]>,
 }
 
-impl LinkState {
-    /// The state as bytes ([`LinkState::decode`] reads them back).
-    pub fn encode(&self) -> Vec<u8> {
-        let stored = StoredRef {
-            code: &self.code,
-            slots: self
-                .slots
-                .iter()
-                .map(|s| StoredSlotRef {
-                    def: s.def,
-                    offset: s.offset,
-                    len: s.len,
-                    cap: s.cap,
-                    params: s.params,
-                    relocs: &s.relocs,
-                    hash: s.hash,
-                })
-                .collect(),
-            main: self.main,
-            context: self.context as u64,
-        };
-        let mut out = vec![0u8; HEADER];
-        // Encoding plain data into a vector cannot fail.
-        let _ =
-            bincode::serde::encode_into_std_write(&stored, &mut out, bincode::config::standard());
-        let body_len = (out.len() - HEADER) as u64;
-        let sum = checksum(&out[HEADER..]);
-        out[0..8].copy_from_slice(&MAGIC);
-        out[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        out[16..24].copy_from_slice(&body_len.to_le_bytes());
-        out[24..40].copy_from_slice(&sum.to_le_bytes());
-        out
+impl Table {
+    fn blocks(n: usize) -> usize {
+        n.div_ceil(BLOCK)
     }
+}
 
-    /// Reads a state [`LinkState::encode`] wrote; any damage is an error.
-    pub fn decode(bytes: &[u8]) -> Result<LinkState, DecodeError> {
-        let Some((header, body)) = bytes.split_first_chunk::<HEADER>() else {
+/// A base file, read in place.
+pub(crate) struct Base {
+    bytes: Box<dyn AsRef<[u8]> + Send + Sync>,
+    pub tag: u64,
+    /// The directory's checksum: what a journal names its base by.
+    pub id: u64,
+    pub scalars: Scalars,
+    slots: Table,
+    edges: Table,
+    relocs_at: usize,
+    n_relocs: usize,
+    code_at: usize,
+    code_sums: usize,
+    code_checked: Box<[AtomicBool]>,
+    /// Bytes of the file read so far (checked blocks, records, code).
+    read: AtomicU64,
+}
+
+impl fmt::Debug for Base {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Base")
+            .field("tag", &self.tag)
+            .field("id", &self.id)
+            .field("scalars", &self.scalars)
+            .field("slots", &self.slots.n)
+            .field("edges", &self.edges.n)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Base {
+    /// Reads the header and the directory of `bytes` and checks them.
+    pub fn open(bytes: Box<dyn AsRef<[u8]> + Send + Sync>) -> Result<Base, DecodeError> {
+        let b = (*bytes).as_ref();
+        if b.len() < HEADER {
             return Err(DecodeError::TooShort);
-        };
-        if header[0..8] != MAGIC {
+        }
+        if b[0..8] != MAGIC {
             return Err(DecodeError::BadMagic);
         }
-        let version = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
+        let version = u32_at(b, 8);
         if version != VERSION {
             return Err(DecodeError::Version(version));
         }
-        if header[12..16] != [0; 4] || header[40..48] != [0; 8] {
+        if b[12..16] != [0; 4] || b[104..120] != [0; 16] {
             return Err(DecodeError::Checksum);
         }
-        let mut len = [0u8; 8];
-        len.copy_from_slice(&header[16..24]);
-        if u64::from_le_bytes(len) != body.len() as u64 {
+        let size = b.len();
+        let n_slots = bounded(u64_at(b, 80), size / SLOT)?;
+        let n_relocs = bounded(u64_at(b, 88), size / RELOC)?;
+        let n_edges = bounded(u64_at(b, 96), size / EDGE)?;
+        let code_len = bounded(u64_at(b, 64), size)?;
+        let (sb, eb, cb) = (
+            Table::blocks(n_slots),
+            Table::blocks(n_edges),
+            code_len.div_ceil(CHUNK),
+        );
+        let dir_len = sb * 24 + eb * 24 + cb * 8;
+        let slots_at = HEADER + dir_len;
+        let relocs_at = slots_at + n_slots * SLOT;
+        let edges_at = relocs_at + n_relocs * RELOC;
+        let code_at = edges_at + n_edges * EDGE;
+        if code_at.checked_add(code_len) != Some(size) {
             return Err(DecodeError::Length);
         }
-        let mut sum = [0u8; 16];
-        sum.copy_from_slice(&header[24..40]);
-        if u128::from_le_bytes(sum) != checksum(body) {
+        let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        sum.update(&b[..120]);
+        sum.update(&b[HEADER..slots_at]);
+        let id = sum.digest();
+        if id != u64_at(b, 120) {
             return Err(DecodeError::Checksum);
         }
-        let (stored, read) = decode_bounded(body).map_err(|e| DecodeError::Body(e.to_string()))?;
-        if read != body.len() {
-            return Err(DecodeError::Invalid("bytes after the state"));
+        let scalars = Scalars {
+            main: DefPathHash(u128_at(b, 24)),
+            hash: u128_at(b, 40),
+            context: bounded(u64_at(b, 56), usize::MAX)?,
+            code_len,
+            live: bounded(u64_at(b, 72), usize::MAX)?,
+            count: n_slots,
+        };
+        scalars.check()?;
+        let table = |at, n, rec, fences| Table {
+            at,
+            n,
+            rec,
+            fences,
+            sums: fences + Table::blocks(n) * 16,
+            checked: (0..Table::blocks(n)).map(|_| AtomicBool::new(false)).collect(),
+        };
+        let slots = table(slots_at, n_slots, SLOT, HEADER);
+        let edges = table(edges_at, n_edges, EDGE, HEADER + sb * 24);
+        let code_sums = HEADER + sb * 24 + eb * 24;
+        Ok(Base {
+            tag: u64_at(b, 16),
+            id,
+            scalars,
+            slots,
+            edges,
+            relocs_at,
+            n_relocs,
+            code_at,
+            code_sums,
+            code_checked: (0..cb).map(|_| AtomicBool::new(false)).collect(),
+            read: AtomicU64::new(slots_at as u64),
+            bytes,
+        })
+    }
+
+    fn b(&self) -> &[u8] {
+        (*self.bytes).as_ref()
+    }
+
+    /// Bytes of the file read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    pub fn slot_count(&self) -> usize {
+        self.slots.n
+    }
+
+    /// Block `k` of table `t`, checked on first use.
+    fn block(&self, t: &Table, k: usize) -> Result<&[u8], DecodeError> {
+        let start = t.at + k * BLOCK * t.rec;
+        let end = t.at + ((k + 1) * BLOCK).min(t.n) * t.rec;
+        let bytes = &self.b()[start..end];
+        if !t.checked[k].load(Ordering::Relaxed) {
+            self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            if xxh3_64(bytes) != u64_at(self.b(), t.sums + 8 * k) {
+                return Err(DecodeError::Checksum);
+            }
+            t.checked[k].store(true, Ordering::Relaxed);
         }
-        let slots = stored
-            .slots
-            .into_iter()
-            .map(|s| Slot {
-                def: s.def,
-                offset: s.offset,
-                len: s.len,
-                cap: s.cap,
-                params: s.params,
-                relocs: s.relocs,
-                hash: s.hash,
-            })
-            .collect();
-        let context =
-            usize::try_from(stored.context).map_err(|_| DecodeError::Invalid("context"))?;
-        LinkState::from_parts(stored.code, slots, stored.main, context)
-            .map_err(DecodeError::Invalid)
+        Ok(bytes)
+    }
+
+    /// The index of the first record of `t` whose key is at least `key`, reading the
+    /// blocks from the one the fences point at.
+    fn lower_bound(&self, t: &Table, key: u128) -> Result<usize, DecodeError> {
+        let fence = |k: usize| u128_at(self.b(), t.fences + 16 * k);
+        let blocks = Table::blocks(t.n);
+        // The last block whose first key is below `key` holds the answer, or it is the
+        // first record of the next block.
+        let (mut lo, mut hi) = (0, blocks);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if fence(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo == 0 {
+            return Ok(0);
+        }
+        let k = lo - 1;
+        let block = self.block(t, k)?;
+        if u128_at(block, 0) != fence(k) {
+            return Err(DecodeError::Invalid("a fence that is not its block's first key"));
+        }
+        let n = block.len() / t.rec;
+        let i = (0..n)
+            .position(|i| u128_at(block, i * t.rec) >= key)
+            .unwrap_or(n);
+        Ok(k * BLOCK + i)
+    }
+
+    /// Record `i` of `t`, its block checked.
+    fn record(&self, t: &Table, i: usize) -> Result<&[u8], DecodeError> {
+        let block = self.block(t, i / BLOCK)?;
+        let at = (i % BLOCK) * t.rec;
+        Ok(&block[at..at + t.rec])
+    }
+
+    /// Slot `i` of the table (in def-id order).
+    pub fn slot_at(&self, i: usize) -> Result<Slot, DecodeError> {
+        let rec = self.record(&self.slots, i)?;
+        let first = u32_at(rec, 32) as usize;
+        let count = u32_at(rec, 36) as usize;
+        if first.checked_add(count).is_none_or(|e| e > self.n_relocs) {
+            return Err(DecodeError::Invalid("relocations outside their table"));
+        }
+        let at = self.relocs_at + first * RELOC;
+        let relocs = &self.b()[at..at + count * RELOC];
+        self.read.fetch_add(relocs.len() as u64, Ordering::Relaxed);
+        decode_slot(rec, relocs, self.scalars.code_len)
+    }
+
+    /// The def-id, offset and capacity of slot `i`, without its relocations.
+    pub fn slot_place(&self, i: usize) -> Result<(DefId, usize, usize), DecodeError> {
+        let rec = self.record(&self.slots, i)?;
+        Ok((
+            DefPathHash(u128_at(rec, 0)),
+            u32_at(rec, 16) as usize,
+            u32_at(rec, 24) as usize,
+        ))
+    }
+
+    /// The slot of `def`, if the base has one.
+    pub fn find(&self, def: DefId) -> Result<Option<Slot>, DecodeError> {
+        let i = self.lower_bound(&self.slots, def.0)?;
+        if i >= self.slots.n || u128_at(self.record(&self.slots, i)?, 0) != def.0 {
+            return Ok(None);
+        }
+        self.slot_at(i).map(Some)
+    }
+
+    /// The callers of `callee` in the base's reverse index.
+    pub fn callers(&self, callee: DefId) -> Result<Vec<DefId>, DecodeError> {
+        let mut out = Vec::new();
+        let mut i = self.lower_bound(&self.edges, callee.0)?;
+        while i < self.edges.n {
+            let rec = self.record(&self.edges, i)?;
+            if u128_at(rec, 0) != callee.0 {
+                break;
+            }
+            out.push(DefPathHash(u128_at(rec, 16)));
+            i += 1;
+        }
+        Ok(out)
+    }
+
+    /// Checks every block of the slot table (an image lists every function).
+    pub fn check_slots(&self) -> Result<(), DecodeError> {
+        (0..Table::blocks(self.slots.n)).try_for_each(|k| self.block(&self.slots, k).map(drop))
+    }
+
+    /// Checks every block of the reverse index.
+    pub fn check_edges(&self) -> Result<(), DecodeError> {
+        (0..Table::blocks(self.edges.n)).try_for_each(|k| self.block(&self.edges, k).map(drop))
+    }
+
+    /// Code bytes `at..at + len`, their chunks checked on first use.
+    pub fn code(&self, at: usize, len: usize) -> Result<&[u8], DecodeError> {
+        if len == 0 {
+            return Ok(&[]);
+        }
+        let end = at + len;
+        if end > self.scalars.code_len {
+            return Err(DecodeError::Length);
+        }
+        for k in at / CHUNK..end.div_ceil(CHUNK) {
+            if !self.code_checked[k].load(Ordering::Relaxed) {
+                let s = self.code_at + k * CHUNK;
+                let e = self.code_at + ((k + 1) * CHUNK).min(self.scalars.code_len);
+                self.read.fetch_add((e - s) as u64, Ordering::Relaxed);
+                if xxh3_64(&self.b()[s..e]) != u64_at(self.b(), self.code_sums + 8 * k) {
+                    return Err(DecodeError::Checksum);
+                }
+                self.code_checked[k].store(true, Ordering::Relaxed);
+            }
+        }
+        Ok(&self.b()[self.code_at + at..self.code_at + end])
     }
 }
 
-/// Decodes with a limit on what bincode may claim (and so allocate) that grows with the
-/// input: a valid encoding of `n` bytes claims at most `16 n` (a `u128` per varint byte),
-/// and the limit is the first of 1 MiB, 64 MiB, 1 GiB and 64 GiB that covers that.
-fn decode_bounded(body: &[u8]) -> Result<(Stored, usize), bincode::error::DecodeError> {
-    use bincode::serde::decode_from_slice as decode;
-    let c = bincode::config::standard();
-    let need = body.len().saturating_mul(16).saturating_add(64);
-    if need <= 1 << 20 {
-        decode(body, c.with_limit::<{ 1 << 20 }>())
-    } else if need <= 1 << 26 {
-        decode(body, c.with_limit::<{ 1 << 26 }>())
-    } else if need <= 1 << 30 {
-        decode(body, c.with_limit::<{ 1 << 30 }>())
-    } else {
-        decode(body, c.with_limit::<{ 1 << 36 }>())
+/// Writes a base file: `slots` sorted by def-id, `code` the buffer.
+pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) -> Vec<u8> {
+    let mut recs = Vec::with_capacity(slots.len() * SLOT);
+    let mut relocs = Vec::new();
+    let mut edges: Vec<(u128, u128)> = Vec::new();
+    let mut first = 0u32;
+    for slot in slots {
+        encode_slot(slot, first, &mut recs);
+        first += slot.relocs.len() as u32;
+        for r in &slot.relocs {
+            encode_reloc(r, &mut relocs);
+            if let RelocTarget::Function { callee, .. } = r.target {
+                edges.push((callee.0, slot.def.0));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    let mut edge_bytes = Vec::with_capacity(edges.len() * EDGE);
+    for (callee, caller) in &edges {
+        edge_bytes.extend_from_slice(&callee.to_le_bytes());
+        edge_bytes.extend_from_slice(&caller.to_le_bytes());
+    }
+    let mut out = vec![0u8; HEADER];
+    out[0..8].copy_from_slice(&MAGIC);
+    out[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    out[16..24].copy_from_slice(&tag.to_le_bytes());
+    out[24..40].copy_from_slice(&s.main.0.to_le_bytes());
+    out[40..56].copy_from_slice(&s.hash.to_le_bytes());
+    for (at, x) in [
+        (56, s.context),
+        (64, code.len()),
+        (72, s.live),
+        (80, slots.len()),
+        (88, first as usize),
+        (96, edges.len()),
+    ] {
+        out[at..at + 8].copy_from_slice(&(x as u64).to_le_bytes());
+    }
+    for (bytes, rec) in [(&recs, SLOT), (&edge_bytes, EDGE)] {
+        for block in bytes.chunks(BLOCK * rec) {
+            out.extend_from_slice(&block[..16]);
+        }
+        for block in bytes.chunks(BLOCK * rec) {
+            out.extend_from_slice(&xxh3_64(block).to_le_bytes());
+        }
+    }
+    for chunk in code.chunks(CHUNK) {
+        out.extend_from_slice(&xxh3_64(chunk).to_le_bytes());
+    }
+    let mut sum = xxhash_rust::xxh3::Xxh3::new();
+    sum.update(&out[..120]);
+    sum.update(&out[HEADER..]);
+    let id = sum.digest();
+    out[120..128].copy_from_slice(&id.to_le_bytes());
+    out.reserve(recs.len() + relocs.len() + edge_bytes.len() + code.len());
+    out.extend_from_slice(&recs);
+    out.extend_from_slice(&relocs);
+    out.extend_from_slice(&edge_bytes);
+    out.extend_from_slice(code);
+    out
+}
+
+/// The id of a base file [`encode_base`] wrote.
+pub(crate) fn base_id(bytes: &[u8]) -> u64 {
+    u64_at(bytes, 120)
+}
+
+/// A journal's header for the base `id`.
+pub(crate) fn journal_header(id: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(JOURNAL_HEADER);
+    out.extend_from_slice(&JMAGIC);
+    out.extend_from_slice(&id.to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
+    let sum = xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// One patch, as a journal record holds it.
+pub(crate) struct Record {
+    pub prev: u64,
+    pub tag: u64,
+    pub scalars: Scalars,
+    /// Page number and its bytes (`JPAGE` of them, the last page zero-padded).
+    pub pages: Vec<(usize, Vec<u8>)>,
+    pub slots: Vec<Slot>,
+    pub removed: Vec<DefId>,
+}
+
+/// A journal record, framed.
+pub(crate) fn encode_record(r: &Record) -> Vec<u8> {
+    let mut p = Vec::new();
+    p.extend_from_slice(&r.prev.to_le_bytes());
+    p.extend_from_slice(&r.tag.to_le_bytes());
+    p.extend_from_slice(&r.scalars.main.0.to_le_bytes());
+    p.extend_from_slice(&r.scalars.hash.to_le_bytes());
+    for x in [
+        r.scalars.context,
+        r.scalars.code_len,
+        r.scalars.live,
+        r.scalars.count,
+    ] {
+        p.extend_from_slice(&(x as u64).to_le_bytes());
+    }
+    for x in [r.pages.len(), r.slots.len(), r.removed.len(), 0] {
+        p.extend_from_slice(&(x as u32).to_le_bytes());
+    }
+    for (n, page) in &r.pages {
+        p.extend_from_slice(&(*n as u64).to_le_bytes());
+        p.extend_from_slice(page);
+    }
+    for s in &r.slots {
+        encode_slot(s, 0, &mut p);
+        s.relocs.iter().for_each(|r| encode_reloc(r, &mut p));
+    }
+    for d in &r.removed {
+        p.extend_from_slice(&d.0.to_le_bytes());
+    }
+    let mut out = Vec::with_capacity(16 + p.len());
+    out.extend_from_slice(&(p.len() as u64).to_le_bytes());
+    out.extend_from_slice(&xxh3_64(&p).to_le_bytes());
+    out.extend_from_slice(&p);
+    out
+}
+
+/// Decodes one checked payload.
+fn decode_payload(p: &[u8]) -> Result<Record, DecodeError> {
+    let short = DecodeError::Invalid("a short journal record");
+    if p.len() < JFIXED {
+        return Err(short);
+    }
+    let scalars = Scalars {
+        main: DefPathHash(u128_at(p, 16)),
+        hash: u128_at(p, 32),
+        context: bounded(u64_at(p, 48), usize::MAX)?,
+        code_len: bounded(u64_at(p, 56), usize::MAX)?,
+        live: bounded(u64_at(p, 64), usize::MAX)?,
+        count: bounded(u64_at(p, 72), usize::MAX)?,
+    };
+    scalars.check()?;
+    let (n_pages, n_slots, n_removed) = (
+        u32_at(p, 80) as usize,
+        u32_at(p, 84) as usize,
+        u32_at(p, 88) as usize,
+    );
+    let mut at = JFIXED;
+    let mut take = |n: usize| -> Result<&[u8], DecodeError> {
+        let end = at.checked_add(n).filter(|&e| e <= p.len()).ok_or(short.clone())?;
+        let s = &p[at..end];
+        at = end;
+        Ok(s)
+    };
+    let mut pages = Vec::with_capacity(n_pages.min(p.len() / JPAGE));
+    for _ in 0..n_pages {
+        let n = bounded(u64_at(take(8)?, 0), scalars.code_len / JPAGE)?;
+        pages.push((n, take(JPAGE)?.to_vec()));
+    }
+    let mut slots = Vec::with_capacity(n_slots.min(p.len() / SLOT));
+    for _ in 0..n_slots {
+        let rec = take(SLOT)?;
+        let count = u32_at(rec, 36) as usize;
+        let relocs = take(count.checked_mul(RELOC).ok_or(short.clone())?)?;
+        slots.push(decode_slot(rec, relocs, scalars.code_len)?);
+    }
+    let mut removed = Vec::with_capacity(n_removed.min(p.len() / 16));
+    for _ in 0..n_removed {
+        removed.push(DefPathHash(u128_at(take(16)?, 0)));
+    }
+    if at != p.len() {
+        return Err(DecodeError::Invalid("bytes after a journal record"));
+    }
+    Ok(Record {
+        prev: u64_at(p, 0),
+        tag: u64_at(p, 8),
+        scalars,
+        pages,
+        slots,
+        removed,
+    })
+}
+
+/// The records of `journal` for the base `id` that lead from `from` to `to`, and the
+/// length of the journal they take (where the next record goes); `Ok(None)` when the
+/// journal does not lead there (another base's, or cut short before reaching `to`, as a
+/// write that was killed leaves it), an error when a whole record is damaged.
+pub(crate) type Journal = (Vec<Record>, usize);
+
+pub(crate) fn read_journal(
+    journal: &[u8],
+    id: u64,
+    from: u64,
+    to: u64,
+) -> Result<Option<Journal>, DecodeError> {
+    let ours = journal.get(..JOURNAL_HEADER) == Some(journal_header(id).as_slice());
+    if !ours {
+        return Ok((from == to).then(|| (Vec::new(), 0)));
+    }
+    let mut records = Vec::new();
+    let (mut at, mut tag) = (JOURNAL_HEADER, from);
+    while tag != to {
+        let Some(head) = journal.get(at..at.saturating_add(16)) else {
+            return Ok(None);
+        };
+        let Some(len) = usize::try_from(u64_at(head, 0)).ok() else {
+            return Ok(None);
+        };
+        let Some(payload) = (at + 16)
+            .checked_add(len)
+            .and_then(|end| journal.get(at + 16..end))
+        else {
+            return Ok(None);
+        };
+        if xxh3_64(payload) != u64_at(head, 8) {
+            return Err(DecodeError::Checksum);
+        }
+        let r = decode_payload(payload)?;
+        if r.prev != tag {
+            return Ok(None);
+        }
+        tag = r.tag;
+        at += 16 + len;
+        records.push(r);
+    }
+    Ok(Some((records, at)))
+}
+
+
+/// A file's bytes mapped read-only (private), for [`LinkState::open`](super::LinkState::open).
+/// The link state's files are replaced by renaming, never written in place, so the
+/// mapped bytes do not change under it.
+pub struct MappedFile {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value alone (unmapped by `Drop`).
+unsafe impl Send for MappedFile {}
+// SAFETY: only read through `&MappedFile`.
+unsafe impl Sync for MappedFile {}
+
+impl MappedFile {
+    /// Maps all of `file`.
+    pub fn map(file: &std::fs::File) -> std::io::Result<MappedFile> {
+        use std::os::fd::AsRawFd;
+        let len = usize::try_from(file.metadata()?.len())
+            .map_err(|_| std::io::Error::other("file too large"))?;
+        if len == 0 {
+            return Ok(MappedFile {
+                ptr: std::ptr::NonNull::dangling().as_ptr(),
+                len,
+            });
+        }
+        // SAFETY: a new private read-only mapping of an open file at an address of the
+        // kernel's choice; the result is checked for `MAP_FAILED`.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(MappedFile {
+            ptr: ptr as *mut u8,
+            len,
+        })
+    }
+}
+
+impl AsRef<[u8]> for MappedFile {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `ptr`/`len` is our mapping (or an empty slice), readable while we live.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for MappedFile {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: the mapping `map` made, unmapped only here.
+            unsafe {
+                libc::munmap(self.ptr as *mut libc::c_void, self.len);
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ mod hash;
 mod state;
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use shared_frontend::sema::def::DefId;
 
@@ -27,7 +27,8 @@ use crate::blob::{CodeBlob, RuntimeFn};
 
 pub use codec::DecodeError;
 pub use hash::{entry_hash, function_hash};
-pub use state::{Layout, LinkState, PatchStats};
+pub use codec::{MappedFile, JOURNAL_HEADER};
+pub use state::{Layout, LinkState, PatchStats, SavePlan};
 
 const PAGE: usize = 4096;
 /// Words of the context page before the runtime table.
@@ -61,6 +62,8 @@ pub enum LinkError {
     BadLayout,
     /// The operating system refused the mapping.
     Map(String),
+    /// A part of a stored link state failed its check when first used.
+    Damaged(String),
 }
 
 impl fmt::Display for LinkError {
@@ -85,11 +88,15 @@ impl fmt::Display for LinkError {
             LinkError::TooLarge => write!(f, "image larger than 1 GiB"),
             LinkError::BadLayout => write!(f, "the layout does not hold the functions"),
             LinkError::Map(e) => write!(f, "cannot map the image: {e}"),
+            LinkError::Damaged(e) => write!(f, "damaged link state: {e}"),
         }
     }
 }
 
 impl std::error::Error for LinkError {}
+
+/// Makes the list of function offsets of an image.
+pub(crate) type OffsetList = Box<dyn FnOnce() -> Vec<(DefId, usize)> + Send>;
 
 /// A linked program, ready to run ([`Image::run`]).
 pub struct Image {
@@ -98,8 +105,9 @@ pub struct Image {
     pub(crate) code_len: usize,
     pub(crate) context: usize,
     pub(crate) main: usize,
-    /// Function start offsets, in address order.
-    pub(crate) offsets: Vec<(DefId, usize)>,
+    /// Function start offsets, in address order, made on first use by `list_offsets`.
+    offsets: OnceLock<Vec<(DefId, usize)>>,
+    list_offsets: Mutex<Option<OffsetList>>,
     hash: u128,
     /// One run at a time (the context page belongs to the run).
     pub(crate) run_lock: Mutex<()>,
@@ -140,7 +148,10 @@ impl Image {
 
     /// Offset of each function's code in [`Image::code`], in address order.
     pub fn function_offsets(&self) -> &[(DefId, usize)] {
-        &self.offsets
+        self.offsets.get_or_init(|| {
+            let list = self.list_offsets.lock().ok().and_then(|mut l| l.take());
+            list.map_or_else(Vec::new, |f| f())
+        })
     }
 
     pub(crate) fn context_ptr(&self) -> *mut u64 {
@@ -149,17 +160,18 @@ impl Image {
         unsafe { self.mem.add(self.context) as *mut u64 }
     }
 
-    /// Maps `code` (already patched for a context page at offset `context`, page-aligned
-    /// and at least `code.len()`), fills the runtime table and protects the code
-    /// read+execute.
+    /// Maps `code_len` bytes of code that `fill` writes (already patched for a context
+    /// page at offset `context`, page-aligned and at least `code_len`), fills the runtime
+    /// table and protects the code read+execute.
     fn map(
-        code: &[u8],
+        code_len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), LinkError>,
         context: usize,
         main: usize,
-        offsets: Vec<(DefId, usize)>,
+        offsets: OffsetList,
         hash: u128,
     ) -> Result<Image, LinkError> {
-        debug_assert!(context % PAGE == 0 && context >= code.len() && context > 0);
+        debug_assert!(context % PAGE == 0 && context >= code_len && context > 0);
         let context_bytes = 8 * (CONTEXT_WORDS + RuntimeFn::ALL.len());
         let len = context + align_up(context_bytes, PAGE);
         // SAFETY: a new anonymous private mapping at an address of the kernel's choice (a
@@ -182,10 +194,11 @@ impl Image {
         let image = Image {
             mem,
             len,
-            code_len: code.len(),
+            code_len,
             context,
             main,
-            offsets,
+            offsets: OnceLock::new(),
+            list_offsets: Mutex::new(Some(offsets)),
             hash,
             run_lock: Mutex::new(()),
         };
@@ -193,7 +206,7 @@ impl Image {
         // nothing else until `image` is returned; `buf` is last used before the
         // `mprotect` below.
         let buf = unsafe { std::slice::from_raw_parts_mut(mem, len) };
-        buf[..code.len()].copy_from_slice(code);
+        fill(&mut buf[..code_len])?;
         for (k, &f) in RuntimeFn::ALL.iter().enumerate() {
             let addr = crate::runtime::entry_point(f) as u64;
             let w = context + 8 * (CONTEXT_WORDS + k);

@@ -11,6 +11,14 @@
 //! removed functions exceed the live code, every relocation is patched again (a rare,
 //! whole-program step, counted in [`PatchStats`]).
 //!
+//! A state opened from disk ([`LinkState::open`]) reads its slots, reverse index and code
+//! in place from the base file (`codec`) and keeps what changed since in memory: the
+//! slots written or removed (`over`, with their own reverse index) and the code pages
+//! written (copy-on-write, `Code`). A lookup reads the overlay, then the base; a patch
+//! therefore reads and writes in proportion to the change. Saving ([`LinkState::save_plan`])
+//! appends what changed since the last save to the journal, or writes a new base after a
+//! link from scratch, a whole-program step, or once the journal is large.
+//!
 //! Every relocation is PC-relative and every function's slot is 16-byte aligned, so the
 //! bytes of the buffer are those a from-scratch link produces when it places the
 //! functions the same way ([`LinkState::link_at`]), and the hash is the same whatever the
@@ -22,6 +30,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use shared_frontend::sema::def::DefId;
 
+use super::codec::{self, Base, DecodeError, Record, Scalars, JPAGE};
 use super::hash::{entry_hash, function_hash};
 use super::{align_up, runtime_index, Image, LinkError, CONTEXT_WORDS, MAX_IMAGE, PAGE};
 use crate::blob::{CodeBlob, RelocTarget, Relocation};
@@ -45,13 +54,14 @@ pub(crate) struct Slot {
 /// The incremental linker's state (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct LinkState {
-    /// The patched code and data of every function, holes zeroed.
-    pub(crate) code: Vec<u8>,
-    pub(crate) slots: Vec<Slot>,
-    /// Slot index by def-id.
-    index: FxHashMap<DefId, usize>,
-    /// Callee → the functions that call it (derived from the slots' relocations).
-    callers: FxHashMap<DefId, FxHashSet<DefId>>,
+    /// The base file's tables, when the state was opened from one.
+    base: Option<Arc<Base>>,
+    code: Code,
+    /// Slots written (`Some`) or removed (`None`) since the base; without a base, every
+    /// slot.
+    over: FxHashMap<DefId, Option<Slot>>,
+    /// Callee → the functions of `over` that call it.
+    over_callers: FxHashMap<DefId, FxHashSet<DefId>>,
     pub(crate) main: DefId,
     /// Offset of the run context page in the image (page-aligned, at least the buffer's
     /// length).
@@ -60,6 +70,171 @@ pub struct LinkState {
     hash: u128,
     /// Bytes of the buffer in slots (the rest are holes).
     live: usize,
+    /// Functions linked.
+    count: usize,
+    /// What is on disk, when the state was opened or saved.
+    disk: Option<Disk>,
+    /// Slots of `over` written or removed since the last save.
+    unsaved: FxHashSet<DefId>,
+    /// The next save must write a new base (a link from scratch or a whole-program step).
+    full: bool,
+}
+
+/// The files a state was opened from or last saved to.
+#[derive(Clone, Copy, Debug)]
+struct Disk {
+    /// The base's id, named by the journal's header.
+    id: u64,
+    tag: u64,
+    base_len: usize,
+    /// Where the next journal record goes (0: the journal must be started).
+    journal_len: usize,
+}
+
+/// How to save a state ([`LinkState::save_plan`]); after writing it, call
+/// [`LinkState::saved`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SavePlan {
+    /// Write these bytes as the new base file (atomically), then remove the journal.
+    Base(Vec<u8>),
+    /// Truncate the journal to `at` bytes and write these bytes there.
+    Journal { at: u64, bytes: Vec<u8> },
+}
+
+/// The code buffer: the base's bytes (checked a chunk at a time) under the pages written
+/// since, or a buffer of its own.
+#[derive(Clone, Debug, Default)]
+struct Code {
+    base: Option<Arc<Base>>,
+    /// The buffer, without a base.
+    owned: Vec<u8>,
+    /// Pages written over the base.
+    pages: FxHashMap<usize, Box<[u8]>>,
+    len: usize,
+    /// Pages written since the last save.
+    dirty: FxHashSet<usize>,
+    /// A damaged base chunk met while writing: the buffer is not to be used.
+    damaged: Option<DecodeError>,
+}
+
+impl Code {
+    fn owned(bytes: Vec<u8>) -> Code {
+        Code {
+            len: bytes.len(),
+            owned: bytes,
+            ..Code::default()
+        }
+    }
+
+    /// The page `p`, copied from the base on first write.
+    fn page_mut(&mut self, p: usize) -> &mut [u8] {
+        let Code {
+            base,
+            pages,
+            damaged,
+            ..
+        } = self;
+        pages.entry(p).or_insert_with(|| {
+            let mut page = vec![0u8; JPAGE].into_boxed_slice();
+            if let Some(base) = base {
+                let at = p * JPAGE;
+                let n = base.scalars.code_len.saturating_sub(at).min(JPAGE);
+                match base.code(at, n) {
+                    Ok(bytes) => page[..n].copy_from_slice(bytes),
+                    Err(e) => *damaged = Some(e),
+                }
+            }
+            page
+        })
+    }
+
+    fn write(&mut self, at: usize, bytes: &[u8]) {
+        let end = at + bytes.len();
+        debug_assert!(end <= self.len);
+        if bytes.is_empty() {
+            return;
+        }
+        for p in at / JPAGE..end.div_ceil(JPAGE) {
+            self.dirty.insert(p);
+        }
+        if self.base.is_none() {
+            self.owned[at..end].copy_from_slice(bytes);
+            return;
+        }
+        let mut done = 0;
+        while done < bytes.len() {
+            let pos = at + done;
+            let (p, o) = (pos / JPAGE, pos % JPAGE);
+            let n = (JPAGE - o).min(bytes.len() - done);
+            self.page_mut(p)[o..o + n].copy_from_slice(&bytes[done..done + n]);
+            done += n;
+        }
+    }
+
+    fn zero(&mut self, at: usize, len: usize) {
+        // Zeroing page by page keeps a big hole from allocating a big buffer.
+        let mut done = 0;
+        while done < len {
+            let n = (JPAGE - (at + done) % JPAGE).min(len - done);
+            self.write(at + done, &[0u8; JPAGE][..n]);
+            done += n;
+        }
+    }
+
+    /// Grows the buffer to `len` bytes (zeros).
+    fn grow(&mut self, len: usize) {
+        if self.base.is_none() {
+            self.owned.resize(len, 0);
+        }
+        self.len = self.len.max(len);
+    }
+
+    /// Copies the buffer into `out` (`len` bytes), checking the base's chunks.
+    fn copy_into(&self, out: &mut [u8]) -> Result<(), DecodeError> {
+        if let Some(e) = &self.damaged {
+            return Err(e.clone());
+        }
+        let Some(base) = &self.base else {
+            out[..self.len].copy_from_slice(&self.owned);
+            return Ok(());
+        };
+        let n = base.scalars.code_len.min(self.len);
+        out[..n].copy_from_slice(base.code(0, n)?);
+        for (&p, page) in &self.pages {
+            let at = p * JPAGE;
+            let n = self.len.saturating_sub(at).min(JPAGE);
+            out[at..at + n].copy_from_slice(&page[..n]);
+        }
+        Ok(())
+    }
+
+    /// The buffer as one vector.
+    fn to_vec(&self) -> Result<Vec<u8>, DecodeError> {
+        let mut out = vec![0u8; self.len];
+        self.copy_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Page `p` as a journal holds it (zero-padded).
+    fn page(&self, p: usize) -> Result<Vec<u8>, DecodeError> {
+        let at = p * JPAGE;
+        let n = self.len.saturating_sub(at).min(JPAGE);
+        let mut out = vec![0u8; JPAGE];
+        match (&self.base, self.pages.get(&p)) {
+            (_, Some(page)) => out.copy_from_slice(page),
+            (Some(base), None) => {
+                let m = base.scalars.code_len.saturating_sub(at).min(n);
+                out[..m].copy_from_slice(base.code(at, m)?);
+            }
+            (None, None) => out[..n].copy_from_slice(&self.owned[at..at + n]),
+        }
+        out[n..].fill(0);
+        Ok(out)
+    }
+}
+
+fn damaged(e: DecodeError) -> LinkError {
+    LinkError::Damaged(e.to_string())
 }
 
 /// Where a link placed each function: its offset and slot size, and the context page.
@@ -103,14 +278,14 @@ fn moved_cap(len: usize) -> usize {
 fn check_relocs(
     def: DefId,
     blob: &CodeBlob,
-    params_of: impl Fn(DefId) -> Option<u32>,
+    mut params_of: impl FnMut(DefId) -> Result<Option<u32>, LinkError>,
 ) -> Result<(), LinkError> {
     for r in &blob.relocations {
         if r.offset as usize + 4 > blob.bytes.len() {
             return Err(LinkError::BadRelocation(def));
         }
         if let RelocTarget::Function { callee, args } = r.target {
-            check_call(def, callee, args, params_of(callee))?;
+            check_call(def, callee, args, params_of(callee)?)?;
         }
     }
     Ok(())
@@ -135,11 +310,11 @@ fn check_call(
 }
 
 /// Writes `S + addend - P` into the field of relocation `r` of the function at `base`.
-fn write_reloc(code: &mut [u8], base: usize, r: &Relocation, target: usize) {
+fn write_reloc(code: &mut Code, base: usize, r: &Relocation, target: usize) {
     let p = base + r.offset as usize;
     let v = target as i64 + r.addend as i64 - p as i64;
-    if let Some(field) = code.get_mut(p..p + 4) {
-        field.copy_from_slice(&(v as i32).to_le_bytes());
+    if p + 4 <= code.len {
+        code.write(p, &(v as i32).to_le_bytes());
     }
 }
 
@@ -205,6 +380,7 @@ impl LinkState {
         Self::place(blobs, main, placed, end, layout.context)
     }
 
+
     /// Checks `blobs` and writes them at `placed` (offset and slot size each) in a buffer
     /// of `end` bytes, with the context page at `context`.
     fn place(
@@ -214,34 +390,39 @@ impl LinkState {
         end: usize,
         context: usize,
     ) -> Result<LinkState, LinkError> {
-        let mut index: FxHashMap<DefId, usize> = FxHashMap::default();
-        index.reserve(blobs.len());
-        for (i, (def, _)) in blobs.iter().enumerate() {
-            if index.insert(*def, i).is_some() {
+        let mut params: FxHashMap<DefId, u32> = FxHashMap::default();
+        params.reserve(blobs.len());
+        for (def, blob) in blobs {
+            if params.insert(*def, blob.params).is_some() {
                 return Err(LinkError::DuplicateFunction(*def));
             }
         }
-        let params_of = |d: DefId| index.get(&d).map(|&j| blobs[j].1.params);
-        match params_of(main) {
+        let params_of = |d: DefId| Ok(params.get(&d).copied());
+        match params.get(&main) {
             None => return Err(LinkError::NoMain(main)),
-            Some(p) if p != 0 => return Err(LinkError::MainTakesParameters(main)),
+            Some(&p) if p != 0 => return Err(LinkError::MainTakesParameters(main)),
             Some(_) => {}
         }
         for (def, blob) in blobs {
             check_relocs(*def, blob, params_of)?;
         }
         let mut state = LinkState {
-            code: vec![0; end],
-            slots: Vec::with_capacity(blobs.len()),
-            index,
-            callers: FxHashMap::default(),
+            base: None,
+            code: Code::owned(vec![0; end]),
+            over: FxHashMap::default(),
+            over_callers: FxHashMap::default(),
             main,
             context,
             hash: entry_hash(main),
             live: 0,
+            count: blobs.len(),
+            disk: None,
+            unsaved: FxHashSet::default(),
+            full: true,
         };
+        state.over.reserve(blobs.len());
         for ((def, blob), &(offset, cap)) in blobs.iter().zip(&placed) {
-            state.code[offset..offset + blob.bytes.len()].copy_from_slice(&blob.bytes);
+            state.code.owned[offset..offset + blob.bytes.len()].copy_from_slice(&blob.bytes);
             let slot = Slot {
                 def: *def,
                 offset: offset as u32,
@@ -254,79 +435,238 @@ impl LinkState {
             state.add_edges(&slot);
             state.hash = state.hash.wrapping_add(slot.hash);
             state.live += cap;
-            state.slots.push(slot);
+            state.over.insert(*def, Some(slot));
         }
-        for i in 0..state.slots.len() {
-            state.patch_slot(i, None);
-        }
+        state.patch_all();
+        state.code.dirty.clear();
         Ok(state)
     }
 
-    /// Rebuilds the derived parts (index, reverse index, hash, live bytes) of a state
-    /// made of stored parts, checking everything a patch or an image relies on, so that a
-    /// state decoded from damaged bytes is an error, never a panic or wrong code
-    /// placement.
-    pub(crate) fn from_parts(
-        code: Vec<u8>,
-        slots: Vec<Slot>,
-        main: DefId,
-        context: usize,
-    ) -> Result<LinkState, &'static str> {
-        if code.len() > MAX_IMAGE || context % PAGE != 0 || context < code.len().max(1) {
-            return Err("the buffer or the context page is out of range");
-        }
-        if context > MAX_IMAGE + MAX_IMAGE / 8 + PAGE {
-            return Err("the context page is out of range");
-        }
-        let mut state = LinkState {
-            code,
-            slots: Vec::new(),
-            index: FxHashMap::default(),
-            callers: FxHashMap::default(),
-            main,
-            context,
-            hash: entry_hash(main),
-            live: 0,
+    /// Opens the state a base file and its journal hold for `tag`: `Ok(None)` when they
+    /// hold another tag's (stale), an error when they are damaged. Reads the base's
+    /// header and directory and the journal's records that lead to `tag`; the rest of
+    /// the base is checked when first used (a damaged part then makes the operation that
+    /// uses it fail with [`LinkError::Damaged`]).
+    pub fn open(
+        base: Box<dyn AsRef<[u8]> + Send + Sync>,
+        journal: &[u8],
+        tag: u64,
+    ) -> Result<Option<LinkState>, DecodeError> {
+        let base_len = (*base).as_ref().len();
+        let base = Arc::new(Base::open(base)?);
+        let Some((records, journal_len)) = codec::read_journal(journal, base.id, base.tag, tag)?
+        else {
+            return Ok(None);
         };
-        let mut ranges = Vec::with_capacity(slots.len());
-        state.index.reserve(slots.len());
-        for (i, s) in slots.iter().enumerate() {
-            let (o, len, cap) = (s.offset as usize, s.len as usize, s.cap as usize);
-            if o % 16 != 0 || cap % 16 != 0 || len > cap || o + cap > state.code.len() {
-                return Err("a slot outside the buffer");
+        let s = base.scalars;
+        let mut state = LinkState {
+            base: Some(base.clone()),
+            code: Code {
+                base: Some(base.clone()),
+                len: s.code_len,
+                ..Code::default()
+            },
+            over: FxHashMap::default(),
+            over_callers: FxHashMap::default(),
+            main: s.main,
+            context: s.context,
+            hash: s.hash,
+            live: s.live,
+            count: s.count,
+            disk: Some(Disk {
+                id: base.id,
+                tag,
+                base_len,
+                journal_len,
+            }),
+            unsaved: FxHashSet::default(),
+            full: false,
+        };
+        for r in records {
+            if r.scalars.code_len < state.code.len {
+                return Err(DecodeError::Invalid("a journal record shrinks the buffer"));
             }
-            if s.relocs.iter().any(|r| r.offset as usize + 4 > len) {
-                return Err("a relocation outside its function");
+            state.code.len = r.scalars.code_len;
+            for (p, page) in r.pages {
+                state.code.pages.insert(p, page.into_boxed_slice());
             }
-            if state.index.insert(s.def, i).is_some() {
-                return Err("two slots of one function");
+            for d in r.removed {
+                if let Some(Some(old)) = state.over.insert(d, None) {
+                    state.remove_edges(&old);
+                }
             }
-            ranges.push((o, cap));
+            for slot in r.slots {
+                if let Some(Some(old)) = state.over.remove(&slot.def) {
+                    state.remove_edges(&old);
+                }
+                state.add_edges(&slot);
+                state.over.insert(slot.def, Some(slot));
+            }
+            let Scalars {
+                main,
+                hash,
+                context,
+                live,
+                count,
+                ..
+            } = r.scalars;
+            (state.main, state.hash, state.context, state.live, state.count) =
+                (main, hash, context, live, count);
         }
-        ranges.sort_unstable();
-        if ranges.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
-            return Err("overlapping slots");
+        Ok(Some(state))
+    }
+
+    /// The state as the bytes of a base file with tag 0 ([`LinkState::decode`] reads them
+    /// back).
+    pub fn encode(&self) -> Result<Vec<u8>, LinkError> {
+        self.encode_base(0)
+    }
+
+    /// Reads a base file [`LinkState::encode`] wrote, checking all of it; any damage is an
+    /// error.
+    pub fn decode(bytes: &[u8]) -> Result<LinkState, DecodeError> {
+        let state = Self::open(Box::new(bytes.to_vec()), &[], 0)?
+            .ok_or(DecodeError::Invalid("another tag"))?;
+        let base = state.base.as_ref().ok_or(DecodeError::Invalid("no base"))?;
+        for i in 0..base.slot_count() {
+            base.slot_at(i)?;
         }
-        let params_of = |d: DefId| state.index.get(&d).map(|&j| slots[j].params);
-        if params_of(main) != Some(0) {
-            return Err("no entry point without parameters");
+        base.check_edges()?;
+        state.code.to_vec()?;
+        Ok(state)
+    }
+
+    fn scalars(&self) -> Scalars {
+        Scalars {
+            main: self.main,
+            hash: self.hash,
+            context: self.context,
+            code_len: self.code.len,
+            live: self.live,
+            count: self.count,
         }
-        for s in &slots {
-            for r in &s.relocs {
-                if let RelocTarget::Function { callee, args } = r.target {
-                    if params_of(callee) != Some(args) {
-                        return Err("an unresolved call");
-                    }
+    }
+
+    fn encode_base(&self, tag: u64) -> Result<Vec<u8>, LinkError> {
+        let mut slots = self.all_slots()?;
+        slots.sort_unstable_by_key(|s| s.def);
+        let code = self.code.to_vec().map_err(damaged)?;
+        Ok(codec::encode_base(tag, &self.scalars(), &slots, &code))
+    }
+
+    /// How to save the state for `tag`: a journal record of what changed since the last
+    /// save when the state came from disk and the journal stays below a quarter of the
+    /// base (plus 64 KiB), otherwise a new base.
+    pub fn save_plan(&self, tag: u64) -> Result<SavePlan, LinkError> {
+        let Some(disk) = self.disk.filter(|_| !self.full) else {
+            return self.encode_base(tag).map(SavePlan::Base);
+        };
+        let mut pages: Vec<usize> = self.code.dirty.iter().copied().collect();
+        pages.sort_unstable();
+        let mut defs: Vec<DefId> = self.unsaved.iter().copied().collect();
+        defs.sort_unstable();
+        let record = Record {
+            prev: disk.tag,
+            tag,
+            scalars: self.scalars(),
+            pages: pages
+                .into_iter()
+                .map(|p| Ok((p, self.code.page(p)?)))
+                .collect::<Result<_, DecodeError>>()
+                .map_err(damaged)?,
+            slots: defs
+                .iter()
+                .filter_map(|d| self.over.get(d).cloned().flatten())
+                .collect(),
+            removed: defs
+                .iter()
+                .copied()
+                .filter(|d| matches!(self.over.get(d), Some(None)))
+                .collect(),
+        };
+        let mut bytes = Vec::new();
+        let at = match disk.journal_len {
+            0 => {
+                bytes.extend(codec::journal_header(disk.id));
+                0
+            }
+            n => n,
+        };
+        bytes.extend(codec::encode_record(&record));
+        if at + bytes.len() > disk.base_len / 4 + 64 * 1024 {
+            return self.encode_base(tag).map(SavePlan::Base);
+        }
+        Ok(SavePlan::Journal {
+            at: at as u64,
+            bytes,
+        })
+    }
+
+    /// Records that `plan` (from [`LinkState::save_plan`] for `tag`) was written.
+    pub fn saved(&mut self, plan: &SavePlan, tag: u64) {
+        let disk = match (plan, self.disk) {
+            (SavePlan::Base(bytes), _) => Disk {
+                id: codec::base_id(bytes),
+                tag,
+                base_len: bytes.len(),
+                journal_len: 0,
+            },
+            (SavePlan::Journal { at, bytes }, Some(disk)) => Disk {
+                tag,
+                journal_len: *at as usize + bytes.len(),
+                ..disk
+            },
+            (SavePlan::Journal { .. }, None) => return,
+        };
+        self.disk = Some(disk);
+        self.full = false;
+        self.unsaved.clear();
+        self.code.dirty.clear();
+    }
+
+    /// Bytes of the base file read so far (0 without one): the header and directory at
+    /// open, then the blocks of tables and code checked on first use.
+    pub fn base_bytes_read(&self) -> u64 {
+        self.base.as_ref().map_or(0, |b| b.bytes_read())
+    }
+
+    /// The slot of `def`, if linked.
+    fn lookup(&self, def: DefId) -> Result<Option<Slot>, LinkError> {
+        match (self.over.get(&def), &self.base) {
+            (Some(s), _) => Ok(s.clone()),
+            (None, Some(base)) => base.find(def).map_err(damaged),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The functions that call `callee`.
+    fn callers(&self, callee: DefId) -> Result<Vec<DefId>, LinkError> {
+        let mut out: Vec<DefId> = match &self.base {
+            Some(base) => base
+                .callers(callee)
+                .map_err(damaged)?
+                .into_iter()
+                .filter(|d| !self.over.contains_key(d))
+                .collect(),
+            None => Vec::new(),
+        };
+        out.extend(self.over_callers.get(&callee).into_iter().flatten().copied());
+        Ok(out)
+    }
+
+    /// Every slot, in no particular order.
+    fn all_slots(&self) -> Result<Vec<Slot>, LinkError> {
+        let mut out = Vec::with_capacity(self.count);
+        if let Some(base) = &self.base {
+            for i in 0..base.slot_count() {
+                let s = base.slot_at(i).map_err(damaged)?;
+                if !self.over.contains_key(&s.def) {
+                    out.push(s);
                 }
             }
         }
-        for s in &slots {
-            state.add_edges(s);
-            state.hash = state.hash.wrapping_add(s.hash);
-            state.live += s.cap as usize;
-        }
-        state.slots = slots;
-        Ok(state)
+        out.extend(self.over.values().flatten().cloned());
+        Ok(out)
     }
 
     /// The image hash of the linked program.
@@ -341,47 +681,102 @@ impl LinkState {
 
     /// The number of functions linked.
     pub fn functions(&self) -> usize {
-        self.slots.len()
+        self.count
     }
 
     /// Whether function `def` is linked.
-    pub fn contains(&self, def: DefId) -> bool {
-        self.index.contains_key(&def)
+    pub fn contains(&self, def: DefId) -> Result<bool, LinkError> {
+        Ok(self.lookup(def)?.is_some())
     }
 
     /// The linked functions' def-ids, in no particular order.
-    pub fn defs(&self) -> impl Iterator<Item = DefId> + '_ {
-        self.slots.iter().map(|s| s.def)
+    pub fn defs(&self) -> Result<Vec<DefId>, LinkError> {
+        let mut out = Vec::with_capacity(self.count);
+        if let Some(base) = &self.base {
+            for i in 0..base.slot_count() {
+                let (d, _, _) = base.slot_place(i).map_err(damaged)?;
+                if !self.over.contains_key(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        out.extend(self.over.values().flatten().map(|s| s.def));
+        Ok(out)
     }
 
     /// The patched buffer (the image's code, holes zeroed).
-    pub fn code(&self) -> &[u8] {
-        &self.code
+    pub fn code(&self) -> Result<Vec<u8>, LinkError> {
+        self.code.to_vec().map_err(damaged)
     }
 
     /// Where each function is placed.
-    pub fn layout(&self) -> Layout {
-        let mut slots: Vec<_> = self
-            .slots
-            .iter()
-            .map(|s| (s.def, s.offset as usize, s.cap as usize))
-            .collect();
+    pub fn layout(&self) -> Result<Layout, LinkError> {
+        let mut slots = self.places()?;
         slots.sort_unstable_by_key(|&(_, o, _)| o);
-        Layout {
+        Ok(Layout {
             context: self.context,
             slots,
-        }
+        })
     }
 
-    /// The runnable image: the buffer copied into a new mapping (W^X as always).
+    /// Every function's def-id, offset and slot size, in no particular order.
+    fn places(&self) -> Result<Vec<(DefId, usize, usize)>, LinkError> {
+        let mut out = Vec::with_capacity(self.count);
+        if let Some(base) = &self.base {
+            for i in 0..base.slot_count() {
+                let p = base.slot_place(i).map_err(damaged)?;
+                if !self.over.contains_key(&p.0) {
+                    out.push(p);
+                }
+            }
+        }
+        let over = self.over.values().flatten();
+        out.extend(over.map(|s| (s.def, s.offset as usize, s.cap as usize)));
+        Ok(out)
+    }
+
+    /// The runnable image: the buffer copied into a new mapping (W^X as always), every
+    /// chunk of the base's code and block of its slots checked. The list of function
+    /// offsets is made when first asked for.
     pub fn image(&self) -> Result<Image, LinkError> {
-        let layout = self.layout();
-        let offsets = layout.slots.iter().map(|&(d, o, _)| (d, o)).collect();
         let main = self
-            .index
-            .get(&self.main)
-            .map_or(0, |&i| self.slots[i].offset as usize);
-        Image::map(&self.code, self.context, main, offsets, self.hash)
+            .lookup(self.main)?
+            .map_or(0, |s| s.offset as usize);
+        if let Some(base) = &self.base {
+            base.check_slots().map_err(damaged)?;
+        }
+        let (base, over) = (
+            self.base.clone(),
+            self.over
+                .iter()
+                .map(|(&d, s)| (d, s.as_ref().map(|s| s.offset as usize)))
+                .collect::<Vec<_>>(),
+        );
+        // The blocks were checked above, so reading them again cannot fail.
+        let offsets = move || {
+            let mut out: Vec<(DefId, usize)> = Vec::new();
+            if let Some(base) = &base {
+                let listed: FxHashSet<DefId> = over.iter().map(|&(d, _)| d).collect();
+                for i in 0..base.slot_count() {
+                    if let Ok((d, o, _)) = base.slot_place(i) {
+                        if !listed.contains(&d) {
+                            out.push((d, o));
+                        }
+                    }
+                }
+            }
+            out.extend(over.iter().filter_map(|&(d, o)| Some((d, o?))));
+            out.sort_unstable_by_key(|&(_, o)| o);
+            out
+        };
+        Image::map(
+            self.code.len,
+            |buf| self.code.copy_into(buf).map_err(damaged),
+            self.context,
+            main,
+            Box::new(offsets),
+            self.hash,
+        )
     }
 
     /// Applies a change of the program: the functions of `changed` are new or have new
@@ -389,14 +784,25 @@ impl LinkState {
     /// one that is not linked is ignored), and the entry point is `main`.
     ///
     /// The checks are those of a link from scratch (with the same errors; when there are
-    /// several, which one is reported may differ). On an error nothing has changed.
+    /// several, which one is reported may differ). On an error nothing has changed. The
+    /// slots read are those of the changed and removed functions, of their callees and
+    /// of the callers of those that move or change their parameters.
     pub fn patch(
         &mut self,
         changed: &[(DefId, Arc<CodeBlob>)],
         removed: &[DefId],
         main: DefId,
     ) -> Result<PatchStats, LinkError> {
-        // Check everything before touching anything.
+        // Check everything before touching anything, reading each slot needed once.
+        let mut known: FxHashMap<DefId, Option<Slot>> = FxHashMap::default();
+        let find = |known: &mut FxHashMap<DefId, Option<Slot>>, state: &LinkState, d: DefId| {
+            if let Some(s) = known.get(&d) {
+                return Ok(s.clone());
+            }
+            let s = state.lookup(d)?;
+            known.insert(d, s.clone());
+            Ok::<_, LinkError>(s)
+        };
         let mut changed_at: FxHashMap<DefId, usize> = FxHashMap::default();
         changed_at.reserve(changed.len());
         for (i, (def, _)) in changed.iter().enumerate() {
@@ -404,125 +810,167 @@ impl LinkState {
                 return Err(LinkError::DuplicateFunction(*def));
             }
         }
-        let removed: FxHashSet<DefId> = removed
-            .iter()
-            .copied()
-            .filter(|d| !changed_at.contains_key(d) && self.index.contains_key(d))
-            .collect();
-        let params_of = |d: DefId| match changed_at.get(&d) {
-            Some(&i) => Some(changed[i].1.params),
-            None if removed.contains(&d) => None,
-            None => self.index.get(&d).map(|&i| self.slots[i].params),
+        let mut gone: Vec<Slot> = Vec::new();
+        for &d in removed {
+            if changed_at.contains_key(&d) || gone.iter().any(|s| s.def == d) {
+                continue;
+            }
+            if let Some(s) = find(&mut known, self, d)? {
+                gone.push(s);
+            }
+        }
+        let removed: FxHashSet<DefId> = gone.iter().map(|s| s.def).collect();
+        let params_of = |known: &mut FxHashMap<DefId, Option<Slot>>, d: DefId| match changed_at
+            .get(&d)
+        {
+            Some(&i) => Ok(Some(changed[i].1.params)),
+            None if removed.contains(&d) => Ok(None),
+            None => Ok(find(known, self, d)?.map(|s| s.params)),
         };
-        match params_of(main) {
+        match params_of(&mut known, main)? {
             None => return Err(LinkError::NoMain(main)),
             Some(p) if p != 0 => return Err(LinkError::MainTakesParameters(main)),
             Some(_) => {}
         }
         for (def, blob) in changed {
-            check_relocs(*def, blob, params_of)?;
+            check_relocs(*def, blob, |d| params_of(&mut known, d))?;
+        }
+        let mut old: Vec<Option<Slot>> = Vec::with_capacity(changed.len());
+        for (def, _) in changed {
+            old.push(find(&mut known, self, *def)?);
         }
         // Unchanged callers of removed functions and of functions whose parameter count
         // changed.
-        let old_params = |d: DefId| self.index.get(&d).map(|&i| self.slots[i].params);
-        let affected = removed.iter().copied().chain(
-            changed
-                .iter()
-                .filter(|(d, b)| old_params(*d).is_some_and(|p| p != b.params))
-                .map(|(d, _)| *d),
-        );
+        let affected: Vec<DefId> = removed
+            .iter()
+            .copied()
+            .chain(
+                changed
+                    .iter()
+                    .zip(&old)
+                    .filter(|((_, b), o)| o.as_ref().is_some_and(|o| o.params != b.params))
+                    .map(|((d, _), _)| *d),
+            )
+            .collect();
         for callee in affected {
-            for &caller in self.callers.get(&callee).into_iter().flatten() {
+            for caller in self.callers(callee)? {
                 if changed_at.contains_key(&caller) || removed.contains(&caller) {
                     continue;
                 }
-                let slot = &self.slots[self.index[&caller]];
+                let Some(slot) = find(&mut known, self, caller)? else {
+                    continue;
+                };
                 for r in &slot.relocs {
                     if let RelocTarget::Function { callee: c, args } = r.target {
                         if c == callee {
-                            check_call(caller, callee, args, params_of(callee))?;
+                            check_call(caller, callee, args, params_of(&mut known, callee)?)?;
                         }
                     }
                 }
             }
         }
-        let mut end = self.code.len();
-        for (def, blob) in changed {
+        // Where the changed functions go, and whether a whole-program step follows.
+        let mut end = self.code.len;
+        let mut live = self.live;
+        for s in &gone {
+            live -= s.cap as usize;
+        }
+        let mut moves: Vec<bool> = Vec::with_capacity(changed.len());
+        for ((_, blob), o) in changed.iter().zip(&old) {
             let len = blob.bytes.len();
-            let fits = self
-                .index
-                .get(def)
-                .is_some_and(|&i| len <= self.slots[i].cap as usize);
+            let fits = o.as_ref().is_some_and(|o| len <= o.cap as usize);
             if !fits {
                 end += moved_cap(len);
+                live = live - o.as_ref().map_or(0, |o| o.cap as usize) + moved_cap(len);
             }
+            moves.push(!fits);
         }
         if end > MAX_IMAGE {
             return Err(LinkError::TooLarge);
         }
+        let dead = end - live;
+        let compact = dead > live && dead > 64 * 1024;
+        let whole = compact || end > self.context;
+        // The call sites to re-patch: the unchanged callers of the functions that move.
+        let mut sites: Vec<(Slot, DefId)> = Vec::new();
+        if !whole {
+            for ((def, _), &m) in changed.iter().zip(&moves) {
+                if !m {
+                    continue;
+                }
+                for caller in self.callers(*def)? {
+                    if changed_at.contains_key(&caller) || removed.contains(&caller) {
+                        continue;
+                    }
+                    if let Some(slot) = find(&mut known, self, caller)? {
+                        sites.push((slot, *def));
+                    }
+                }
+            }
+            // The callees of the changed functions, whose offsets the patch reads.
+            for (_, blob) in changed {
+                for r in &blob.relocations {
+                    if let RelocTarget::Function { callee, .. } = r.target {
+                        find(&mut known, self, callee)?;
+                    }
+                }
+            }
+        }
+        if whole {
+            self.materialize()?;
+        }
 
-        // Apply.
+        // Apply (nothing below fails).
         let mut stats = PatchStats::default();
-        for &def in &removed {
-            self.remove(def);
+        for slot in &gone {
+            self.remove(slot);
             stats.removed += 1;
         }
-        let mut moved = Vec::new();
-        for (def, blob) in changed {
+        for (((def, blob), o), &m) in changed.iter().zip(old).zip(&moves) {
             let len = blob.bytes.len();
-            let hash = function_hash(*def, blob);
-            let i = match self.index.get(def) {
-                Some(&i) => {
-                    let old = self.slots[i].clone();
-                    self.remove_edges(&old);
-                    self.hash = self.hash.wrapping_sub(old.hash);
-                    let (o, cap) = (old.offset as usize, old.cap as usize);
-                    if len <= cap {
-                        stats.rewritten += 1;
-                    } else {
-                        self.code[o..o + cap].fill(0);
-                        self.live -= cap;
-                        let new_cap = moved_cap(len);
-                        let at = self.code.len();
-                        self.code.resize(at + new_cap, 0);
-                        self.live += new_cap;
-                        self.slots[i].offset = at as u32;
-                        self.slots[i].cap = new_cap as u32;
-                        moved.push(*def);
-                        stats.moved += 1;
-                    }
-                    i
+            let (offset, cap) = match &o {
+                Some(o) if !m => {
+                    stats.rewritten += 1;
+                    (o.offset as usize, o.cap as usize)
                 }
-                None => {
+                _ => {
+                    if let Some(o) = &o {
+                        self.code.zero(o.offset as usize, o.cap as usize);
+                        self.live -= o.cap as usize;
+                        stats.moved += 1;
+                    } else {
+                        self.count += 1;
+                        stats.added += 1;
+                    }
                     let cap = moved_cap(len);
-                    let at = self.code.len();
-                    self.code.resize(at + cap, 0);
+                    let at = self.code.len;
+                    self.code.grow(at + cap);
                     self.live += cap;
-                    self.slots.push(Slot {
-                        def: *def,
-                        offset: at as u32,
-                        len: 0,
-                        cap: cap as u32,
-                        params: 0,
-                        relocs: Vec::new(),
-                        hash: 0,
-                    });
-                    self.index.insert(*def, self.slots.len() - 1);
-                    stats.added += 1;
-                    self.slots.len() - 1
+                    (at, cap)
                 }
             };
-            let s = &mut self.slots[i];
-            let (o, cap) = (s.offset as usize, s.cap as usize);
-            s.len = len as u32;
-            s.params = blob.params;
-            s.relocs.clone_from(&blob.relocations);
-            s.hash = hash;
-            self.code[o..o + len].copy_from_slice(&blob.bytes);
-            self.code[o + len..o + cap].fill(0);
-            let slot = self.slots[i].clone();
+            if let Some(o) = &o {
+                self.hash = self.hash.wrapping_sub(o.hash);
+                if let Some(Some(cur)) = self.over.get(def) {
+                    let cur = cur.clone();
+                    self.remove_edges(&cur);
+                }
+            }
+            let slot = Slot {
+                def: *def,
+                offset: offset as u32,
+                len: len as u32,
+                cap: cap as u32,
+                params: blob.params,
+                relocs: blob.relocations.clone(),
+                hash: function_hash(*def, blob),
+            };
+            self.code.write(offset, &blob.bytes);
+            self.code.zero(offset + len, cap - len);
             self.add_edges(&slot);
-            self.hash = self.hash.wrapping_add(hash);
+            self.hash = self.hash.wrapping_add(slot.hash);
+            self.over.insert(*def, Some(slot));
+            self.unsaved.insert(*def);
         }
         self.hash = self
             .hash
@@ -530,57 +978,73 @@ impl LinkState {
             .wrapping_add(entry_hash(main));
         self.main = main;
 
-        let dead = self.code.len() - self.live;
-        if dead > self.live && dead > 64 * 1024 {
+        if compact {
             self.compact();
             stats.compacted = true;
-        } else if self.code.len() > self.context {
-            self.context = context_for(self.code.len());
-            for i in 0..self.slots.len() {
-                self.patch_slot(i, None);
-            }
+        } else if whole {
+            self.context = context_for(self.code.len);
+            self.patch_all();
             stats.context_moved = true;
         } else {
+            let (over, code, context) = (&self.over, &mut self.code, self.context);
+            let offset_of = |d: DefId| {
+                let s = match over.get(&d) {
+                    Some(s) => s.as_ref(),
+                    None => known.get(&d).and_then(|s| s.as_ref()),
+                };
+                s.map_or(0, |s| s.offset as usize)
+            };
             for (def, _) in changed {
-                self.patch_slot(self.index[def], None);
-            }
-            for def in moved {
-                let callers: Vec<DefId> = self
-                    .callers
-                    .get(&def)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|c| !changed_at.contains_key(c))
-                    .collect();
-                for caller in callers {
-                    stats.call_sites += self.patch_slot(self.index[&caller], Some(def));
+                if let Some(Some(slot)) = over.get(def) {
+                    patch_slot(code, context, slot, None, offset_of);
                 }
+            }
+            for (slot, callee) in &sites {
+                stats.call_sites += patch_slot(code, context, slot, Some(*callee), offset_of);
             }
         }
         Ok(stats)
     }
 
-    /// Removes function `def` (linked): its slot becomes a zeroed hole.
-    fn remove(&mut self, def: DefId) {
-        let Some(i) = self.index.remove(&def) else {
-            return;
-        };
-        let slot = self.slots.swap_remove(i);
-        if let Some(s) = self.slots.get(i) {
-            self.index.insert(s.def, i);
+    /// Brings every slot and the whole buffer into memory, leaving the base (before a
+    /// whole-program step).
+    fn materialize(&mut self) -> Result<(), LinkError> {
+        if self.base.is_none() {
+            return Ok(());
         }
-        let (o, cap) = (slot.offset as usize, slot.cap as usize);
-        self.code[o..o + cap].fill(0);
-        self.live -= cap;
-        self.remove_edges(&slot);
+        let slots = self.all_slots()?;
+        let code = self.code.to_vec().map_err(damaged)?;
+        self.base = None;
+        self.code = Code::owned(code);
+        self.over.clear();
+        self.over_callers.clear();
+        for slot in slots {
+            self.add_edges(&slot);
+            self.over.insert(slot.def, Some(slot));
+        }
+        self.full = true;
+        Ok(())
+    }
+
+    /// Removes the function of `slot` (linked): its slot becomes a zeroed hole.
+    fn remove(&mut self, slot: &Slot) {
+        if let Some(Some(cur)) = self.over.get(&slot.def) {
+            let cur = cur.clone();
+            self.remove_edges(&cur);
+        }
+        // Kept as removed (not dropped) so that the next journal record lists it.
+        self.over.insert(slot.def, None);
+        self.unsaved.insert(slot.def);
+        self.code.zero(slot.offset as usize, slot.cap as usize);
+        self.live -= slot.cap as usize;
+        self.count -= 1;
         self.hash = self.hash.wrapping_sub(slot.hash);
     }
 
     fn add_edges(&mut self, slot: &Slot) {
         for r in &slot.relocs {
             if let RelocTarget::Function { callee, .. } = r.target {
-                self.callers.entry(callee).or_default().insert(slot.def);
+                self.over_callers.entry(callee).or_default().insert(slot.def);
             }
         }
     }
@@ -588,69 +1052,86 @@ impl LinkState {
     fn remove_edges(&mut self, slot: &Slot) {
         for r in &slot.relocs {
             if let RelocTarget::Function { callee, .. } = r.target {
-                if let Some(set) = self.callers.get_mut(&callee) {
+                if let Some(set) = self.over_callers.get_mut(&callee) {
                     set.remove(&slot.def);
                     if set.is_empty() {
-                        self.callers.remove(&callee);
+                        self.over_callers.remove(&callee);
                     }
                 }
             }
         }
     }
 
-    /// Packs the slots in address order without holes, then patches every relocation.
+    /// Packs the slots in address order without holes, then patches every relocation
+    /// (the state is in memory).
     fn compact(&mut self) {
-        let mut order: Vec<usize> = (0..self.slots.len()).collect();
-        order.sort_unstable_by_key(|&i| self.slots[i].offset);
+        let mut order: Vec<DefId> = self.over.values().flatten().map(|s| s.def).collect();
+        order.sort_unstable_by_key(|d| self.over[d].as_ref().map_or(0, |s| s.offset));
         let mut cur = 0usize;
-        for i in order {
-            let s = &mut self.slots[i];
+        for d in order {
+            let Some(Some(s)) = self.over.get_mut(&d) else {
+                continue;
+            };
             let (o, len, cap) = (s.offset as usize, s.len as usize, s.cap as usize);
             // Slots only move down (cur <= o), so a slot's bytes are moved before any
             // later slot overwrites them.
-            self.code.copy_within(o..o + len, cur);
-            self.code[cur + len..cur + cap].fill(0);
+            self.code.owned.copy_within(o..o + len, cur);
+            self.code.owned[cur + len..cur + cap].fill(0);
             s.offset = cur as u32;
             cur += cap;
         }
-        self.code.truncate(cur);
+        self.code.owned.truncate(cur);
+        self.code.len = cur;
         self.live = cur;
-        if self.code.len() > self.context {
-            self.context = context_for(self.code.len());
+        if self.code.len > self.context {
+            self.context = context_for(self.code.len);
         }
-        for i in 0..self.slots.len() {
-            self.patch_slot(i, None);
-        }
+        self.patch_all();
     }
 
-    /// Patches the relocations of slot `i` (only its calls of `only` when given); returns
-    /// how many it patched.
-    fn patch_slot(&mut self, i: usize, only: Option<DefId>) -> usize {
-        let LinkState {
-            code,
-            slots,
-            index,
-            context,
-            ..
-        } = self;
-        let slot = &slots[i];
-        let base = slot.offset as usize;
-        let mut n = 0;
-        for r in &slot.relocs {
-            let target = match r.target {
-                RelocTarget::Function { callee, .. } => {
-                    if only.is_some_and(|d| d != callee) {
-                        continue;
-                    }
-                    index.get(&callee).map_or(0, |&j| slots[j].offset as usize)
-                }
-                _ if only.is_some() => continue,
-                RelocTarget::Runtime(f) => *context + 8 * (CONTEXT_WORDS + runtime_index(f)),
-                RelocTarget::Context(c) => *context + 8 * c.index(),
-            };
-            write_reloc(code, base, r, target);
-            n += 1;
+    /// Patches every relocation of every slot (the state is in memory).
+    fn patch_all(&mut self) {
+        let offsets: FxHashMap<DefId, usize> = self
+            .over
+            .values()
+            .flatten()
+            .map(|s| (s.def, s.offset as usize))
+            .collect();
+        let (over, code, context) = (&self.over, &mut self.code, self.context);
+        for slot in over.values().flatten() {
+            patch_slot(code, context, slot, None, |d| {
+                offsets.get(&d).copied().unwrap_or(0)
+            });
         }
-        n
     }
+}
+
+/// Patches the relocations of `slot` (only its calls of `only` when given) in `code`, with
+/// the context page at `context` and the callees' offsets from `offset_of`; returns how
+/// many it patched.
+fn patch_slot(
+    code: &mut Code,
+    context: usize,
+    slot: &Slot,
+    only: Option<DefId>,
+    offset_of: impl Fn(DefId) -> usize,
+) -> usize {
+    let base = slot.offset as usize;
+    let mut n = 0;
+    for r in &slot.relocs {
+        let target = match r.target {
+            RelocTarget::Function { callee, .. } => {
+                if only.is_some_and(|d| d != callee) {
+                    continue;
+                }
+                offset_of(callee)
+            }
+            _ if only.is_some() => continue,
+            RelocTarget::Runtime(f) => context + 8 * (CONTEXT_WORDS + runtime_index(f)),
+            RelocTarget::Context(c) => context + 8 * c.index(),
+        };
+        write_reloc(code, base, r, target);
+        n += 1;
+    }
+    n
 }

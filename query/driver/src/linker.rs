@@ -11,11 +11,17 @@
 //! compared with the state's only when `crate_defs` or `main_fn` changed. Without a state
 //! the build reads every function's `codegen` and links from scratch.
 //!
-//! On disk the state is tied to the query cache it was made with: the file starts with
-//! the cache's generation ([`query::SaveReport::generation`]) and is written (temporary
-//! file, then rename) only by a build that saved the cache, after it did. A state whose
-//! generation is not the loaded cache's is ignored; a damaged one is a warning; either
-//! way the build links from scratch.
+//! On disk the state is tied to the query cache it was made with: its base file
+//! (`link-state.bin`) and the journal of patches after it (`link-state.jnl`) lead, record
+//! by record, from one cache generation ([`query::SaveReport::generation`]) to the next,
+//! and are written only by a build that saved the cache, after it did. A build that
+//! patched appends what it changed to the journal (in proportion to the patch); a link
+//! from scratch, a whole-program patch or a journal grown past a quarter of the base
+//! writes a new base (temporary file, then rename) and drops the journal. The base is
+//! memory-mapped and read in place: opening it reads its header and directory, the
+//! journal's records are applied, and the rest is checked when first used. A state that
+//! does not lead to the loaded cache's generation (older, or a write cut short) is
+//! ignored; a damaged one is a warning; either way the build links from scratch.
 
 use std::collections::HashSet;
 use std::fs;
@@ -23,6 +29,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use backend::link::{MappedFile, SavePlan};
 use backend::{CodeBlob, Image, LinkError, LinkState};
 use query::{Database, DatabaseExt, Revision};
 use serde::Serialize;
@@ -32,7 +39,7 @@ use crate::env::root_def;
 use crate::{rq, RillDb};
 
 const FILE: &str = "link-state.bin";
-const MAGIC: [u8; 8] = *b"RILLLNKG";
+const JOURNAL: &str = "link-state.jnl";
 
 /// What the link of a build did (`rill --stats-json`, key `link`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -63,6 +70,9 @@ pub(crate) struct Linker {
     made_at: Revision,
     /// `<cache-dir>/image`, for the `image` goal with a cache directory.
     dir: Option<PathBuf>,
+    /// Damage found after opening (a part of the state checked when first used), reported
+    /// with the next save's warnings.
+    warnings: Vec<String>,
 }
 
 impl Linker {
@@ -73,7 +83,7 @@ impl Linker {
         generation: Option<u64>,
         warnings: &mut Vec<String>,
     ) -> Linker {
-        let state = generation.and_then(|g| match load(&dir.join(FILE), g) {
+        let state = generation.and_then(|g| match load(&dir, g) {
             Ok(state) => state,
             Err(e) => {
                 warnings.push(format!(
@@ -87,89 +97,103 @@ impl Linker {
             state,
             made_at: Revision::PREVIOUS_SESSION,
             dir: Some(dir),
+            warnings: Vec::new(),
         }
     }
 
-    /// Links the program: patches the state if there is one, else links from scratch.
-    /// Calls `phase("codegen")` once the code is collected.
+    /// Links the program: patches the state if there is one, else links from scratch
+    /// (also when a part of the state turns out damaged). Calls `phase("codegen")` once
+    /// the code is collected.
     pub(crate) fn link(
         &mut self,
         db: &RillDb,
         mut phase: impl FnMut(&'static str),
     ) -> (Result<Image, LinkError>, LinkStats) {
         let now = db.runtime().revision();
-        let result = match self.state.take() {
-            Some(mut state) => {
-                let (changed, removed, main, relinked) = collect_changes(db, &state, self.made_at);
+        let mut phased = false;
+        if let Some(mut state) = self.state.take() {
+            let patched = collect_changes(db, &state, self.made_at).and_then(|c| {
+                let (changed, removed, main, relinked) = c;
                 phase("codegen");
-                match state.patch(&changed, &removed, main) {
-                    Ok(p) => {
-                        let stats = LinkStats {
-                            incremental: true,
-                            functions: state.functions(),
-                            relinked,
-                            rewritten: p.rewritten,
-                            moved: p.moved,
-                            added: p.added,
-                            removed: p.removed,
-                            call_sites: p.call_sites,
-                            whole_program: p.context_moved || p.compacted,
-                        };
-                        Ok((state, stats))
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            None => {
-                let (blobs, main) = program_code(db);
-                phase("codegen");
-                LinkState::link(&blobs, main).map(|state| {
-                    let stats = LinkStats {
-                        incremental: false,
-                        functions: state.functions(),
-                        relinked: state.functions(),
-                        ..LinkStats::default()
-                    };
-                    (state, stats)
-                })
-            }
-        };
-        match result {
-            Ok((state, stats)) => {
-                let image = state.image();
-                if image.is_ok() {
+                phased = true;
+                let p = state.patch(&changed, &removed, main)?;
+                let image = state.image()?;
+                let stats = LinkStats {
+                    incremental: true,
+                    functions: state.functions(),
+                    relinked,
+                    rewritten: p.rewritten,
+                    moved: p.moved,
+                    added: p.added,
+                    removed: p.removed,
+                    call_sites: p.call_sites,
+                    whole_program: p.context_moved || p.compacted,
+                };
+                Ok((image, stats))
+            });
+            match patched {
+                Ok((image, stats)) => {
                     self.state = Some(state);
                     self.made_at = now;
+                    return (Ok(image), stats);
                 }
-                (image, stats)
+                Err(LinkError::Damaged(e)) => {
+                    let file = self.dir.as_ref().map(|d| d.join(FILE));
+                    let file = file.as_ref().map_or_else(String::new, |f| f.display().to_string());
+                    self.warnings.push(format!(
+                        "link state: `{file}` ignored: {e}; linking from scratch"
+                    ));
+                }
+                // A program that does not link leaves no state: the next build links
+                // from scratch.
+                Err(e) => return (Err(e), LinkStats::default()),
             }
-            // A program that does not link leaves no state: the next build links from
-            // scratch.
+        }
+        let (blobs, main) = program_code(db);
+        if !phased {
+            phase("codegen");
+        }
+        let linked = LinkState::link(&blobs, main).and_then(|state| {
+            let image = state.image()?;
+            Ok((state, image))
+        });
+        match linked {
+            Ok((state, image)) => {
+                let stats = LinkStats {
+                    incremental: false,
+                    functions: state.functions(),
+                    relinked: state.functions(),
+                    ..LinkStats::default()
+                };
+                self.state = Some(state);
+                self.made_at = now;
+                (Ok(image), stats)
+            }
             Err(e) => (Err(e), LinkStats::default()),
         }
     }
 
     /// Writes the state for the cache just saved with `generation` (when there is a
-    /// directory for it).
-    pub(crate) fn save(&self, generation: u64, warnings: &mut Vec<String>) {
-        let (Some(dir), Some(state)) = (&self.dir, &self.state) else {
+    /// directory for it): a journal record, or a new base.
+    pub(crate) fn save(&mut self, generation: u64, warnings: &mut Vec<String>) {
+        warnings.append(&mut self.warnings);
+        let (Some(dir), Some(state)) = (&self.dir, &mut self.state) else {
             return;
         };
-        let mut bytes = Vec::with_capacity(16 + state.code().len() + state.code().len() / 4);
-        bytes.extend_from_slice(&MAGIC);
-        bytes.extend_from_slice(&generation.to_le_bytes());
-        bytes.extend_from_slice(&state.encode());
-        let tmp = dir.join(format!("{FILE}.tmp.{}", std::process::id()));
-        let result = (|| {
-            let mut f = fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            drop(f);
-            fs::rename(&tmp, dir.join(FILE))
-        })();
-        match result {
-            Ok(()) => {}
+        let plan = match state.save_plan(generation) {
+            Ok(plan) => plan,
             Err(e) => {
-                let _ = fs::remove_file(&tmp);
+                warnings.push(format!("link state: not saved: {e}"));
+                self.state = None;
+                return;
+            }
+        };
+        match write(dir, &plan) {
+            Ok(()) => state.saved(&plan, generation),
+            Err(e) => {
+                // What is on disk no longer leads to this generation; the next process
+                // links from scratch, and this one saves a new base next time.
+                self.state = None;
                 warnings.push(format!(
                     "link state: cannot write `{}`: {e}",
                     dir.join(FILE).display()
@@ -179,26 +203,56 @@ impl Linker {
     }
 }
 
-/// The state in `path` if it belongs to the cache of `generation`: `Ok(None)` when there
-/// is none or it belongs to another cache, an error when it is damaged.
-fn load(path: &Path, generation: u64) -> Result<Option<LinkState>, String> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
+/// Writes `plan` in `dir`.
+fn write(dir: &Path, plan: &SavePlan) -> std::io::Result<()> {
+    match plan {
+        SavePlan::Base(bytes) => {
+            let tmp = dir.join(format!("{FILE}.tmp.{}", std::process::id()));
+            let result = (|| {
+                let mut f = fs::File::create(&tmp)?;
+                f.write_all(bytes)?;
+                drop(f);
+                fs::rename(&tmp, dir.join(FILE))
+            })();
+            if result.is_err() {
+                let _ = fs::remove_file(&tmp);
+            }
+            result?;
+            // The journal names the base it extends, so one left behind is ignored.
+            match fs::remove_file(dir.join(JOURNAL)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            }
+        }
+        SavePlan::Journal { at, bytes } => {
+            use std::os::unix::fs::FileExt;
+            let f = fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(dir.join(JOURNAL))?;
+            // A record cut short by a killed write is cut off here.
+            f.set_len(*at)?;
+            f.write_all_at(bytes, *at)
+        }
+    }
+}
+
+/// The state in `dir` if it leads to the cache of `generation`: `Ok(None)` when there is
+/// none or it belongs to another cache, an error when it is damaged.
+fn load(dir: &Path, generation: u64) -> Result<Option<LinkState>, String> {
+    let file = match fs::File::open(dir.join(FILE)) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    let Some((head, body)) = bytes.split_first_chunk::<16>() else {
-        return Err("truncated".to_string());
+    let base = MappedFile::map(&file).map_err(|e| e.to_string())?;
+    let journal = match fs::read(dir.join(JOURNAL)) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e.to_string()),
     };
-    if head[..8] != MAGIC {
-        return Err("not a link state".to_string());
-    }
-    let mut g = [0u8; 8];
-    g.copy_from_slice(&head[8..16]);
-    if u64::from_le_bytes(g) != generation {
-        return Ok(None);
-    }
-    LinkState::decode(body).map(Some).map_err(|e| e.to_string())
+    LinkState::open(Box::new(base), &journal, generation).map_err(|e| e.to_string())
 }
 
 type Changes = (Vec<(DefId, Arc<CodeBlob>)>, Vec<DefId>, DefId, usize);
@@ -218,7 +272,11 @@ fn program_code(db: &RillDb) -> (Vec<(DefId, Arc<CodeBlob>)>, DefId) {
 
 /// What changed since the state was made at `made_at`: the functions with new code (or
 /// new), the functions gone, the entry point, and how many blobs were read.
-fn collect_changes(db: &RillDb, state: &LinkState, made_at: Revision) -> Changes {
+fn collect_changes(
+    db: &RillDb,
+    state: &LinkState,
+    made_at: Revision,
+) -> Result<Changes, LinkError> {
     let main = db.main_fn(()).unwrap_or_else(root_def);
     db.ensure::<rq::crate_defs>(());
     // When the session's start re-validated every loaded memo (pushing each change to
@@ -237,28 +295,30 @@ fn collect_changes(db: &RillDb, state: &LinkState, made_at: Revision) -> Changes
     match &fns {
         Some(fns) => fns.iter().for_each(|&d| db.ensure::<rq::codegen>(d)),
         None if complete => {}
-        None => state.defs().for_each(|d| db.ensure::<rq::codegen>(d)),
+        None => state.defs()?.into_iter().for_each(|d| db.ensure::<rq::codegen>(d)),
     }
-    let is_fn = |d: &DefId| {
-        fns.as_ref()
-            .map_or_else(|| state.contains(*d), |f| f.contains(d))
-    };
-    let mut wanted: Vec<DefId> = db
-        .changed_keys_since::<rq::codegen>(made_at)
-        .into_iter()
-        .filter(is_fn)
-        .collect();
+    let mut wanted: Vec<DefId> = Vec::new();
+    for d in db.changed_keys_since::<rq::codegen>(made_at) {
+        let is_fn = match &fns {
+            Some(f) => f.contains(&d),
+            None => state.contains(d)?,
+        };
+        if is_fn {
+            wanted.push(d);
+        }
+    }
     let mut removed = Vec::new();
     if let Some(fns) = &fns {
+        let linked: HashSet<DefId> = state.defs()?.into_iter().collect();
         let listed: HashSet<DefId> = wanted.iter().copied().collect();
         let mut added: Vec<DefId> = fns
             .iter()
             .copied()
-            .filter(|d| !state.contains(*d) && !listed.contains(d))
+            .filter(|d| !linked.contains(d) && !listed.contains(d))
             .collect();
         added.sort_unstable();
         wanted.extend(added);
-        removed.extend(state.defs().filter(|d| !fns.contains(d)));
+        removed.extend(linked.iter().copied().filter(|d| !fns.contains(d)));
     }
     let mut changed = Vec::with_capacity(wanted.len());
     for def in wanted {
@@ -268,5 +328,5 @@ fn collect_changes(db: &RillDb, state: &LinkState, made_at: Revision) -> Changes
         }
     }
     let relinked = changed.len();
-    (changed, removed, main, relinked)
+    Ok((changed, removed, main, relinked))
 }

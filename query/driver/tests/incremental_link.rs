@@ -114,12 +114,18 @@ fn an_edit_history_across_sessions_links_as_from_scratch() {
 fn a_missing_stale_or_damaged_link_state_links_from_scratch() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("image").join("link-state.bin");
+    let journal = dir.path().join("image").join("link-state.jnl");
     cached(dir.path(), 0);
     let old = std::fs::read(&state).unwrap();
+    assert!(!journal.exists());
     cached(dir.path(), 1);
+    // The patch was appended to the journal of the base of step 0.
+    assert_eq!(std::fs::read(&state).unwrap(), old);
+    assert!(journal.exists());
 
-    // Stale: the state of an older cache is ignored silently.
-    std::fs::write(&state, &old).unwrap();
+    // Stale: the state of an older cache (its base without the journal) is ignored
+    // silently.
+    std::fs::remove_file(&journal).unwrap();
     let b = cached(dir.path(), 2);
     assert!(!link_stats(&b).incremental);
     assert!(

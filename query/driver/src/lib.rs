@@ -338,6 +338,7 @@ impl Session {
         phase(&mut out, "check");
         if goal == Goal::Image && !out.has_errors() {
             let (image, stats) = self.linker.link(db, |name| phase(&mut out, name));
+            out.warnings.append(&mut self.linker.take_warnings());
             match image {
                 Ok(image) => {
                     out.image = Some(image);

@@ -71,7 +71,7 @@ pub(crate) struct Linker {
     /// `<cache-dir>/image`, for the `image` goal with a cache directory.
     dir: Option<PathBuf>,
     /// Damage found after opening (a part of the state checked when first used), reported
-    /// with the next save's warnings.
+    /// with the build's warnings.
     warnings: Vec<String>,
 }
 
@@ -175,6 +175,11 @@ impl Linker {
 
     /// Writes the state for the cache just saved with `generation` (when there is a
     /// directory for it): a journal record, or a new base.
+    /// The warnings of the last link (damage found in the state while linking).
+    pub(crate) fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
     pub(crate) fn save(&mut self, generation: u64, warnings: &mut Vec<String>) {
         warnings.append(&mut self.warnings);
         let (Some(dir), Some(state)) = (&self.dir, &mut self.state) else {

@@ -312,7 +312,11 @@ fn every_damaged_or_cut_byte_of_a_base_is_detected() {
         // image.
         if let Ok(Some(s)) = LinkState::open(Box::new(bad), &[], 0) {
             if let Ok(image) = s.image() {
-                assert_eq!((image.hash(), image.code()), (hash, code.as_slice()), "byte {at}");
+                assert_eq!(
+                    (image.hash(), image.code()),
+                    (hash, code.as_slice()),
+                    "byte {at}"
+                );
             }
         }
     }
@@ -335,7 +339,10 @@ fn a_journal_cut_at_any_offset_is_stale_and_a_damaged_one_is_never_used() {
         blobs[i].1 = Arc::new(b);
         state.patch(&[blobs[i].clone()], &[], main).unwrap();
         disk.save(&mut state, tag);
-        assert!(matches!(state.save_plan(13).unwrap(), SavePlan::Journal { .. }));
+        assert!(matches!(
+            state.save_plan(13).unwrap(),
+            SavePlan::Journal { .. }
+        ));
         ends.push(disk.journal.len());
     }
     let full = disk.journal.clone();
@@ -352,7 +359,11 @@ fn a_journal_cut_at_any_offset_is_stale_and_a_damaged_one_is_never_used() {
             assert_eq!(Some(s.image().unwrap().hash()), want(12));
         }
         // The first record alone leads to tag 11.
-        assert_eq!(disk.open(11).unwrap().is_some(), len >= ends[0], "cut at {len}");
+        assert_eq!(
+            disk.open(11).unwrap().is_some(),
+            len >= ends[0],
+            "cut at {len}"
+        );
         // The base alone is tag 10's.
         assert!(disk.open(10).unwrap().is_some());
     }
@@ -367,4 +378,3 @@ fn a_journal_cut_at_any_offset_is_stale_and_a_damaged_one_is_never_used() {
         }
     }
 }
-

@@ -160,7 +160,14 @@ fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) {
     let mut relocs = Vec::with_capacity(s.relocs.len() * RELOC);
     s.relocs.iter().for_each(|r| encode_reloc(r, &mut relocs));
     out.extend_from_slice(&s.def.0.to_le_bytes());
-    for x in [s.offset, s.len, s.cap, s.params, first, s.relocs.len() as u32] {
+    for x in [
+        s.offset,
+        s.len,
+        s.cap,
+        s.params,
+        first,
+        s.relocs.len() as u32,
+    ] {
         out.extend_from_slice(&x.to_le_bytes());
     }
     out.extend_from_slice(&xxh3_64(&relocs).to_le_bytes());
@@ -332,7 +339,9 @@ impl Base {
             rec,
             fences,
             sums: fences + Table::blocks(n) * 16,
-            checked: (0..Table::blocks(n)).map(|_| AtomicBool::new(false)).collect(),
+            checked: (0..Table::blocks(n))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
         };
         let slots = table(slots_at, n_slots, SLOT, HEADER);
         let edges = table(edges_at, n_edges, EDGE, HEADER + sb * 24);
@@ -403,7 +412,9 @@ impl Base {
         let k = lo - 1;
         let block = self.block(t, k)?;
         if u128_at(block, 0) != fence(k) {
-            return Err(DecodeError::Invalid("a fence that is not its block's first key"));
+            return Err(DecodeError::Invalid(
+                "a fence that is not its block's first key",
+            ));
         }
         let n = block.len() / t.rec;
         let i = (0..n)
@@ -649,7 +660,10 @@ fn decode_payload(p: &[u8]) -> Result<Record, DecodeError> {
     );
     let mut at = JFIXED;
     let mut take = |n: usize| -> Result<&[u8], DecodeError> {
-        let end = at.checked_add(n).filter(|&e| e <= p.len()).ok_or(short.clone())?;
+        let end = at
+            .checked_add(n)
+            .filter(|&e| e <= p.len())
+            .ok_or(short.clone())?;
         let s = &p[at..end];
         at = end;
         Ok(s)
@@ -727,7 +741,6 @@ pub(crate) fn read_journal(
     }
     Ok(Some((records, at)))
 }
-
 
 /// A file's bytes mapped read-only (private), for [`LinkState::open`](super::LinkState::open).
 /// The link state's files are replaced by renaming, never written in place, so the

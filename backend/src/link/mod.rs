@@ -26,8 +26,8 @@ use shared_frontend::sema::def::DefId;
 use crate::blob::{CodeBlob, RuntimeFn};
 
 pub use codec::DecodeError;
-pub use hash::{entry_hash, function_hash};
 pub use codec::{MappedFile, JOURNAL_HEADER};
+pub use hash::{entry_hash, function_hash};
 pub use state::{Layout, LinkState, PatchStats, SavePlan};
 
 const PAGE: usize = 4096;

@@ -380,7 +380,6 @@ impl LinkState {
         Self::place(blobs, main, placed, end, layout.context)
     }
 
-
     /// Checks `blobs` and writes them at `placed` (offset and slot size each) in a buffer
     /// of `end` bytes, with the context page at `context`.
     fn place(
@@ -510,8 +509,13 @@ impl LinkState {
                 count,
                 ..
             } = r.scalars;
-            (state.main, state.hash, state.context, state.live, state.count) =
-                (main, hash, context, live, count);
+            (
+                state.main,
+                state.hash,
+                state.context,
+                state.live,
+                state.count,
+            ) = (main, hash, context, live, count);
         }
         Ok(Some(state))
     }
@@ -650,7 +654,13 @@ impl LinkState {
                 .collect(),
             None => Vec::new(),
         };
-        out.extend(self.over_callers.get(&callee).into_iter().flatten().copied());
+        out.extend(
+            self.over_callers
+                .get(&callee)
+                .into_iter()
+                .flatten()
+                .copied(),
+        );
         Ok(out)
     }
 
@@ -739,9 +749,7 @@ impl LinkState {
     /// chunk of the base's code and block of its slots checked. The list of function
     /// offsets is made when first asked for.
     pub fn image(&self) -> Result<Image, LinkError> {
-        let main = self
-            .lookup(self.main)?
-            .map_or(0, |s| s.offset as usize);
+        let main = self.lookup(self.main)?.map_or(0, |s| s.offset as usize);
         if let Some(base) = &self.base {
             base.check_slots().map_err(damaged)?;
         }
@@ -820,13 +828,12 @@ impl LinkState {
             }
         }
         let removed: FxHashSet<DefId> = gone.iter().map(|s| s.def).collect();
-        let params_of = |known: &mut FxHashMap<DefId, Option<Slot>>, d: DefId| match changed_at
-            .get(&d)
-        {
-            Some(&i) => Ok(Some(changed[i].1.params)),
-            None if removed.contains(&d) => Ok(None),
-            None => Ok(find(known, self, d)?.map(|s| s.params)),
-        };
+        let params_of =
+            |known: &mut FxHashMap<DefId, Option<Slot>>, d: DefId| match changed_at.get(&d) {
+                Some(&i) => Ok(Some(changed[i].1.params)),
+                None if removed.contains(&d) => Ok(None),
+                None => Ok(find(known, self, d)?.map(|s| s.params)),
+            };
         match params_of(&mut known, main)? {
             None => return Err(LinkError::NoMain(main)),
             Some(p) if p != 0 => return Err(LinkError::MainTakesParameters(main)),
@@ -1044,7 +1051,10 @@ impl LinkState {
     fn add_edges(&mut self, slot: &Slot) {
         for r in &slot.relocs {
             if let RelocTarget::Function { callee, .. } = r.target {
-                self.over_callers.entry(callee).or_default().insert(slot.def);
+                self.over_callers
+                    .entry(callee)
+                    .or_default()
+                    .insert(slot.def);
             }
         }
     }

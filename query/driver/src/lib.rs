@@ -57,9 +57,9 @@ use query::{
 };
 pub use values::{
     shard_count, shard_of, ChangeDetection, CrateStructure, DefInfo, DefMap, DefShard, DefSource,
-    DiagPhase, FileDef, FileDiagnostics, FileStamp, FileStatus, FileText, Granularity,
-    ItemSyntax, PDiag, Parsed, ScopeShard, ScopeValue, SemaOut, Shared, Skeleton, SpanMode,
-    TypeckOut, DEFS_PER_SHARD,
+    DiagPhase, FileDef, FileDiagnostics, FileStamp, FileStatus, FileText, Granularity, ItemSyntax,
+    PDiag, Parsed, ScopeShard, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
+    DEFS_PER_SHARD,
 };
 
 /// What the providers may read besides queries: the file loader and how changes are

@@ -139,7 +139,9 @@ impl Linker {
                 }
                 Err(LinkError::Damaged(e)) => {
                     let file = self.dir.as_ref().map(|d| d.join(FILE));
-                    let file = file.as_ref().map_or_else(String::new, |f| f.display().to_string());
+                    let file = file
+                        .as_ref()
+                        .map_or_else(String::new, |f| f.display().to_string());
                     self.warnings.push(format!(
                         "link state: `{file}` ignored: {e}; linking from scratch"
                     ));
@@ -300,7 +302,10 @@ fn collect_changes(
     match &fns {
         Some(fns) => fns.iter().for_each(|&d| db.ensure::<rq::codegen>(d)),
         None if complete => {}
-        None => state.defs()?.into_iter().for_each(|d| db.ensure::<rq::codegen>(d)),
+        None => state
+            .defs()?
+            .into_iter()
+            .for_each(|d| db.ensure::<rq::codegen>(d)),
     }
     let mut wanted: Vec<DefId> = Vec::new();
     for d in db.changed_keys_since::<rq::codegen>(made_at) {

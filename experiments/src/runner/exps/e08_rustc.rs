@@ -103,8 +103,7 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let cache = dir.join("rill-cache");
     let mut sides = rustc_sides(ctx, &dir, disk, edit);
     let incremental = |name: &str, edited: bool, detection: &'static str| {
-        let run = IncrementalRun::new(ctx, dir.join(name), &program)
-            .change_detection(detection);
+        let run = IncrementalRun::new(ctx, dir.join(name), &program).change_detection(detection);
         if edited {
             run.edited(&edit.program).side()
         } else {

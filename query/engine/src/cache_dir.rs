@@ -564,160 +564,182 @@ fn append<Db: Database>(
             .filter(|&d| seen.insert(d))
             .collect()
     };
-    let in_segment: FxHashSet<NodeId> = dirty.iter().copied().collect();
-    // Dependencies first, within the dirty nodes.
-    let mut topo = Vec::with_capacity(dirty.len());
-    let mut state: FxHashMap<NodeId, u8> = FxHashMap::default();
-    for &root in &dirty {
-        if state.contains_key(&root) {
-            continue;
-        }
-        state.insert(root, 1);
-        let mut stack = vec![(root, 0u32)];
-        while let Some(&mut (id, ref mut next)) = stack.last_mut() {
-            let dep = rt.graph.borrow().dep(id, *next);
-            match dep {
-                Some(d) => {
-                    *next += 1;
-                    if in_segment.contains(&d) && !state.contains_key(&d) {
-                        state.insert(d, 1);
-                        stack.push((d, 0));
-                    }
-                }
-                None => {
-                    topo.push(id);
-                    stack.pop();
-                }
-            }
-        }
-    }
-    let mut disk_id: FxHashMap<NodeId, u32> = FxHashMap::default();
-    let mut new_order: FxHashMap<NodeId, u32> = FxHashMap::default();
-    let mut next_id = loaded;
-    let mut next_order = p.delta.next_order.max(p.store.len());
-    let mut seg = SegmentWriter::new();
-    let (mut nodes, mut values) = (0usize, 0usize);
-    for id in topo {
-        let n = rt.graph.borrow().node(id).clone();
-        let is_loaded = id.0 < loaded;
-        let vt = Db::KINDS.get(n.kind as usize)?;
-        let disk_kind = (*p.disk_kind.get(n.kind as usize)?)?;
-        if !n.has(flags::MEMO) || !is_current(rt, &n) {
-            if !is_loaded {
-                // Never saved; anything that read it is caught below (its edge has no
-                // place on disk).
+    // What the segment rewrites: the dirty nodes, and the unchanged readers of a node that
+    // moves up the order (added, with their own readers if they move, until none is
+    // missing; a reach past a bound writes a new cache file instead).
+    let limit = 4 * dirty.len() + 4096;
+    let mut members = dirty;
+    let (seg, nodes, values) = loop {
+        let in_segment: FxHashSet<NodeId> = members.iter().copied().collect();
+        let dirty = &members;
+        // Dependencies first, within the members.
+        let mut topo = Vec::with_capacity(dirty.len());
+        let mut state: FxHashMap<NodeId, u8> = FxHashMap::default();
+        for &root in dirty {
+            if state.contains_key(&root) {
                 continue;
             }
-            // A loaded memo that is no longer valid: its record is dropped.
+            state.insert(root, 1);
+            let mut stack = vec![(root, 0u32)];
+            while let Some(&mut (id, ref mut next)) = stack.last_mut() {
+                let dep = rt.graph.borrow().dep(id, *next);
+                match dep {
+                    Some(d) => {
+                        *next += 1;
+                        if in_segment.contains(&d) && !state.contains_key(&d) {
+                            state.insert(d, 1);
+                            stack.push((d, 0));
+                        }
+                    }
+                    None => {
+                        topo.push(id);
+                        stack.pop();
+                    }
+                }
+            }
+        }
+        let mut disk_id: FxHashMap<NodeId, u32> = FxHashMap::default();
+        let mut new_order: FxHashMap<NodeId, u32> = FxHashMap::default();
+        let mut next_id = loaded;
+        let mut next_order = p.delta.next_order.max(p.store.len());
+        let mut seg = SegmentWriter::new();
+        let (mut nodes, mut values) = (0usize, 0usize);
+        let mut missing: Vec<NodeId> = Vec::new();
+        for id in topo {
+            let n = rt.graph.borrow().node(id).clone();
+            let is_loaded = id.0 < loaded;
+            let vt = Db::KINDS.get(n.kind as usize)?;
+            let disk_kind = (*p.disk_kind.get(n.kind as usize)?)?;
+            if !n.has(flags::MEMO) || !is_current(rt, &n) {
+                if !is_loaded {
+                    // Never saved; anything that read it is caught below (its edge has no
+                    // place on disk).
+                    continue;
+                }
+                // A loaded memo that is no longer valid: its record is dropped.
+                seg.push(&RecordOut {
+                    node: id.0,
+                    order: n.order,
+                    kind: disk_kind,
+                    flags: DiskFlags::EMPTY,
+                    durability: n.durability as u8,
+                    tombstone: true,
+                    key_fp: n.key_fp,
+                    fp: Fingerprint::ZERO,
+                    deps: &[],
+                    key: &[],
+                    value: &[],
+                });
+                nodes += 1;
+                continue;
+            }
+            let mut deps = Vec::with_capacity(n.deps_len as usize);
+            let mut max_dep: Option<u32> = None;
+            let dep_ids: Vec<NodeId> = rt.graph.borrow().deps(id).to_vec();
+            for d in dep_ids {
+                ensure(rt, d);
+                let on_disk = if d.0 < loaded { d.0 } else { *disk_id.get(&d)? };
+                let (order, ok) = {
+                    let g = rt.graph.borrow();
+                    let dn = g.node(d);
+                    (
+                        new_order.get(&d).copied().unwrap_or(dn.order),
+                        dn.has(flags::MEMO) && is_current(rt, dn),
+                    )
+                };
+                if !ok {
+                    return None;
+                }
+                deps.push(on_disk);
+                max_dep = Some(max_dep.map_or(order, |m| m.max(order)));
+            }
+            let node = if is_loaded {
+                id.0
+            } else {
+                let x = next_id;
+                next_id += 1;
+                disk_id.insert(id, x);
+                x
+            };
+            let order = if is_loaded && max_dep.is_none_or(|m| m < n.order) {
+                n.order
+            } else {
+                let o = next_order;
+                next_order = next_order.checked_add(1).filter(|&o| o < u32::MAX)?;
+                o
+            };
+            if is_loaded && order != n.order {
+                // It moves up the order: whatever still reads it must move too.
+                missing.extend(
+                    p.dependents(id.0)?
+                        .map(NodeId)
+                        .filter(|y| !in_segment.contains(y)),
+                );
+            }
+            new_order.insert(id, order);
+            let mut dflags = DiskFlags::EMPTY;
+            dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
+            dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
+            if is_loaded
+                && order == n.order
+                && n.changed_at == Revision::PREVIOUS_SESSION
+                && p.same_record(id.0, &deps, dflags, n.durability as u8)
+            {
+                // Re-executed to the same value, reading the same: its record stands (the
+                // file stamps of every session, say).
+                continue;
+            }
+            let key = match n.prev.and_then(|i| p.key_bytes(i)) {
+                Some(k) => Cow::Borrowed(k),
+                None => Cow::Owned((vt.encode_key)(db, id)?),
+            };
+            let fp = match n.fp() {
+                Some(fp) => Some(fp),
+                None if vt.has_hash => (vt.hash_value)(db, id),
+                None => None,
+            };
+            dflags.set(disk_flags::HAS_FP, fp.is_some());
+            let mut value: Cow<'_, [u8]> = Cow::Borrowed(&[]);
+            if vt.has_codec {
+                let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
+                let v = match n.prev.and_then(|i| p.value_bytes(i)).filter(|_| unchanged) {
+                    Some(bytes) => Some(Cow::Borrowed(bytes)),
+                    None => (vt.encode_value)(db, id).map(Cow::Owned),
+                };
+                if let Some(v) = v.filter(|v| v.len() < u32::MAX as usize) {
+                    dflags.insert(disk_flags::HAS_VALUE);
+                    value = v;
+                    values += 1;
+                }
+            }
             seg.push(&RecordOut {
-                node: id.0,
-                order: n.order,
+                node,
+                order,
                 kind: disk_kind,
-                flags: DiskFlags::EMPTY,
+                flags: dflags,
                 durability: n.durability as u8,
-                tombstone: true,
+                tombstone: false,
                 key_fp: n.key_fp,
-                fp: Fingerprint::ZERO,
-                deps: &[],
-                key: &[],
-                value: &[],
+                fp: fp.unwrap_or(Fingerprint::ZERO),
+                deps: &deps,
+                key: &key,
+                value: &value,
             });
             nodes += 1;
-            continue;
         }
-        let mut deps = Vec::with_capacity(n.deps_len as usize);
-        let mut max_dep: Option<u32> = None;
-        let dep_ids: Vec<NodeId> = rt.graph.borrow().deps(id).to_vec();
-        for d in dep_ids {
-            ensure(rt, d);
-            let on_disk = if d.0 < loaded { d.0 } else { *disk_id.get(&d)? };
-            let (order, ok) = {
-                let g = rt.graph.borrow();
-                let dn = g.node(d);
-                (
-                    new_order.get(&d).copied().unwrap_or(dn.order),
-                    dn.has(flags::MEMO) && is_current(rt, dn),
-                )
-            };
-            if !ok {
-                return None;
-            }
-            deps.push(on_disk);
-            max_dep = Some(max_dep.map_or(order, |m| m.max(order)));
+        if missing.is_empty() {
+            break (seg, nodes, values);
         }
-        let node = if is_loaded {
-            id.0
-        } else {
-            let x = next_id;
-            next_id += 1;
-            disk_id.insert(id, x);
-            x
-        };
-        let order = if is_loaded && max_dep.is_none_or(|m| m < n.order) {
-            n.order
-        } else {
-            let o = next_order;
-            next_order = next_order.checked_add(1).filter(|&o| o < u32::MAX)?;
-            o
-        };
-        if is_loaded && order != n.order {
-            // It moves up the order: whatever still reads it must move too.
-            let mut readers = p.dependents(id.0)?;
-            if readers.any(|y| !in_segment.contains(&NodeId(y))) {
-                return None;
-            }
+        missing.sort_unstable();
+        missing.dedup();
+        if members.len() + missing.len() > limit {
+            return None;
         }
-        new_order.insert(id, order);
-        let mut dflags = DiskFlags::EMPTY;
-        dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
-        dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
-        if is_loaded
-            && order == n.order
-            && n.changed_at == Revision::PREVIOUS_SESSION
-            && p.same_record(id.0, &deps, dflags, n.durability as u8)
-        {
-            // Re-executed to the same value, reading the same: its record stands (the
-            // file stamps of every session, say).
-            continue;
+        for &m in &missing {
+            ensure(rt, m);
         }
-        let key = match n.prev.and_then(|i| p.key_bytes(i)) {
-            Some(k) => Cow::Borrowed(k),
-            None => Cow::Owned((vt.encode_key)(db, id)?),
-        };
-        let fp = match n.fp() {
-            Some(fp) => Some(fp),
-            None if vt.has_hash => (vt.hash_value)(db, id),
-            None => None,
-        };
-        dflags.set(disk_flags::HAS_FP, fp.is_some());
-        let mut value: Cow<'_, [u8]> = Cow::Borrowed(&[]);
-        if vt.has_codec {
-            let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
-            let v = match n.prev.and_then(|i| p.value_bytes(i)).filter(|_| unchanged) {
-                Some(bytes) => Some(Cow::Borrowed(bytes)),
-                None => (vt.encode_value)(db, id).map(Cow::Owned),
-            };
-            if let Some(v) = v.filter(|v| v.len() < u32::MAX as usize) {
-                dflags.insert(disk_flags::HAS_VALUE);
-                value = v;
-                values += 1;
-            }
-        }
-        seg.push(&RecordOut {
-            node,
-            order,
-            kind: disk_kind,
-            flags: dflags,
-            durability: n.durability as u8,
-            tombstone: false,
-            key_fp: n.key_fp,
-            fp: fp.unwrap_or(Fingerprint::ZERO),
-            deps: &deps,
-            key: &key,
-            value: &value,
-        });
-        nodes += 1;
-    }
+        members.extend(missing);
+    };
     let bytes = seg.finish(generation);
     let threshold = (p.store.file_len() / 4).max(64 << 10);
     if p.delta.valid_len + bytes.len() as u64 > threshold {

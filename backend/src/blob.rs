@@ -197,24 +197,62 @@ pub(crate) mod reloc_records {
     use serde::{de, Deserializer, Serializer};
     use shared_frontend::sema::def::DefPathHash;
 
-    const RECORD: usize = 32;
+    /// The size of one record.
+    pub(crate) const RECORD: usize = 32;
+
+    /// Appends `r`'s record to `out`.
+    pub(crate) fn encode(r: &Relocation, out: &mut Vec<u8>) {
+        let (kind, index, args, callee) = match r.target {
+            RelocTarget::Function { callee, args } => (0u8, 0u8, args, callee.0),
+            RelocTarget::Runtime(f) => {
+                let i = RuntimeFn::ALL.iter().position(|&x| x == f).unwrap_or(0);
+                (1, i as u8, 0, 0)
+            }
+            RelocTarget::Context(c) => (2, c.index() as u8, 0, 0),
+        };
+        out.extend_from_slice(&r.offset.to_le_bytes());
+        out.extend_from_slice(&r.addend.to_le_bytes());
+        out.extend_from_slice(&[kind, index, 0, 0]);
+        out.extend_from_slice(&args.to_le_bytes());
+        out.extend_from_slice(&callee.to_le_bytes());
+    }
+
+    /// The relocation of a record of [`RECORD`] bytes; `None` if it is malformed.
+    pub(crate) fn decode(b: &[u8]) -> Option<Relocation> {
+        let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let mut callee = [0u8; 16];
+        callee.copy_from_slice(&b[16..32]);
+        let callee = u128::from_le_bytes(callee);
+        let (args, index) = (u32_at(12), b[9]);
+        if b[10..12] != [0, 0] {
+            return None;
+        }
+        let target = match b[8] {
+            0 if index == 0 => RelocTarget::Function {
+                callee: DefPathHash(callee),
+                args,
+            },
+            1 if args == 0 && callee == 0 => {
+                RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize)?)
+            }
+            2 if args == 0 && callee == 0 => RelocTarget::Context(match index {
+                0 => ContextField::Limit,
+                1 => ContextField::State,
+                _ => return None,
+            }),
+            _ => return None,
+        };
+        Some(Relocation {
+            offset: u32_at(0),
+            target,
+            addend: u32_at(4) as i32,
+        })
+    }
 
     pub fn serialize<S: Serializer>(relocs: &[Relocation], s: S) -> Result<S::Ok, S::Error> {
         let mut out = Vec::with_capacity(relocs.len() * RECORD);
         for r in relocs {
-            let (kind, index, args, callee) = match r.target {
-                RelocTarget::Function { callee, args } => (0u8, 0u8, args, callee.0),
-                RelocTarget::Runtime(f) => {
-                    let i = RuntimeFn::ALL.iter().position(|&x| x == f).unwrap_or(0);
-                    (1, i as u8, 0, 0)
-                }
-                RelocTarget::Context(c) => (2, c.index() as u8, 0, 0),
-            };
-            out.extend_from_slice(&r.offset.to_le_bytes());
-            out.extend_from_slice(&r.addend.to_le_bytes());
-            out.extend_from_slice(&[kind, index, 0, 0]);
-            out.extend_from_slice(&args.to_le_bytes());
-            out.extend_from_slice(&callee.to_le_bytes());
+            encode(r, &mut out);
         }
         s.serialize_bytes(&out)
     }
@@ -224,39 +262,10 @@ pub(crate) mod reloc_records {
         if bytes.len() % RECORD != 0 {
             return Err(de::Error::custom("relocation records of the wrong length"));
         }
-        bytes.chunks_exact(RECORD).map(record).collect()
-    }
-
-    fn record<E: de::Error>(b: &[u8]) -> Result<Relocation, E> {
-        let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-        let mut callee = [0u8; 16];
-        callee.copy_from_slice(&b[16..32]);
-        let callee = u128::from_le_bytes(callee);
-        let (args, index) = (u32_at(12), b[9]);
-        let bad = || E::custom("malformed relocation record");
-        if b[10..12] != [0, 0] {
-            return Err(bad());
-        }
-        let target = match b[8] {
-            0 if index == 0 => RelocTarget::Function {
-                callee: DefPathHash(callee),
-                args,
-            },
-            1 if args == 0 && callee == 0 => {
-                RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize).ok_or_else(bad)?)
-            }
-            2 if args == 0 && callee == 0 => RelocTarget::Context(match index {
-                0 => ContextField::Limit,
-                1 => ContextField::State,
-                _ => return Err(bad()),
-            }),
-            _ => return Err(bad()),
-        };
-        Ok(Relocation {
-            offset: u32_at(0),
-            target,
-            addend: u32_at(4) as i32,
-        })
+        bytes
+            .chunks_exact(RECORD)
+            .map(|b| decode(b).ok_or_else(|| de::Error::custom("malformed relocation record")))
+            .collect()
     }
 }
 

@@ -38,7 +38,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::state::Slot;
 use super::{MAX_IMAGE, PAGE};
-use crate::blob::{ContextField, RelocTarget, Relocation, RuntimeFn};
+use crate::blob::{reloc_records, RelocTarget};
 
 const MAGIC: [u8; 8] = *b"RILLLNK\x02";
 /// The version of the format; bump it when the layout or meaning of a field changes.
@@ -49,7 +49,7 @@ const BLOCK: usize = 64;
 /// Bytes per checked chunk of code (a journal page, so a patch checks what it copies).
 const CHUNK: usize = JPAGE;
 const SLOT: usize = 64;
-const RELOC: usize = 32;
+const RELOC: usize = reloc_records::RECORD;
 const EDGE: usize = 32;
 const JMAGIC: [u8; 8] = *b"RILLJNL\x01";
 /// Length of the journal's header.
@@ -113,52 +113,13 @@ fn bounded(x: u64, max: usize) -> Result<usize, DecodeError> {
         .ok_or(DecodeError::Length)
 }
 
-pub(crate) fn encode_reloc(r: &Relocation, out: &mut Vec<u8>) {
-    let (kind, index, args, callee) = match r.target {
-        RelocTarget::Function { callee, args } => (0u8, 0u8, args, callee.0),
-        RelocTarget::Runtime(f) => (1, super::runtime_index(f) as u8, 0, 0),
-        RelocTarget::Context(c) => (2, c.index() as u8, 0, 0),
-    };
-    out.extend_from_slice(&r.offset.to_le_bytes());
-    out.extend_from_slice(&r.addend.to_le_bytes());
-    out.extend_from_slice(&[kind, index, 0, 0]);
-    out.extend_from_slice(&args.to_le_bytes());
-    out.extend_from_slice(&callee.to_le_bytes());
-}
-
-fn decode_reloc(b: &[u8]) -> Result<Relocation, DecodeError> {
-    let bad = DecodeError::Invalid("a malformed relocation");
-    let (callee, args, index) = (u128_at(b, 16), u32_at(b, 12), b[9]);
-    if b[10..12] != [0, 0] {
-        return Err(bad);
-    }
-    let target = match b[8] {
-        0 if index == 0 => RelocTarget::Function {
-            callee: DefPathHash(callee),
-            args,
-        },
-        1 if args == 0 && callee == 0 => {
-            RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize).ok_or(bad)?)
-        }
-        2 if args == 0 && callee == 0 => RelocTarget::Context(match index {
-            0 => ContextField::Limit,
-            1 => ContextField::State,
-            _ => return Err(bad),
-        }),
-        _ => return Err(bad),
-    };
-    Ok(Relocation {
-        offset: u32_at(b, 0),
-        target,
-        addend: u32_at(b, 4) as i32,
-    })
-}
-
 /// A slot's fixed record; its relocations are `first..first + count` of the relocation
 /// table (or follow the record, in the journal).
 fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) {
     let mut relocs = Vec::with_capacity(s.relocs.len() * RELOC);
-    s.relocs.iter().for_each(|r| encode_reloc(r, &mut relocs));
+    s.relocs
+        .iter()
+        .for_each(|r| reloc_records::encode(r, &mut relocs));
     out.extend_from_slice(&s.def.0.to_le_bytes());
     for x in [
         s.offset,
@@ -182,7 +143,7 @@ fn decode_slot(rec: &[u8], relocs: &[u8], code_len: usize) -> Result<Slot, Decod
     }
     let relocs = relocs
         .chunks_exact(RELOC)
-        .map(decode_reloc)
+        .map(|b| reloc_records::decode(b).ok_or(DecodeError::Invalid("a malformed relocation")))
         .collect::<Result<Vec<_>, _>>()?;
     let s = Slot {
         def: DefPathHash(u128_at(rec, 0)),
@@ -522,7 +483,7 @@ pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) ->
         encode_slot(slot, first, &mut recs);
         first += slot.relocs.len() as u32;
         for r in &slot.relocs {
-            encode_reloc(r, &mut relocs);
+            reloc_records::encode(r, &mut relocs);
             if let RelocTarget::Function { callee, .. } = r.target {
                 edges.push((callee.0, slot.def.0));
             }
@@ -626,7 +587,9 @@ pub(crate) fn encode_record(r: &Record) -> Vec<u8> {
     }
     for s in &r.slots {
         encode_slot(s, 0, &mut p);
-        s.relocs.iter().for_each(|r| encode_reloc(r, &mut p));
+        s.relocs
+            .iter()
+            .for_each(|r| reloc_records::encode(r, &mut p));
     }
     for d in &r.removed {
         p.extend_from_slice(&d.0.to_le_bytes());

@@ -608,7 +608,6 @@ fn append<Db: Database>(
         for id in topo {
             let n = rt.graph.borrow().node(id).clone();
             let is_loaded = id.0 < loaded;
-            let vt = Db::KINDS.get(n.kind as usize)?;
             let disk_kind = (*p.disk_kind.get(n.kind as usize)?)?;
             if !n.has(flags::MEMO) || !is_current(rt, &n) {
                 if !is_loaded {
@@ -689,28 +688,14 @@ fn append<Db: Database>(
                 // file stamps of every session, say).
                 continue;
             }
-            let key = match n.prev.and_then(|i| p.key_bytes(i)) {
-                Some(k) => Cow::Borrowed(k),
-                None => Cow::Owned((vt.encode_key)(db, id)?),
-            };
-            let fp = match n.fp() {
-                Some(fp) => Some(fp),
-                None if vt.has_hash => (vt.hash_value)(db, id),
-                None => None,
-            };
+            let payload = payload(db, Some(p), id, &n)?;
+            let (key, fp) = (payload.key, payload.fp);
             dflags.set(disk_flags::HAS_FP, fp.is_some());
             let mut value: Cow<'_, [u8]> = Cow::Borrowed(&[]);
-            if vt.has_codec {
-                let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
-                let v = match n.prev.and_then(|i| p.value_bytes(i)).filter(|_| unchanged) {
-                    Some(bytes) => Some(Cow::Borrowed(bytes)),
-                    None => (vt.encode_value)(db, id).map(Cow::Owned),
-                };
-                if let Some(v) = v.filter(|v| v.len() < u32::MAX as usize) {
-                    dflags.insert(disk_flags::HAS_VALUE);
-                    value = v;
-                    values += 1;
-                }
+            if let Some(v) = payload.value {
+                dflags.insert(disk_flags::HAS_VALUE);
+                value = v;
+                values += 1;
             }
             seg.push(&RecordOut {
                 node,
@@ -842,6 +827,62 @@ fn is_root(n: &Node) -> bool {
 
 /// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
 /// dependency order, and encodes them with their keys and values.
+/// What a saved record holds besides the graph.
+struct Payload<'a> {
+    key: Cow<'a, [u8]>,
+    /// The result's fingerprint (`None` for a query that is not hashed).
+    fp: Option<Fingerprint>,
+    /// The value's bytes (`cache_on_disk` queries, when it can be encoded).
+    value: Option<Cow<'a, [u8]>>,
+    /// The value was copied from the loaded cache without ever being decoded.
+    promoted: bool,
+}
+
+/// The key, fingerprint and value of node `id` for saving. A node of the loaded cache
+/// has the same key bytes (same kind and key fingerprint) and, if it did not change in
+/// this session, the same value bytes: they are copied rather than encoded again. `None`
+/// if the key cannot be encoded.
+fn payload<'a, Db: Database>(
+    db: &Db,
+    prev: Option<&'a Loaded>,
+    id: NodeId,
+    n: &Node,
+) -> Option<Payload<'a>> {
+    let vt = &Db::KINDS[n.kind as usize];
+    let key = match prev.zip(n.prev).and_then(|(p, i)| p.key_bytes(i)) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned((vt.encode_key)(db, id)?),
+    };
+    let fp = match n.fp() {
+        Some(fp) => Some(fp),
+        None if vt.has_hash => (vt.hash_value)(db, id),
+        None => None,
+    };
+    let mut value = None;
+    let mut promoted = false;
+    if vt.has_codec {
+        let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
+        value = match prev
+            .zip(n.prev)
+            .and_then(|(p, i)| p.value_bytes(i))
+            .filter(|_| unchanged)
+        {
+            Some(bytes) => {
+                promoted = !(vt.has_value)(db, id);
+                Some(Cow::Borrowed(bytes))
+            }
+            None => (vt.encode_value)(db, id).map(Cow::Owned),
+        }
+        .filter(|v| v.len() < u32::MAX as usize);
+    }
+    Some(Payload {
+        key,
+        fp,
+        value,
+        promoted,
+    })
+}
+
 /// A generation number for a new cache file: never 0, different from the loaded file's,
 /// and from any other save's in practice (time, process, a counter and the previous
 /// generation, hashed).
@@ -894,52 +935,26 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> Collected {
             continue;
         }
         let vt = &Db::KINDS[n.kind as usize];
-        // A node of the previous file has the same key bytes (same kind and key
-        // fingerprint) and, if it did not change in this session, the same value bytes:
-        // they are copied rather than encoded again.
-        let key = match prev.zip(n.prev).and_then(|(p, i)| p.key_bytes(i)) {
-            Some(k) => Cow::Borrowed(k),
-            None => match (vt.encode_key)(db, id) {
-                Some(k) => Cow::Owned(k),
-                None => continue,
-            },
-        };
-        let fp = match n.fp() {
-            Some(fp) => Some(fp),
-            None if vt.has_hash => (vt.hash_value)(db, id),
-            None => None,
+        let Some(payload) = payload(db, prev, id, &n) else {
+            continue;
         };
         let mut dflags = DiskFlags::EMPTY;
-        dflags.set(disk_flags::HAS_FP, fp.is_some());
+        dflags.set(disk_flags::HAS_FP, payload.fp.is_some());
         dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
         dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
         let mut value_len = 0u32;
-        if vt.has_codec {
-            let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
-            let value = match prev
-                .zip(n.prev)
-                .and_then(|(p, i)| p.value_bytes(i))
-                .filter(|_| unchanged)
-            {
-                Some(bytes) => {
-                    if !(vt.has_value)(db, id) {
-                        report.promoted += 1;
-                        rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
-                    }
-                    Some(Cow::Borrowed(bytes))
-                }
-                None => (vt.encode_value)(db, id).map(Cow::Owned),
-            };
-            if let Some(v) = value {
-                if v.len() < u32::MAX as usize {
-                    value_len = v.len() as u32;
-                    values.extend_from_slice(&v);
-                    dflags.insert(disk_flags::HAS_VALUE);
-                    report.values += 1;
-                }
+        if let Some(v) = &payload.value {
+            if payload.promoted {
+                report.promoted += 1;
+                rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
             }
+            value_len = v.len() as u32;
+            values.extend_from_slice(v);
+            dflags.insert(disk_flags::HAS_VALUE);
+            report.values += 1;
         }
-        let fp = fp.unwrap_or(Fingerprint::ZERO);
+        let key = payload.key;
+        let fp = payload.fp.unwrap_or(Fingerprint::ZERO);
         // Invariant: the file is in dependency order (edges point to earlier nodes), which
         // `decode_file` checks when it is loaded.
         debug_assert!(deps_buf.iter().all(|&d| (d as usize) < out.nodes.len()));

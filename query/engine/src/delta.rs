@@ -30,6 +30,7 @@
 
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
+use crate::on_disk::{fp_at, u16_at, u32_at, u64_at};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
@@ -83,22 +84,6 @@ impl Delta {
     fn order_of(&self, i: u32) -> u32 {
         self.nodes.get(&i).map_or(i, |n| n.order)
     }
-}
-
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
-}
-
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
-}
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
-fn fp_at(b: &[u8], at: usize) -> Fingerprint {
-    Fingerprint::from_le_bytes(b[at..at + 16].try_into().expect("16 bytes"))
 }
 
 /// The header of a journal for the cache file of `generation`.

@@ -142,23 +142,23 @@ pub(crate) fn build_id_fingerprint(build_id: &str) -> Fingerprint {
     Fingerprint::from_u128(xxhash_rust::xxh3::xxh3_128(build_id.as_bytes()))
 }
 
-fn u16_at(b: &[u8], at: usize) -> u16 {
+pub(crate) fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
     let mut x = [0u8; 4];
     x.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(x)
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
     let mut x = [0u8; 8];
     x.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(x)
 }
 
-fn fp_at(b: &[u8], at: usize) -> Fingerprint {
+pub(crate) fn fp_at(b: &[u8], at: usize) -> Fingerprint {
     let mut x = [0u8; 16];
     x.copy_from_slice(&b[at..at + 16]);
     Fingerprint::from_le_bytes(x)

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p experiments [-- [SUBCOMMAND...] [--profile tiny|quick|full] [--results DIR] [--instructions]]
 //! cargo run --release -p experiments -- stability --runs K [e1 ...] [--profile ...]
+//! cargo run --release -p experiments -- scaling [--sizes N,N,...] [--reps R]
 //! ```
 //!
 //! Without a subcommand: the corpus check, then E1–E10 (quick profile), rewriting
@@ -12,7 +13,9 @@
 //! from the CSVs), `gen --lines N [--seed S] --out DIR` (write a generated program),
 //! `stability --runs K [e1 ...]` (the headline experiments, or those named, K times into
 //! directories of their own; `results/stability.csv` and `stability.*` values hold each
-//! headline's spread over the runs). `--instructions` also counts the instructions of
+//! headline's spread over the runs), `scaling` (the scaling profile: E1 and E6 at 10k, 100k
+//! and 1M lines and E3's goal edits at each, into `results/scaling/`, with exponents
+//! fitted on the actual line counts and `scaling.*` values; about 30 minutes here). `--instructions` also counts the instructions of
 //! every measured configuration once under `valgrind --tool=callgrind`, where valgrind is
 //! installed (skipped with a note where it is not).
 
@@ -21,7 +24,7 @@ use std::process::ExitCode;
 
 use experiments::runner::{self, exps, Ctx, Profile};
 
-const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] --out DIR | stability --runs K [e1..e10 ...]] [--profile tiny|quick|full] [--results DIR] [--instructions]";
+const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] --out DIR | stability --runs K [e1..e10 ...] | scaling [--sizes N,N,...] [--reps R]] [--profile tiny|quick|full] [--results DIR] [--instructions]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
     let mut selected: Vec<String> = Vec::new();
     let mut instructions = false;
     let mut stability_runs: Option<usize> = None;
+    let mut scaling: Option<Profile> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -47,6 +51,30 @@ fn main() -> ExitCode {
             "--runs" => match it.next().and_then(|k| k.parse::<usize>().ok()) {
                 Some(k) if k >= 2 => stability_runs = Some(k),
                 _ => return usage("--runs takes a number of runs, at least 2"),
+            },
+            "scaling" => {
+                scaling.get_or_insert_with(runner::scaling::profile);
+            }
+            "--sizes" => {
+                let sizes: Option<Vec<usize>> = it
+                    .next()
+                    .map(|v| v.split(',').map(|s| s.trim().parse().ok()).collect())
+                    .unwrap_or(None);
+                match (sizes, scaling.as_mut()) {
+                    (Some(s), Some(p)) if s.len() >= 2 && s.iter().all(|&n| n > 0) => {
+                        p.sizes = s;
+                    }
+                    (_, None) => return usage("--sizes goes after `scaling`"),
+                    _ => return usage("--sizes takes two or more sizes, e.g. 10000,100000"),
+                }
+            }
+            "--reps" => match (
+                it.next().and_then(|r| r.parse::<usize>().ok()),
+                scaling.as_mut(),
+            ) {
+                (Some(r), Some(p)) if r >= 2 => p.reps = r,
+                (_, None) => return usage("--reps goes after `scaling`"),
+                _ => return usage("--reps takes a number of rounds, at least 2"),
             },
             "--results" => match it.next() {
                 Some(d) => results = PathBuf::from(d),
@@ -69,6 +97,9 @@ fn main() -> ExitCode {
             return usage("stability needs --runs K");
         }
         return stability(profile, k, &selected, &results, &paper_dir, instructions);
+    }
+    if let Some(p) = scaling {
+        return run_scaling(&p, &results, &paper_dir);
     }
     if selected == ["corpus"] {
         return match runner::corpus_check::run(true) {
@@ -262,6 +293,54 @@ fn stability(
     }
     println!("{} written", results.join("stability.csv").display());
     ExitCode::SUCCESS
+}
+
+/// `scaling`: the scaling profile into `results/scaling/`, then the paper regenerated.
+fn run_scaling(
+    profile: &Profile,
+    results: &std::path::Path,
+    paper_dir: &std::path::Path,
+) -> ExitCode {
+    let (rill, work) = match rill_and_work() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!(
+        "scaling: sizes {:?}, {} rounds after {} warm-up; E1 and E6 over the sizes, E3 ({}) at each",
+        profile.sizes,
+        profile.reps,
+        profile.warmup,
+        runner::scaling::E3_KINDS.join(", ")
+    );
+    let warnings = match runner::scaling::run(profile, &rill, &work, results, paper_dir) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let dir = results.join(runner::scaling::DIR);
+    println!(
+        "{} and {} written",
+        dir.join("ratios.csv").display(),
+        dir.join("fits.csv").display()
+    );
+    match runner::paper::regenerate(paper_dir, results) {
+        Ok(words) => {
+            println!("paper/paper.md regenerated ({words} words)");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn usage(msg: &str) -> ExitCode {

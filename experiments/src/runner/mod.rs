@@ -10,8 +10,9 @@
 //! JSON), `workload` (generated programs of each shape, and edits on disk), `exps` (the experiments, a
 //! file each, and the paired rounds they are timed in), `plot` (SVG figures), `paper`
 //! (template filling), `meta` (machine, load and toolchain description), `summary`
-//! (headline keys), `stability` (the headline numbers over repeated runs), `phases`
-//! (where each kind of build spends its time, `results/eNN-phases.csv`).
+//! (headline keys), `stability` (the headline numbers over repeated runs), `scaling` (E1,
+//! E3 and E6 from 10k to 1M lines, and the exponents fitted on them), `phases` (where each
+//! kind of build spends its time, `results/eNN-phases.csv`).
 
 pub mod exps;
 pub mod meta;
@@ -21,6 +22,7 @@ pub mod plot;
 pub mod process;
 pub mod rill;
 pub mod samples;
+pub mod scaling;
 pub mod stability;
 pub mod stats;
 pub mod summary;

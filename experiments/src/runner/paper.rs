@@ -11,10 +11,12 @@
 //! from E6's phase breakdown), and verdicts on the goals of the issues (`goal.KEY`,
 //! `verdict.KEY`, `goals.table`), derived from the headline numbers, and on the goals of
 //! the incremental rebuilds (`incremental.*`, see [`incremental`]), so the prose reads
-//! right whether a goal is met or not.
+//! right whether a goal is met or not; the scaling profile's tables (`scaling.*`, see
+//! [`scaling`]).
 
 mod derived;
 pub mod incremental;
+mod scaling;
 mod template;
 
 pub use self::derived::actual_lines;
@@ -329,6 +331,7 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     let phases = super::phases::read_csv(&results.join(super::phases::csv_name("e6")));
     derived::phase_values(&mut values, &phases);
     incremental::derive(&mut values, &tables);
+    scaling::derive(&mut values);
     Ok((values, tables))
 }
 

@@ -239,6 +239,20 @@ impl<'v> EditSeries<'v> {
     }
 }
 
+/// The rebuilds after the edit kinds named in `only` (and the no-change rebuild) on the
+/// default shape at the profile's main size, with the pipeline building each edited program
+/// in the same rounds: E3 as the scaling profile runs it at every size.
+pub fn run_kinds(ctx: &Ctx, only: &[&str]) -> Result<Outcome, String> {
+    EditSeries {
+        label: "E3",
+        variants: &[(None, "query")],
+        with_pipeline: true,
+        shape: Shape::Default,
+        only: Some(only),
+    }
+    .run(ctx)
+}
+
 pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     let series = EditSeries {
         label: "E3",

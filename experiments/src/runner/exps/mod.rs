@@ -24,6 +24,7 @@ mod e08_rustc;
 mod e09_codegen;
 mod e10_diagnostics;
 
+pub use self::e03_edits::run_kinds as e3_run_kinds;
 pub use self::e08_rustc::{rustc_build, RUSTC_FLAGS};
 pub use self::e09_codegen::benchmarks;
 pub use self::measure::{

@@ -8,7 +8,8 @@
 //! (`e6.*.at_<size>`), or from a headline whose experiment ran at that size (`e3.size`,
 //! `e6.size`). A size that no experiment of the run measured (a million lines in the quick
 //! profile) is "not measured in this profile"; a value that is missing at a measured size
-//! is "not measured".
+//! is "not measured". The scaling profile's values (`scaling.*`, see `runner::scaling`)
+//! stand in at the sizes the suite's own run did not build.
 
 use super::{format_number, format_sig, Tables, Values};
 
@@ -47,9 +48,12 @@ pub enum Source {
     /// The largest of these keys (each with its interval), all measured at the size of
     /// the size key: the dearer of two kinds of edit.
     Worst(&'static [&'static str], &'static str),
-    /// The growth of `key` (`{size}` in it) from size `from` to size `to`.
+    /// The growth from size `from` to size `to`: the scaling profile's `fitted` growth
+    /// (with its interval) when that profile's sizes run from `from` to `to`, else the
+    /// first of `keys` (`{size}` in each) measured at both sizes.
     Growth {
-        key: &'static str,
+        fitted: &'static str,
+        keys: &'static [&'static str],
         from: usize,
         to: usize,
     },
@@ -77,6 +81,10 @@ pub const GOALS: &[IncrementalGoal] = &[
         source: Source::First(&[
             ("e6.noop_over_pipeline.at_{size}", None),
             ("e6_noop_over_pipeline", Some("e6.size")),
+            (
+                "scaling.e6.no_change.query.default.at_{size}.over_pipeline",
+                None,
+            ),
         ]),
     },
     IncrementalGoal {
@@ -101,6 +109,14 @@ pub const GOALS: &[IncrementalGoal] = &[
             ("e3_leaf_edit_over_pipeline", Some("e3.size")),
             ("e6.leaf_over_pipeline.at_{size}", None),
             ("e6.leaf_over_pipeline", Some("e6.size")),
+            (
+                "scaling.e3.leaf_body.query.default.at_{size}.over_pipeline",
+                None,
+            ),
+            (
+                "scaling.e6.leaf_body.query.default.at_{size}.over_pipeline",
+                None,
+            ),
         ]),
     },
     IncrementalGoal {
@@ -132,7 +148,11 @@ pub const GOALS: &[IncrementalGoal] = &[
         bound: 3.0,
         unit: Unit::Times,
         source: Source::Growth {
-            key: "e6.leaf_ms.at_{size}",
+            fitted: "scaling.e6.leaf_body.query.default.growth",
+            keys: &[
+                "e6.leaf_ms.at_{size}",
+                "scaling.e6.leaf_body.query.default.at_{size}.ms",
+            ],
             from: 10_000,
             to: 1_000_000,
         },
@@ -245,14 +265,27 @@ pub fn measure(goal: &IncrementalGoal, values: &Values) -> Option<Measured> {
             all?.into_iter()
                 .reduce(|a, b| if b.value > a.value { b } else { a })
         }
-        Source::Growth { key, from, to } => {
-            let (a, b) = (read(values, &at(key, from))?, read(values, &at(key, to))?);
-            (a.value > 0.0).then(|| Measured {
-                value: b.value / a.value,
-                interval: None,
-                n: None,
-                key: format!("{} / {}", b.key, a.key),
-                size: None,
+        Source::Growth {
+            fitted,
+            keys,
+            from,
+            to,
+        } => {
+            let scaling = scaling_sizes(values);
+            if scaling.first() == Some(&from) && scaling.last() == Some(&to) {
+                if let Some(m) = read(values, fitted) {
+                    return Some(m);
+                }
+            }
+            keys.iter().find_map(|key| {
+                let (a, b) = (read(values, &at(key, from))?, read(values, &at(key, to))?);
+                (a.value > 0.0).then(|| Measured {
+                    value: b.value / a.value,
+                    interval: None,
+                    n: None,
+                    key: format!("{} / {}", b.key, a.key),
+                    size: None,
+                })
             })
         }
     }
@@ -264,6 +297,16 @@ fn sizes_needed(goal: &IncrementalGoal) -> Vec<usize> {
         Source::Growth { from, to, .. } => vec![from, to],
         _ => goal.size.into_iter().collect(),
     }
+}
+
+/// The sizes of the scaling profile's run (`scaling.sizes`, "10000, 100000, ..."), if one
+/// was made.
+fn scaling_sizes(values: &Values) -> Vec<usize> {
+    values
+        .get("scaling.sizes")
+        .and_then(|v| v.as_str())
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_default()
 }
 
 /// The program sizes the run measured: those of the rows of every table and the sizes of
@@ -282,6 +325,7 @@ fn measured_sizes(values: &Values, tables: &Tables) -> Vec<usize> {
             .filter_map(|(_, x)| x.as_f64())
             .map(|x| x as usize),
     );
+    v.extend(scaling_sizes(values));
     v.sort_unstable();
     v.dedup();
     v
@@ -490,5 +534,57 @@ mod tests {
         v.insert("e3.remove_fn_over_pipeline".into(), serde_json::Value::Null);
         derive(&mut v, &Tables::new());
         assert_eq!(status(&v, "add_remove_fn_100k"), "not measured");
+    }
+
+    #[test]
+    fn the_scaling_profile_stands_in_at_the_sizes_the_suite_did_not_build() {
+        // A quick run to 100k, and a scaling run of 10k, 100k and 1M.
+        let mut v = values(&[
+            ("e3.size", 100_000.0),
+            ("e6.size", 100_000.0),
+            ("e6.noop_over_pipeline.at_100000", 0.015),
+            ("e6.leaf_ms.at_10000", 5.0),
+            ("e6.leaf_ms.at_100000", 7.0),
+            (
+                "scaling.e6.no_change.query.default.at_100000.over_pipeline",
+                0.5,
+            ),
+            (
+                "scaling.e6.no_change.query.default.at_1000000.over_pipeline",
+                0.004,
+            ),
+            (
+                "scaling.e6.no_change.query.default.at_1000000.over_pipeline_low",
+                0.003,
+            ),
+            (
+                "scaling.e6.no_change.query.default.at_1000000.over_pipeline_high",
+                0.006,
+            ),
+            (
+                "scaling.e3.leaf_body.query.default.at_1000000.over_pipeline",
+                0.02,
+            ),
+            ("scaling.e6.leaf_body.query.default.growth", 4.0),
+            ("scaling.e6.leaf_body.query.default.growth_low", 3.5),
+            ("scaling.e6.leaf_body.query.default.growth_high", 4.5),
+        ]);
+        v.insert("scaling.sizes".into(), "10000, 100000, 1000000".into());
+        derive(&mut v, &Tables::new());
+        // The suite's own value comes first where it has one.
+        assert_eq!(status(&v, "noop_100k"), "met");
+        assert_eq!(v["incremental.value.noop_100k"], 0.015);
+        assert_eq!(status(&v, "noop_1m"), "met");
+        assert_eq!(status(&v, "leaf_1m"), "not met");
+        assert_eq!(v["incremental.value.leaf_1m"], 0.02);
+        // The fitted growth, with its interval, over the profile's 10k to 1M.
+        assert_eq!(status(&v, "leaf_growth"), "not met");
+        assert_eq!(v["incremental.value.leaf_growth"], 4.0);
+        let table = v["incremental.table"].as_str().unwrap();
+        assert!(table.contains("3.50×–4.50×"), "{table}");
+        // A scaling run of other sizes does not stand in for 10k to 1M.
+        v.insert("scaling.sizes".into(), "1000, 1000000".into());
+        derive(&mut v, &Tables::new());
+        assert_eq!(status(&v, "leaf_growth"), "not measured in this profile");
     }
 }

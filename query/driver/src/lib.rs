@@ -189,6 +189,29 @@ pub struct BuildOptions {
     pub exit_after: bool,
 }
 
+impl BuildOptions {
+    /// The same options for another build (the warning sink, which cannot be shared, is
+    /// left out: that build's warnings are still collected in its [`Build`]).
+    fn for_another_build(&self) -> BuildOptions {
+        BuildOptions {
+            cache_dir: self.cache_dir.clone(),
+            engine: Options {
+                hasher: self.engine.hasher,
+                cutoff: self.engine.cutoff,
+                verify: self.engine.verify,
+                event_log: self.engine.event_log,
+                cache: self.engine.cache.clone(),
+                no_timing: self.engine.no_timing,
+                on_warning: None,
+            },
+            granularity: self.granularity,
+            spans: self.spans,
+            change_detection: self.change_detection,
+            exit_after: self.exit_after,
+        }
+    }
+}
+
 /// The result of a build.
 #[derive(Default)]
 pub struct Build {
@@ -393,11 +416,26 @@ impl Session {
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
     let start = Instant::now();
     let exit_after = options.exit_after;
+    let (loader_again, options_again) = (Arc::clone(&loader), options.for_another_build());
     let mut session = Session::new(loader, root, goal, options);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));
     session.finish(&mut out);
+    if out.verify_mismatches > 0 {
+        // Verify mode found results the cache let through that re-execution contradicts:
+        // this build may be stale. The save discarded the cache; build again from scratch
+        // and report that build, with the warnings of both.
+        drop(session);
+        let loader = Arc::clone(&loader_again);
+        let mut again = build(loader, root, goal, options_again);
+        let mut warnings = std::mem::take(&mut out.warnings);
+        warnings.push("verify: the program was rebuilt from scratch".to_string());
+        warnings.append(&mut again.warnings);
+        again.warnings = warnings;
+        again.verify_mismatches = out.verify_mismatches;
+        return again;
+    }
     if exit_after {
         std::mem::forget(session);
     }

@@ -483,6 +483,20 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
             .push("the cache directory is locked by another build: not saved".to_string());
         return report;
     }
+    let mismatches = rt.verify_mismatches().len();
+    if mismatches > 0 {
+        // Verify mode re-executed green memos and got other results: something the graph
+        // does not track changed (a file whose metadata did not move, say), so neither the
+        // loaded cache nor this session's graph can be trusted. Drop both: the next build
+        // starts from scratch. The cache file goes first; a journal left without it is
+        // ignored (its header names a generation no cache file has).
+        let _ = std::fs::remove_file(cache.dir.join(CACHE_FILE));
+        let _ = std::fs::remove_file(cache.dir.join(crate::delta::DELTA_FILE));
+        report.warnings.push(format!(
+            "verify: {mismatches} green result(s) differ when re-executed: the cache is discarded"
+        ));
+        return report;
+    }
     let start = Instant::now();
     // What is valid is known once the session has started (a session that read nothing
     // has not): the loaded memos the start finds valid are saved again.

@@ -267,6 +267,12 @@ struct LoopScope {
 /// Limits on one function's run time and stack use.
 pub(crate) const FN_COST_CAP: u64 = 40_000;
 pub(crate) const MAX_CALL_DEPTH: u32 = 48;
+
+/// How deeply calls may nest inside the arguments of calls. Each argument starts a new
+/// expression of depth 2, and a function of cost 0 adds nothing to the cost budget, so
+/// without this bound a struct literal whose field calls a function whose argument is
+/// that struct again never ends.
+pub(crate) const MAX_CALL_NESTING: u32 = 4;
 /// Iterations of a recursive function: its first argument is at most this minus one.
 pub(crate) const RECURSION_BOUND: u64 = 16;
 
@@ -296,6 +302,8 @@ pub(crate) struct BodyGen<'a> {
     next_label: u32,
     next_v: u32,
     stmt_depth: u32,
+    /// Calls being generated around the current expression (see [`MAX_CALL_NESTING`]).
+    call_nesting: u32,
 }
 
 impl<'a> BodyGen<'a> {
@@ -322,6 +330,7 @@ impl<'a> BodyGen<'a> {
             next_label: 0,
             next_v: 0,
             stmt_depth: 0,
+            call_nesting: 0,
         }
     }
 
@@ -1598,7 +1607,7 @@ impl<'a> BodyGen<'a> {
         if let Some(cs) = self.cx.consts_by_ty.get(&ty) {
             return self.const_ref(cs[0]);
         }
-        if let Some(c) = self.call(&ty) {
+        if let Some(c) = self.call_nested(&ty) {
             return c;
         }
         panic!(
@@ -1818,6 +1827,14 @@ impl<'a> BodyGen<'a> {
 
     /// A call of a function returning `ty`, within the cost and depth budgets.
     fn call(&mut self, ty: &Ty) -> Option<Expr> {
+        if self.call_nesting >= MAX_CALL_NESTING {
+            return None;
+        }
+        self.call_nested(&ty)
+    }
+
+    /// [`Self::call`] at any nesting: for a value that only a call can make.
+    fn call_nested(&mut self, ty: &Ty) -> Option<Expr> {
         if !self.allow_calls || self.in_const {
             return None;
         }
@@ -1851,6 +1868,7 @@ impl<'a> BodyGen<'a> {
         let kind = fd.kind;
         let param_tys: Vec<Ty> = fd.params.iter().map(|p| self.m.canon(&p.ty)).collect();
         let mut args = Vec::with_capacity(param_tys.len());
+        self.call_nesting += 1;
         for (i, pt) in param_tys.iter().enumerate() {
             if i == 0 && kind == FnKind::Recursive {
                 args.push(self.recursion_arg());
@@ -1858,6 +1876,7 @@ impl<'a> BodyGen<'a> {
                 args.push(self.expr(pt, 2, true));
             }
         }
+        self.call_nesting -= 1;
         self.refs.push(ItemKey::Fn(f));
         Expr::Call(Box::new(Call {
             callee: f,

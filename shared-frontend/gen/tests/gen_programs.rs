@@ -128,3 +128,18 @@ fn big_program_compiles_and_runs() {
     });
     check_runs(&p, "big", 0);
 }
+
+/// Calls nested in call arguments are bounded: this configuration once recursed through a
+/// struct literal, an array field and a call argument building the same struct until the
+/// stack overflowed. The program it makes now is valid like any other.
+#[test]
+fn calls_nested_in_arguments_end() {
+    let cfg = GenConfig {
+        seed: 5573,
+        target_lines: 200,
+        editable: false,
+        ..GenConfig::default()
+    };
+    let p = generate(&cfg);
+    check_runs(&p, "nested-calls", 0);
+}

@@ -14,13 +14,16 @@
 //!   incremental as above;
 //! - the cache directory holds no stray temporary files afterwards.
 //!
-//! The builds cut short: a no-change build, a leaf edit (a journal segment appended to the
-//! query cache and a record to the link state's journal), a first build (a new cache file
-//! and a new link-state base), and a change big enough to compact the cache (a new cache
-//! file put in place by rename, the journal removed, a new link-state base). A dry run
-//! under `strace` lists the calls each build makes; by default the cases are the calls on
-//! files in the cache directory, and with `RILL_KILL_STEPS=all` every call of the family
-//! (the source files' opens, the statistics file, stdout) for every invocation number.
+//! The builds cut short: a no-change build; a leaf edit (a new journal for the query
+//! cache, a record in a new link-state journal); a second edit (a segment appended to the
+//! journal, a record to the link state's); a first build (a new cache file and a new
+//! link-state base); a change big enough to compact the cache (a new cache file put in
+//! place by rename, the journal removed, a new link-state base); the second edit and the
+//! compaction again with `RILL_FSYNC=1` (a sync before each rename and after each
+//! append). A dry run under `strace` lists the calls each build makes; by default the
+//! cases are the calls on files in the cache directory, and with `RILL_KILL_STEPS=all`
+//! every call of the family (the source files' opens, the statistics file, stdout) at
+//! every invocation number.
 //!
 //! An unwritable cache directory: `--cache-dir` under a regular file (`ENOTDIR`), and
 //! `mkdir` or one `openat` in the cache directory failing with `EACCES` (the tests run as
@@ -128,6 +131,8 @@ struct Place {
     cache: PathBuf,
     stats: PathBuf,
     log: PathBuf,
+    /// Whether saves sync what they write (`RILL_FSYNC=1`).
+    fsync: bool,
 }
 
 /// `rill run MAIN --arch ARCH [--cache-dir D]`, under `strace -e inject=INJECT` when
@@ -154,7 +159,7 @@ fn rill(place: &Place, arch: &str, cache: Option<&Path>, inject: Option<&str>) -
         .args(["--time-limit", "20", "--stats-json"])
         .arg(&place.stats)
         .env("NO_COLOR", "1")
-        .env_remove("RILL_FSYNC");
+        .env("RILL_FSYNC", if place.fsync { "1" } else { "0" });
     if let Some(c) = cache {
         cmd.arg("--cache-dir").arg(c);
     }
@@ -305,12 +310,12 @@ fn edit(p: &Program, last: Option<&Program>, dir: &Path) {
 /// Builds each of `before` in turn on a new cache directory (the program in one folder,
 /// rewritten, as an editor would), saves the directory, then writes `target` and makes a
 /// dry run of its build. `touches`: what the dry run's calls must include (the case's
-/// reason to be), as substrings of their lines.
+/// reason to be), as substrings of their lines, with `D` for the cache directory.
 fn prepare(
     root: &Path,
     name: &'static str,
-    before: &[&Program],
-    target: &Program,
+    (before, target): (&[&Program], &Program),
+    fsync: bool,
     touches: &[&str],
 ) -> Case {
     let base = root.join(name);
@@ -320,6 +325,7 @@ fn prepare(
         cache: base.join("cache"),
         stats: base.join("stats.json"),
         log: base.join("strace.log"),
+        fsync,
     };
     let saved = base.join("saved");
     let _ = std::fs::remove_dir_all(&src);
@@ -523,39 +529,55 @@ fn cases(root: &Path) -> Vec<Case> {
     // Another program altogether, large enough that its journal segment would pass the
     // compaction threshold (64 KiB at least).
     let other = program(42, 900);
+    let compacting = ["query-cache.bin\")", "link-state.bin\")"];
     vec![
-        prepare(root, "no-change", &[&v0], &v0, &["query-cache.lock"]),
+        prepare(
+            root,
+            "no-change",
+            (&[&v0], &v0),
+            false,
+            &["query-cache.lock"],
+        ),
         prepare(
             root,
             "leaf-edit",
-            &[&v0],
-            &leaf,
+            (&[&v0], &leaf),
+            false,
             &["query-cache.delta", "link-state.jnl"],
         ),
         // A journal there already: the segment is appended after its last whole one.
         prepare(
             root,
             "second-edit",
-            &[&v0, &leaf],
-            &leaf2,
+            (&[&v0, &leaf], &leaf2),
+            false,
             &[
                 "ftruncate(4<D/image/query-cache.delta>",
                 "pwrite64(4<D/image/link-state.jnl>",
             ],
         ),
-        prepare(
-            root,
-            "first-build",
-            &[],
-            &v0,
-            &["query-cache.bin\")", "link-state.bin\")"],
-        ),
+        prepare(root, "first-build", (&[], &v0), false, &compacting),
         prepare(
             root,
             "compaction",
-            &[&v0, &leaf],
-            &other,
-            &["query-cache.bin\")", "link-state.bin\")"],
+            (&[&v0, &leaf], &other),
+            false,
+            &compacting,
+        ),
+        // The same with the cache files synced before they are put in place.
+        prepare(
+            root,
+            "second-edit-fsync",
+            (&[&v0, &leaf], &leaf2),
+            true,
+            &["fsync(4<D/image/query-cache.delta>"],
+        ),
+        prepare(
+            root,
+            "compaction-fsync",
+            (&[&v0, &leaf], &other),
+            true,
+            &["fsync(4<D/image/query-cache.bin.tmp"],
         ),
     ]
 }
@@ -604,6 +626,7 @@ fn a_cache_directory_under_a_file() {
         cache: file.join("cache"),
         stats: tmp.path().join("stats.json"),
         log: tmp.path().join("strace.log"),
+        fsync: false,
     };
     let expected = rill(&place, "pipeline", None, None).shown;
     for _ in 0..2 {
@@ -635,7 +658,7 @@ fn an_unwritable_cache_directory() {
         .program;
 
     // A new cache directory that cannot be created.
-    let first = prepare(tmp.path(), "mkdir", &[], &v0, &["mkdir("]);
+    let first = prepare(tmp.path(), "mkdir", (&[], &v0), false, &["mkdir("]);
     restore(&first.saved, &first.place.cache);
     let r = rill(
         &first.place,
@@ -657,8 +680,8 @@ fn an_unwritable_cache_directory() {
     let case = prepare(
         tmp.path(),
         "openat",
-        &[&v0],
-        &leaf,
+        (&[&v0], &leaf),
+        false,
         &["query-cache.bin", "query-cache.delta"],
     );
     let opens: Vec<Call> = calls(&case.dry.log)

@@ -8,6 +8,7 @@
 //! cache, its renames and removals slowed down under `strace` (skipped, with a message,
 //! without it).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -259,7 +260,9 @@ fn strace_works() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !works {
-        eprintln!(
+        // Straight to stderr: the test harness captures `eprintln!`.
+        let _ = writeln!(
+            std::io::stderr(),
             "\n========================================================================\n\
              WARNING: strace is missing or cannot trace here: the concurrent builds\n\
              during a compaction are SKIPPED (install strace to run them)\n\

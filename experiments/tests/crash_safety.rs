@@ -33,6 +33,7 @@
 //! Without `strace` (or where it may not trace), the cases that need it are skipped with a
 //! loud message on stderr; the rest still run.
 
+use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -84,7 +85,9 @@ fn strace_works() -> bool {
             .status()
             .is_ok_and(|s| s.success());
         if !works {
-            eprintln!(
+            // Straight to stderr: the test harness captures `eprintln!`.
+            let _ = writeln!(
+                std::io::stderr(),
                 "\n========================================================================\n\
                  WARNING: strace is missing or cannot trace here: the kill and fault\n\
                  injection cases of crash_safety.rs are SKIPPED (install strace to run them)\n\

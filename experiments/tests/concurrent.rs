@@ -4,8 +4,11 @@
 //! each gives the output of `--arch pipeline` (stdout, exit code, `image_hash`), none
 //! panics, and the directory is valid afterwards: the next build is right and warns about
 //! nothing, and a no-change rebuild after it executes nothing but the file reads (as in
-//! `query/driver/tests/rill_minimality.rs`).
+//! `query/driver/tests/rill_minimality.rs`). Builds also run while another compacts the
+//! cache, its renames and removals slowed down under `strace` (skipped, with a message,
+//! without it).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -248,4 +251,136 @@ fn different_programs_and_edits_built_at_once() {
         .position(|(j, w)| j.sub == "check" && w.code == Some(0))
         .expect("a clean check");
     valid_afterwards(&jobs[check], &cache, tmp.path(), &want[check]);
+}
+
+/// Whether `strace` is installed and may trace here; says so loudly when not.
+fn strace_works() -> bool {
+    let works = Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !works {
+        // Straight to stderr: the test harness captures `eprintln!`.
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n========================================================================\n\
+             WARNING: strace is missing or cannot trace here: the concurrent builds\n\
+             during a compaction are SKIPPED (install strace to run them)\n\
+             ========================================================================\n"
+        );
+    }
+    works
+}
+
+/// Builds of two programs, several at a time, while another build on the same cache
+/// directory compacts it: it writes a new cache file and a new link-state base, renames
+/// each into place and removes the old journals. That build runs under `strace` with each
+/// of those calls delayed, so the others load the cache before, between and after them.
+/// Every build shows what the pipeline shows, and the cache is valid afterwards.
+#[test]
+fn builds_while_another_compacts() {
+    if !strace_works() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let c = cache.to_str().unwrap();
+    let v0 = program(31);
+    let leaf = gen::apply_edit(&v0, gen::EditKind::LeafBody, 31)
+        .expect("a leaf edit")
+        .program;
+    // Another program, large enough that its changes make a new cache file rather than a
+    // journal segment.
+    let other = gen::generate(&GenConfig {
+        seed: 32,
+        target_lines: 900,
+        ..GenConfig::default()
+    });
+    let edited = tmp.path().join("edited");
+    let main = write(&v0, &edited);
+    let job = |main: &Path| Job {
+        sub: "run",
+        main: main.to_path_buf(),
+    };
+    // A cache file with a journal (an edit) and a link state with a journal.
+    rill(
+        &job(&main).args("query", Some(c)),
+        &tmp.path().join("s.json"),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    write(&leaf, &edited);
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    rill(
+        &job(&main).args("query", Some(c)),
+        &tmp.path().join("s.json"),
+    );
+    assert!(cache.join("image/query-cache.delta").exists());
+    assert!(cache.join("image/link-state.jnl").exists());
+    let other_main = write(&other, &tmp.path().join("other"));
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let readers = [job(&main), job(&other_main)];
+    let want = expected(&readers, tmp.path());
+
+    let log = tmp.path().join("strace.log");
+    let stats = tmp.path().join("compactor.json");
+    let _ = std::fs::remove_file(&stats);
+    let mut compactor = Command::new("strace")
+        .args(["-f", "-o"])
+        .arg(&log)
+        .args([
+            "-e",
+            "trace=flock,rename,unlink,write",
+            "-e",
+            "inject=rename:delay_enter=400ms",
+            "-e",
+            "inject=unlink:delay_enter=200ms",
+            "-e",
+            "inject=write:delay_enter=100ms",
+            env!("CARGO_BIN_EXE_rill"),
+        ])
+        .args(job(&other_main).args("query", Some(c)))
+        .arg("--stats-json")
+        .arg(&stats)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("strace starts");
+    // The others start once the compacting build holds the lock.
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.contains("flock(") && l.ends_with("= 0"))
+    {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "the compacting build never locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Waves of builds until the compacting build has ended, and one after.
+    let mut waves = 0;
+    loop {
+        let ended = compactor.try_wait().unwrap().is_some();
+        at_once(&readers, &cache, tmp.path(), &want);
+        if ended {
+            break;
+        }
+        waves += 1;
+    }
+    let got = finish(compactor, &stats);
+    assert_eq!(got.shown, want[1], "the compacting build; {}", got.stderr);
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with(|c: char| c.is_ascii_digit())
+                && l.contains("rename(")
+                && l.contains("query-cache.bin\")")),
+        "the build did not compact:\n{log}"
+    );
+    println!("{waves} waves of builds while the cache was compacted");
+    assert!(waves >= 2, "{waves}");
+    valid_afterwards(&readers[1], &cache, tmp.path(), &want[1]);
+    valid_afterwards(&readers[0], &cache, tmp.path(), &want[0]);
 }

@@ -14,8 +14,10 @@
 //! On disk the state is tied to the query cache it was made with: its base file
 //! (`link-state.bin`) and the journal of patches after it (`link-state.jnl`) lead, record
 //! by record, from one cache generation ([`query::SaveReport::generation`]) to the next,
-//! and are written only by a build that saved the cache, after it did. A build that
-//! patched appends what it changed to the journal (in proportion to the patch); a link
+//! and are written only by a build that holds the cache's lock: after it saved the cache,
+//! and, when it linked from scratch on a cache it loaded, for that cache at once (a state
+//! lost to a killed or refused write is written again even if nothing else is). A build
+//! that patched appends what it changed to the journal (in proportion to the patch); a link
 //! from scratch, a whole-program patch or a journal grown past a quarter of the base
 //! writes a new base (temporary file, then rename) and drops the journal. The base is
 //! memory-mapped and read in place: opening it reads its header and directory, the
@@ -73,6 +75,9 @@ pub(crate) struct Linker {
     /// Damage found after opening (a part of the state checked when first used), reported
     /// with the build's warnings.
     warnings: Vec<String>,
+    /// The generation of the cache the database loaded, until the first link: a link from
+    /// scratch on it writes its base at once (see [`Linker::link`]).
+    loaded: Option<u64>,
 }
 
 impl Linker {
@@ -98,6 +103,7 @@ impl Linker {
             made_at: Revision::PREVIOUS_SESSION,
             dir: Some(dir),
             warnings: Vec::new(),
+            loaded: generation,
         }
     }
 
@@ -110,6 +116,7 @@ impl Linker {
         mut phase: impl FnMut(&'static str),
     ) -> (Result<Image, LinkError>, LinkStats) {
         let now = db.runtime().revision();
+        let loaded = self.loaded.take();
         let mut phased = false;
         if let Some(mut state) = self.state.take() {
             let patched = collect_changes(db, &state, self.made_at).and_then(|c| {
@@ -169,6 +176,16 @@ impl Linker {
                 };
                 self.state = Some(state);
                 self.made_at = now;
+                // A cache was loaded but no state on disk leads to it (a save killed or
+                // refused after the cache was written, or a damaged state). A build that
+                // finds everything else unchanged saves nothing, so the state is written
+                // now, for the loaded cache: else every such build would link from scratch
+                // until an edit. A build that saves the cache later appends to it.
+                if let Some(generation) = loaded.filter(|_| db.runtime().persists()) {
+                    let mut warnings = std::mem::take(&mut self.warnings);
+                    self.save(generation, &mut warnings);
+                    self.warnings = warnings;
+                }
                 (Ok(image), stats)
             }
             Err(e) => (Err(e), LinkStats::default()),
@@ -214,6 +231,7 @@ impl Linker {
 fn write(dir: &Path, plan: &SavePlan) -> std::io::Result<()> {
     match plan {
         SavePlan::Base(bytes) => {
+            remove_stale_temp_files(dir);
             let tmp = dir.join(format!("{FILE}.tmp.{}", std::process::id()));
             let result = (|| {
                 let mut f = fs::File::create(&tmp)?;
@@ -241,6 +259,20 @@ fn write(dir: &Path, plan: &SavePlan) -> std::io::Result<()> {
             // A record cut short by a killed write is cut off here.
             f.set_len(*at)?;
             f.write_all_at(bytes, *at)
+        }
+    }
+}
+
+/// Removes the temporary base files a killed build left in `dir`. Only a build that holds
+/// the cache's lock writes the state, so no other build is writing one.
+fn remove_stale_temp_files(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{FILE}.tmp.");
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = fs::remove_file(e.path());
         }
     }
 }

@@ -232,7 +232,16 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
                 }
             }
         }
-        Err(_) => Default::default(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
+        // The cache file alone is a state a save completed: the journal's changes are
+        // recomputed, and the next save writes a new journal for the file.
+        Err(e) => {
+            rt.warn(format!(
+                "query cache: cannot read `{}`: {e}; its changes are ignored",
+                delta_path.display()
+            ));
+            Default::default()
+        }
     };
     let count = store.len().max(delta.count);
     let len = store.file_len() + delta.bytes.len() as u64;

@@ -372,8 +372,9 @@ fn e8_ratio(
 }
 
 /// `derived.e8.*` over E8's sizes and edits, from its rows (all `null`, texts `n/a`,
-/// without them): `sizes` (the nominal sizes, as text), `large.*` at the largest size
-/// (`size`, `lines`, `n` rounds, and the leaf-body edit's `rustc_leaf_ratio`,
+/// without them): `sizes` (the nominal sizes, as text), `other.*` at the largest size
+/// besides the headline size `e8.size`
+/// (`size`, `lines`, `n` rounds, `rustc_full_ms`, and the leaf-body edit's `rustc_leaf_ratio`,
 /// `rill_leaf_ratio`, `rill_over_rustc_leaf` with `_low`, `_high`, `_n`, and the
 /// no-change rebuild's `rustc_unchanged_ratio`, `rill_unchanged_ratio`); over every size
 /// and edit: `edits` (kinds of edit), `cases` (size and edit pairs with both compilers'
@@ -400,19 +401,26 @@ fn e8_values(values: &mut Values, e8: &[Row], lines: &BTreeMap<usize, usize>) {
         n => format!("{} and {}", text[..n - 1].join(", "), text[n - 1]),
     };
     values.insert("derived.e8.sizes".into(), text.into());
-    let large = sizes.last().copied();
-    put(values, "derived.e8.large.size", large.map(|s| s as f64));
+    // The largest size besides the headline's.
+    let headline = num(values, "e8.size").map(|s| s as usize);
+    let large = sizes.iter().rev().copied().find(|s| Some(*s) != headline);
+    put(values, "derived.e8.other.size", large.map(|s| s as f64));
     put(
         values,
-        "derived.e8.large.lines",
+        "derived.e8.other.lines",
         large.and_then(|s| lines.get(&s)).map(|n| *n as f64),
     );
     put(
         values,
-        "derived.e8.large.n",
+        "derived.e8.other.n",
         large
             .and_then(|s| ok_row(e8, "full", "rustc", s))
             .map(|r| r.repetitions as f64),
+    );
+    put(
+        values,
+        "derived.e8.other.rustc_full_ms",
+        large.and_then(|s| median(e8, "full", "rustc", s)),
     );
     let leaf = crate::runner::exps::patched(crate::runner::exps::LEAF);
     for (key, what, scenario) in [
@@ -423,7 +431,7 @@ fn e8_values(values: &mut Values, e8: &[Row], lines: &BTreeMap<usize, usize>) {
         ("rill_unchanged_ratio", "rill/full", "incr-unchanged"),
     ] {
         let r = large.and_then(|s| e8_ratio(e8, what, scenario, s));
-        let k = format!("derived.e8.large.{key}");
+        let k = format!("derived.e8.other.{key}");
         put(values, &k, r.map(|r| r.0));
         put(values, &format!("{k}_low"), r.map(|r| r.1));
         put(values, &format!("{k}_high"), r.map(|r| r.2));
@@ -678,16 +686,18 @@ mod tests {
         }
         let lines = actual_lines(&[("e8".to_string(), e8.clone())].into_iter().collect());
         let mut v = Values::new();
+        v.insert("e8.size".into(), 10_000.into());
         e8_values(&mut v, &e8, &lines);
         let n = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
         assert_eq!(v["derived.e8.sizes"], "10,000 and 100,000");
-        assert_eq!(n("derived.e8.large.size"), 100_000.0);
-        assert_eq!(n("derived.e8.large.lines"), 93_250.0);
-        assert_eq!(n("derived.e8.large.n"), 3.0);
-        assert_eq!(n("derived.e8.large.rill_leaf_ratio"), 0.1);
-        assert_eq!(n("derived.e8.large.rill_leaf_ratio_high"), 0.11);
-        assert_eq!(n("derived.e8.large.rustc_unchanged_ratio"), 0.4);
-        assert!(v["derived.e8.large.rill_unchanged_ratio"].is_null());
+        assert_eq!(n("derived.e8.other.size"), 100_000.0);
+        assert_eq!(n("derived.e8.other.lines"), 93_250.0);
+        assert_eq!(n("derived.e8.other.n"), 3.0);
+        assert_eq!(n("derived.e8.other.rustc_full_ms"), 500.0);
+        assert_eq!(n("derived.e8.other.rill_leaf_ratio"), 0.1);
+        assert_eq!(n("derived.e8.other.rill_leaf_ratio_high"), 0.11);
+        assert_eq!(n("derived.e8.other.rustc_unchanged_ratio"), 0.4);
+        assert!(v["derived.e8.other.rill_unchanged_ratio"].is_null());
         assert_eq!(n("derived.e8.edits"), 2.0);
         assert_eq!(n("derived.e8.cases"), 4.0);
         assert_eq!(n("derived.e8.rill_relative_lower"), 2.0);
@@ -700,7 +710,7 @@ mod tests {
         let mut v = Values::new();
         e8_values(&mut v, &[], &BTreeMap::new());
         assert_eq!(v["derived.e8.sizes"], "n/a");
-        assert!(v["derived.e8.large.rill_leaf_ratio_low"].is_null());
+        assert!(v["derived.e8.other.rill_leaf_ratio_low"].is_null());
         assert_eq!(v["derived.e8.cases"], 0.0);
     }
 

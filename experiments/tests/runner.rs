@@ -294,6 +294,93 @@ fn smoke_run_of_the_suite_fills_the_paper() {
         table::median_of(&e9, "matmul", "jit", 44).is_some(),
         "{e9:?}"
     );
+    // E8 builds both sizes of the profile and every edit rustc accepts, rustc and Rill in
+    // the same rounds; every row carries the program's actual lines.
+    let e8 = table::read_csv(&results.join("e08-rustc.csv")).unwrap();
+    let e8_values: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("values.json")).unwrap())
+            .unwrap();
+    for size in [300, 600] {
+        for (scenario, arch) in [
+            ("full", "rustc"),
+            ("incr-unchanged", "rustc"),
+            ("incr-patched:leaf-body", "rustc"),
+            ("incr-patched:signature", "rustc"),
+            ("incr-patched:struct-field", "rill-query"),
+            ("incr-patched:remove-fn", "rill-query-stat"),
+            ("full", "rill-pipeline"),
+        ] {
+            let r = table::find(&e8, scenario, arch, size)
+                .unwrap_or_else(|| panic!("e8: no {scenario}/{arch} at {size}"));
+            assert_eq!(r.status, "ok", "{r:?}");
+            assert_eq!(r.repetitions, 2, "{r:?}");
+            assert!(r.lines.is_some_and(|n| n > size / 2), "{r:?}");
+        }
+        let ratio = table::find(
+            &e8,
+            &exps::ratio_scenario("rill/rustc", "incr-patched:add-fn"),
+            "ratio",
+            size,
+        )
+        .unwrap_or_else(|| panic!("e8: no ratio row at {size}"));
+        assert!(
+            ratio.low.unwrap() <= ratio.median.unwrap()
+                && ratio.median.unwrap() <= ratio.high.unwrap()
+        );
+        let k = format!("e8.s{size}.incr_patched_add_fn.rill_over_rustc");
+        for suffix in ["", "_low", "_high", "_n"] {
+            assert!(
+                e8_values
+                    .get(format!("{k}{suffix}"))
+                    .is_some_and(|v| !v.is_null()),
+                "{k}{suffix}"
+            );
+        }
+    }
+    // rustc cannot take an ill-formed program: the error edits are E3's only.
+    assert!(e8.iter().all(|r| !r.scenario.contains("error")), "{e8:?}");
+    // The throughput over the actual line count.
+    let lines = table::find(&e8, "full", "rustc", 300)
+        .unwrap()
+        .lines
+        .unwrap() as f64;
+    let rustc_ms = table::median_of(&e8, "full", "rustc", 300).unwrap();
+    let lps = e8_values["e8.rustc_lines_per_s"].as_f64().unwrap();
+    assert!((lps - lines / (rustc_ms / 1e3)).abs() < 1e-6 * lps, "{lps}");
+    // rustc's breakdown from `-Z time-passes`, one build per scenario of rustc-perf, and
+    // Rill's phases of the same scenarios.
+    let passes = exps::read_passes_csv(&results.join("e08-rustc-phases.csv"));
+    // At the headline size only.
+    assert!(passes.iter().all(|p| p.size == 300), "{passes:?}");
+    for size in [300] {
+        for scenario in [
+            "full",
+            "incr-full",
+            "incr-unchanged",
+            "incr-patched:leaf-body",
+        ] {
+            let of = |pass: &str| {
+                passes
+                    .iter()
+                    .find(|p| p.scenario == scenario && p.size == size && p.pass == pass)
+                    .unwrap_or_else(|| panic!("no {pass} in rustc's {scenario} at {size}"))
+            };
+            assert!(of("total").ms > 0.0);
+            assert_eq!(of("link").group, "link");
+            assert!(of("link").ms <= of("total").ms);
+        }
+    }
+    let e8_phases = phases::read_csv(&results.join(phases::csv_name("e8")));
+    assert!(
+        e8_phases
+            .iter()
+            .any(|p| p.scenario == "incr-patched:leaf-body"
+                && p.architecture == "rill-query"
+                && p.phase == "load_cache"
+                && p.size == 600
+                && p.lines.is_some()),
+        "{e8_phases:?}"
+    );
     let summary = &report.summary;
     assert!(summary["pipeline_lines_per_s"]["value"].as_f64().unwrap() > 0.0);
     assert!(summary["e9_jit_over_rustc_o0"]["value"].as_f64().unwrap() > 0.0);
@@ -406,6 +493,7 @@ fn smoke_run_of_the_suite_fills_the_paper() {
         "meta.json",
         "values.json",
         "figures/e1-scratch.svg",
+        "figures/e8-rustc.svg",
         "figures/e9-runtime.svg",
     ] {
         assert!(results.join(f).is_file(), "{f} missing");

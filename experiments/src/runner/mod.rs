@@ -48,8 +48,14 @@ pub struct Profile {
     pub sizes: Vec<usize>,
     /// The program size of the single-size experiments (E2–E5, E10).
     pub main_size: usize,
-    /// The program size of the comparison with rustc (E8).
+    /// The program size of the comparison with rustc (E8) its headline numbers are taken
+    /// at, timed in `reps` rounds.
     pub rustc_size: usize,
+    /// Every program size of E8, `rustc_size` among them, ascending.
+    pub rustc_sizes: Vec<usize>,
+    /// Rounds of E8 at its sizes other than `rustc_size` (rustc takes seconds per build
+    /// there, and every round builds every edit kind with both compilers).
+    pub rustc_other_reps: usize,
     /// Repetitions (rounds) of each timed build.
     pub reps: usize,
     /// Rounds built before the timed ones and discarded.
@@ -72,6 +78,11 @@ impl Profile {
             sizes: vec![1_000, 10_000, 100_000],
             main_size: 100_000,
             rustc_size: 10_000,
+            // At 100,000 lines one round builds the program 14 times with rustc (a build
+            // from scratch took 5 s alone on two cores, an incremental one on an empty
+            // directory 8 s), so E8 measures that size in 3 rounds after the warm-up.
+            rustc_sizes: vec![10_000, 100_000],
+            rustc_other_reps: 3,
             reps: 10,
             warmup: 1,
             run_reps: 10,
@@ -88,6 +99,8 @@ impl Profile {
             sizes: vec![1_000, 10_000, 100_000, 1_000_000],
             main_size: 100_000,
             rustc_size: 100_000,
+            rustc_sizes: vec![10_000, 100_000],
+            rustc_other_reps: 15,
             reps: 15,
             warmup: 2,
             run_reps: 10,
@@ -104,6 +117,8 @@ impl Profile {
             sizes: vec![300],
             main_size: 300,
             rustc_size: 300,
+            rustc_sizes: vec![300, 600],
+            rustc_other_reps: 2,
             reps: 2,
             warmup: 0,
             run_reps: 2,
@@ -140,6 +155,9 @@ pub struct Outcome {
     /// The phase breakdown of each kind of build, for `eNN-phases.csv` (written when
     /// there is any).
     pub phases: Vec<phases::PhaseRow>,
+    /// Further files of `results/` the experiment writes: file name and contents
+    /// (`e08-rustc-phases.csv`).
+    pub files: Vec<(String, String)>,
 }
 
 impl Outcome {
@@ -498,6 +516,11 @@ pub fn run_suite(
                 }
             }
             phases::write_csv(&ctx.results.join(phases::csv_name(e.id)), &outcome.phases)?;
+        }
+        for (name, text) in &outcome.files {
+            let path = ctx.results.join(name);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
         match plot::figures(e.id, &outcome.rows, &ctx.results.join("figures")) {
             Ok(_) => {}

@@ -8,7 +8,7 @@
 //! or `{ "value", "low", "high", "n" }`, which becomes `KEY`, `KEY_low`, `KEY_high`,
 //! `KEY_n`), `meta.*` from `results/meta.json`, `why.KEY` (the reason a headline is
 //! missing), values derived from the CSVs (`derived.*`, see [`derived`]; `derived.phases.*`
-//! from E6's phase breakdown), and verdicts on the goals of the issues (`goal.KEY`,
+//! from E6's phase breakdown, `derived.e8.phases.*` from E8's and rustc's), and verdicts on the goals of the issues (`goal.KEY`,
 //! `verdict.KEY`, `goals.table`), derived from the headline numbers, and on the goals of
 //! the incremental rebuilds (`incremental.*`, see [`incremental`]), so the prose reads
 //! right whether a goal is met or not; the scaling profile's tables (`scaling.*`, see
@@ -111,6 +111,97 @@ pub fn markdown_table(rows: &[Row]) -> String {
                 .take(90)
                 .collect::<String>(),
         ));
+    }
+    s
+}
+
+/// The Markdown table of experiment `id` for `{{table:eNN}}`: E8's comparison table
+/// ([`e8_table`]), every other experiment's rows ([`markdown_table`]).
+pub fn experiment_table(id: &str, rows: &[Row]) -> String {
+    match id {
+        "e8" => e8_table(rows),
+        _ => markdown_table(rows),
+    }
+}
+
+/// E8's rows side by side: per size and scenario (the rebuild after each edit by the
+/// edit's name), the median wall time of rustc, of Rill's query build detecting changes
+/// by content and by metadata, and the ratios of E8 (each compiler's to its own full
+/// build, Rill's to rustc's), each with its 95 % interval and rounds.
+pub fn e8_table(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| size (lines) | scenario | rustc (ms) | rustc / its full build | Rill (ms) | Rill / its full build | Rill / rustc | Rill, stat (ms) |\n\
+         |---:|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let ms = |scenario: &str, arch: &str, size: usize| {
+        table::find(rows, scenario, arch, size)
+            .filter(|r| r.is_ok())
+            .and_then(|r| r.median)
+            .map_or("–".to_string(), format_sig)
+    };
+    let ratio = |what: &str, scenario: &str, size: usize| {
+        let scenario = super::exps::ratio_scenario(what, scenario);
+        match table::find(rows, &scenario, "ratio", size) {
+            Some(r) if r.is_ok() => match (r.median, r.low, r.high) {
+                (Some(v), Some(l), Some(h)) => format!(
+                    "{} ({}–{}, n = {})",
+                    format_sig(v),
+                    format_sig(l),
+                    format_sig(h),
+                    r.repetitions
+                ),
+                (Some(v), _, _) => format_sig(v),
+                _ => "–".to_string(),
+            },
+            _ => "–".to_string(),
+        }
+    };
+    let mut sizes: Vec<usize> = rows
+        .iter()
+        .filter(|r| r.architecture == "rustc" && r.size > 0)
+        .map(|r| r.size)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for size in sizes {
+        let lines = rows
+            .iter()
+            .find(|r| r.size == size && r.lines.is_some())
+            .and_then(|r| r.lines)
+            .map_or(String::new(), |n| {
+                format!(" ({} actual)", format_number(n as f64))
+            });
+        let mut seen: Vec<&str> = Vec::new();
+        for r in rows
+            .iter()
+            .filter(|r| r.size == size && r.architecture == "rustc")
+        {
+            let sc = r.scenario.as_str();
+            if seen.contains(&sc) {
+                continue;
+            }
+            seen.push(sc);
+            let name = sc
+                .strip_prefix("incr-patched:")
+                .map_or(sc.to_string(), |e| format!("edit: {e}"));
+            let own = |what: &str| {
+                if sc == "full" {
+                    "1".to_string()
+                } else {
+                    ratio(what, sc, size)
+                }
+            };
+            s.push_str(&format!(
+                "| {}{lines} | {name} | {} | {} | {} | {} | {} | {} |\n",
+                format_number(size as f64),
+                ms(sc, "rustc", size),
+                own("rustc/full"),
+                ms(sc, "rill-query", size),
+                own("rill/full"),
+                ratio("rill/rustc", sc, size),
+                ms(sc, "rill-query-stat", size),
+            ));
+        }
     }
     s
 }
@@ -330,6 +421,11 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     derived::derive(&mut values, &tables);
     let phases = super::phases::read_csv(&results.join(super::phases::csv_name("e6")));
     derived::phase_values(&mut values, &phases);
+    derived::e8_phase_values(
+        &mut values,
+        &super::exps::read_passes_csv(&results.join("e08-rustc-phases.csv")),
+        &super::phases::read_csv(&results.join(super::phases::csv_name("e8"))),
+    );
     incremental::derive(&mut values, &tables);
     scaling::derive(&mut values);
     Ok((values, tables))
@@ -394,6 +490,45 @@ mod tests {
             let text = fill(&template, &values, &tables).unwrap();
             assert!(text.contains(words), "{x}: {words}");
         }
+    }
+
+    #[test]
+    fn the_e8_table_puts_the_compilers_side_by_side() {
+        let row = |scenario: &str, arch: &str, ms: f64| {
+            let mut r = Row::new(scenario, arch, 10_000);
+            r.median = Some(ms);
+            r.repetitions = 10;
+            r.lines = Some(9_475);
+            r
+        };
+        let leaf = "incr-patched:leaf-body";
+        let mut ratio = row(
+            &crate::runner::exps::ratio_scenario("rustc/full", leaf),
+            "ratio",
+            0.72,
+        );
+        (ratio.low, ratio.high) = (Some(0.7), Some(0.74));
+        let rows = vec![
+            row("full", "rustc", 500.0),
+            row("full", "rill-query", 31.0),
+            row(leaf, "rustc", 360.0),
+            row(leaf, "rill-query", 5.9),
+            row(leaf, "rill-query-stat", 5.2),
+            Row::new(leaf, "rustc", 100_000).without_number("failed: rustc failed"),
+            ratio,
+        ];
+        let t = experiment_table("e8", &rows);
+        assert!(
+            t.contains("| 10,000 (9,475 actual) | full | 500 | 1 | 31.0 | 1 | – | – |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| 10,000 (9,475 actual) | edit: leaf-body | 360 | 0.720 (0.700–0.740, n = 10) | 5.90 | – | – | 5.20 |"),
+            "{t}"
+        );
+        assert!(t.contains("| 100,000 | edit: leaf-body | – |"), "{t}");
+        // The other experiments' tables are their rows.
+        assert_eq!(experiment_table("e1", &rows), markdown_table(&rows));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
+use super::exps;
 use super::phases::{self, PhaseRow};
 use super::table::Row;
 
@@ -1508,50 +1509,88 @@ fn e7_figures(rows: &[Row], iv: &Intervals) -> Vec<Figure> {
     ]
 }
 
-fn e8_figures(rows: &[Row], iv: &Intervals) -> Vec<Figure> {
-    let cats = names(&["full", "incr-full", "incr-unchanged", "incr-patched"]);
-    let compilers = [
-        ("rustc", "rustc -C opt-level=0", 0),
-        ("rill-query", "Rill, query", 1),
-        ("rill-pipeline", "Rill, pipeline", 2),
-    ];
-    let times = compilers
+/// E8's ratio `what` (of `exps::RATIOS`) for `scenario` at `size`: the ratio row's median
+/// with its interval.
+fn e8_ratio(rows: &[Row], what: &str, scenario: &str, size: usize) -> Option<Val> {
+    let r = find(rows, &exps::ratio_scenario(what, scenario), "ratio", size)?;
+    if !r.is_ok() {
+        return None;
+    }
+    let v = r.median?;
+    Some(Val {
+        v,
+        lo: r.low.unwrap_or(v),
+        hi: r.high.unwrap_or(v),
+    })
+}
+
+/// E8: per scenario (the edits by name), each compiler's time relative to its own full
+/// build, and Rill's relative to rustc's, at every size (labelled by actual lines), with
+/// their intervals.
+fn e8_figures(rows: &[Row], _: &Intervals) -> Vec<Figure> {
+    let scenarios = scenarios(rows, |r| r.architecture == "rustc");
+    let label = |s: &str| {
+        s.strip_prefix("incr-patched:")
+            .map_or(s.to_string(), |e| format!("edit: {e}"))
+    };
+    let categories: Vec<String> = scenarios.iter().map(|s| label(s)).collect();
+    let mut sizes: Vec<usize> = rows
         .iter()
-        .map(|(a, name, c)| dots(name, *c, dot_values(rows, &cats, a)))
+        .filter(|r| r.architecture == "rustc" && r.size > 0)
+        .map(|r| r.size)
         .collect();
-    let ratios = compilers[..2]
-        .iter()
-        .map(|(a, name, c)| {
-            let size = rows
-                .iter()
-                .find(|r| r.architecture == *a)
-                .map_or(0, |r| r.size);
-            let v = cats
-                .iter()
-                .map(|s| iv.ratio(rows, (s, a, size), ("full", a, size)))
-                .collect();
-            dots(name, *c, v)
-        })
-        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let at = |what: &str, size: usize| -> Vec<Option<Val>> {
+        scenarios
+            .iter()
+            .map(|s| e8_ratio(rows, what, s, size))
+            .collect()
+    };
+    let mut own = Vec::new();
+    let mut across = Vec::new();
+    for (i, &size) in sizes.iter().enumerate() {
+        // The actual line count of the program, the nominal size where no row has it.
+        let n = rows
+            .iter()
+            .find(|r| r.size == size && r.architecture == "rustc")
+            .and_then(|r| r.lines)
+            .map_or(short(size as f64), |n| short(n as f64));
+        own.push(dots(
+            &format!("rustc, {n} lines"),
+            2 * i,
+            at("rustc/full", size),
+        ));
+        own.push(dots(
+            &format!("Rill, {n} lines"),
+            2 * i + 1,
+            at("rill/full", size),
+        ));
+        across.push(dots(
+            &format!("{n} lines"),
+            2 * i + 1,
+            at("rill/rustc", size),
+        ));
+    }
     vec![Figure::new(
         "e8-rustc.svg",
-        "E8: rustc and Rill on the same program and edit",
+        "E8: rustc and Rill on the same programs and edits (95 % intervals)",
         vec![
             dots_panel(
-                "wall time",
-                "wall time (ms)",
-                cats.clone(),
-                times,
-                vec![],
-                false,
+                "relative to the compiler's own full build",
+                "rebuild / full build",
+                categories.clone(),
+                own,
+                vec![reference(1.0, "= full build")],
+                true,
             ),
             dots_panel(
-                "relative to the compiler's own full build",
-                "ratio",
-                cats,
-                ratios,
-                vec![reference(1.0, "= full build")],
-                false,
+                "Rill (query, hash detection) relative to rustc",
+                "Rill / rustc, same scenario",
+                categories,
+                across,
+                vec![reference(1.0, "= rustc")],
+                true,
             ),
         ],
     )]
@@ -1705,6 +1744,40 @@ mod tests {
         let files = figures("e10", &rows, &dir).unwrap();
         let svg = std::fs::read_to_string(dir.join(&files[0])).unwrap();
         assert!(svg.contains("<svg"));
+    }
+
+    #[test]
+    fn e8_shows_ratios_with_intervals_per_edit_and_size() {
+        let results = tempfile::tempdir().unwrap();
+        let dir = results.path().join("figures");
+        let leaf = "incr-patched:leaf-body";
+        let mut rows = Vec::new();
+        for (size, lines) in [(10_000, 9_475), (100_000, 93_250)] {
+            for sc in ["full", leaf] {
+                let mut r = row(sc, "rustc", size, 100.0);
+                r.lines = Some(lines);
+                rows.push(r);
+            }
+            for (what, v) in [
+                ("rustc/full", 0.7),
+                ("rill/full", 0.2),
+                ("rill/rustc", 0.03),
+            ] {
+                let mut r = row(&exps::ratio_scenario(what, leaf), "ratio", size, v);
+                (r.low, r.high) = (Some(v * 0.9), Some(v * 1.1));
+                rows.push(r);
+            }
+        }
+        let v = e8_ratio(&rows, "rill/full", leaf, 100_000).unwrap();
+        assert_eq!((v.v, v.lo, v.hi), (0.2, 0.2 * 0.9, 0.2 * 1.1));
+        assert!(e8_ratio(&rows, "rill/full", "full", 100_000).is_none());
+        let files = figures("e8", &rows, &dir).unwrap();
+        assert_eq!(files, ["e8-rustc.svg"]);
+        let svg = std::fs::read_to_string(dir.join("e8-rustc.svg")).unwrap();
+        // Each edit by name, each size by its actual lines.
+        assert!(svg.contains("edit: leaf-body"), "{svg}");
+        assert!(svg.contains("Rill, 93.2k lines"), "{svg}");
+        assert!(svg.contains("rustc, 9.47k lines"), "{svg}");
     }
 
     #[test]

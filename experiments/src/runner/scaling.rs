@@ -103,6 +103,8 @@ pub fn profile() -> Profile {
         sizes: vec![10_000, 100_000, 1_000_000],
         main_size: 1_000_000,
         rustc_size: 10_000,
+        rustc_sizes: vec![10_000],
+        rustc_other_reps: 3,
         reps: 7,
         warmup: 1,
         run_reps: 3,

@@ -16,14 +16,14 @@ use crate::runner::{Ctx, Outcome};
 
 /// One edit scenario of E3 and E4: the edited program and its expected exit code, on the
 /// cache of a build of the generated program (and, for the error fix, of the build with
-/// the error after it).
-struct EditCase {
-    name: String,
+/// the error after it). E8 builds the same cases with rustc.
+pub(super) struct EditCase {
+    pub(super) name: String,
     /// The program with the error, built after the good one when the edit fixes it.
-    error_build: Option<Program>,
-    after: Program,
-    expect_after: [i32; 1],
-    description: String,
+    pub(super) error_build: Option<Program>,
+    pub(super) after: Program,
+    pub(super) expect_after: [i32; 1],
+    pub(super) description: String,
     /// Functions whose machine code the edit changes (leaf-body edits only).
     code_changes: Option<usize>,
 }
@@ -57,7 +57,7 @@ impl EditCase {
 /// that changes machine code; when the generator's first choice changes none (a folded
 /// literal), it is measured as well, as `leaf-body-folded`. The error fix is measured on
 /// the cache left by a good build followed by the build with the error.
-fn edit_cases(ctx: &Ctx, shape: Shape, program: &Program, size: usize) -> Vec<EditCase> {
+pub(super) fn edit_cases(ctx: &Ctx, shape: Shape, program: &Program, size: usize) -> Vec<EditCase> {
     let mut out = Vec::new();
     let mut error_program = None;
     for &kind in EditKind::ALL {

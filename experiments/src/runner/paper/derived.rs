@@ -350,6 +350,166 @@ pub fn derive(values: &mut Values, tables: &Tables) {
         "derived.e8.rustc_lines_per_s",
         stats::ratio(n8, rustc_s),
     );
+    e8_values(values, rows("e8"), &lines);
+}
+
+/// The ratio `what` (of `exps::RATIOS`) of E8 for `scenario` at `size`: value, low,
+/// high and rounds of its ratio row.
+fn e8_ratio(
+    rows: &[Row],
+    what: &str,
+    scenario: &str,
+    size: usize,
+) -> Option<(f64, f64, f64, usize)> {
+    let r = ok_row(
+        rows,
+        &crate::runner::exps::ratio_scenario(what, scenario),
+        "ratio",
+        size,
+    )?;
+    let v = r.median?;
+    Some((v, r.low.unwrap_or(v), r.high.unwrap_or(v), r.repetitions))
+}
+
+/// `derived.e8.*` over E8's sizes and edits, from its rows (all `null`, texts `n/a`,
+/// without them): `sizes` (the nominal sizes, as text), `other.*` at the largest size
+/// besides the headline size `e8.size`
+/// (`size`, `lines`, `n` rounds, `rustc_full_ms`, and the leaf-body edit's `rustc_leaf_ratio`,
+/// `rill_leaf_ratio`, `rill_over_rustc_leaf` with `_low`, `_high`, `_n`, and the
+/// no-change rebuild's `rustc_unchanged_ratio`, `rill_unchanged_ratio`); over every size
+/// and edit: `edits` (kinds of edit), `cases` (size and edit pairs with both compilers'
+/// ratios), `rill_relative_lower` and `rill_relative_higher` (cases in which Rill's
+/// rebuild costs a smaller, or a greater, share of its full build than rustc's, the two
+/// intervals apart), `rill_faster` (cases in which Rill's rebuild is faster than rustc's,
+/// the interval below 1), and the least and greatest of each ratio (`rustc_ratio_min`,
+/// `..._max`, `rill_ratio_*`, `rill_over_rustc_*`).
+fn e8_values(values: &mut Values, e8: &[Row], lines: &BTreeMap<usize, usize>) {
+    let mut sizes: Vec<usize> = e8
+        .iter()
+        .filter(|r| r.architecture == "rustc" && r.size > 0 && r.is_ok())
+        .map(|r| r.size)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let text: Vec<String> = sizes
+        .iter()
+        .map(|s| super::format_number(*s as f64))
+        .collect();
+    let text = match text.len() {
+        0 => "n/a".to_string(),
+        1 => text[0].clone(),
+        n => format!("{} and {}", text[..n - 1].join(", "), text[n - 1]),
+    };
+    values.insert("derived.e8.sizes".into(), text.into());
+    // The largest size besides the headline's.
+    let headline = num(values, "e8.size").map(|s| s as usize);
+    let large = sizes.iter().rev().copied().find(|s| Some(*s) != headline);
+    put(values, "derived.e8.other.size", large.map(|s| s as f64));
+    put(
+        values,
+        "derived.e8.other.lines",
+        large.and_then(|s| lines.get(&s)).map(|n| *n as f64),
+    );
+    put(
+        values,
+        "derived.e8.other.n",
+        large
+            .and_then(|s| ok_row(e8, "full", "rustc", s))
+            .map(|r| r.repetitions as f64),
+    );
+    put(
+        values,
+        "derived.e8.other.rustc_full_ms",
+        large.and_then(|s| median(e8, "full", "rustc", s)),
+    );
+    let leaf = crate::runner::exps::patched(crate::runner::exps::LEAF);
+    for (key, what, scenario) in [
+        ("rustc_leaf_ratio", "rustc/full", leaf.as_str()),
+        ("rill_leaf_ratio", "rill/full", leaf.as_str()),
+        ("rill_over_rustc_leaf", "rill/rustc", leaf.as_str()),
+        ("rustc_unchanged_ratio", "rustc/full", "incr-unchanged"),
+        ("rill_unchanged_ratio", "rill/full", "incr-unchanged"),
+    ] {
+        let r = large.and_then(|s| e8_ratio(e8, what, scenario, s));
+        let k = format!("derived.e8.other.{key}");
+        put(values, &k, r.map(|r| r.0));
+        put(values, &format!("{k}_low"), r.map(|r| r.1));
+        put(values, &format!("{k}_high"), r.map(|r| r.2));
+        put(values, &format!("{k}_n"), r.map(|r| r.3 as f64));
+    }
+    let mut edits: Vec<&str> = Vec::new();
+    let (mut cases, mut lower, mut higher, mut faster) = (0, 0, 0, 0);
+    let mut all: [Vec<f64>; 3] = Default::default();
+    for r in e8.iter().filter(|r| r.architecture == "rustc") {
+        let Some(edit) = r.scenario.strip_prefix("incr-patched:") else {
+            continue;
+        };
+        if !edits.contains(&edit) {
+            edits.push(edit);
+        }
+        let ratio = |what: &str| e8_ratio(e8, what, &r.scenario, r.size);
+        let (rustc, rill, across) = (ratio("rustc/full"), ratio("rill/full"), ratio("rill/rustc"));
+        for (v, out) in [rustc, rill, across].iter().zip(all.iter_mut()) {
+            out.extend(v.map(|v| v.0));
+        }
+        if let (Some(a), Some(b)) = (rustc, rill) {
+            cases += 1;
+            lower += usize::from(b.2 < a.1);
+            higher += usize::from(b.1 > a.2);
+            faster += usize::from(across.is_some_and(|x| x.2 < 1.0));
+        }
+    }
+    put(values, "derived.e8.edits", Some(edits.len() as f64));
+    put(values, "derived.e8.cases", Some(cases as f64));
+    put(values, "derived.e8.rill_relative_lower", Some(lower as f64));
+    put(
+        values,
+        "derived.e8.rill_relative_higher",
+        Some(higher as f64),
+    );
+    put(values, "derived.e8.rill_faster", Some(faster as f64));
+    for (name, v) in ["rustc_ratio", "rill_ratio", "rill_over_rustc"]
+        .iter()
+        .zip(&all)
+    {
+        let (lo, hi) = min_max(v.iter().map(|x| Some(*x)));
+        put(values, &format!("derived.e8.{name}_min"), lo);
+        put(values, &format!("derived.e8.{name}_max"), hi);
+    }
+}
+
+/// `derived.e8.phases.<build>.<compiler>_<group>_share`: where rustc (its `-Z time-passes`
+/// breakdown, `passes`) and Rill (E8's phase rows, `rill`) spend the no-change rebuild
+/// (`unchanged`) and the leaf-body rebuild (`leaf`) at E8's headline size (`e8.size`),
+/// by the groups of `exps::GROUPS` and `other`; `null` where either is missing.
+pub fn e8_phase_values(
+    values: &mut Values,
+    passes: &[crate::runner::exps::PassRow],
+    rill: &[crate::runner::phases::PhaseRow],
+) {
+    use crate::runner::exps::{patched, phase_comparison, GROUPS, LEAF};
+    let size = num(values, "e8.size").map(|s| s as usize);
+    for (build, scenario) in [
+        ("unchanged", "incr-unchanged".to_string()),
+        ("leaf", patched(LEAF)),
+    ] {
+        let [rustc, rill] = match size {
+            Some(s) => phase_comparison(passes, rill, &scenario, s),
+            None => [None, None],
+        };
+        for (who, shares) in [("rustc", rustc), ("rill", rill)] {
+            for g in GROUPS.iter().map(|g| g.0).chain(["other"]) {
+                let share = shares
+                    .as_ref()
+                    .and_then(|v| v.iter().find(|(n, _)| *n == g).map(|(_, x)| *x));
+                put(
+                    values,
+                    &format!("derived.e8.phases.{build}.{who}_{g}_share"),
+                    share,
+                );
+            }
+        }
+    }
 }
 
 /// The rebuilds whose phases the paper cites, by the key part of their values and the
@@ -482,6 +642,127 @@ mod tests {
         r.median = Some(median);
         r.repetitions = 3;
         r
+    }
+
+    /// E8's ratio row of `what` for `scenario` at `size`, with its interval.
+    fn e8_ratio_row(what: &str, scenario: &str, size: usize, v: [f64; 3]) -> Row {
+        let scenario = crate::runner::exps::ratio_scenario(what, scenario);
+        let mut r = row(&scenario, "ratio", size, v[0]);
+        (r.low, r.high) = (Some(v[1]), Some(v[2]));
+        r
+    }
+
+    #[test]
+    fn e8_values_count_the_edits_by_their_intervals() {
+        let mut e8 = Vec::new();
+        for (size, n) in [(10_000, 9_475), (100_000, 93_250)] {
+            let mut full = row("full", "rustc", size, 500.0);
+            full.lines = Some(n);
+            e8.push(full);
+            for edit in ["leaf-body", "signature"] {
+                e8.push(row(&format!("incr-patched:{edit}"), "rustc", size, 300.0));
+            }
+        }
+        let leaf = "incr-patched:leaf-body";
+        let sig = "incr-patched:signature";
+        // At 10,000 lines Rill's share is clearly lower for the leaf edit and overlaps
+        // rustc's for the signature; at 100,000 lines clearly lower and clearly higher.
+        for (what, scenario, size, v) in [
+            ("rustc/full", leaf, 10_000, [0.7, 0.65, 0.75]),
+            ("rill/full", leaf, 10_000, [0.2, 0.18, 0.22]),
+            ("rill/rustc", leaf, 10_000, [0.02, 0.01, 0.03]),
+            ("rustc/full", sig, 10_000, [0.8, 0.7, 0.9]),
+            ("rill/full", sig, 10_000, [0.85, 0.6, 1.1]),
+            ("rill/rustc", sig, 10_000, [0.9, 0.8, 1.2]),
+            ("rustc/full", leaf, 100_000, [0.5, 0.45, 0.55]),
+            ("rill/full", leaf, 100_000, [0.1, 0.09, 0.11]),
+            ("rill/rustc", leaf, 100_000, [0.05, 0.04, 0.06]),
+            ("rustc/full", sig, 100_000, [0.3, 0.25, 0.35]),
+            ("rill/full", sig, 100_000, [0.6, 0.5, 0.7]),
+            ("rill/rustc", sig, 100_000, [0.5, 0.4, 0.6]),
+            ("rustc/full", "incr-unchanged", 100_000, [0.4, 0.35, 0.45]),
+        ] {
+            e8.push(e8_ratio_row(what, scenario, size, v));
+        }
+        let lines = actual_lines(&[("e8".to_string(), e8.clone())].into_iter().collect());
+        let mut v = Values::new();
+        v.insert("e8.size".into(), 10_000.into());
+        e8_values(&mut v, &e8, &lines);
+        let n = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        assert_eq!(v["derived.e8.sizes"], "10,000 and 100,000");
+        assert_eq!(n("derived.e8.other.size"), 100_000.0);
+        assert_eq!(n("derived.e8.other.lines"), 93_250.0);
+        assert_eq!(n("derived.e8.other.n"), 3.0);
+        assert_eq!(n("derived.e8.other.rustc_full_ms"), 500.0);
+        assert_eq!(n("derived.e8.other.rill_leaf_ratio"), 0.1);
+        assert_eq!(n("derived.e8.other.rill_leaf_ratio_high"), 0.11);
+        assert_eq!(n("derived.e8.other.rustc_unchanged_ratio"), 0.4);
+        assert!(v["derived.e8.other.rill_unchanged_ratio"].is_null());
+        assert_eq!(n("derived.e8.edits"), 2.0);
+        assert_eq!(n("derived.e8.cases"), 4.0);
+        assert_eq!(n("derived.e8.rill_relative_lower"), 2.0);
+        assert_eq!(n("derived.e8.rill_relative_higher"), 1.0);
+        assert_eq!(n("derived.e8.rill_faster"), 3.0);
+        assert_eq!(n("derived.e8.rustc_ratio_min"), 0.3);
+        assert_eq!(n("derived.e8.rill_ratio_max"), 0.85);
+        assert_eq!(n("derived.e8.rill_over_rustc_max"), 0.9);
+        // Without rows: every value there, null or `n/a`.
+        let mut v = Values::new();
+        e8_values(&mut v, &[], &BTreeMap::new());
+        assert_eq!(v["derived.e8.sizes"], "n/a");
+        assert!(v["derived.e8.other.rill_leaf_ratio_low"].is_null());
+        assert_eq!(v["derived.e8.cases"], 0.0);
+    }
+
+    #[test]
+    fn e8_phase_values_compare_the_groups_of_both_compilers() {
+        use crate::runner::exps::PassRow;
+        use crate::runner::phases::PhaseRow;
+        let pass = |scenario: &str, pass: &str, ms: f64| PassRow {
+            scenario: scenario.into(),
+            size: 10_000,
+            lines: 9_475,
+            pass: pass.into(),
+            group: String::new(),
+            ms,
+        };
+        let phase = |phase: &str, ms: f64| PhaseRow {
+            experiment: "e8".into(),
+            shape: "default".into(),
+            size: 10_000,
+            lines: Some(9_475),
+            build: String::new(),
+            scenario: "incr-patched:leaf-body".into(),
+            architecture: "rill-query".into(),
+            phase: phase.into(),
+            ms,
+            n: 10,
+        };
+        let leaf = "incr-patched:leaf-body";
+        let passes = [
+            pass(leaf, "parse_crate", 10.0),
+            pass(leaf, "link_crate", 30.0),
+            pass(leaf, "link", 30.0),
+            pass(leaf, "total", 100.0),
+        ];
+        let rill = [
+            phase("load_cache", 2.0),
+            phase("check", 1.0),
+            phase("link", 1.0),
+            phase(crate::runner::phases::PROCESS, 50.0),
+        ];
+        let mut v = Values::new();
+        v.insert("e8.size".into(), 10_000.into());
+        e8_phase_values(&mut v, &passes, &rill);
+        let n = |k: &str| v[k].as_f64().unwrap();
+        // Nested passes count once; the rest of `total` is `other`.
+        assert!((n("derived.e8.phases.leaf.rustc_link_share") - 0.3).abs() < 1e-9);
+        assert!((n("derived.e8.phases.leaf.rustc_frontend_share") - 0.1).abs() < 1e-9);
+        assert!((n("derived.e8.phases.leaf.rustc_other_share") - 0.6).abs() < 1e-9);
+        // Rill's shares are of the compiler's own time, without the process's.
+        assert!((n("derived.e8.phases.leaf.rill_cache_share") - 0.5).abs() < 1e-9);
+        assert!((n("derived.e8.phases.leaf.rill_frontend_share") - 0.25).abs() < 1e-9);
+        assert!(v["derived.e8.phases.unchanged.rustc_link_share"].is_null());
     }
 
     #[test]

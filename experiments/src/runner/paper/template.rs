@@ -5,7 +5,8 @@
 //!   `n/a`); `{{pct:key}}`: a fraction as a percentage; `{{ci:key}}` and `{{ci:pct:key}}`:
 //!   the value followed by its 95 % interval and repetitions, "v (95 % CI l–h, n = N)",
 //!   when the results carry `key_low`, `key_high` (and `key_n`), the value alone otherwise;
-//!   `{{table:eNN}}`: the rows of `results/eNN-*.csv` as a Markdown table.
+//!   `{{table:eNN}}`: the rows of `results/eNN-*.csv` as a Markdown table (E8's as its
+//!   comparison table, `paper::e8_table`).
 //! - `{{if COND}}…{{else}}…{{end}}`: the first text when the condition holds, the second
 //!   when it does not (`{{else}}…` may be left out). A third part, `{{unmeasured}}…`,
 //!   before `{{end}}` is used when a value of the condition is `null`; without it nothing
@@ -19,7 +20,7 @@
 //! altogether is an error (the template and the runner disagree); a `null` one makes the
 //! condition unknown.
 
-use super::{format_number, format_sig, markdown_table, Tables, Values};
+use super::{format_number, format_sig, Tables, Values};
 
 /// A comparison of a condition.
 #[derive(Clone, Debug, PartialEq)]
@@ -277,7 +278,7 @@ fn render(
             Node::Value(key) => {
                 if let Some(id) = key.strip_prefix("table:") {
                     match tables.get(id) {
-                        Some(rows) => out.push_str(&markdown_table(rows)),
+                        Some(rows) => out.push_str(&super::experiment_table(id, rows)),
                         None => problems.missing.push(key.clone()),
                     }
                     continue;

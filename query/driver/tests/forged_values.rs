@@ -23,6 +23,7 @@ const SECTIONS: usize = 8;
 /// Sections, in the index's order.
 const KINDS: usize = 0;
 const BODIES: usize = 1;
+const KEYS: usize = 2;
 const RECORDS: usize = 3;
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
@@ -131,7 +132,7 @@ fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
         }
         // Kind, flags, durability, key, fingerprint and edges stay; the value changes.
         let mut at = 12;
-        leb(body, &mut at);
+        let key = leb(body, &mut at) as usize;
         if flags & 1 != 0 {
             at += 16;
         }
@@ -147,7 +148,14 @@ fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
         v.splice(at..at + pattern.len(), with.iter().copied());
         put_leb(&mut rec, v.len() as u32);
         rec.extend_from_slice(&v);
-        let sum = xxhash_rust::xxh3::xxh3_64_with_seed(&rec, r as u64);
+        // The checksum covers the record, then its key's entry.
+        let keys = &p.sections[KEYS];
+        let entries = &keys[4 + 4 * u32_at(keys, 0) as usize..];
+        let start = u32_at(keys, 4 + 4 * key) as usize;
+        let mut end = start + 16;
+        end += leb(entries, &mut end) as usize;
+        let seeded = xxhash_rust::xxh3::xxh3_64_with_seed;
+        let sum = seeded(&entries[start..end], seeded(&rec, r as u64));
         let new_start = p.sections[BODIES].len() as u32;
         p.sections[BODIES].extend_from_slice(&sum.to_le_bytes());
         p.sections[BODIES].extend_from_slice(&rec);

@@ -12,6 +12,7 @@
 //! bodies             one record per node, in dependency order, back to back (see below)
 //! keys               the distinct keys: u32 count, a u32 offset per key, then each key
 //!                    as its fingerprint (16), a varint length and its bincode bytes
+//!                    (checked with the records that use it)
 //! records            a u32 per node: where its record starts in the bodies
 //! table              (kind, key fingerprint) → node: open addressing, per slot a u32 tag
 //!                    (high half of the slot hash) and u32 node + 1 (0: empty), a power
@@ -22,14 +23,14 @@
 //! volatile, roots    u32 node indices: the inputs and `eval_always` nodes (what a new
 //!                    session re-checks first), and the embedder's top-level reads
 //! index (192 bytes)  offset and length (u64 each) of the eight sections above, the node
-//!                    and key counts, checksums (xxh3-64) of the kinds, keys, reverse,
-//!                    volatile and roots sections, and the magic "RILLIDX\x04"
+//!                    and key counts, checksums (xxh3-64) of the kinds, reverse, volatile
+//!                    and roots sections, 8 zero bytes and the magic "RILLIDX\x04"
 //! ```
 //!
 //! A node's record (see [`Store::record`]):
 //!
 //! ```text
-//! checksum u64 (xxh3-64 of the rest, seeded with the node's index) · kind u16 · flags u8
+//! checksum u64 (see below) · kind u16 · flags u8
 //! · durability u8 · key index varint · result fingerprint (16, if it has one) · edge count
 //! varint · each edge as the varint (node − 1 − edge) · value length varint and value
 //! bytes (if it has a value)
@@ -43,13 +44,14 @@
 //! a record that fails its check when used is a warning and a recomputation of that
 //! node):
 //! - at open: the header (magic, version, hasher, build id, the file's length), the index
-//!   (its checksum is in the header), every section's bounds, and the kinds, keys,
-//!   volatile and roots sections (small: they are read whole);
-//! - a record, when its node is first used and again before its value is decoded: its
-//!   checksum covers the whole record, value included, and is seeded with the node's
-//!   index (a record offset that points at another node's record fails it); its edges
-//!   must point to earlier nodes (the file is a DAG by construction); a key is hashed
-//!   again after decoding and must equal its fingerprint;
+//!   (its checksum is in the header), every section's bounds, and the kinds, volatile and
+//!   roots sections (small: they are read whole);
+//! - a record, when its node is first used (its value is used only through it): its
+//!   checksum (xxh3-64 of the rest of the record, value included, seeded with the node's
+//!   index, then of its key's entry seeded with that) covers the record and its key, and
+//!   fails for a record offset that points at another node's record; its edges must
+//!   point to earlier nodes (the file is a DAG by construction); a key is hashed again
+//!   after decoding and must equal its fingerprint;
 //! - the reverse edges, when a session first needs them (a session that found a change).
 //!
 //! Nothing in the table is trusted: a slot only proposes a node, whose checked record must
@@ -72,7 +74,7 @@ pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x04";
 pub(crate) const HEADER_LEN: usize = 64;
 const SECTIONS: usize = 8;
-const INDEX_LEN: usize = SECTIONS * 16 + 2 * 8 + 5 * 8 + 8;
+const INDEX_LEN: usize = SECTIONS * 16 + 2 * 8 + 4 * 8 + 8 + 8;
 /// The fixed part of a node's record: checksum, kind, flags, durability.
 const RECORD_HEAD: usize = 12;
 /// The size of a table slot: tag and node + 1.
@@ -231,7 +233,6 @@ struct Index {
     nodes: u64,
     key_count: u64,
     kinds_sum: u64,
-    keys_sum: u64,
     reverse_sum: u64,
     volatile_sum: u64,
     roots_sum: u64,
@@ -266,10 +267,10 @@ impl Index {
             self.nodes,
             self.key_count,
             self.kinds_sum,
-            self.keys_sum,
             self.reverse_sum,
             self.volatile_sum,
             self.roots_sum,
+            0,
         ] {
             put(x);
         }
@@ -280,6 +281,9 @@ impl Index {
     fn decode(f: &[u8]) -> Result<Index, LoadError> {
         if f.len() != INDEX_LEN || f[INDEX_LEN - 8..] != INDEX_MAGIC {
             return Err(LoadError::Invalid("index magic"));
+        }
+        if f[INDEX_LEN - 16..INDEX_LEN - 8] != [0; 8] {
+            return Err(LoadError::Invalid("index padding"));
         }
         let field = |i: usize| u64_at(f, i * 8);
         let s = |i: usize| Section {
@@ -299,10 +303,9 @@ impl Index {
             nodes: field(n),
             key_count: field(n + 1),
             kinds_sum: field(n + 2),
-            keys_sum: field(n + 3),
-            reverse_sum: field(n + 4),
-            volatile_sum: field(n + 5),
-            roots_sum: field(n + 6),
+            reverse_sum: field(n + 3),
+            volatile_sum: field(n + 4),
+            roots_sum: field(n + 5),
         })
     }
 }
@@ -351,6 +354,12 @@ pub(crate) fn varint(b: &[u8], at: &mut usize) -> Option<u32> {
 
 fn u32s(xs: &[u32]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The checksum of node `i`'s record: of its bytes after the checksum, then of its key's
+/// entry.
+fn record_sum(record: &[u8], key_entry: &[u8], i: u32) -> u64 {
+    xxh3_64_with_seed(key_entry, xxh3_64_with_seed(record, u64::from(i)))
 }
 
 fn too_big(what: &str) -> io::Error {
@@ -504,7 +513,15 @@ impl<W: Write + Seek> Writer<W> {
             );
             b.extend_from_slice(n.value);
         }
-        let sum = xxh3_64_with_seed(&b[8..], u64::from(i));
+        let start = *self
+            .key_offsets
+            .get(n.key as usize)
+            .ok_or_else(|| io::Error::other("a key index out of range"))?;
+        let end = self
+            .key_offsets
+            .get(n.key as usize + 1)
+            .map_or(self.keys.len(), |&e| e as usize);
+        let sum = record_sum(&b[8..], &self.keys[start as usize..end], i);
         b[..8].copy_from_slice(&sum.to_le_bytes());
         self.out.write_all(b)?;
         self.pos += b.len() as u64;
@@ -537,7 +554,6 @@ impl<W: Write + Seek> Writer<W> {
         keys.extend_from_slice(&u32s(&self.key_offsets));
         keys.extend_from_slice(&self.keys);
         self.index.key_count = self.key_offsets.len() as u64;
-        self.index.keys_sum = xxh3_64(&keys);
         self.index.keys = self.section(&keys)?;
         drop(keys);
         let offsets = u32s(&self.offsets);
@@ -725,25 +741,6 @@ fn checked_u32s(
     Ok(b.chunks_exact(4).map(|c| u32_at(c, 0)).collect())
 }
 
-/// Checks the structure of the keys section (its checksum is checked by the caller):
-/// `count` offsets, each key's entry within the section.
-fn check_keys(b: &[u8], count: u64) -> Result<(), LoadError> {
-    let bad = LoadError::Invalid("keys");
-    if b.len() < 4 || u64::from(u32_at(b, 0)) != count {
-        return Err(bad);
-    }
-    let count = count as usize;
-    let entries = b.get(4 + 4 * count..).ok_or(LoadError::Invalid("keys"))?;
-    for k in 0..count {
-        let mut at = u32_at(b, 4 + 4 * k) as usize + 16;
-        let len = varint(entries, &mut at).ok_or(LoadError::Invalid("keys"))?;
-        if at.checked_add(len as usize).is_none_or(|e| e > entries.len()) {
-            return Err(bad);
-        }
-    }
-    Ok(())
-}
-
 impl Store {
     /// Opens a cache file: checks the header, the index and the small sections (see the
     /// module documentation); the records are checked when used.
@@ -786,10 +783,12 @@ impl Store {
             return Err(LoadError::Invalid("kind count"));
         }
         let keys = slice(&bytes, index.keys).ok_or(LoadError::Invalid("keys"))?;
-        if xxh3_64(keys) != index.keys_sum {
-            return Err(LoadError::Checksum);
+        if keys.len() < 4
+            || u64::from(u32_at(keys, 0)) != index.key_count
+            || (keys.len() as u64 - 4) / 4 < index.key_count
+        {
+            return Err(LoadError::Invalid("keys"));
         }
-        check_keys(keys, index.key_count)?;
         let volatile = checked_u32s(&bytes, index.volatile, index.volatile_sum, "volatile")?;
         let roots = checked_u32s(&bytes, index.roots, index.roots_sum, "roots")?;
         if volatile.iter().chain(&roots).any(|&i| u64::from(i) >= n) {
@@ -849,14 +848,15 @@ impl Store {
             value = b.get(at..at.checked_add(len)?)?;
             at += len;
         }
-        if xxh3_64_with_seed(&b[8..at], u64::from(i)) != u64_at(head, 0) {
+        let (key_fp, _, entry) = self.key_entry(key)?;
+        if record_sum(&b[8..at], entry, i) != u64_at(head, 0) {
             return None;
         }
         let record = Record {
             kind: u16_at(head, 8),
             flags,
             durability: head[11],
-            key_fp: self.key_fp(key)?,
+            key_fp,
             fp,
             node: i,
             key,
@@ -872,25 +872,24 @@ impl Store {
         Some(record)
     }
 
-    /// Key `k`'s entry: its fingerprint and bytes (the keys section was checked at open).
-    fn key_entry(&self, k: u32) -> Option<(Fingerprint, &[u8])> {
+    /// Key `k`'s entry: its fingerprint, its bytes and the whole entry (unchecked: a
+    /// record's checksum covers the entry of its key).
+    fn key_entry(&self, k: u32) -> Option<(Fingerprint, &[u8], &[u8])> {
         if u64::from(k) >= self.index.key_count {
             return None;
         }
         let keys = slice(&self.bytes, self.index.keys)?;
         let entries = keys.get(4 + 4 * self.index.key_count as usize..)?;
         let off = u32_at(keys, 4 + 4 * k as usize) as usize;
-        let fp = fp_at(entries.get(off..off + 16)?, 0);
+        let fp = fp_at(entries.get(off..off.checked_add(16)?)?, 0);
         let mut at = off + 16;
         let len = varint(entries, &mut at)? as usize;
-        Some((fp, entries.get(at..at.checked_add(len)?)?))
+        let end = at.checked_add(len)?;
+        Some((fp, entries.get(at..end)?, &entries[off..end]))
     }
 
-    fn key_fp(&self, k: u32) -> Option<Fingerprint> {
-        Some(self.key_entry(k)?.0)
-    }
-
-    /// Node `i`'s key bytes (checked by the caller against the key fingerprint).
+    /// Node `i`'s key bytes (checked with its record; the caller checks them against the
+    /// key fingerprint after decoding).
     pub(crate) fn key_bytes(&self, i: u32) -> Option<&[u8]> {
         Some(self.key_entry(self.record(i)?.key)?.1)
     }
@@ -1176,6 +1175,18 @@ mod tests {
             assert!(store.record(5).is_none(), "byte {at}");
             assert!(store.record(4).is_some() && store.record(6).is_some());
         }
+        // A flipped bit in a key's entry: the records of the nodes with that key (8 and
+        // 9) are refused.
+        let keys = store.index.keys;
+        let entries = keys.off as usize + 4 + 4 * store.index.key_count as usize;
+        let key4 = entries + u32_at(&good, keys.off as usize + 4 + 4 * 4) as usize;
+        for at in [key4, key4 + 15, key4 + 16, key4 + 17] {
+            let mut b = good.clone();
+            b[at] ^= 1;
+            let store = open(b).unwrap();
+            assert!(store.record(8).is_none() && store.record(9).is_none(), "{at}");
+            assert!(store.record(7).is_some() && store.record(10).is_some());
+        }
         // A value is refused with its record.
         let mut b = good.clone();
         b[start(7) - 1] ^= 1;
@@ -1208,7 +1219,7 @@ mod tests {
             assert!(open(b).is_err(), "byte {at}");
         }
         let index = open(good.clone()).unwrap().index;
-        for s in [index.kinds, index.keys, index.volatile, index.roots] {
+        for s in [index.kinds, index.volatile, index.roots] {
             for at in s.off as usize..(s.off + s.len) as usize {
                 let mut b = good.clone();
                 b[at] ^= 1;

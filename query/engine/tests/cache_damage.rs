@@ -283,16 +283,32 @@ fn leb(b: &[u8], at: &mut usize) -> Option<u32> {
     None
 }
 
-/// Node `i`'s record: where it starts, where its value is, where it ends (`None` if it
-/// cannot be parsed).
-fn record_at(b: &[u8], i: usize) -> Option<(usize, std::ops::Range<usize>, usize)> {
+/// Key `k`'s entry (fingerprint, length, bytes) in the keys section.
+fn key_entry(b: &[u8], k: usize) -> Option<std::ops::Range<usize>> {
+    let keys = sections(b)[2];
+    let count = u32::from_le_bytes(b.get(keys.0..keys.0 + 4)?.try_into().unwrap()) as usize;
+    let entries = keys.0 + 4 + 4 * count;
+    let off = b.get(keys.0 + 4 + 4 * k..keys.0 + 8 + 4 * k)?;
+    let start = entries + u32::from_le_bytes(off.try_into().unwrap()) as usize;
+    let mut at = start + 16;
+    let len = leb(b, &mut at)? as usize;
+    let end = at.checked_add(len)?;
+    (end <= keys.0 + keys.1).then_some(start..end)
+}
+
+/// Node `i`'s record: where it starts, where its value is, where it ends, and its key's
+/// entry (`None` if it cannot be parsed).
+fn record_at(
+    b: &[u8],
+    i: usize,
+) -> Option<(usize, std::ops::Range<usize>, usize, std::ops::Range<usize>)> {
     let secs = sections(b);
     let (bodies, records) = (secs[1], secs[3]);
     let off = b.get(records.0 + 4 * i..records.0 + 4 * i + 4)?;
     let start = bodies.0 + u32::from_le_bytes(off.try_into().unwrap()) as usize;
     let flags = *b.get(start + 10)?;
     let mut at = start + 12;
-    leb(b, &mut at)?;
+    let key = key_entry(b, leb(b, &mut at)? as usize)?;
     if flags & 1 != 0 {
         at += 16;
     }
@@ -305,7 +321,7 @@ fn record_at(b: &[u8], i: usize) -> Option<(usize, std::ops::Range<usize>, usize
         value = at..at.checked_add(len)?;
         at = value.end;
     }
-    (at <= bodies.0 + bodies.1).then_some((start, value, at))
+    (at <= bodies.0 + bodies.1).then_some((start, value, at, key))
 }
 
 /// The number of nodes in the index.
@@ -327,14 +343,15 @@ fn reseal(mut b: Vec<u8>) -> Vec<u8> {
         .all(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= b.len()));
     if in_bounds {
         for i in 0..node_count(&b).min(secs[3].1 / 4) {
-            if let Some((start, _, end)) = record_at(&b, i) {
-                let sum = xxhash_rust::xxh3::xxh3_64_with_seed(&b[start + 8..end], i as u64);
+            if let Some((start, _, end, key)) = record_at(&b, i) {
+                use xxhash_rust::xxh3::xxh3_64_with_seed as seeded;
+                let sum = seeded(&b[key], seeded(&b[start + 8..end], i as u64));
                 b[start..start + 8].copy_from_slice(&sum.to_le_bytes());
             }
         }
         let idx = b.len() - INDEX_LEN;
-        // The checksums of the kinds, keys, reverse, volatile and roots sections.
-        for (field, sec) in [(2usize, 0usize), (3, 2), (4, 5), (5, 6), (6, 7)] {
+        // The checksums of the kinds, reverse, volatile and roots sections.
+        for (field, sec) in [(2usize, 0usize), (3, 5), (4, 6), (5, 7)] {
             let (o, l) = secs[sec];
             let sum = xxh64(&b[o..o + l]);
             let at = idx + 16 * SECTIONS + 8 * field;
@@ -409,7 +426,7 @@ fn every_bit_flip_is_detected_or_harmless() {
     let checked_at_open = |i: usize| {
         i < 64
             || i >= good.len() - INDEX_LEN
-            || [0usize, 2, 6, 7]
+            || [0usize, 6, 7]
                 .iter()
                 .any(|&s| (secs[s].0..secs[s].0 + secs[s].1).contains(&i))
     };
@@ -431,9 +448,11 @@ fn every_bit_flip_is_detected_or_harmless() {
     }
     println!("bit flips: {warned} warned, {silent} unused and harmless");
     // A build that uses every record and value: a flip in a record (its value included)
-    // it uses is always a warning.
-    let bodies = secs[1];
-    for i in (bodies.0..bodies.0 + bodies.1).step_by(7 * stride())
+    // or a key it uses is always a warning.
+    let (bodies, keys) = (secs[1], secs[2]);
+    for i in (bodies.0..bodies.0 + bodies.1)
+        .chain(keys.0..keys.0 + keys.1)
+        .step_by(7 * stride())
     {
         let mut b = good.clone();
         b[i] ^= 1;

@@ -840,7 +840,9 @@ fn payload<'a, Db: Database>(
 fn result_fp<Db: Database>(db: &Db, id: NodeId, n: &Node) -> Option<Fingerprint> {
     match n.fp() {
         Some(fp) => Some(fp),
-        None if Db::KINDS[n.kind as usize].has_hash => (Db::KINDS[n.kind as usize].hash_value)(db, id),
+        None if Db::KINDS[n.kind as usize].has_hash => {
+            (Db::KINDS[n.kind as usize].hash_value)(db, id)
+        }
         None => None,
     }
 }
@@ -890,7 +892,10 @@ fn value_bytes<'a, Db: Database>(
         .filter(|_| unchanged)
     {
         Some(bytes) => (Found::Copied(bytes), !(vt.has_value)(db, id)),
-        None => ((vt.encode_value)(db, id, buf).then_some(Found::Encoded)?, false),
+        None => (
+            (vt.encode_value)(db, id, buf).then_some(Found::Encoded)?,
+            false,
+        ),
     };
     let len = match &value {
         Found::Copied(b) => b.len(),
@@ -935,7 +940,9 @@ fn write_cache_file<Db: Database>(
     report: &mut SaveReport,
 ) -> std::io::Result<u64> {
     let rt = db.runtime();
-    let tmp = cache.dir.join(format!("{TMP_PREFIX}.{}", std::process::id()));
+    let tmp = cache
+        .dir
+        .join(format!("{TMP_PREFIX}.{}", std::process::id()));
     let result = (|| {
         let file = File::create(&tmp)?;
         let kinds: Vec<&str> = Db::KINDS.iter().map(|k| k.name).collect();

@@ -583,7 +583,10 @@ impl<W: Write + Seek> Writer<W> {
         let mut fill = start.clone();
         let mut dependents = vec![0u32; self.edges.len()];
         for i in 0..n {
-            let (s, e) = (self.edge_starts[i] as usize, self.edge_starts[i + 1] as usize);
+            let (s, e) = (
+                self.edge_starts[i] as usize,
+                self.edge_starts[i + 1] as usize,
+            );
             for &dep in &self.edges[s..e] {
                 let at = &mut fill[dep as usize];
                 dependents[*at as usize] = i as u32;
@@ -626,7 +629,6 @@ impl<W: Write + Seek> Writer<W> {
         Ok((self.out, self.pos))
     }
 }
-
 
 /// Checks the header of a cache file of `file_len` bytes.
 pub(crate) fn check_header(
@@ -1053,7 +1055,7 @@ mod tests {
 
     /// Node `i` of the test graph: (kind, flags, durability, key fingerprint, edges).
     fn node(i: u32) -> (u16, DiskFlags, u8, Fingerprint, Vec<u32>) {
-        let flags = if i % 3 == 0 {
+        let flags = if i.is_multiple_of(3) {
             disk_flags::HAS_FP | disk_flags::HAS_VALUE
         } else {
             disk_flags::HAS_FP
@@ -1066,7 +1068,9 @@ mod tests {
     }
 
     fn value(i: u32) -> Vec<u8> {
-        (0..i % 7 + 1).map(|x| (x as u8) ^ (i as u8) ^ 0x5a).collect()
+        (0..i % 7 + 1)
+            .map(|x| (x as u8) ^ (i as u8) ^ 0x5a)
+            .collect()
     }
 
     fn key(i: u32) -> Vec<u8> {
@@ -1145,7 +1149,7 @@ mod tests {
             assert_eq!(store.key_bytes(i).unwrap(), key(i));
             assert_eq!(
                 store.value_bytes(i),
-                (i % 3 == 0).then(|| value(i)).as_deref()
+                i.is_multiple_of(3).then(|| value(i)).as_deref()
             );
             let found = store.candidates(kind, key_fp).any(|c| c == i);
             assert!(found, "node {i} is in the table");
@@ -1184,7 +1188,10 @@ mod tests {
             let mut b = good.clone();
             b[at] ^= 1;
             let store = open(b).unwrap();
-            assert!(store.record(8).is_none() && store.record(9).is_none(), "{at}");
+            assert!(
+                store.record(8).is_none() && store.record(9).is_none(),
+                "{at}"
+            );
             assert!(store.record(7).is_some() && store.record(10).is_some());
         }
         // A value is refused with its record.

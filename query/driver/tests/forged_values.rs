@@ -16,16 +16,15 @@ use serde::Serialize;
 use shared_frontend::sema::modules::MemLoader;
 use shared_frontend::sema::ty::{ConstValue, IntTy, Ty};
 
-/// The cache file's layout (format 3, see `query/engine/src/on_disk.rs`), as a forger
+/// The cache file's layout (format 4, see `query/engine/src/on_disk.rs`), as a forger
 /// reads it.
 const INDEX_LEN: usize = 192;
-const RECORD: usize = 88;
-const SECTIONS: usize = 9;
+const SECTIONS: usize = 8;
 /// Sections, in the index's order.
 const KINDS: usize = 0;
-const RECORDS: usize = 1;
-const EDGES: usize = 2;
-const VALUES: usize = 4;
+const BODIES: usize = 1;
+const KEYS: usize = 2;
+const RECORDS: usize = 3;
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
@@ -37,6 +36,28 @@ fn u64_at(b: &[u8], at: usize) -> usize {
 
 fn xxh64(b: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(b)
+}
+
+/// Reads a LEB128 varint (the cache file's own).
+fn leb(b: &[u8], at: &mut usize) -> u32 {
+    let mut x = 0;
+    for shift in (0..35).step_by(7) {
+        let byte = b[*at];
+        *at += 1;
+        x |= u32::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+    }
+    x
+}
+
+fn put_leb(out: &mut Vec<u8>, mut x: u32) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
 }
 
 /// A cache file taken apart: its sections' bytes, and the index's other fields.
@@ -95,34 +116,50 @@ fn kinds(p: &Parts) -> Vec<String> {
         .collect()
 }
 
-/// Replaces, in every value of query `kind`, the encoding of `pattern` by `with` (the new
-/// value goes at the end of the values section; its record and checksums are fixed);
-/// returns how many values were forged.
+/// Replaces, in every value of query `kind`, the encoding of `pattern` by `with` (the
+/// record with the new value goes at the end of the bodies section, with its checksum,
+/// and the node's record offset points to it); returns how many values were forged.
 fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
     let k = kinds(p).iter().position(|n| n == kind).expect("kind") as u16;
     let mut forged = 0;
-    for r in 0..p.sections[RECORDS].len() / RECORD {
-        let rec = p.sections[RECORDS][r * RECORD..(r + 1) * RECORD].to_vec();
-        let has_value = rec[2] & (1 << 2) != 0;
-        if u16::from_le_bytes([rec[0], rec[1]]) != k || !has_value {
+    for r in 0..p.sections[RECORDS].len() / 4 {
+        let start = u32_at(&p.sections[RECORDS], 4 * r) as usize;
+        let body = &p.sections[BODIES][start..];
+        let flags = body[10];
+        let has_value = flags & (1 << 2) != 0;
+        if u16::from_le_bytes([body[8], body[9]]) != k || !has_value {
             continue;
         }
-        let (off, len) = (u64_at(&rec, 64), u32_at(&rec, 60) as usize);
-        let mut v = p.sections[VALUES][off..off + len].to_vec();
+        // Kind, flags, durability, key, fingerprint and edges stay; the value changes.
+        let mut at = 12;
+        let key = leb(body, &mut at) as usize;
+        if flags & 1 != 0 {
+            at += 16;
+        }
+        for _ in 0..leb(body, &mut at) {
+            leb(body, &mut at);
+        }
+        let mut rec = body[8..at].to_vec();
+        let len = leb(body, &mut at) as usize;
+        let mut v = body[at..at + len].to_vec();
         let Some(at) = v.windows(pattern.len()).position(|w| w == pattern) else {
             continue;
         };
         v.splice(at..at + pattern.len(), with.iter().copied());
-        let mut rec = rec;
-        rec[64..72].copy_from_slice(&(p.sections[VALUES].len() as u64).to_le_bytes());
-        rec[60..64].copy_from_slice(&(v.len() as u32).to_le_bytes());
-        rec[72..80].copy_from_slice(&xxh64(&v).to_le_bytes());
-        let (first, n) = (u64_at(&rec, 40), u32_at(&rec, 4) as usize);
-        let deps = &p.sections[EDGES][4 * first..4 * (first + n)];
-        let sum = xxhash_rust::xxh3::xxh3_64_with_seed(deps, xxh64(&rec[..80]));
-        rec[80..88].copy_from_slice(&sum.to_le_bytes());
-        p.sections[RECORDS][r * RECORD..(r + 1) * RECORD].copy_from_slice(&rec);
-        p.sections[VALUES].extend_from_slice(&v);
+        put_leb(&mut rec, v.len() as u32);
+        rec.extend_from_slice(&v);
+        // The checksum covers the record, then its key's entry.
+        let keys = &p.sections[KEYS];
+        let entries = &keys[4 + 4 * u32_at(keys, 0) as usize..];
+        let start = u32_at(keys, 4 + 4 * key) as usize;
+        let mut end = start + 16;
+        end += leb(entries, &mut end) as usize;
+        let seeded = xxhash_rust::xxh3::xxh3_64_with_seed;
+        let sum = seeded(&entries[start..end], seeded(&rec, r as u64));
+        let new_start = p.sections[BODIES].len() as u32;
+        p.sections[BODIES].extend_from_slice(&sum.to_le_bytes());
+        p.sections[BODIES].extend_from_slice(&rec);
+        p.sections[RECORDS][4 * r..4 * r + 4].copy_from_slice(&new_start.to_le_bytes());
         forged += 1;
     }
     forged

@@ -21,15 +21,13 @@ use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::on_disk::{
-    disk_flags, encode_file, Bytes, DiskFlags, DiskGraph, DiskNode, Extra, Store, HEADER_LEN,
-};
+use crate::on_disk::{disk_flags, Bytes, DiskFlags, NodeOut, Store, Writer, HEADER_LEN};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
 use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Seek, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -517,27 +515,10 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         stats.cache_bytes_written += report.bytes;
         return report;
     }
-    let (graph, keys, values, volatile, roots) = collect::<Db>(db, &mut report);
-    let extra = Extra {
-        keys: &keys,
-        values: &values,
-        volatile: &volatile,
-        roots: &roots,
-        generation,
-    };
-    let file = match encode_file(&graph, &extra, &cache.build_id, rt.options.hasher) {
-        Ok(f) => f,
-        Err(e) => {
-            let w = format!("query cache: cannot encode the cache: {e}; not saved");
-            rt.warn(w.clone());
-            report.warnings.push(w);
-            return report;
-        }
-    };
-    match write_atomically(&cache.dir, &file, cache.fsync) {
-        Ok(()) => {
+    match write_cache_file::<Db>(db, cache, generation, &mut report) {
+        Ok(len) => {
             report.saved = true;
-            report.bytes = file.len() as u64;
+            report.bytes = len;
             report.generation = Some(generation);
             // The journal belonged to the file just replaced (a reader that still sees it
             // ignores it: its header names the old file's generation).
@@ -795,10 +776,6 @@ fn append<Db: Database>(
     Some(())
 }
 
-fn write_atomically(dir: &Path, bytes: &[u8], fsync: bool) -> std::io::Result<()> {
-    write_file_atomically(dir, &dir.join(CACHE_FILE), bytes, fsync)
-}
-
 /// Writes `bytes` to a temporary file in `dir` and renames it to `path`.
 fn write_file_atomically(
     dir: &Path,
@@ -848,8 +825,6 @@ fn is_root(n: &Node) -> bool {
     n.has(flags::ROOT) || n.has(flags::INPUT_SET)
 }
 
-/// Chooses the nodes to persist (current ones whose dependencies are persisted too), in
-/// dependency order, and encodes them with their keys and values.
 /// What a saved record holds besides the graph.
 struct Payload<'a> {
     key: Cow<'a, [u8]>,
@@ -857,53 +832,103 @@ struct Payload<'a> {
     fp: Option<Fingerprint>,
     /// The value's bytes (`cache_on_disk` queries, when it can be encoded).
     value: Option<Cow<'a, [u8]>>,
-    /// The value was copied from the loaded cache without ever being decoded.
-    promoted: bool,
 }
 
-/// The key, fingerprint and value of node `id` for saving. A node of the loaded cache
-/// has the same key bytes (same kind and key fingerprint) and, if it did not change in
-/// this session, the same value bytes: they are copied rather than encoded again. `None`
-/// if the key cannot be encoded.
+/// The key, fingerprint and value of node `id` for saving (see [`key_bytes`] and
+/// [`value_bytes`]). `None` if the key cannot be encoded.
 fn payload<'a, Db: Database>(
     db: &Db,
     prev: Option<&'a Loaded>,
     id: NodeId,
     n: &Node,
 ) -> Option<Payload<'a>> {
-    let vt = &Db::KINDS[n.kind as usize];
-    let key = match prev.zip(n.prev).and_then(|(p, i)| p.key_bytes(i)) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned((vt.encode_key)(db, id)?),
+    let mut key = Vec::new();
+    let key = match key_bytes(db, prev, id, n, &mut key)? {
+        Found::Copied(k) => Cow::Borrowed(k),
+        Found::Encoded => Cow::Owned(key),
     };
-    let fp = match n.fp() {
-        Some(fp) => Some(fp),
-        None if vt.has_hash => (vt.hash_value)(db, id),
-        None => None,
-    };
-    let mut value = None;
-    let mut promoted = false;
-    if vt.has_codec {
-        let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
-        value = match prev
-            .zip(n.prev)
-            .and_then(|(p, i)| p.value_bytes(i))
-            .filter(|_| unchanged)
-        {
-            Some(bytes) => {
-                promoted = !(vt.has_value)(db, id);
-                Some(Cow::Borrowed(bytes))
-            }
-            None => (vt.encode_value)(db, id).map(Cow::Owned),
-        }
-        .filter(|v| v.len() < u32::MAX as usize);
-    }
+    let mut value = Vec::new();
+    let value = value_bytes(db, prev, id, n, &mut value).map(|(v, _)| match v {
+        Found::Copied(v) => Cow::Borrowed(v),
+        Found::Encoded => Cow::Owned(value),
+    });
     Some(Payload {
         key,
-        fp,
+        fp: result_fp(db, id, n),
         value,
-        promoted,
     })
+}
+
+/// The result's fingerprint of node `id` (`None` for a query that is not hashed).
+fn result_fp<Db: Database>(db: &Db, id: NodeId, n: &Node) -> Option<Fingerprint> {
+    match n.fp() {
+        Some(fp) => Some(fp),
+        None if Db::KINDS[n.kind as usize].has_hash => {
+            (Db::KINDS[n.kind as usize].hash_value)(db, id)
+        }
+        None => None,
+    }
+}
+
+/// Bytes to save: the loaded cache's, or encoded at the end of a buffer.
+enum Found<'a> {
+    Copied(&'a [u8]),
+    Encoded,
+}
+
+/// The key bytes of node `id`: a node of the loaded cache has the same key bytes (same
+/// kind and key fingerprint), copied rather than encoded again; otherwise they are
+/// encoded at the end of `buf`. `None` if the key cannot be encoded.
+fn key_bytes<'a, Db: Database>(
+    db: &Db,
+    prev: Option<&'a Loaded>,
+    id: NodeId,
+    n: &Node,
+    buf: &mut Vec<u8>,
+) -> Option<Found<'a>> {
+    if let Some(k) = prev.zip(n.prev).and_then(|(p, i)| p.key_bytes(i)) {
+        return Some(Found::Copied(k));
+    }
+    (Db::KINDS[n.kind as usize].encode_key)(db, id, buf).then_some(Found::Encoded)
+}
+
+/// The value bytes of node `id` (`cache_on_disk` queries, when it can be encoded) and
+/// whether they were promoted (copied from the loaded cache without ever being decoded).
+/// A value that did not change in this session has the bytes of the loaded cache:
+/// copied rather than encoded again at the end of `buf`.
+fn value_bytes<'a, Db: Database>(
+    db: &Db,
+    prev: Option<&'a Loaded>,
+    id: NodeId,
+    n: &Node,
+    buf: &mut Vec<u8>,
+) -> Option<(Found<'a>, bool)> {
+    let vt = &Db::KINDS[n.kind as usize];
+    if !vt.has_codec {
+        return None;
+    }
+    let unchanged = n.changed_at == Revision::PREVIOUS_SESSION;
+    let start = buf.len();
+    let (value, promoted) = match prev
+        .zip(n.prev)
+        .and_then(|(p, i)| p.value_bytes(i))
+        .filter(|_| unchanged)
+    {
+        Some(bytes) => (Found::Copied(bytes), !(vt.has_value)(db, id)),
+        None => (
+            (vt.encode_value)(db, id, buf).then_some(Found::Encoded)?,
+            false,
+        ),
+    };
+    let len = match &value {
+        Found::Copied(b) => b.len(),
+        Found::Encoded => buf.len() - start,
+    };
+    if len >= u32::MAX as usize {
+        buf.truncate(start);
+        return None;
+    }
+    Some((value, promoted))
 }
 
 /// A generation number for a new cache file: never 0, different from the loaded file's,
@@ -929,23 +954,59 @@ fn new_generation(rt: &Runtime) -> u64 {
     }
 }
 
-/// The graph, keys, values, volatile nodes and roots to save.
-type Collected = (DiskGraph, Vec<u8>, Vec<u8>, Vec<u32>, Vec<u32>);
+/// Writes a new cache file: to a temporary file in the directory, renamed over the cache
+/// file once complete. Gives the file's length.
+fn write_cache_file<Db: Database>(
+    db: &Db,
+    cache: &CacheDir,
+    generation: u64,
+    report: &mut SaveReport,
+) -> std::io::Result<u64> {
+    let rt = db.runtime();
+    let tmp = cache
+        .dir
+        .join(format!("{TMP_PREFIX}.{}", std::process::id()));
+    let result = (|| {
+        let file = File::create(&tmp)?;
+        let kinds: Vec<&str> = Db::KINDS.iter().map(|k| k.name).collect();
+        let w = Writer::new(
+            BufWriter::with_capacity(1 << 16, file),
+            &kinds,
+            &cache.build_id,
+            rt.options.hasher,
+            generation,
+        )?;
+        let (out, len) = write_nodes(db, w, report)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        if cache.fsync {
+            file.sync_all()?;
+        }
+        drop(file);
+        fs::rename(&tmp, cache.dir.join(CACHE_FILE))?;
+        Ok(len)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
 
-fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> Collected {
+/// Writes the nodes to persist (current ones whose dependencies are persisted too), in
+/// dependency order, with their keys and values, then the rest of the file.
+fn write_nodes<Db: Database, W: Write + Seek>(
+    db: &Db,
+    mut w: Writer<W>,
+    report: &mut SaveReport,
+) -> std::io::Result<(W, u64)> {
     let rt = db.runtime();
     let order = dependency_order(rt);
-    let mut out = DiskGraph {
-        kinds: Db::KINDS.iter().map(|k| k.name.to_string()).collect(),
-        ..DiskGraph::default()
-    };
-    let mut keys = Vec::new();
-    let mut values = Vec::new();
     let mut volatile = Vec::new();
     let mut roots = Vec::new();
     // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
     let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
     let mut deps_buf = Vec::new();
+    // A key or value encoded for the node being written.
+    let mut buf = Vec::new();
     let prev = rt.prev.as_ref();
     for id in order {
         let n = {
@@ -957,53 +1018,62 @@ fn collect<Db: Database>(db: &Db, report: &mut SaveReport) -> Collected {
         if deps_buf.contains(&u32::MAX) {
             continue;
         }
-        let vt = &Db::KINDS[n.kind as usize];
-        let Some(payload) = payload(db, prev, id, &n) else {
-            continue;
+        let key = match w.key(n.key_fp) {
+            Some(k) => k,
+            None => {
+                buf.clear();
+                let bytes = match key_bytes(db, prev, id, &n, &mut buf) {
+                    Some(Found::Copied(k)) => k,
+                    Some(Found::Encoded) => &buf[..],
+                    None => continue,
+                };
+                w.add_key(n.key_fp, bytes)?
+            }
         };
+        let fp = result_fp(db, id, &n);
         let mut dflags = DiskFlags::EMPTY;
-        dflags.set(disk_flags::HAS_FP, payload.fp.is_some());
+        dflags.set(disk_flags::HAS_FP, fp.is_some());
         dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
         dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
-        let mut value_len = 0u32;
-        if let Some(v) = &payload.value {
-            if payload.promoted {
-                report.promoted += 1;
-                rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
+        buf.clear();
+        let value = match value_bytes(db, prev, id, &n, &mut buf) {
+            Some((found, promoted)) => {
+                if promoted {
+                    report.promoted += 1;
+                    rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
+                }
+                dflags.insert(disk_flags::HAS_VALUE);
+                report.values += 1;
+                match found {
+                    Found::Copied(v) => v,
+                    Found::Encoded => &buf[..],
+                }
             }
-            value_len = v.len() as u32;
-            values.extend_from_slice(v);
-            dflags.insert(disk_flags::HAS_VALUE);
-            report.values += 1;
-        }
-        let key = payload.key;
-        let fp = payload.fp.unwrap_or(Fingerprint::ZERO);
-        // Invariant: the file is in dependency order (edges point to earlier nodes), which
-        // `decode_file` checks when it is loaded.
-        debug_assert!(deps_buf.iter().all(|&d| (d as usize) < out.nodes.len()));
-        out.edges.extend_from_slice(&deps_buf);
-        let at = out.nodes.len() as u32;
+            None => &[],
+        };
+        let at = w.node(&NodeOut {
+            kind: n.kind,
+            flags: dflags,
+            durability: n.durability as u8,
+            key,
+            key_fp: n.key_fp,
+            fp: fp.unwrap_or(Fingerprint::ZERO),
+            deps: &deps_buf,
+            value,
+        })?;
         new_index[id.index()] = at;
-        if vt.flags.intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS)) {
+        if Db::KINDS[n.kind as usize]
+            .flags
+            .intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS))
+        {
             volatile.push(at);
         }
         if n.has(flags::ROOT) {
             roots.push(at);
         }
-        out.nodes.push(DiskNode {
-            kind: n.kind,
-            flags: dflags,
-            durability: n.durability as u8,
-            key_fp: (n.key_fp.0, n.key_fp.1),
-            fp: (fp.0, fp.1),
-            deps_len: deps_buf.len() as u32,
-            key_len: key.len() as u32,
-            value_len,
-        });
-        keys.extend_from_slice(&key);
     }
-    report.nodes = out.nodes.len();
-    (out, keys, values, volatile, roots)
+    report.nodes = w.len() as usize;
+    w.finish(&volatile, &roots)
 }
 
 /// The current roots and the current nodes they reach, in

@@ -85,7 +85,8 @@ pub use hasher::{fingerprint_of, HasherKind, StableHasher};
 pub use macros::__hash_value;
 pub use on_disk::FORMAT_VERSION;
 pub use query::{
-    codec_decode, codec_encode, Codec, Database, Flags, KindVTable, Query, QueryStorage,
+    codec_decode, codec_encode, codec_encode_into, Codec, Database, Flags, KindVTable, Query,
+    QueryStorage,
 };
 pub use revision::Revision;
 pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};

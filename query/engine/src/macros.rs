@@ -183,7 +183,7 @@ macro_rules! __query_hash {
 macro_rules! __query_codec {
     (($V:ty)) => { None };
     (($V:ty) cache_on_disk $($rest:ident)*) => {
-        Some($crate::Codec { encode: $crate::codec_encode::<$V>, decode: $crate::codec_decode::<$V> })
+        Some($crate::Codec { encode: $crate::codec_encode_into::<$V>, decode: $crate::codec_decode::<$V> })
     };
     (($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_codec!(($V) $($rest)*) };
 }

@@ -9,30 +9,49 @@
 //!                    at every save: files kept beside the cache name the one they
 //!                    belong to)
 //! kinds              query kind names (u32 count, then each as u32 length and UTF-8)
-//! records            one 88-byte record per node, in dependency order (see [`RECORD`])
-//! edges              every node's dependencies as u32 indices of earlier nodes
-//! keys, values       each node's key, and each `cache_on_disk` node's value, bincode
-//! table              (kind, key fingerprint) → node: open addressing, u32 node + 1 per
-//!                    slot (0: empty), a power of two of at least twice the nodes
-//! reverse            the reverse edges: u32 start per node and one more, then the
-//!                    dependents, each list in increasing order
+//! bodies             one record per node, in dependency order, back to back (see below)
+//! keys               the distinct keys: u32 count, a u32 offset per key, then each key
+//!                    as its fingerprint (16), a varint length and its bincode bytes
+//!                    (checked with the records that use it)
+//! records            a u32 per node: where its record starts in the bodies
+//! table              (kind, key fingerprint) → node: open addressing, per slot a u32 tag
+//!                    (high half of the slot hash) and u32 node + 1 (0: empty), a power
+//!                    of two of more than 5/4 of the nodes
+//! reverse            the reverse edges: a u32 start per node and one more (byte offsets
+//!                    in the list), then each node's dependents in increasing order, as
+//!                    varint gaps (the first from the node itself)
 //! volatile, roots    u32 node indices: the inputs and `eval_always` nodes (what a new
 //!                    session re-checks first), and the embedder's top-level reads
-//! index (192 bytes)  offset and length (u64 each) of the nine sections above, the node
-//!                    count, checksums (xxh3-64) of the kinds, reverse, volatile and roots
-//!                    sections, and the magic "RILLIDX\x03"
+//! index (192 bytes)  offset and length (u64 each) of the eight sections above, the node
+//!                    and key counts, checksums (xxh3-64) of the kinds, reverse, volatile
+//!                    and roots sections, 8 zero bytes and the magic "RILLIDX\x04"
 //! ```
 //!
-//! All integers are little-endian. What is checked, and when (a file that fails a check
-//! at open is ignored as a whole; a record or value that fails its check when used is a
-//! warning and a recomputation of that node):
+//! A node's record (see [`Store::record`]):
+//!
+//! ```text
+//! checksum u64 (see below) · kind u16 · flags u8
+//! · durability u8 · key index varint · result fingerprint (16, if it has one) · edge count
+//! varint · each edge as the varint (node − 1 − edge) · value length varint and value
+//! bytes (if it has a value)
+//! ```
+//!
+//! A key's fingerprint and bytes are stored once for every node of every kind that has
+//! that key (the fingerprint identifies the key, as it identifies the node within its
+//! kind). Integers are little-endian; varints are LEB128 and at most 32 bits.
+//!
+//! What is checked, and when (a file that fails a check at open is ignored as a whole;
+//! a record that fails its check when used is a warning and a recomputation of that
+//! node):
 //! - at open: the header (magic, version, hasher, build id, the file's length), the index
 //!   (its checksum is in the header), every section's bounds, and the kinds, volatile and
 //!   roots sections (small: they are read whole);
-//! - a record, when its node is first used: its checksum covers the record and its edges,
-//!   which must point to earlier nodes (the file is a DAG by construction);
-//! - a value, before it is decoded: its checksum is in its record; a key is hashed again
-//!   after decoding and must equal the record's key fingerprint;
+//! - a record, when its node is first used (its value is used only through it): its
+//!   checksum (xxh3-64 of the rest of the record, value included, seeded with the node's
+//!   index, then of its key's entry seeded with that) covers the record and its key, and
+//!   fails for a record offset that points at another node's record; its edges must
+//!   point to earlier nodes (the file is a DAG by construction); a key is hashed again
+//!   after decoding and must equal its fingerprint;
 //! - the reverse edges, when a session first needs them (a session that found a change).
 //!
 //! Nothing in the table is trusted: a slot only proposes a node, whose checked record must
@@ -42,28 +61,24 @@ use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::query::Query;
 use crate::NodeId;
+use rustc_hash::FxHashMap;
 use std::fmt;
+use std::io::{self, Seek, SeekFrom, Write};
 use std::ops::Deref;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 /// The version of the file format; bump it when the layout or the meaning of a field
 /// changes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
-const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x03";
+const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x04";
 pub(crate) const HEADER_LEN: usize = 64;
-const SECTIONS: usize = 9;
-const INDEX_LEN: usize = SECTIONS * 16 + 8 + 4 * 8 + 8;
-
-/// The size of one node record:
-///
-/// ```text
-/// 0   kind u16 · flags u8 · durability u8     40  first edge u64 (index in the edges)
-/// 4   edge count u32                          48  key offset u64 · 56 key length u32
-/// 8   key fingerprint (16)                    60  value length u32 · 64 value offset u64
-/// 24  result fingerprint (16)                 72  value checksum u64 · 80 record checksum
-/// ```
-pub(crate) const RECORD: usize = 88;
+const SECTIONS: usize = 8;
+const INDEX_LEN: usize = SECTIONS * 16 + 2 * 8 + 4 * 8 + 8 + 8;
+/// The fixed part of a node's record: checksum, kind, flags, durability.
+const RECORD_HEAD: usize = 12;
+/// The size of a table slot: tag and node + 1.
+const SLOT: usize = 8;
 
 crate::dep_graph::flag_set! {
     /// The flags of a node record on disk (the constants of [`disk_flags`]).
@@ -78,31 +93,10 @@ pub(crate) mod disk_flags {
     pub const HAS_FP: DiskFlags = DiskFlags::bit(0);
     /// The last execution was part of a cycle.
     pub const CYCLIC: DiskFlags = DiskFlags::bit(1);
-    /// The node's value is in the values section.
+    /// The record holds the node's value.
     pub const HAS_VALUE: DiskFlags = DiskFlags::bit(2);
     /// The embedder read the node at the top level (see `flags::ROOT`).
     pub const ROOT: DiskFlags = DiskFlags::bit(3);
-}
-
-/// One node, as the writer gives it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct DiskNode {
-    pub kind: u16,
-    pub flags: DiskFlags,
-    pub durability: u8,
-    pub key_fp: (u64, u64),
-    pub fp: (u64, u64),
-    pub deps_len: u32,
-    pub key_len: u32,
-    pub value_len: u32,
-}
-
-/// The graph the writer gives: nodes in dependency order, their edges back to back.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct DiskGraph {
-    pub kinds: Vec<String>,
-    pub nodes: Vec<DiskNode>,
-    pub edges: Vec<u32>,
 }
 
 /// Why a cache file was not used.
@@ -218,7 +212,6 @@ impl Header {
         })
     }
 }
-
 /// Where a section is: offset and length in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Section {
@@ -230,15 +223,15 @@ struct Section {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Index {
     kinds: Section,
-    records: Section,
-    edges: Section,
+    bodies: Section,
     keys: Section,
-    values: Section,
+    records: Section,
     table: Section,
     reverse: Section,
     volatile: Section,
     roots: Section,
     nodes: u64,
+    key_count: u64,
     kinds_sum: u64,
     reverse_sum: u64,
     volatile_sum: u64,
@@ -249,10 +242,9 @@ impl Index {
     fn sections(&self) -> [Section; SECTIONS] {
         [
             self.kinds,
-            self.records,
-            self.edges,
+            self.bodies,
             self.keys,
-            self.values,
+            self.records,
             self.table,
             self.reverse,
             self.volatile,
@@ -273,10 +265,12 @@ impl Index {
         }
         for x in [
             self.nodes,
+            self.key_count,
             self.kinds_sum,
             self.reverse_sum,
             self.volatile_sum,
             self.roots_sum,
+            0,
         ] {
             put(x);
         }
@@ -288,6 +282,9 @@ impl Index {
         if f.len() != INDEX_LEN || f[INDEX_LEN - 8..] != INDEX_MAGIC {
             return Err(LoadError::Invalid("index magic"));
         }
+        if f[INDEX_LEN - 16..INDEX_LEN - 8] != [0; 8] {
+            return Err(LoadError::Invalid("index padding"));
+        }
         let field = |i: usize| u64_at(f, i * 8);
         let s = |i: usize| Section {
             off: field(2 * i),
@@ -296,178 +293,341 @@ impl Index {
         let n = 2 * SECTIONS;
         Ok(Index {
             kinds: s(0),
-            records: s(1),
-            edges: s(2),
-            keys: s(3),
-            values: s(4),
-            table: s(5),
-            reverse: s(6),
-            volatile: s(7),
-            roots: s(8),
+            bodies: s(1),
+            keys: s(2),
+            records: s(3),
+            table: s(4),
+            reverse: s(5),
+            volatile: s(6),
+            roots: s(7),
             nodes: field(n),
-            kinds_sum: field(n + 1),
-            reverse_sum: field(n + 2),
-            volatile_sum: field(n + 3),
-            roots_sum: field(n + 4),
+            key_count: field(n + 1),
+            kinds_sum: field(n + 2),
+            reverse_sum: field(n + 3),
+            volatile_sum: field(n + 4),
+            roots_sum: field(n + 5),
         })
     }
 }
 
-/// The table slot where the search for (disk kind, key fingerprint) starts.
-fn table_start(kind: u16, key_fp: Fingerprint, mask: usize) -> usize {
-    let h =
-        key_fp.0 ^ key_fp.1.rotate_left(17) ^ u64::from(kind).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (h as usize) & mask
+/// The hash of (disk kind, key fingerprint) in the table: its low bits choose the slot
+/// where the search starts, its high half is the slot's tag.
+fn table_hash(kind: u16, key_fp: Fingerprint) -> u64 {
+    key_fp.0 ^ key_fp.1.rotate_left(17) ^ u64::from(kind).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The number of table slots for `n` nodes: a power of two above 5/4 of them, so that
+/// a search always ends at an empty slot.
+fn table_slots(n: usize) -> usize {
+    (n + n / 4 + 1).next_power_of_two()
+}
+
+/// Appends `x` as a LEB128 varint.
+#[inline]
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut x: u32) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// Reads a LEB128 varint of at most 32 bits at `*at`, advancing it; `None` if it runs
+/// past the end or does not fit.
+#[inline]
+pub(crate) fn varint(b: &[u8], at: &mut usize) -> Option<u32> {
+    let mut x = 0u32;
+    for shift in (0..35).step_by(7) {
+        let byte = *b.get(*at)?;
+        *at += 1;
+        let bits = u32::from(byte & 0x7f);
+        if shift == 28 && bits > 0xf {
+            return None;
+        }
+        x |= bits << shift;
+        if byte & 0x80 == 0 {
+            return Some(x);
+        }
+    }
+    None
 }
 
 fn u32s(xs: &[u32]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// What [`encode_file`] writes besides the graph.
-pub(crate) struct Extra<'a> {
-    pub keys: &'a [u8],
-    pub values: &'a [u8],
-    /// Node indices of inputs and `eval_always` nodes.
-    pub volatile: &'a [u32],
-    /// Node indices of the embedder's top-level reads.
-    pub roots: &'a [u32],
-    pub generation: u64,
+/// The checksum of node `i`'s record: of its bytes after the checksum, then of its key's
+/// entry.
+fn record_sum(record: &[u8], key_entry: &[u8], i: u32) -> u64 {
+    xxh3_64_with_seed(key_entry, xxh3_64_with_seed(record, u64::from(i)))
 }
 
-/// Writes a whole cache file.
-pub(crate) fn encode_file(
-    graph: &DiskGraph,
-    extra: &Extra<'_>,
-    build_id: &str,
-    hasher: HasherKind,
-) -> Result<Vec<u8>, String> {
-    let n = graph.nodes.len();
-    if n >= u32::MAX as usize / 2 {
-        return Err("too many nodes for the cache format".to_string());
+fn too_big(what: &str) -> io::Error {
+    io::Error::other(format!("{what} too large for the cache format"))
+}
+
+/// One node, as the writer is given it.
+pub(crate) struct NodeOut<'a> {
+    pub kind: u16,
+    pub flags: DiskFlags,
+    pub durability: u8,
+    /// Its key's index, from [`Writer::key`] or [`Writer::add_key`].
+    pub key: u32,
+    pub key_fp: Fingerprint,
+    /// The result's fingerprint (written when `flags` has `HAS_FP`).
+    pub fp: Fingerprint,
+    /// The edges: indices of nodes written before.
+    pub deps: &'a [u32],
+    /// The value's bytes (written when `flags` has `HAS_VALUE`).
+    pub value: &'a [u8],
+}
+
+/// Writes a cache file as its nodes are given, in one pass: the records go out as they
+/// come (nothing of the size of the values is held in memory), the small sections that
+/// depend on all nodes are written at the end, and the header last, in place.
+pub(crate) struct Writer<W: Write + Seek> {
+    out: W,
+    /// Bytes written so far.
+    pos: u64,
+    index: Index,
+    /// Each node's record offset in the bodies.
+    offsets: Vec<u32>,
+    /// Each node's table hash.
+    hashes: Vec<u64>,
+    /// Every node's edges back to back, and where each node's start.
+    edges: Vec<u32>,
+    edge_starts: Vec<u32>,
+    /// The keys section's entries, where each starts, and each key's index.
+    keys: Vec<u8>,
+    key_offsets: Vec<u32>,
+    key_index: FxHashMap<Fingerprint, u32>,
+    /// The record being written.
+    body: Vec<u8>,
+    build_id: Fingerprint,
+    hasher: u8,
+    generation: u64,
+}
+
+impl<W: Write + Seek> Writer<W> {
+    /// Starts a file on `out` (at its start) with the query kinds `kinds`.
+    pub(crate) fn new(
+        mut out: W,
+        kinds: &[&str],
+        build_id: &str,
+        hasher: HasherKind,
+        generation: u64,
+    ) -> io::Result<Writer<W>> {
+        out.write_all(&[0u8; HEADER_LEN])?;
+        let mut k = Vec::new();
+        k.extend_from_slice(&(kinds.len() as u32).to_le_bytes());
+        for name in kinds {
+            k.extend_from_slice(&(name.len() as u32).to_le_bytes());
+            k.extend_from_slice(name.as_bytes());
+        }
+        out.write_all(&k)?;
+        let index = Index {
+            kinds: Section {
+                off: HEADER_LEN as u64,
+                len: k.len() as u64,
+            },
+            kinds_sum: xxh3_64(&k),
+            ..Index::default()
+        };
+        let pos = (HEADER_LEN + k.len()) as u64;
+        Ok(Writer {
+            out,
+            pos,
+            index: Index {
+                bodies: Section { off: pos, len: 0 },
+                ..index
+            },
+            offsets: Vec::new(),
+            hashes: Vec::new(),
+            edges: Vec::new(),
+            edge_starts: vec![0],
+            keys: Vec::new(),
+            key_offsets: Vec::new(),
+            key_index: FxHashMap::default(),
+            body: Vec::new(),
+            build_id: build_id_fingerprint(build_id),
+            hasher: hasher.tag(),
+            generation,
+        })
     }
-    let mut out = vec![0u8; HEADER_LEN];
-    let mut index = Index {
-        nodes: n as u64,
-        ..Index::default()
-    };
-    let section = |out: &mut Vec<u8>, bytes: &[u8]| {
-        let off = out.len() as u64;
-        out.extend_from_slice(bytes);
-        Section {
-            off,
+
+    /// The index of the key with fingerprint `key_fp`, if it was added.
+    pub(crate) fn key(&self, key_fp: Fingerprint) -> Option<u32> {
+        self.key_index.get(&key_fp).copied()
+    }
+
+    /// Adds a key (not added before) and gives its index.
+    pub(crate) fn add_key(&mut self, key_fp: Fingerprint, bytes: &[u8]) -> io::Result<u32> {
+        let i = u32::try_from(self.key_offsets.len()).map_err(|_| too_big("the keys"))?;
+        let off = u32::try_from(self.keys.len()).map_err(|_| too_big("the keys"))?;
+        let len = u32::try_from(bytes.len()).map_err(|_| too_big("a key"))?;
+        self.key_offsets.push(off);
+        self.keys.extend_from_slice(&key_fp.to_le_bytes());
+        put_varint(&mut self.keys, len);
+        self.keys.extend_from_slice(bytes);
+        self.key_index.insert(key_fp, i);
+        Ok(i)
+    }
+
+    /// The number of nodes written.
+    pub(crate) fn len(&self) -> u32 {
+        self.offsets.len() as u32
+    }
+
+    /// Writes the next node's record; gives its index.
+    pub(crate) fn node(&mut self, n: &NodeOut<'_>) -> io::Result<u32> {
+        let i = self.len();
+        if i as usize >= u32::MAX as usize / 2 {
+            return Err(too_big("the node count"));
+        }
+        let off = self.pos - self.index.bodies.off;
+        self.offsets
+            .push(u32::try_from(off).map_err(|_| too_big("the records"))?);
+        self.hashes.push(table_hash(n.kind, n.key_fp));
+        let b = &mut self.body;
+        b.clear();
+        b.extend_from_slice(&[0u8; 8]);
+        b.extend_from_slice(&n.kind.to_le_bytes());
+        b.push(n.flags.bits());
+        b.push(n.durability);
+        put_varint(b, n.key);
+        if n.flags.contains(disk_flags::HAS_FP) {
+            b.extend_from_slice(&n.fp.to_le_bytes());
+        }
+        put_varint(b, n.deps.len() as u32);
+        for &d in n.deps {
+            // The file is in dependency order: edges point to earlier nodes.
+            if d >= i {
+                return Err(io::Error::other("an edge points forward"));
+            }
+            put_varint(b, i - 1 - d);
+        }
+        if n.flags.contains(disk_flags::HAS_VALUE) {
+            put_varint(
+                b,
+                u32::try_from(n.value.len()).map_err(|_| too_big("a value"))?,
+            );
+            b.extend_from_slice(n.value);
+        }
+        let start = *self
+            .key_offsets
+            .get(n.key as usize)
+            .ok_or_else(|| io::Error::other("a key index out of range"))?;
+        let end = self
+            .key_offsets
+            .get(n.key as usize + 1)
+            .map_or(self.keys.len(), |&e| e as usize);
+        let sum = record_sum(&b[8..], &self.keys[start as usize..end], i);
+        b[..8].copy_from_slice(&sum.to_le_bytes());
+        self.out.write_all(b)?;
+        self.pos += b.len() as u64;
+        self.edges.extend_from_slice(n.deps);
+        self.edge_starts
+            .push(u32::try_from(self.edges.len()).map_err(|_| too_big("the edges"))?);
+        Ok(i)
+    }
+
+    /// Writes a section; gives where it is.
+    fn section(&mut self, bytes: &[u8]) -> io::Result<Section> {
+        self.out.write_all(bytes)?;
+        let s = Section {
+            off: self.pos,
             len: bytes.len() as u64,
+        };
+        self.pos += bytes.len() as u64;
+        Ok(s)
+    }
+
+    /// Writes the sections after the records, the index and the header; gives the output
+    /// and the file's length.
+    pub(crate) fn finish(mut self, volatile: &[u32], roots: &[u32]) -> io::Result<(W, u64)> {
+        let n = self.offsets.len();
+        self.index.nodes = n as u64;
+        self.index.bodies.len = self.pos - self.index.bodies.off;
+        // Keys.
+        let mut keys = Vec::with_capacity(4 + 4 * self.key_offsets.len() + self.keys.len());
+        keys.extend_from_slice(&(self.key_offsets.len() as u32).to_le_bytes());
+        keys.extend_from_slice(&u32s(&self.key_offsets));
+        keys.extend_from_slice(&self.keys);
+        self.index.key_count = self.key_offsets.len() as u64;
+        self.index.keys = self.section(&keys)?;
+        drop(keys);
+        let offsets = u32s(&self.offsets);
+        self.index.records = self.section(&offsets)?;
+        drop(offsets);
+        // Table.
+        let cap = table_slots(n);
+        let mut table = vec![0u8; cap * SLOT];
+        for (i, &h) in self.hashes.iter().enumerate() {
+            let mut at = (h as usize) & (cap - 1);
+            while u32_at(&table, at * SLOT + 4) != 0 {
+                at = (at + 1) & (cap - 1);
+            }
+            table[at * SLOT..at * SLOT + 4].copy_from_slice(&((h >> 32) as u32).to_le_bytes());
+            table[at * SLOT + 4..at * SLOT + 8].copy_from_slice(&(i as u32 + 1).to_le_bytes());
         }
-    };
-    // Kinds.
-    let mut kinds = Vec::new();
-    kinds.extend_from_slice(&(graph.kinds.len() as u32).to_le_bytes());
-    for k in &graph.kinds {
-        kinds.extend_from_slice(&(k.len() as u32).to_le_bytes());
-        kinds.extend_from_slice(k.as_bytes());
-    }
-    index.kinds = section(&mut out, &kinds);
-    index.kinds_sum = xxh3_64(&kinds);
-    // Records (their checksums cover their edges).
-    let mut records = Vec::with_capacity(n * RECORD);
-    let (mut edge, mut key_off, mut value_off) = (0u64, 0u64, 0u64);
-    for d in &graph.nodes {
-        let mut r = [0u8; RECORD];
-        r[0..2].copy_from_slice(&d.kind.to_le_bytes());
-        r[2] = d.flags.bits();
-        r[3] = d.durability;
-        r[4..8].copy_from_slice(&d.deps_len.to_le_bytes());
-        r[8..16].copy_from_slice(&d.key_fp.0.to_le_bytes());
-        r[16..24].copy_from_slice(&d.key_fp.1.to_le_bytes());
-        r[24..32].copy_from_slice(&d.fp.0.to_le_bytes());
-        r[32..40].copy_from_slice(&d.fp.1.to_le_bytes());
-        r[40..48].copy_from_slice(&edge.to_le_bytes());
-        r[48..56].copy_from_slice(&key_off.to_le_bytes());
-        r[56..60].copy_from_slice(&d.key_len.to_le_bytes());
-        let value = d.flags.contains(disk_flags::HAS_VALUE);
-        let value_len = if value { d.value_len } else { 0 };
-        r[60..64].copy_from_slice(&value_len.to_le_bytes());
-        r[64..72].copy_from_slice(&value_off.to_le_bytes());
-        let vbytes = extra
-            .values
-            .get(value_off as usize..(value_off + u64::from(value_len)) as usize)
-            .ok_or("value lengths exceed the values")?;
-        r[72..80].copy_from_slice(&xxh3_64(vbytes).to_le_bytes());
-        let deps = graph
-            .edges
-            .get(edge as usize..edge as usize + d.deps_len as usize)
-            .ok_or("edge counts exceed the edges")?;
-        let sum = record_sum(&r[..80], &u32s(deps));
-        r[80..88].copy_from_slice(&sum.to_le_bytes());
-        records.extend_from_slice(&r);
-        edge += u64::from(d.deps_len);
-        key_off += u64::from(d.key_len);
-        value_off += u64::from(value_len);
-    }
-    index.records = section(&mut out, &records);
-    drop(records);
-    index.edges = section(&mut out, &u32s(&graph.edges));
-    index.keys = section(&mut out, extra.keys);
-    index.values = section(&mut out, extra.values);
-    // Table.
-    let cap = (2 * n).max(2).next_power_of_two();
-    let mut table = vec![0u32; cap];
-    for (i, d) in graph.nodes.iter().enumerate() {
-        let mut at = table_start(d.kind, Fingerprint(d.key_fp.0, d.key_fp.1), cap - 1);
-        while table[at] != 0 {
-            at = (at + 1) & (cap - 1);
-        }
-        table[at] = i as u32 + 1;
-    }
-    index.table = section(&mut out, &u32s(&table));
-    drop(table);
-    // Reverse edges (counting sort: each list in increasing order).
-    let mut start = vec![0u32; n + 1];
-    for &d in &graph.edges {
-        if (d as usize) < n {
+        self.index.table = self.section(&table)?;
+        drop(table);
+        // Reverse edges (counting sort: each list in increasing order).
+        let mut start = vec![0u32; n + 1];
+        for &d in &self.edges {
             start[d as usize + 1] += 1;
         }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut dependents = vec![0u32; graph.edges.len()];
-    let mut e = 0usize;
-    for (i, d) in graph.nodes.iter().enumerate() {
-        for &dep in &graph.edges[e..e + d.deps_len as usize] {
-            let at = &mut fill[dep as usize];
-            dependents[*at as usize] = i as u32;
-            *at += 1;
+        for i in 0..n {
+            start[i + 1] += start[i];
         }
-        e += d.deps_len as usize;
+        let mut fill = start.clone();
+        let mut dependents = vec![0u32; self.edges.len()];
+        for i in 0..n {
+            let (s, e) = (
+                self.edge_starts[i] as usize,
+                self.edge_starts[i + 1] as usize,
+            );
+            for &dep in &self.edges[s..e] {
+                let at = &mut fill[dep as usize];
+                dependents[*at as usize] = i as u32;
+                *at += 1;
+            }
+        }
+        let mut list = Vec::with_capacity(dependents.len() * 2);
+        let mut byte_start = Vec::with_capacity(n + 1);
+        for i in 0..n {
+            byte_start.push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
+            let mut prev = i as u32;
+            for &d in &dependents[start[i] as usize..start[i + 1] as usize] {
+                put_varint(&mut list, d - prev - 1);
+                prev = d;
+            }
+        }
+        byte_start.push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
+        let mut reverse = u32s(&byte_start);
+        reverse.extend_from_slice(&list);
+        self.index.reverse_sum = xxh3_64(&reverse);
+        self.index.reverse = self.section(&reverse)?;
+        let volatile = u32s(volatile);
+        self.index.volatile_sum = xxh3_64(&volatile);
+        self.index.volatile = self.section(&volatile)?;
+        let roots = u32s(roots);
+        self.index.roots_sum = xxh3_64(&roots);
+        self.index.roots = self.section(&roots)?;
+        let index = self.index.encode();
+        self.section(&index)?;
+        let header = Header {
+            version: FORMAT_VERSION,
+            hasher: self.hasher,
+            build_id: self.build_id,
+            file_len: self.pos,
+            index_sum: xxh3_64(&index) ^ self.generation,
+            generation: self.generation,
+        };
+        self.out.seek(SeekFrom::Start(0))?;
+        self.out.write_all(&header.encode())?;
+        Ok((self.out, self.pos))
     }
-    let mut reverse = u32s(&start);
-    reverse.extend_from_slice(&u32s(&dependents));
-    index.reverse = section(&mut out, &reverse);
-    index.reverse_sum = xxh3_64(&reverse);
-    let volatile = u32s(extra.volatile);
-    index.volatile = section(&mut out, &volatile);
-    index.volatile_sum = xxh3_64(&volatile);
-    let roots = u32s(extra.roots);
-    index.roots = section(&mut out, &roots);
-    index.roots_sum = xxh3_64(&roots);
-    let index_bytes = index.encode();
-    out.extend_from_slice(&index_bytes);
-    let header = Header {
-        version: FORMAT_VERSION,
-        hasher: hasher.tag(),
-        build_id: build_id_fingerprint(build_id),
-        file_len: out.len() as u64,
-        index_sum: xxh3_64(&index_bytes) ^ extra.generation,
-        generation: extra.generation,
-    };
-    out[..HEADER_LEN].copy_from_slice(&header.encode());
-    Ok(out)
-}
-
-fn record_sum(record: &[u8], deps: &[u8]) -> u64 {
-    xxh3_64_with_seed(deps, xxh3_64(record))
 }
 
 /// Checks the header of a cache file of `file_len` bytes.
@@ -522,7 +682,6 @@ impl Deref for Bytes {
 /// A part of the file that failed its check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Damaged;
-
 /// A node's record, checked.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Record<'a> {
@@ -531,13 +690,23 @@ pub(crate) struct Record<'a> {
     pub durability: u8,
     pub key_fp: Fingerprint,
     pub fp: Fingerprint,
-    /// The edges, as little-endian u32 indices (each below the node's own).
-    pub deps: &'a [u8],
+    /// The node's index.
+    node: u32,
+    /// Its key's index.
+    key: u32,
+    edge_count: u32,
+    /// The edges, as varints (each checked to point below the node).
+    edges: &'a [u8],
+    /// The value's bytes (empty without `HAS_VALUE`).
+    value: &'a [u8],
 }
 
 impl Record<'_> {
+    /// The edges, in the order they were read.
     pub(crate) fn deps(&self) -> impl Iterator<Item = u32> + '_ {
-        self.deps.chunks_exact(4).map(|c| u32_at(c, 0))
+        let mut at = 0;
+        let node = self.node;
+        (0..self.edge_count).map_while(move |_| Some(node - 1 - varint(self.edges, &mut at)?))
     }
 }
 
@@ -576,7 +745,7 @@ fn checked_u32s(
 
 impl Store {
     /// Opens a cache file: checks the header, the index and the small sections (see the
-    /// module documentation); the records, keys and values are checked when used.
+    /// module documentation); the records are checked when used.
     pub(crate) fn open(
         bytes: Bytes,
         build_id: &str,
@@ -595,12 +764,14 @@ impl Store {
             }
         }
         let n = index.nodes;
+        let slots = index.table.len / SLOT as u64;
         if n >= u64::from(u32::MAX / 2)
-            || index.records.len != n * RECORD as u64
-            || index.edges.len % 4 != 0
-            || index.table.len % 4 != 0
-            || !(index.table.len / 4).is_power_of_two()
-            || index.table.len / 4 < 2 * n
+            || index.bodies.len > u64::from(u32::MAX)
+            || index.records.len != n * 4
+            || index.key_count >= u64::from(u32::MAX / 4)
+            || index.table.len % SLOT as u64 != 0
+            || !slots.is_power_of_two()
+            || slots <= n
             || index.reverse.len < 4 * (n + 1)
         {
             return Err(LoadError::Invalid("section lengths"));
@@ -612,6 +783,13 @@ impl Store {
         let kinds = decode_kinds(kb)?;
         if kinds.len() >= u16::MAX as usize {
             return Err(LoadError::Invalid("kind count"));
+        }
+        let keys = slice(&bytes, index.keys).ok_or(LoadError::Invalid("keys"))?;
+        if keys.len() < 4
+            || u64::from(u32_at(keys, 0)) != index.key_count
+            || (keys.len() as u64 - 4) / 4 < index.key_count
+        {
+            return Err(LoadError::Invalid("keys"));
         }
         let volatile = checked_u32s(&bytes, index.volatile, index.volatile_sum, "volatile")?;
         let roots = checked_u32s(&bytes, index.roots, index.roots_sum, "roots")?;
@@ -644,70 +822,94 @@ impl Store {
         if u64::from(i) >= self.index.nodes {
             return None;
         }
-        let at = self.index.records.off as usize + i as usize * RECORD;
-        let r = self.bytes.get(at..at + RECORD)?;
-        let deps_len = u32_at(r, 4) as usize;
-        let first = usize::try_from(u64_at(r, 40)).ok()?;
-        let edges = slice(&self.bytes, self.index.edges)?;
-        let deps =
-            edges.get(first.checked_mul(4)?..first.checked_add(deps_len)?.checked_mul(4)?)?;
-        if record_sum(&r[..80], deps) != u64_at(r, 80) {
+        let records = slice(&self.bytes, self.index.records)?;
+        let bodies = slice(&self.bytes, self.index.bodies)?;
+        let start = u32_at(records, 4 * i as usize) as usize;
+        let b = bodies.get(start..)?;
+        let head = b.get(..RECORD_HEAD)?;
+        let flags = DiskFlags::from_bits_retain(head[10]);
+        let mut at = RECORD_HEAD;
+        let key = varint(b, &mut at)?;
+        let mut fp = Fingerprint::ZERO;
+        if flags.contains(disk_flags::HAS_FP) {
+            b.get(at..at + 16)?;
+            fp = fp_at(b, at);
+            at += 16;
+        }
+        let edge_count = varint(b, &mut at)?;
+        let edges_at = at;
+        for _ in 0..edge_count {
+            if varint(b, &mut at)? >= i {
+                return None;
+            }
+        }
+        let edges = &b[edges_at..at];
+        let mut value: &[u8] = &[];
+        if flags.contains(disk_flags::HAS_VALUE) {
+            let len = varint(b, &mut at)? as usize;
+            value = b.get(at..at.checked_add(len)?)?;
+            at += len;
+        }
+        let (key_fp, _, entry) = self.key_entry(key)?;
+        if record_sum(&b[8..at], entry, i) != u64_at(head, 0) {
             return None;
         }
         let record = Record {
-            kind: u16_at(r, 0),
-            flags: DiskFlags::from_bits_retain(r[2]),
-            durability: r[3],
-            key_fp: fp_at(r, 8),
-            fp: fp_at(r, 24),
-            deps,
+            kind: u16_at(head, 8),
+            flags,
+            durability: head[11],
+            key_fp,
+            fp,
+            node: i,
+            key,
+            edge_count,
+            edges,
+            value,
         };
         if usize::from(record.kind) >= self.kinds.len()
             || crate::Durability::from_u8(record.durability).is_none()
-            || record.deps().any(|d| d >= i)
         {
             return None;
         }
         Some(record)
     }
 
-    /// Node `i`'s key bytes (checked by the caller against the key fingerprint).
-    pub(crate) fn key_bytes(&self, i: u32) -> Option<&[u8]> {
-        let r = self.raw(i)?;
-        let off = usize::try_from(u64_at(r, 48)).ok()?;
-        let keys = slice(&self.bytes, self.index.keys)?;
-        keys.get(off..off.checked_add(u32_at(r, 56) as usize)?)
-    }
-
-    /// Node `i`'s value bytes: `None` if it has no value, an error if they are out of
-    /// bounds or do not match their checksum.
-    pub(crate) fn value(&self, i: u32) -> Option<Result<&[u8], Damaged>> {
-        let r = self.raw(i)?;
-        if !DiskFlags::from_bits_retain(r[2]).contains(disk_flags::HAS_VALUE) {
+    /// Key `k`'s entry: its fingerprint, its bytes and the whole entry (unchecked: a
+    /// record's checksum covers the entry of its key).
+    fn key_entry(&self, k: u32) -> Option<(Fingerprint, &[u8], &[u8])> {
+        if u64::from(k) >= self.index.key_count {
             return None;
         }
-        let v = (|| {
-            let off = usize::try_from(u64_at(r, 64)).ok()?;
-            let values = slice(&self.bytes, self.index.values)?;
-            let v = values.get(off..off.checked_add(u32_at(r, 60) as usize)?)?;
-            (xxh3_64(v) == u64_at(r, 72)).then_some(v)
-        })();
-        Some(v.ok_or(Damaged))
+        let keys = slice(&self.bytes, self.index.keys)?;
+        let entries = keys.get(4 + 4 * self.index.key_count as usize..)?;
+        let off = u32_at(keys, 4 + 4 * k as usize) as usize;
+        let fp = fp_at(entries.get(off..off.checked_add(16)?)?, 0);
+        let mut at = off + 16;
+        let len = varint(entries, &mut at)? as usize;
+        let end = at.checked_add(len)?;
+        Some((fp, entries.get(at..end)?, &entries[off..end]))
+    }
+
+    /// Node `i`'s key bytes (checked with its record; the caller checks them against the
+    /// key fingerprint after decoding).
+    pub(crate) fn key_bytes(&self, i: u32) -> Option<&[u8]> {
+        Some(self.key_entry(self.record(i)?.key)?.1)
+    }
+
+    /// Node `i`'s value bytes: `None` if it has no value, an error if its record is
+    /// damaged.
+    pub(crate) fn value(&self, i: u32) -> Option<Result<&[u8], Damaged>> {
+        match self.record(i) {
+            Some(r) if r.flags.contains(disk_flags::HAS_VALUE) => Some(Ok(r.value)),
+            Some(_) => None,
+            None => Some(Err(Damaged)),
+        }
     }
 
     /// Node `i`'s value bytes, if it has a value and they are intact.
     #[cfg(test)]
     pub(crate) fn value_bytes(&self, i: u32) -> Option<&[u8]> {
         self.value(i)?.ok()
-    }
-
-    /// The raw record of node `i` (its checksum is checked when the node is loaded).
-    fn raw(&self, i: u32) -> Option<&[u8]> {
-        if u64::from(i) >= self.index.nodes {
-            return None;
-        }
-        let at = self.index.records.off as usize + i as usize * RECORD;
-        self.bytes.get(at..at + RECORD)
     }
 
     /// The nodes the table proposes for (disk kind, key fingerprint), in probe order.
@@ -717,24 +919,23 @@ impl Store {
         key_fp: Fingerprint,
     ) -> impl Iterator<Item = u32> + '_ {
         let table = slice(&self.bytes, self.index.table).unwrap_or(&[]);
-        let cap = table.len() / 4;
-        let mut at = if cap == 0 {
-            0
-        } else {
-            table_start(kind, key_fp, cap - 1)
-        };
+        let cap = table.len() / SLOT;
+        let h = table_hash(kind, key_fp);
+        let tag = (h >> 32) as u32;
+        let mut at = (h as usize) & cap.wrapping_sub(1);
         let mut left = cap;
         std::iter::from_fn(move || {
             while left > 0 {
                 left -= 1;
-                let slot = u32_at(table, at * 4);
+                let slot = &table[at * SLOT..at * SLOT + SLOT];
                 at = (at + 1) & (cap - 1);
-                if slot == 0 {
+                let node = u32_at(slot, 4);
+                if node == 0 {
                     left = 0;
                     return None;
                 }
-                if u64::from(slot - 1) < self.index.nodes {
-                    return Some(slot - 1);
+                if u32_at(slot, 0) == tag && u64::from(node - 1) < self.index.nodes {
+                    return Some(node - 1);
                 }
             }
             None
@@ -757,13 +958,16 @@ impl Store {
         }
         let s = u32_at(start, 4 * i as usize) as usize;
         let e = u32_at(start, 4 * (i as usize + 1)) as usize;
-        let deps = list.get(4 * s..4 * e)?;
+        let gaps = list.get(s..e)?;
         // A dependent comes after what it read, and is a node of the file.
-        Some(
-            deps.chunks_exact(4)
-                .map(|c| u32_at(c, 0))
-                .filter(move |&d| d > i && (d as usize) < n),
-        )
+        let mut at = 0;
+        let mut prev = i;
+        Some(std::iter::from_fn(move || {
+            let gap = varint(gaps, &mut at)?;
+            let d = prev.checked_add(gap)?.checked_add(1)?;
+            prev = d;
+            ((d as usize) < n).then_some(d)
+        }))
     }
 
     /// Whether the reverse section is intact (checked once).
@@ -799,22 +1003,43 @@ fn decode_kinds(b: &[u8]) -> Result<Vec<String>, LoadError> {
     Ok(kinds)
 }
 
-/// The key of `node`, encoded for the cache (from memory).
-pub(crate) fn encode_key<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Vec<u8>> {
+/// Appends the key of `node`, encoded for the cache (from memory); `false` if it is not
+/// in memory or cannot be encoded.
+pub(crate) fn encode_key<Q: Query>(db: &Q::Db, node: NodeId, out: &mut Vec<u8>) -> bool {
     let rt = crate::Database::runtime(db);
-    let slot = rt.graph.borrow().node(node).slot?;
+    let Some(slot) = rt.graph.borrow().node(node).slot else {
+        return false;
+    };
     let st = Q::storage(db).inner.borrow();
-    crate::query::codec_encode(&st.slot(slot).key).ok()
+    let len = out.len();
+    let ok = crate::query::codec_encode_into(&st.slot(slot).key, out).is_ok();
+    if !ok {
+        out.truncate(len);
+    }
+    ok
 }
 
-/// The value of `node`, encoded for the cache (from memory, `cache_on_disk` only).
-pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Vec<u8>> {
-    let codec = Q::CODEC.as_ref()?;
+/// Appends the value of `node`, encoded for the cache (from memory, `cache_on_disk`
+/// only); `false` if there is none or it cannot be encoded.
+pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId, out: &mut Vec<u8>) -> bool {
+    let Some(codec) = Q::CODEC.as_ref() else {
+        return false;
+    };
     let rt = crate::Database::runtime(db);
-    let slot = rt.graph.borrow().node(node).slot?;
+    let Some(slot) = rt.graph.borrow().node(node).slot else {
+        return false;
+    };
     let st = Q::storage(db).inner.borrow();
-    let v = st.slot(slot).value.as_ref()?;
-    (codec.encode)(v).ok()
+    let len = out.len();
+    let ok = st
+        .slot(slot)
+        .value
+        .as_ref()
+        .is_some_and(|v| (codec.encode)(v, out).is_ok());
+    if !ok {
+        out.truncate(len);
+    }
+    ok
 }
 
 /// Whether the value of `node` is in memory.
@@ -828,43 +1053,58 @@ pub(crate) fn has_value<Q: Query>(db: &Q::Db, node: NodeId) -> bool {
 mod tests {
     use super::*;
 
-    fn graph() -> DiskGraph {
-        DiskGraph {
-            kinds: vec!["a".into(), "é".into()],
-            nodes: (0..40u32)
-                .map(|i| DiskNode {
-                    kind: (i % 2) as u16,
-                    flags: if i % 3 == 0 {
-                        disk_flags::HAS_FP | disk_flags::HAS_VALUE
-                    } else {
-                        disk_flags::HAS_FP
-                    },
-                    durability: (i % 3) as u8,
-                    key_fp: (u64::from(i) << 33 | 1, u64::MAX - u64::from(i)),
-                    fp: (u64::from(i) * 0x9e37_79b9, 7),
-                    deps_len: i.min(3),
-                    key_len: 2,
-                    value_len: if i % 3 == 0 { 3 } else { 0 },
-                })
-                .collect(),
-            edges: (0..40u32)
-                .flat_map(|i| (0..i.min(3)).map(move |d| i - 1 - d))
-                .collect(),
-        }
+    /// Node `i` of the test graph: (kind, flags, durability, key fingerprint, edges).
+    fn node(i: u32) -> (u16, DiskFlags, u8, Fingerprint, Vec<u32>) {
+        let flags = if i.is_multiple_of(3) {
+            disk_flags::HAS_FP | disk_flags::HAS_VALUE
+        } else {
+            disk_flags::HAS_FP
+        };
+        // Nodes 2k and 2k + 1 share a key (kinds 0 and 1): the key is stored once.
+        let k = u64::from(i / 2);
+        let key_fp = Fingerprint(k << 33 | 1, u64::MAX - k);
+        let deps = (0..i.min(3)).map(|d| i - 1 - d).collect();
+        ((i % 2) as u16, flags, (i % 3) as u8, key_fp, deps)
+    }
+
+    fn value(i: u32) -> Vec<u8> {
+        (0..i % 7 + 1)
+            .map(|x| (x as u8) ^ (i as u8) ^ 0x5a)
+            .collect()
+    }
+
+    fn key(i: u32) -> Vec<u8> {
+        vec![(i / 2) as u8, 0xee]
     }
 
     fn file() -> Vec<u8> {
-        let g = graph();
-        let keys: Vec<u8> = (0..80u8).collect();
-        let values: Vec<u8> = (0..14 * 3).map(|x| x as u8 ^ 0x5a).collect();
-        let extra = Extra {
-            keys: &keys,
-            values: &values,
-            volatile: &[0, 1],
-            roots: &[39],
-            generation: 9,
-        };
-        encode_file(&g, &extra, "build-1", HasherKind::Sip128).unwrap()
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w = Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9).unwrap();
+        for i in 0..40u32 {
+            let (kind, flags, durability, key_fp, deps) = node(i);
+            let key = match w.key(key_fp) {
+                Some(k) => k,
+                None => w.add_key(key_fp, &key(i)).unwrap(),
+            };
+            let v = value(i);
+            let at = w
+                .node(&NodeOut {
+                    kind,
+                    flags,
+                    durability,
+                    key,
+                    key_fp,
+                    fp: Fingerprint(u64::from(i) * 0x9e37_79b9, 7),
+                    deps: &deps,
+                    value: &v,
+                })
+                .unwrap();
+            assert_eq!(at, i);
+        }
+        let (out, len) = w.finish(&[0, 1], &[39]).unwrap();
+        let bytes = out.into_inner();
+        assert_eq!(bytes.len() as u64, len);
+        bytes
     }
 
     fn open(b: Vec<u8>) -> Result<Store, LoadError> {
@@ -872,66 +1112,108 @@ mod tests {
     }
 
     #[test]
+    fn varints_round_trip_and_reject_overlong_input() {
+        let mut b = Vec::new();
+        let xs = [0, 1, 127, 128, 300, 1 << 21, u32::MAX - 1, u32::MAX];
+        for x in xs {
+            put_varint(&mut b, x);
+        }
+        let mut at = 0;
+        for x in xs {
+            assert_eq!(varint(&b, &mut at), Some(x));
+        }
+        assert_eq!(at, b.len());
+        assert_eq!(varint(&b, &mut at), None);
+        // Past 32 bits, or never ending.
+        assert_eq!(varint(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut 0), None);
+        assert_eq!(varint(&[0x80; 6], &mut 0), None);
+    }
+
+    #[test]
     fn records_keys_values_and_the_table_round_trip() {
-        let g = graph();
         let store = open(file()).unwrap();
         assert_eq!(store.len(), 40);
+        assert_eq!(store.index.key_count, 20, "one key per pair of nodes");
         assert_eq!(store.header.generation, 9);
         assert_eq!(
             (store.volatile.as_slice(), store.roots.as_slice()),
             (&[0, 1][..], &[39][..])
         );
-        let mut edge = 0;
-        for (i, d) in g.nodes.iter().enumerate() {
-            let r = store.record(i as u32).unwrap();
+        for i in 0..40u32 {
+            let (kind, flags, durability, key_fp, deps) = node(i);
+            let r = store.record(i).unwrap();
+            assert_eq!((r.kind, r.flags, r.durability), (kind, flags, durability));
+            assert_eq!(r.key_fp, key_fp);
+            assert_eq!(r.fp, Fingerprint(u64::from(i) * 0x9e37_79b9, 7));
+            assert_eq!(r.deps().collect::<Vec<_>>(), deps);
+            assert_eq!(store.key_bytes(i).unwrap(), key(i));
             assert_eq!(
-                (r.kind, r.flags, r.durability),
-                (d.kind, d.flags, d.durability)
+                store.value_bytes(i),
+                i.is_multiple_of(3).then(|| value(i)).as_deref()
             );
-            assert_eq!(r.key_fp, Fingerprint(d.key_fp.0, d.key_fp.1));
-            let deps: Vec<u32> = r.deps().collect();
-            assert_eq!(deps, g.edges[edge..edge + d.deps_len as usize]);
-            edge += d.deps_len as usize;
-            assert_eq!(
-                store.key_bytes(i as u32).unwrap(),
-                &[2 * i as u8, 2 * i as u8 + 1]
-            );
-            assert_eq!(store.value_bytes(i as u32).is_some(), i % 3 == 0);
-            let found = store
-                .candidates(d.kind, Fingerprint(d.key_fp.0, d.key_fp.1))
-                .any(|c| c == i as u32);
+            let found = store.candidates(kind, key_fp).any(|c| c == i);
             assert!(found, "node {i} is in the table");
             // The reverse edges hold exactly the edges, reversed.
             for dep in deps {
-                assert!(store.dependents(dep).unwrap().any(|x| x == i as u32));
+                assert!(store.dependents(dep).unwrap().any(|x| x == i));
             }
+            let dependents: Vec<u32> = store.dependents(i).unwrap().collect();
+            let expected: Vec<u32> = (i + 1..40).filter(|&d| node(d).4.contains(&i)).collect();
+            assert_eq!(dependents, expected);
         }
         assert!(store.record(40).is_none());
     }
 
     #[test]
-    fn a_damaged_record_or_value_is_detected_when_used() {
+    fn a_damaged_record_is_detected_when_used() {
         let good = file();
         let store = open(good.clone()).unwrap();
-        let rec_off = HEADER_LEN + store.index.kinds.len as usize;
-        // A flipped bit in record 5: only that record is refused.
+        let bodies = store.index.bodies.off as usize;
+        let records = store.index.records.off as usize;
+        let start = |i: usize| bodies + u32_at(&good, records + 4 * i) as usize;
+        // A flipped bit anywhere in record 5 (its value included): only it is refused.
+        for at in start(5)..start(6) {
+            let mut b = good.clone();
+            b[at] ^= 1;
+            let store = open(b).unwrap();
+            assert!(store.record(5).is_none(), "byte {at}");
+            assert!(store.record(4).is_some() && store.record(6).is_some());
+        }
+        // A flipped bit in a key's entry: the records of the nodes with that key (8 and
+        // 9) are refused.
+        let keys = store.index.keys;
+        let entries = keys.off as usize + 4 + 4 * store.index.key_count as usize;
+        let key4 = entries + u32_at(&good, keys.off as usize + 4 + 4 * 4) as usize;
+        for at in [key4, key4 + 15, key4 + 16, key4 + 17] {
+            let mut b = good.clone();
+            b[at] ^= 1;
+            let store = open(b).unwrap();
+            assert!(
+                store.record(8).is_none() && store.record(9).is_none(),
+                "{at}"
+            );
+            assert!(store.record(7).is_some() && store.record(10).is_some());
+        }
+        // A value is refused with its record.
         let mut b = good.clone();
-        b[rec_off + 5 * RECORD + 9] ^= 1;
+        b[start(7) - 1] ^= 1;
         let store = open(b).unwrap();
-        assert!(store.record(5).is_none());
-        assert!(store.record(4).is_some() && store.record(6).is_some());
-        // A flipped bit in a value: that value is refused.
-        let mut b = good.clone();
-        let values_off = open(good.clone()).unwrap().index.values.off as usize;
-        b[values_off] ^= 1;
-        let store = open(b).unwrap();
-        assert!(store.value_bytes(0).is_none());
+        assert_eq!(store.value(6), Some(Err(Damaged)));
         assert!(store.value_bytes(3).is_some());
+        // A record offset pointing at another node's record.
+        let mut b = good.clone();
+        let other = u32_at(&good, records + 4 * 6);
+        b[records + 4 * 5..records + 4 * 6].copy_from_slice(&other.to_le_bytes());
+        assert!(open(b).unwrap().record(5).is_none());
         // A flipped bit in the reverse edges: the section is refused as a whole.
         let mut b = good.clone();
-        let rev_off = open(good.clone()).unwrap().index.reverse.off as usize;
+        let rev_off = store_reverse_off(&good);
         b[rev_off + 2] ^= 1;
         assert!(!open(b).unwrap().reverse_intact());
+    }
+
+    fn store_reverse_off(good: &[u8]) -> usize {
+        open(good.to_vec()).unwrap().index.reverse.off as usize
     }
 
     #[test]
@@ -943,10 +1225,14 @@ mod tests {
             b[at] ^= 0x10;
             assert!(open(b).is_err(), "byte {at}");
         }
-        let kinds_off = HEADER_LEN;
-        let mut b = good.clone();
-        b[kinds_off + 5] ^= 1;
-        assert_eq!(open(b).err(), Some(LoadError::Checksum));
+        let index = open(good.clone()).unwrap().index;
+        for s in [index.kinds, index.volatile, index.roots] {
+            for at in s.off as usize..(s.off + s.len) as usize {
+                let mut b = good.clone();
+                b[at] ^= 1;
+                assert_eq!(open(b).err(), Some(LoadError::Checksum), "byte {at}");
+            }
+        }
         for len in [0, 10, HEADER_LEN, good.len() - 1] {
             assert!(open(good[..len].to_vec()).is_err(), "cut at {len}");
         }

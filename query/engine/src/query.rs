@@ -60,8 +60,8 @@ impl Flags {
 
 /// Encoding of a `cache_on_disk` value (bincode 2 through serde).
 pub struct Codec<V> {
-    /// Value → bytes.
-    pub encode: fn(&V) -> Result<Vec<u8>, String>,
+    /// Value → bytes, appended to the buffer.
+    pub encode: fn(&V, &mut Vec<u8>) -> Result<(), String>,
     /// Bytes → value; errors on malformed input, never panics.
     pub decode: fn(&[u8]) -> Result<V, String>,
 }
@@ -212,10 +212,11 @@ pub struct KindVTable<Db> {
     pub(crate) describe_key: fn(&Db, NodeId) -> String,
     /// The node's key, type-erased (see [`crate::event_key`]).
     pub(crate) key_any: fn(&Db, NodeId) -> Option<Box<dyn std::any::Any>>,
-    /// The node's key, encoded for the cache (`None` if not in memory).
-    pub(crate) encode_key: fn(&Db, NodeId) -> Option<Vec<u8>>,
-    /// The node's value, encoded for the cache (`None` if not in memory or not persisted).
-    pub(crate) encode_value: fn(&Db, NodeId) -> Option<Vec<u8>>,
+    /// Appends the node's key, encoded for the cache (`false` if not in memory).
+    pub(crate) encode_key: fn(&Db, NodeId, &mut Vec<u8>) -> bool,
+    /// Appends the node's value, encoded for the cache (`false` if not in memory or not
+    /// persisted).
+    pub(crate) encode_value: fn(&Db, NodeId, &mut Vec<u8>) -> bool,
     /// Whether the node's value is in memory.
     pub(crate) has_value: fn(&Db, NodeId) -> bool,
     /// The fingerprint of the node's value in memory (`None` if absent or `no_hash`).
@@ -280,9 +281,19 @@ pub(crate) fn decode_bounded<V: serde::de::DeserializeOwned>(
     }
 }
 
-/// Encodes a `cache_on_disk` value (used by the query table).
+/// Encodes a `cache_on_disk` value.
 pub fn codec_encode<V: serde::Serialize>(v: &V) -> Result<Vec<u8>, String> {
-    bincode::serde::encode_to_vec(v, bincode_config()).map_err(|e| e.to_string())
+    let mut out = Vec::new();
+    codec_encode_into(v, &mut out)?;
+    Ok(out)
+}
+
+/// Encodes a `cache_on_disk` value at the end of `out` (used by the query table): the
+/// bytes [`codec_encode`] gives, without a buffer of their own.
+pub fn codec_encode_into<V: serde::Serialize>(v: &V, out: &mut Vec<u8>) -> Result<(), String> {
+    bincode::serde::encode_into_std_write(v, out, bincode_config())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Decodes a `cache_on_disk` value (used by the query table). Trailing bytes are an error;

@@ -245,17 +245,17 @@ fn assert_detected(bytes: &[u8], what: &str) {
     assert_eq!(build_on(bytes, 0, what), Outcome::Warned, "{what}");
 }
 
-/// The layout of a cache file (format 3, see `on_disk.rs`), as a forger reads it.
+/// The layout of a cache file (format 4, see `on_disk.rs`), as a forger reads it.
 const INDEX_LEN: usize = 192;
-const RECORD: usize = 88;
+const SECTIONS: usize = 8;
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
-/// The sections (offset, length) of a file whose index is intact: kinds, records, edges,
-/// keys, values, table, reverse, volatile, roots.
-fn sections(b: &[u8]) -> [(usize, usize); 9] {
+/// The sections (offset, length) of a file whose index is intact: kinds, bodies, keys,
+/// records, table, reverse, volatile, roots.
+fn sections(b: &[u8]) -> [(usize, usize); SECTIONS] {
     let idx = b.len() - INDEX_LEN;
     std::array::from_fn(|i| {
         (
@@ -269,10 +269,70 @@ fn xxh64(b: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(b)
 }
 
-/// Recomputes every checksum of the file (values, records, sections, index) and its
-/// length, as a forger would; a file too damaged to be parsed is returned as it is.
+/// Reads a LEB128 varint of at most 32 bits.
+fn leb(b: &[u8], at: &mut usize) -> Option<u32> {
+    let mut x = 0u64;
+    for shift in (0..35).step_by(7) {
+        let byte = *b.get(*at)?;
+        *at += 1;
+        x |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return u32::try_from(x).ok();
+        }
+    }
+    None
+}
+
+/// Key `k`'s entry (fingerprint, length, bytes) in the keys section.
+fn key_entry(b: &[u8], k: usize) -> Option<std::ops::Range<usize>> {
+    let keys = sections(b)[2];
+    let count = u32::from_le_bytes(b.get(keys.0..keys.0 + 4)?.try_into().unwrap()) as usize;
+    let entries = keys.0 + 4 + 4 * count;
+    let off = b.get(keys.0 + 4 + 4 * k..keys.0 + 8 + 4 * k)?;
+    let start = entries + u32::from_le_bytes(off.try_into().unwrap()) as usize;
+    let mut at = start + 16;
+    let len = leb(b, &mut at)? as usize;
+    let end = at.checked_add(len)?;
+    (end <= keys.0 + keys.1).then_some(start..end)
+}
+
+/// Node `i`'s record: where it starts, where its value is, where it ends, and its key's
+/// entry (`None` if it cannot be parsed).
+fn record_at(
+    b: &[u8],
+    i: usize,
+) -> Option<(usize, std::ops::Range<usize>, usize, std::ops::Range<usize>)> {
+    let secs = sections(b);
+    let (bodies, records) = (secs[1], secs[3]);
+    let off = b.get(records.0 + 4 * i..records.0 + 4 * i + 4)?;
+    let start = bodies.0 + u32::from_le_bytes(off.try_into().unwrap()) as usize;
+    let flags = *b.get(start + 10)?;
+    let mut at = start + 12;
+    let key = key_entry(b, leb(b, &mut at)? as usize)?;
+    if flags & 1 != 0 {
+        at += 16;
+    }
+    for _ in 0..leb(b, &mut at)? {
+        leb(b, &mut at)?;
+    }
+    let mut value = at..at;
+    if flags & 4 != 0 {
+        let len = leb(b, &mut at)? as usize;
+        value = at..at.checked_add(len)?;
+        at = value.end;
+    }
+    (at <= bodies.0 + bodies.1).then_some((start, value, at, key))
+}
+
+/// The number of nodes in the index.
+fn node_count(b: &[u8]) -> usize {
+    u64_at(b, b.len() - INDEX_LEN + 16 * SECTIONS) as usize
+}
+
+/// Recomputes every checksum of the file (records, sections, index) and its length, as
+/// a forger would; a file too damaged to be parsed is returned as it is.
 fn reseal(mut b: Vec<u8>) -> Vec<u8> {
-    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x03" {
+    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x04" {
         return b;
     }
     let len = b.len() as u64;
@@ -282,30 +342,19 @@ fn reseal(mut b: Vec<u8>) -> Vec<u8> {
         .iter()
         .all(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= b.len()));
     if in_bounds {
-        let (records, edges, values) = (secs[1], secs[2], secs[4]);
-        for r in 0..records.1 / RECORD {
-            let at = records.0 + r * RECORD;
-            let rec = b[at..at + RECORD].to_vec();
-            let voff = values.0 + u64_at(&rec, 64) as usize;
-            let vlen = u32::from_le_bytes(rec[60..64].try_into().unwrap()) as usize;
-            if let Some(v) = b.get(voff..voff + vlen) {
-                let sum = xxh64(v);
-                b[at + 72..at + 80].copy_from_slice(&sum.to_le_bytes());
+        for i in 0..node_count(&b).min(secs[3].1 / 4) {
+            if let Some((start, _, end, key)) = record_at(&b, i) {
+                use xxhash_rust::xxh3::xxh3_64_with_seed as seeded;
+                let sum = seeded(&b[key], seeded(&b[start + 8..end], i as u64));
+                b[start..start + 8].copy_from_slice(&sum.to_le_bytes());
             }
-            let first = u64_at(&rec, 40) as usize;
-            let n = u32::from_le_bytes(rec[4..8].try_into().unwrap()) as usize;
-            let deps = b
-                .get(edges.0 + 4 * first..edges.0 + 4 * (first + n))
-                .map(<[u8]>::to_vec)
-                .unwrap_or_default();
-            let sum = xxhash_rust::xxh3::xxh3_64_with_seed(&deps, xxh64(&b[at..at + 80]));
-            b[at + 80..at + 88].copy_from_slice(&sum.to_le_bytes());
         }
         let idx = b.len() - INDEX_LEN;
-        for (field, sec) in [(1usize, 0usize), (2, 6), (3, 7), (4, 8)] {
+        // The checksums of the kinds, reverse, volatile and roots sections.
+        for (field, sec) in [(2usize, 0usize), (3, 5), (4, 6), (5, 7)] {
             let (o, l) = secs[sec];
             let sum = xxh64(&b[o..o + l]);
-            let at = idx + 16 * 9 + 8 * field;
+            let at = idx + 16 * SECTIONS + 8 * field;
             b[at..at + 8].copy_from_slice(&sum.to_le_bytes());
         }
     }
@@ -377,7 +426,7 @@ fn every_bit_flip_is_detected_or_harmless() {
     let checked_at_open = |i: usize| {
         i < 64
             || i >= good.len() - INDEX_LEN
-            || [0usize, 7, 8]
+            || [0usize, 6, 7]
                 .iter()
                 .any(|&s| (secs[s].0..secs[s].0 + secs[s].1).contains(&i))
     };
@@ -398,11 +447,11 @@ fn every_bit_flip_is_detected_or_harmless() {
         }
     }
     println!("bit flips: {warned} warned, {silent} unused and harmless");
-    // A build that uses every record and value: a flip in a record or a value it uses is
-    // always a warning.
-    let (records, values) = (secs[1], secs[4]);
-    for i in (records.0..records.0 + records.1)
-        .chain(values.0..values.0 + values.1)
+    // A build that uses every record and value: a flip in a record (its value included)
+    // or a key it uses is always a warning.
+    let (bodies, keys) = (secs[1], secs[2]);
+    for i in (bodies.0..bodies.0 + bodies.1)
+        .chain(keys.0..keys.0 + keys.1)
         .step_by(7 * stride())
     {
         let mut b = good.clone();
@@ -539,7 +588,12 @@ fn hostile_length_prefixes_do_not_allocate() {
     let _serial = serial();
     let good = good_cache();
     let secs = sections(&good);
-    let (values, idx) = (secs[4], good.len() - INDEX_LEN);
+    let idx = good.len() - INDEX_LEN;
+    let values: Vec<_> = (0..node_count(&good))
+        .filter_map(|i| Some(record_at(&good, i)?.1))
+        .filter(|v| !v.is_empty())
+        .collect();
+    assert!(!values.is_empty());
     let huge = [
         1u64 << 20,
         (1 << 30) - 1,
@@ -554,13 +608,15 @@ fn hostile_length_prefixes_do_not_allocate() {
         // large allocation (a forged value may of course decode to a wrong one).
         let mut b = good.clone();
         let prefix = varint(n);
-        for (k, x) in b[values.0..values.0 + values.1].iter_mut().enumerate() {
-            *x = prefix.get(k % 9).copied().unwrap_or(0xff);
+        for v in &values {
+            for (k, x) in b[v.clone()].iter_mut().enumerate() {
+                *x = prefix.get(k % 9).copied().unwrap_or(0xff);
+            }
         }
         build_on(&reseal(b), 0, &format!("values {n}"));
         // A huge node count, or a huge section length, in the index.
         let mut b = good.clone();
-        b[idx + 16 * 9..idx + 16 * 9 + 8].copy_from_slice(&n.to_le_bytes());
+        b[idx + 16 * SECTIONS..idx + 16 * SECTIONS + 8].copy_from_slice(&n.to_le_bytes());
         assert_detected(&reseal(b), &format!("node count {n}"));
         let mut b = good.clone();
         b[idx + 8..idx + 16].copy_from_slice(&n.to_le_bytes());

@@ -8,6 +8,8 @@
 //!           crate_structure (positionless firewall)      │
 //!        ┌────────┼──────────┬──────────┐                │
 //!   def_info   def_source  module_scope  crate_defs      │
+//!        │         │           ▼                         │
+//!        │         │     resolve_name(module, name)      │
 //!        │         └──────► item_ast(def) ───────────────┘
 //!        ▼                   │
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
@@ -21,9 +23,11 @@
 //! built from positionless skeletons (item offsets replaced by ordinals) and file
 //! statuses, never from file texts, so an edit that adds or removes no item leaves it
 //! green; an item's syntax is found by its ordinal in its file, with spans relative to the
-//! item, so moving an item changes no fingerprint below `item_ast`. Positions come back
-//! only when diagnostics are reported (`file_offsets`, and `positioned_def_map`, built
-//! only when the crate's structure has errors).
+//! item, so moving an item changes no fingerprint below `item_ast`. Paths read a module's
+//! scope one name at a time (`resolve_name`), so adding or removing an item re-checks the
+//! bodies that use a name whose binding changed, not every body that looks into its
+//! module. Positions come back only when diagnostics are reported (`file_offsets`, and
+//! `positioned_def_map`, built only when the crate's structure has errors).
 //!
 //! The item steps other items read (`fn_sig` … `const_value`) are the steps of
 //! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's

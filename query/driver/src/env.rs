@@ -8,7 +8,7 @@ use shared_frontend::intern::Symbol;
 use shared_frontend::sema::def::{DefId, DefKind, DefPath, Namespace, Res, Vis};
 use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
 use shared_frontend::sema::items::ItemAst;
-use shared_frontend::sema::resolve::{self, ModuleScope, ScopeLookup};
+use shared_frontend::sema::resolve::{self, NameBindings, ScopeLookup};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::syntax::ast::{Path, TypeAliasDef};
 
@@ -32,8 +32,8 @@ impl ScopeLookup for QEnv<'_> {
         self.0.def_info(def)?.parent
     }
 
-    fn scope(&self, module: DefId) -> Option<Arc<ModuleScope>> {
-        self.0.module_scope(module).map(|s| s.0)
+    fn name_in(&self, module: DefId, name: Symbol) -> NameBindings {
+        self.0.resolve_name((module, name))
     }
 
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)> {

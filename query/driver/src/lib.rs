@@ -8,6 +8,8 @@
 //!           crate_structure (positionless firewall)      │
 //!        ┌────────┼──────────┬──────────┐                │
 //!   def_info   def_source  module_scope  crate_defs      │
+//!        │         │           ▼                         │
+//!        │         │     resolve_name(module, name)      │
 //!        │         └──────► item_ast(def) ───────────────┘
 //!        ▼                   │
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
@@ -21,9 +23,11 @@
 //! built from positionless skeletons (item offsets replaced by ordinals) and file
 //! statuses, never from file texts, so an edit that adds or removes no item leaves it
 //! green; an item's syntax is found by its ordinal in its file, with spans relative to the
-//! item, so moving an item changes no fingerprint below `item_ast`. Positions come back
-//! only when diagnostics are reported (`file_offsets`, and `positioned_def_map`, built
-//! only when the crate's structure has errors).
+//! item, so moving an item changes no fingerprint below `item_ast`. Paths read a module's
+//! scope one name at a time (`resolve_name`), so adding or removing an item re-checks the
+//! bodies that use a name whose binding changed, not every body that looks into its
+//! module. Positions come back only when diagnostics are reported (`file_offsets`, and
+//! `positioned_def_map`, built only when the crate's structure has errors).
 //!
 //! The item steps other items read (`fn_sig` … `const_value`) are the steps of
 //! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's
@@ -43,10 +47,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use shared_frontend::diag::Diagnostic;
+use shared_frontend::intern::Symbol;
 use shared_frontend::ir::IrFunction;
 use shared_frontend::sema::def::{DefId, DefKind};
 use shared_frontend::sema::modules::{FileLoader, FsLoader};
 use shared_frontend::sema::recipe::Step;
+use shared_frontend::sema::resolve::NameBindings;
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
 
@@ -126,6 +132,9 @@ define_queries! {
     query [cache_on_disk] fn def_source(DefId) -> Option<DefSource>, "locating an item", p_def_source;
     /// A module's scope.
     query [cache_on_disk] fn module_scope(DefId) -> Option<ScopeValue>, "resolving a module's scope", p_module_scope;
+    /// What one name is bound to in a module's scope: what a path reads of a scope, so
+    /// that adding or removing another name of the module stops here.
+    query [cache_on_disk] fn resolve_name((DefId, Symbol)) -> NameBindings, "looking up a name in a module's scope", p_resolve_name;
     /// The absolute offset of each item of a file, by ordinal (for diagnostics only).
     query [] fn file_offsets(PathBuf) -> Arc<Vec<u32>>, "measuring a file", p_file_offsets;
     /// An item's syntax (spans relative to the item).
@@ -448,13 +457,20 @@ pub fn build_path(root: &Path, goal: Goal, options: BuildOptions) -> Build {
 }
 
 /// The key of an event of the engine's log as a person reads it: an item as its def path
-/// (`crate::geometry::area`, from the item's own `def_info`), a file as its path, `()` as
+/// (`crate::geometry::area`, from the item's own `def_info`), a name looked up in a module
+/// as the path it would have there (`crate::geometry::PI`), a file as its path, `()` as
 /// nothing; any other key as `Debug` shows it.
 pub fn event_key(db: &RillDb, event: &Event) -> String {
     if let Some(def) = query::event_key::<RillDb, DefId>(db, event) {
         return match db.def_info(def) {
             Some(info) => info.path.to_string(),
             None => format!("{def:?}"),
+        };
+    }
+    if let Some((module, name)) = query::event_key::<RillDb, (DefId, Symbol)>(db, event) {
+        return match db.def_info(module) {
+            Some(info) => format!("{}::{name}", info.path),
+            None => format!("{module:?}::{name}"),
         };
     }
     if let Some(path) = query::event_key::<RillDb, PathBuf>(db, event) {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use shared_frontend::diag::Diagnostic;
+use shared_frontend::intern::Symbol;
 use shared_frontend::ir::{lower::lower_fn, opt, IrFunction};
 use shared_frontend::limits::MAX_FILE_SIZE;
 use shared_frontend::sema::def::{DefId, DefKind};
@@ -12,7 +13,7 @@ use shared_frontend::sema::entry;
 use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
 use shared_frontend::sema::recipe::{self, Check, Origin, Step};
-use shared_frontend::sema::resolve;
+use shared_frontend::sema::resolve::{self, NameBindings};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
 use shared_frontend::syntax::ast::SourceFileAst;
@@ -323,6 +324,12 @@ pub(super) fn p_def_source(db: &RillDb, def: DefId) -> Option<DefSource> {
 pub(super) fn p_module_scope(db: &RillDb, module: DefId) -> Option<ScopeValue> {
     let shard = db.scope_shard(shard_of(module, db.scope_shard_count(())));
     shard.scope(module).map(|scope| ScopeValue(scope.clone()))
+}
+
+pub(super) fn p_resolve_name(db: &RillDb, (module, name): (DefId, Symbol)) -> NameBindings {
+    db.module_scope(module)
+        .map(|scope| scope.0.name(name))
+        .unwrap_or_default()
 }
 
 pub(super) fn p_file_offsets(db: &RillDb, path: PathBuf) -> Arc<Vec<u32>> {

@@ -59,6 +59,8 @@ serde_stable_hash!(
     TypeckOut,
     Granularity,
     SpanMode,
+    shared_frontend::intern::Symbol,
+    shared_frontend::sema::resolve::NameBindings,
 );
 
 /// How a source file was read: its bytes, or the I/O error (as the OS reported it).

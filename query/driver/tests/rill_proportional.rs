@@ -8,6 +8,11 @@
 //! the file's list holds), the scopes of its module's shard, and its file's aggregate;
 //! the expected sets are computed from the design and compared with what executed, on a
 //! crate of two sizes.
+//!
+//! Bodies and signatures read scopes one name at a time (`resolve_name`), so a structure
+//! edit (a function or a struct added or removed, a `use` added) re-executes, below the
+//! crate-wide hubs, exactly the same item-level queries at both sizes: the names looked
+//! up in the edited module, the items of its file, and the new or removed item's checks.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -17,7 +22,8 @@ use query::{Database, EventKind};
 use query_driver::{
     self as rill, shard_count, shard_of, Build, BuildOptions, Goal, RillDb, Session, DEFS_PER_SHARD,
 };
-use shared_frontend::sema::def::{DefId, DefKind};
+use shared_frontend::intern::Symbol;
+use shared_frontend::sema::def::{DefId, DefKind, DefPath, DefPathSegment, Namespace};
 use shared_frontend::sema::modules::MemLoader;
 
 /// Functions in each module file.
@@ -312,4 +318,214 @@ fn one_items_diagnostics_re_execute_its_files_aggregate_and_keep_the_canonical_o
     assert_eq!(fixed.diagnostics, scratch.diagnostics);
     assert_eq!(render(&fixed), render(&scratch));
     assert_eq!(fixed.diagnostics.len(), broken.diagnostics.len() - 1);
+}
+
+/// The queries that work on one item or one name, below the crate-wide hubs (`def_map`,
+/// `crate_structure`, and the shards and per-file lists cut from it, each re-executed
+/// once per structure edit and cut off by fingerprint).
+const ITEM_LEVEL: [&str; 11] = [
+    "resolve_name",
+    "item_ast",
+    "fn_sig",
+    "struct_fields",
+    "alias_ty",
+    "const_ty",
+    "const_value",
+    "check_struct",
+    "typeck",
+    "typeck_diagnostics",
+    "file_diagnostics",
+];
+
+/// What one structure edit of `m0.rs` re-executed at the item level, by query and key,
+/// after `prepare` (built and cached first), on a crate of `modules` modules; the build
+/// after the edit equals one from scratch.
+fn item_level_after(
+    modules: usize,
+    prepare: impl Fn(&str) -> String,
+    edit: impl Fn(&str) -> String,
+) -> (Vec<(&'static str, BTreeSet<String>)>, Session) {
+    let mut p = Project::new(modules);
+    p.edit("m0.rs", prepare);
+    let (first, _) = p.check();
+    assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
+    p.edit("m0.rs", edit);
+    let (b, session) = p.check();
+    assert!(b.diagnostics.is_empty(), "{:?}", b.diagnostics);
+    assert_eq!(b.diagnostics, p.scratch().diagnostics);
+    let ran = executions(&session.db);
+    let by_query = ITEM_LEVEL.iter().map(|q| (*q, keys_of(&ran, q))).collect();
+    (by_query, session)
+}
+
+/// The same structure edit on a crate of 40 and of 160 modules: the item-level queries
+/// that re-execute are exactly the same ones, query by query and key by key; none is
+/// outside `m0` (a removed item's keys show as its id), and the bodies type-checked
+/// again are `expect_typeck`.
+fn proportional(
+    prepare: impl Fn(&str) -> String + Copy,
+    edit: impl Fn(&str) -> String + Copy,
+    expect_typeck: &[String],
+) -> Vec<(&'static str, BTreeSet<String>)> {
+    let (small, _) = item_level_after(40, prepare, edit);
+    let (large, session) = item_level_after(160, prepare, edit);
+    assert_eq!(small, large, "the crate is four times larger");
+    let get = |q: &str| &large.iter().find(|(k, _)| *k == q).expect("a query").1;
+    let expected: BTreeSet<String> = expect_typeck.iter().cloned().collect();
+    assert_eq!(get("typeck"), &expected);
+    // Every name looked up again is a name of the edited module (whose scope changed),
+    // and every item looked at again is one of its items: the bound is the number of
+    // names the program looks up in that module and of the items of its file, whatever
+    // the size of the crate.
+    for (q, keys) in &large {
+        for k in keys {
+            assert!(
+                k.starts_with("crate::m0::") || k == "m0.rs" || expected.contains(k),
+                "{q}({k}) is outside the edited module"
+            );
+        }
+    }
+    let names = get("resolve_name").len();
+    let in_file = session.db.file_defs("m0.rs".into()).len();
+    // `f1` … `f19`, `Pair`, `STEP`, `f0` (from `main`), the primitive `i64` and the
+    // locals `x` and `p` (a pattern could name a constant), and a new item's name.
+    assert!(
+        names <= FNS_PER_MODULE + 6,
+        "{names} names: {:?}",
+        get("resolve_name")
+    );
+    // The items of the edited file, and a removed one.
+    assert!(
+        get("item_ast").len() <= in_file + 1,
+        "{:?}",
+        get("item_ast")
+    );
+    large
+}
+
+const ADDED_FN: &str = "\npub fn added(x: i64) -> i64 {\n    x * 3\n}\n";
+
+/// How the event log shows the key of `crate::m0::<name>` once the item is gone: its id.
+fn removed_key(ns: Namespace, name: &str) -> String {
+    let segment = |ns, name| DefPathSegment {
+        ns,
+        name: Symbol::intern(name),
+        disambiguator: 0,
+    };
+    let path = DefPath {
+        segments: vec![segment(Namespace::Type, "m0"), segment(ns, name)],
+    };
+    format!("{:?}", path.hash())
+}
+
+/// The keys `query` executed on, from [`proportional`]'s result.
+fn ran_on(ran: &[(&'static str, BTreeSet<String>)], query: &str) -> BTreeSet<String> {
+    ran.iter()
+        .find(|(k, _)| *k == query)
+        .map(|(_, keys)| keys.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn adding_a_function_re_checks_it_alone_at_any_size() {
+    let added = ["crate::m0::added".to_string()];
+    let ran = proportional(|t| t.to_string(), |t| format!("{t}{ADDED_FN}"), &added);
+    assert_eq!(ran_on(&ran, "fn_sig"), BTreeSet::from(added.clone()));
+    assert!(ran_on(&ran, "struct_fields").is_empty());
+    assert!(ran_on(&ran, "const_value").is_empty());
+}
+
+#[test]
+fn removing_a_function_re_checks_nothing_else_at_any_size() {
+    // The removed function's own queries run once more and find it gone.
+    let removed = [removed_key(Namespace::Value, "added")];
+    let ran = proportional(
+        |t| format!("{t}{ADDED_FN}"),
+        |t| t.replace(ADDED_FN, ""),
+        &removed,
+    );
+    assert_eq!(ran_on(&ran, "fn_sig"), BTreeSet::from(removed.clone()));
+}
+
+#[test]
+fn adding_a_struct_re_checks_no_body_at_any_size() {
+    let ran = proportional(
+        |t| t.to_string(),
+        |t| format!("{t}\n#[derive(Clone, Copy)]\npub struct Added {{\n    pub v: i64,\n}}\n"),
+        &[],
+    );
+    assert_eq!(
+        ran_on(&ran, "struct_fields"),
+        BTreeSet::from(["crate::m0::Added".to_string()])
+    );
+    assert!(ran_on(&ran, "fn_sig").is_empty());
+}
+
+#[test]
+fn adding_a_use_at_the_top_re_checks_no_body_at_any_size() {
+    // Every item of the file moves one ordinal down: their syntax is found again (equal
+    // texts, cut off there), and no body or signature is checked again.
+    let ran = proportional(
+        |t| t.to_string(),
+        |t| format!("use crate::m1::Pair as OtherPair;\n{t}"),
+        &[],
+    );
+    assert!(ran_on(&ran, "fn_sig").is_empty());
+    assert!(ran_on(&ran, "struct_fields").is_empty());
+}
+
+#[test]
+fn a_name_that_starts_to_resolve_re_checks_the_bodies_that_use_it() {
+    // `m0` imports `crate::m1::later` and calls it: unresolved until `later` is added to
+    // `m1`. The body's check depends on the name's binding in `m0` (an import of a name
+    // of `m1`), so adding an item to another module reaches it; and the diagnostics are
+    // those of a build from scratch at every step.
+    let mut p = Project::new(12);
+    p.edit("m0.rs", |t| {
+        format!("use crate::m1::later;\n{t}\npub fn caller(x: i64) -> i64 {{\n    later(x)\n}}\n")
+    });
+    let options = BuildOptions {
+        engine: query::Options {
+            event_log: true,
+            ..query::Options::default()
+        },
+        ..BuildOptions::default()
+    };
+    let mut session = Session::new(p.loader(), Path::new("main.rs"), Goal::Check, options);
+    let broken = session.build(Goal::Check);
+    assert_eq!(broken.diagnostics, p.scratch().diagnostics);
+    assert!(
+        broken.diagnostics.iter().any(|d| d.code == Some("E0432")),
+        "{:?}",
+        broken.diagnostics
+    );
+    session.db.runtime().take_events();
+
+    p.edit("m1.rs", |t| {
+        format!("{t}\npub fn later(x: i64) -> i64 {{\n    x\n}}\n")
+    });
+    session.set_loader(p.loader());
+    let fixed = session.build(Goal::Check);
+    assert!(fixed.diagnostics.is_empty(), "{:?}", fixed.diagnostics);
+    assert_eq!(fixed.diagnostics, p.scratch().diagnostics);
+    let ran = executions(&session.db);
+    assert_eq!(
+        keys_of(&ran, "typeck"),
+        BTreeSet::from([
+            "crate::m0::caller".to_string(),
+            "crate::m1::later".to_string()
+        ])
+    );
+    assert!(keys_of(&ran, "resolve_name").contains("crate::m0::later"));
+
+    // Adding an item named like the import collides with it (E0255), as from scratch.
+    p.edit("m0.rs", |t| format!("{t}\nfn later() {{}}\n"));
+    session.set_loader(p.loader());
+    let clash = session.build(Goal::Check);
+    assert_eq!(clash.diagnostics, p.scratch().diagnostics);
+    assert!(
+        clash.diagnostics.iter().any(|d| d.code == Some("E0255")),
+        "{:?}",
+        clash.diagnostics
+    );
 }

@@ -28,7 +28,8 @@ use crate::syntax::ast::{PathSegment, PathSegmentKind, UseTree, UseTreeKind};
 
 use super::path::{keyword_not_at_start, module_ref, primitive, too_many_supers};
 use super::{
-    path_text, privacy_error, vis_is_at_least, Binding, ModuleScope, ResolvedCrate, ScopeLookup,
+    path_text, privacy_error, vis_is_at_least, Binding, ModuleScope, NameBindings, ResolvedCrate,
+    ScopeLookup,
 };
 
 /// Builds every module's scope and reports what is wrong with its imports.
@@ -949,8 +950,8 @@ impl ScopeLookup for TreeParents<'_> {
     fn parent(&self, def: DefId) -> Option<DefId> {
         self.0.parent(def)
     }
-    fn scope(&self, _module: DefId) -> Option<Arc<ModuleScope>> {
-        None
+    fn name_in(&self, _module: DefId, _name: Symbol) -> NameBindings {
+        NameBindings::default()
     }
     fn type_alias(&self, _def: DefId) -> Option<(DefId, Arc<crate::syntax::ast::TypeAliasDef>)> {
         None

@@ -100,10 +100,35 @@ impl ModuleScope {
         out
     }
 
+    /// What `name` is bound to in both namespaces.
+    pub fn name(&self, name: Symbol) -> NameBindings {
+        NameBindings {
+            types: self.types.get(&name).copied(),
+            values: self.values.get(&name).copied(),
+        }
+    }
+
     fn map_mut(&mut self, ns: Namespace) -> &mut FxHashMap<Symbol, Binding> {
         match ns {
             Namespace::Type => &mut self.types,
             Namespace::Value => &mut self.values,
+        }
+    }
+}
+
+/// What one name is bound to in one module's scope, in each namespace: what resolving a
+/// path reads of a scope, one name at a time.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NameBindings {
+    pub types: Option<Binding>,
+    pub values: Option<Binding>,
+}
+
+impl NameBindings {
+    pub fn get(&self, ns: Namespace) -> Option<&Binding> {
+        match ns {
+            Namespace::Type => self.types.as_ref(),
+            Namespace::Value => self.values.as_ref(),
         }
     }
 }
@@ -123,8 +148,10 @@ pub trait ScopeLookup {
     fn root(&self) -> DefId;
     /// The module an item (or module) is declared in; `None` for the root.
     fn parent(&self, def: DefId) -> Option<DefId>;
-    /// A module's scope.
-    fn scope(&self, module: DefId) -> Option<Arc<ModuleScope>>;
+    /// What `name` is bound to in `module`'s scope (nothing for a module that does not
+    /// exist). Paths read scopes only through this, one name at a time, so that a
+    /// driver can record which names a path depended on.
+    fn name_in(&self, module: DefId, name: Symbol) -> NameBindings;
     /// A type alias's module and syntax (for `Alias::MAX`).
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)>;
     /// An item's name.
@@ -174,8 +201,12 @@ impl ScopeLookup for CrateScopes<'_> {
         self.tree.parent(def)
     }
 
-    fn scope(&self, module: DefId) -> Option<Arc<ModuleScope>> {
-        self.resolved.scopes.get(&module).cloned()
+    fn name_in(&self, module: DefId, name: Symbol) -> NameBindings {
+        self.resolved
+            .scopes
+            .get(&module)
+            .map(|s| s.name(name))
+            .unwrap_or_default()
     }
 
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)> {

@@ -115,7 +115,7 @@ pub fn resolve_path_as(
 /// [`resolve_path`] answers for a one-segment path when it succeeds, without building the
 /// diagnostic when it does not.
 pub fn lookup_name(ctx: &dyn ScopeLookup, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
-    if let Some(b) = scope_of(ctx, from).get(ns, name) {
+    if let Some(b) = ctx.name_in(from, name).get(ns) {
         return b.res;
     }
     match ns {
@@ -142,17 +142,17 @@ fn resolve(
     let mut i;
     match first.kind {
         PathSegmentKind::Name(name) => {
-            let scope = scope_of(ctx, from);
+            let bound = ctx.name_in(from, name);
             if segs.len() == 1 {
                 return single_segment(
-                    scope.get(ns, name),
-                    scope.get(other(ns), name),
+                    bound.get(ns),
+                    bound.get(other(ns)),
                     name,
                     first.span,
                     source,
                 );
             }
-            match scope.get(Namespace::Type, name) {
+            match bound.get(Namespace::Type) {
                 Some(b) => match b.res {
                     None => return Err(failed_import(name, first.span)),
                     Some(Res::Def(DefKind::Mod, m)) => {
@@ -166,7 +166,7 @@ fn resolve(
                         return type_relative(ctx, segs, 1, prim, source, alias_depth);
                     }
                     return Err(first_segment_not_module(
-                        scope.get(Namespace::Value, name),
+                        bound.get(Namespace::Value),
                         name,
                         first.span,
                     ));
@@ -203,8 +203,8 @@ fn resolve(
     while i + 1 < segs.len() {
         let seg = &segs[i];
         let name = segment_name(seg)?;
-        let scope = scope_of(ctx, module);
-        match scope.get(Namespace::Type, name) {
+        let bound = ctx.name_in(module, name);
+        match bound.get(Namespace::Type) {
             Some(b) => {
                 if !is_accessible(ctx, b.vis, from) {
                     return Err(privacy_error(b, name, seg.span));
@@ -217,7 +217,7 @@ fn resolve(
             }
             None => {
                 let within = module_ref(&segs[i - 1]);
-                let label = match scope.get(Namespace::Value, name).and_then(|b| b.res) {
+                let label = match bound.get(Namespace::Value).and_then(|b| b.res) {
                     Some(res) => format!(
                         "expected type, found {} `{name}` in {within}",
                         super::res_descr(res)
@@ -238,8 +238,8 @@ fn resolve(
     // The last segment, in the namespace asked for.
     let last = &segs[i];
     let name = segment_name(last)?;
-    let scope = scope_of(ctx, module);
-    match scope.get(ns, name) {
+    let bound = ctx.name_in(module, name);
+    match bound.get(ns) {
         Some(b) => {
             if !is_accessible(ctx, b.vis, from) {
                 return Err(privacy_error(b, name, last.span));
@@ -250,7 +250,7 @@ fn resolve(
             }
         }
         None => {
-            if let Some(res) = scope.get(other(ns), name).and_then(|b| b.res) {
+            if let Some(res) = bound.get(other(ns)).and_then(|b| b.res) {
                 return Err(wrong_kind(res, &path_text(segs), path.span, source));
             }
             let prefix = &segs[..i];
@@ -271,10 +271,6 @@ fn resolve(
             .with_label_message(label))
         }
     }
-}
-
-fn scope_of(ctx: &dyn ScopeLookup, module: DefId) -> std::sync::Arc<super::ModuleScope> {
-    ctx.scope(module).unwrap_or_default()
 }
 
 fn other(ns: Namespace) -> Namespace {

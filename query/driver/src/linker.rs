@@ -253,7 +253,7 @@ fn load(dir: &Path, generation: u64) -> Result<Option<LinkState>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    let base = MappedFile::map(&file).map_err(|e| e.to_string())?;
+    let base = MappedFile::map(file).map_err(|e| e.to_string())?;
     let journal = match fs::read(dir.join(JOURNAL)) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),

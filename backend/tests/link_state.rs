@@ -328,12 +328,14 @@ fn every_damaged_or_cut_byte_of_a_base_is_detected() {
     let state = LinkState::link(&blobs, main).unwrap();
     let bytes = state.encode().unwrap();
     let (hash, code) = (state.hash(), state.code().unwrap());
+    let offsets = state.image().unwrap().function_offsets().unwrap().to_vec();
+    assert_eq!(offsets.len(), blobs.len());
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x41;
         assert!(LinkState::decode(&bad).is_err(), "byte {at}");
         // Opened lazily, the damage is an error when the part is used, never another
-        // image.
+        // image or another list of functions.
         if let Ok(Some(s)) = LinkState::open(Box::new(bad), &[], 0) {
             if let Ok(image) = s.image() {
                 assert_eq!(
@@ -341,6 +343,9 @@ fn every_damaged_or_cut_byte_of_a_base_is_detected() {
                     (hash, code.as_slice()),
                     "byte {at}"
                 );
+                if let Ok(listed) = image.function_offsets() {
+                    assert_eq!(listed, offsets.as_slice(), "byte {at}");
+                }
             }
         }
     }
@@ -367,6 +372,10 @@ fn an_image_maps_its_code_from_the_base_file_and_checks_it() {
     let image = opened.image().unwrap();
     assert!(image.code() == code.as_slice());
     assert_eq!(image.hash(), state.hash());
+    assert_eq!(
+        image.function_offsets().unwrap(),
+        state.image().unwrap().function_offsets().unwrap()
+    );
     // The code is the file's mapping, not a copy.
     let addr = image.code().as_ptr() as usize;
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();

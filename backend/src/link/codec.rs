@@ -459,11 +459,6 @@ impl Base {
         Ok(out)
     }
 
-    /// Checks every block of the slot table (an image lists every function).
-    pub fn check_slots(&self) -> Result<(), DecodeError> {
-        (0..Table::blocks(self.slots.n)).try_for_each(|k| self.block(&self.slots, k).map(drop))
-    }
-
     /// Checks every block of the reverse index.
     pub fn check_edges(&self) -> Result<(), DecodeError> {
         (0..Table::blocks(self.edges.n)).try_for_each(|k| self.block(&self.edges, k).map(drop))

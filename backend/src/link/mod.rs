@@ -96,8 +96,9 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-/// Makes the list of function offsets of an image.
-pub(crate) type OffsetList = Box<dyn FnOnce() -> Vec<(DefId, usize)> + Send>;
+/// Makes the list of function offsets of an image (reading a stored state's slots, which
+/// may turn out damaged).
+pub(crate) type OffsetList = Box<dyn FnOnce() -> Result<Vec<(DefId, usize)>, LinkError> + Send>;
 
 /// A linked program, ready to run ([`Image::run`]).
 pub struct Image {
@@ -107,7 +108,7 @@ pub struct Image {
     pub(crate) context: usize,
     pub(crate) main: usize,
     /// Function start offsets, in address order, made on first use by `list_offsets`.
-    offsets: OnceLock<Vec<(DefId, usize)>>,
+    offsets: OnceLock<Result<Vec<(DefId, usize)>, LinkError>>,
     list_offsets: Mutex<Option<OffsetList>>,
     hash: u128,
     /// One run at a time (the context page belongs to the run).
@@ -147,12 +148,16 @@ impl Image {
         unsafe { std::slice::from_raw_parts(self.mem, self.code_len) }
     }
 
-    /// Offset of each function's code in [`Image::code`], in address order.
-    pub fn function_offsets(&self) -> &[(DefId, usize)] {
-        self.offsets.get_or_init(|| {
+    /// Offset of each function's code in [`Image::code`], in address order. Made on
+    /// first use: for an image of a stored link state, from its slots, whose blocks are
+    /// checked then (a damaged one is an error; the image's code was checked when it was
+    /// made).
+    pub fn function_offsets(&self) -> Result<&[(DefId, usize)], LinkError> {
+        let offsets = self.offsets.get_or_init(|| {
             let list = self.list_offsets.lock().ok().and_then(|mut l| l.take());
-            list.map_or_else(Vec::new, |f| f())
-        })
+            list.map_or_else(|| Ok(Vec::new()), |f| f())
+        });
+        offsets.as_deref().map_err(Clone::clone)
     }
 
     pub(crate) fn context_ptr(&self) -> *mut u64 {

@@ -776,13 +776,10 @@ impl LinkState {
     /// copied into it), and every chunk of it that the image keeps is checked where it
     /// is mapped, so no byte is copied and none runs unchecked. Otherwise, or where the
     /// file cannot be mapped executable (a `noexec` mount), the buffer is copied into a
-    /// new mapping, its base chunks checked. Every block of the base's slots is checked
-    /// too. The list of function offsets is made when first asked for.
+    /// new mapping, its base chunks checked. The list of function offsets is made (and
+    /// the base's slots read for it) when first asked for.
     pub fn image(&self) -> Result<Image, LinkError> {
         let main = self.lookup(self.main)?.map_or(0, |s| s.offset as usize);
-        if let Some(base) = &self.base {
-            base.check_slots().map_err(damaged)?;
-        }
         if let Some((file, offset)) = self.code.base.as_ref().and_then(|b| b.code_file()) {
             let source = CodeSource {
                 file,
@@ -815,8 +812,7 @@ impl LinkState {
         )
     }
 
-    /// Makes the list of function offsets, in address order, when called (after
-    /// [`Base::check_slots`], so reading the blocks again cannot fail).
+    /// Makes the list of function offsets, in address order, when called.
     fn offset_list(&self) -> OffsetList {
         let (base, over) = (
             self.base.clone(),
@@ -830,16 +826,15 @@ impl LinkState {
             if let Some(base) = &base {
                 let listed: FxHashSet<DefId> = over.iter().map(|&(d, _)| d).collect();
                 for i in 0..base.slot_count() {
-                    if let Ok((d, o, _)) = base.slot_place(i) {
-                        if !listed.contains(&d) {
-                            out.push((d, o));
-                        }
+                    let (d, o, _) = base.slot_place(i).map_err(damaged)?;
+                    if !listed.contains(&d) {
+                        out.push((d, o));
                     }
                 }
             }
             out.extend(over.iter().filter_map(|&(d, o)| Some((d, o?))));
             out.sort_unstable_by_key(|&(_, o)| o);
-            out
+            Ok(out)
         })
     }
 

@@ -19,7 +19,9 @@
 //! from scratch, a whole-program patch or a journal grown past a quarter of the base
 //! writes a new base (temporary file, then rename) and drops the journal. The base is
 //! memory-mapped and read in place: opening it reads its header and directory, the
-//! journal's records are applied, and the rest is checked when first used. A state that
+//! journal's records are applied, and the rest is checked when first used. The image maps
+//! the base's code from the file too ([`LinkState::image`]), so a build that changed
+//! nothing copies no code. A state that
 //! does not lead to the loaded cache's generation (older, or a write cut short) is
 //! ignored; a damaged one is a warning; either way the build links from scratch.
 

@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use backend::link::SavePlan;
+use backend::link::{MappedFile, SavePlan};
 use backend::{codegen, link, CodeBlob, LinkState, RelocTarget, Relocation, RunLimits, RuntimeFn};
 use proptest::prelude::*;
 use shared_frontend::ir::builder::fn_def_id;
@@ -92,8 +92,14 @@ fn check_equal(state: &LinkState, blobs: &Blobs, main: DefId) {
         a.len(),
         b.len()
     );
+    let image = state.image().unwrap();
+    assert_eq!(image.hash(), fresh.hash());
+    assert!(
+        image.code() == state.code().unwrap().as_slice(),
+        "the image's code"
+    );
     let limits = RunLimits::default();
-    let (a, b) = (state.image().unwrap().run(&limits), fresh.run(&limits));
+    let (a, b) = (image.run(&limits), fresh.run(&limits));
     assert_eq!((a.stdout, a.status), (b.stdout, b.status));
     // The state survives encoding.
     let decoded = LinkState::decode(&state.encode().unwrap()).expect("decodes");
@@ -240,9 +246,27 @@ impl Disk {
         written
     }
 
+    /// Opens the state from a base file, as the driver does: mapped, so that an image
+    /// maps its code from the file.
     fn open(&self, tag: u64) -> Result<Option<LinkState>, backend::link::DecodeError> {
-        LinkState::open(Box::new(self.base.clone()), &self.journal, tag)
+        let file = base_file(&self.base);
+        LinkState::open(Box::new(MappedFile::map(file).unwrap()), &self.journal, tag)
     }
+}
+
+/// A file holding `bytes`, opened for reading and already unlinked.
+fn base_file(bytes: &[u8]) -> std::fs::File {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "rill-link-state-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&path, bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    file
 }
 
 /// A chain of `n` functions, each calling the next (the last returns), and `main`
@@ -304,12 +328,14 @@ fn every_damaged_or_cut_byte_of_a_base_is_detected() {
     let state = LinkState::link(&blobs, main).unwrap();
     let bytes = state.encode().unwrap();
     let (hash, code) = (state.hash(), state.code().unwrap());
+    let offsets = state.image().unwrap().function_offsets().unwrap().to_vec();
+    assert_eq!(offsets.len(), blobs.len());
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x41;
         assert!(LinkState::decode(&bad).is_err(), "byte {at}");
         // Opened lazily, the damage is an error when the part is used, never another
-        // image.
+        // image or another list of functions.
         if let Ok(Some(s)) = LinkState::open(Box::new(bad), &[], 0) {
             if let Ok(image) = s.image() {
                 assert_eq!(
@@ -317,12 +343,71 @@ fn every_damaged_or_cut_byte_of_a_base_is_detected() {
                     (hash, code.as_slice()),
                     "byte {at}"
                 );
+                if let Ok(listed) = image.function_offsets() {
+                    assert_eq!(listed, offsets.as_slice(), "byte {at}");
+                }
             }
         }
     }
     for len in 0..bytes.len() {
         assert!(LinkState::decode(&bytes[..len]).is_err(), "cut at {len}");
         assert!(LinkState::open(Box::new(bytes[..len].to_vec()), &[], 0).is_err());
+    }
+}
+
+#[test]
+fn an_image_maps_its_code_from_the_base_file_and_checks_it() {
+    let (blobs, main) = chain(3000);
+    let mut state = LinkState::link(&blobs, main).unwrap();
+    let mut disk = Disk::default();
+    disk.save(&mut state, 0);
+    // A journal on top: the image's pages that it wrote replace the file's.
+    let (def, blob) = blobs[1500].clone();
+    let mut grown = (*blob).clone();
+    grown.bytes.resize(100, 0x90);
+    state.patch(&[(def, Arc::new(grown))], &[], main).unwrap();
+    disk.save(&mut state, 1);
+    let code = state.code().unwrap();
+    let opened = disk.open(1).unwrap().unwrap();
+    let image = opened.image().unwrap();
+    assert!(image.code() == code.as_slice());
+    assert_eq!(image.hash(), state.hash());
+    assert_eq!(
+        image.function_offsets().unwrap(),
+        state.image().unwrap().function_offsets().unwrap()
+    );
+    // The code is the file's mapping, not a copy.
+    let addr = image.code().as_ptr() as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let mapping = maps.lines().find(|l| {
+        let range = l.split(' ').next().unwrap_or_default();
+        let (a, b) = range.split_once('-').unwrap();
+        let (a, b) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16));
+        (a.unwrap()..b.unwrap()).contains(&addr)
+    });
+    assert!(
+        mapping.is_some_and(|l| l.contains("rill-link-state-test")),
+        "{mapping:?}"
+    );
+    // Every 4 KiB of code the image keeps from the file is checked: a damaged byte in any
+    // of them makes the image an error, never another program.
+    let code_at = disk.base.len() - LinkState::decode(&disk.base).unwrap().code().unwrap().len();
+    assert_eq!(code_at % 4096, 0, "the code is page-aligned in the file");
+    for at in (code_at..disk.base.len()).step_by(4096 - 7) {
+        let mut bad = Disk {
+            base: disk.base.clone(),
+            journal: disk.journal.clone(),
+        };
+        bad.base[at] ^= 0x10;
+        let opened = bad.open(1).unwrap().unwrap();
+        match opened.image() {
+            Err(backend::LinkError::Damaged(_)) => {}
+            Ok(image) => {
+                // Only a page the journal replaced may hide the damage.
+                assert!(image.code() == code.as_slice(), "byte {at}");
+            }
+            Err(e) => panic!("byte {at}: {e}"),
+        }
     }
 }
 

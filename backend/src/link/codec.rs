@@ -16,7 +16,8 @@
 //!   parameters u32, first relocation u32, relocations u32, xxh3 of its relocations u64, hash u128
 //! relocations (32 bytes each, as `CodeBlob`'s records), grouped by slot
 //! edges (32 bytes each, sorted): callee u128, caller u128, the reverse index
-//! code: the patched buffer
+//! zero bytes up to the next multiple of 4 KiB
+//! code: the patched buffer, page-aligned in the file so that an image can map it
 //! ```
 //!
 //! The journal (`journal_*`) holds the patches made since the base: a 32-byte header naming
@@ -37,12 +38,12 @@ use shared_frontend::sema::def::{DefId, DefPathHash};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::state::Slot;
-use super::{MAX_IMAGE, PAGE};
+use super::{align_up, MAX_IMAGE, PAGE};
 use crate::blob::{reloc_records, RelocTarget};
 
 const MAGIC: [u8; 8] = *b"RILLLNK\x02";
 /// The version of the format; bump it when the layout or meaning of a field changes.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const HEADER: usize = 128;
 /// Records per checked block of a table.
 const BLOCK: usize = 64;
@@ -213,9 +214,22 @@ impl Table {
     }
 }
 
+/// The bytes of a base file as [`LinkState::open`](super::LinkState::open) reads them: in
+/// memory, or a file's mapping ([`MappedFile`]), whose code an image maps rather than
+/// copies.
+pub trait BaseBytes: AsRef<[u8]> + Send + Sync {
+    /// The file these bytes are all of, read-only and never written in place, when they
+    /// come from one.
+    fn file(&self) -> Option<&std::fs::File> {
+        None
+    }
+}
+
+impl BaseBytes for Vec<u8> {}
+
 /// A base file, read in place.
 pub(crate) struct Base {
-    bytes: Box<dyn AsRef<[u8]> + Send + Sync>,
+    bytes: Box<dyn BaseBytes>,
     pub tag: u64,
     /// The directory's checksum: what a journal names its base by.
     pub id: u64,
@@ -245,7 +259,7 @@ impl fmt::Debug for Base {
 
 impl Base {
     /// Reads the header and the directory of `bytes` and checks them.
-    pub fn open(bytes: Box<dyn AsRef<[u8]> + Send + Sync>) -> Result<Base, DecodeError> {
+    pub fn open(bytes: Box<dyn BaseBytes>) -> Result<Base, DecodeError> {
         let b = (*bytes).as_ref();
         if b.len() < HEADER {
             return Err(DecodeError::TooShort);
@@ -274,9 +288,15 @@ impl Base {
         let slots_at = HEADER + dir_len;
         let relocs_at = slots_at + n_slots * SLOT;
         let edges_at = relocs_at + n_relocs * RELOC;
-        let code_at = edges_at + n_edges * EDGE;
+        let edges_end = edges_at + n_edges * EDGE;
+        let code_at = align_up(edges_end, PAGE);
         if code_at.checked_add(code_len) != Some(size) {
             return Err(DecodeError::Length);
+        }
+        // The padding is read here (less than a page), so no byte of the file goes
+        // unchecked.
+        if b[edges_end..code_at].iter().any(|&x| x != 0) {
+            return Err(DecodeError::Invalid("padding that is not zero"));
         }
         let mut sum = xxhash_rust::xxh3::Xxh3::new();
         sum.update(&b[..120]);
@@ -318,7 +338,7 @@ impl Base {
             code_at,
             code_sums,
             code_checked: (0..cb).map(|_| AtomicBool::new(false)).collect(),
-            read: AtomicU64::new(slots_at as u64),
+            read: AtomicU64::new((slots_at + code_at - edges_end) as u64),
             bytes,
         })
     }
@@ -439,11 +459,6 @@ impl Base {
         Ok(out)
     }
 
-    /// Checks every block of the slot table (an image lists every function).
-    pub fn check_slots(&self) -> Result<(), DecodeError> {
-        (0..Table::blocks(self.slots.n)).try_for_each(|k| self.block(&self.slots, k).map(drop))
-    }
-
     /// Checks every block of the reverse index.
     pub fn check_edges(&self) -> Result<(), DecodeError> {
         (0..Table::blocks(self.edges.n)).try_for_each(|k| self.block(&self.edges, k).map(drop))
@@ -459,17 +474,32 @@ impl Base {
             return Err(DecodeError::Length);
         }
         for k in at / CHUNK..end.div_ceil(CHUNK) {
-            if !self.code_checked[k].load(Ordering::Relaxed) {
-                let s = self.code_at + k * CHUNK;
-                let e = self.code_at + ((k + 1) * CHUNK).min(self.scalars.code_len);
-                self.read.fetch_add((e - s) as u64, Ordering::Relaxed);
-                if xxh3_64(&self.b()[s..e]) != u64_at(self.b(), self.code_sums + 8 * k) {
-                    return Err(DecodeError::Checksum);
-                }
-                self.code_checked[k].store(true, Ordering::Relaxed);
-            }
+            let s = self.code_at + k * CHUNK;
+            let e = self.code_at + ((k + 1) * CHUNK).min(self.scalars.code_len);
+            self.check_chunk(k, &self.b()[s..e])?;
         }
         Ok(&self.b()[self.code_at + at..self.code_at + end])
+    }
+
+    /// Checks `bytes` as code chunk `k` (all of it: [`CHUNK`] bytes, fewer for the last),
+    /// unless that chunk was checked already: the bytes of the file's code, read here or
+    /// through another mapping of the same file.
+    pub fn check_chunk(&self, k: usize, bytes: &[u8]) -> Result<(), DecodeError> {
+        if self.code_checked[k].load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if xxh3_64(bytes) != u64_at(self.b(), self.code_sums + 8 * k) {
+            return Err(DecodeError::Checksum);
+        }
+        self.code_checked[k].store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The file the base was read from and the offset of its code there (page-aligned),
+    /// when it was read from a file.
+    pub fn code_file(&self) -> Option<(&std::fs::File, u64)> {
+        Some((self.bytes.file()?, self.code_at as u64))
     }
 }
 
@@ -528,10 +558,11 @@ pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) ->
     sum.update(&out[HEADER..]);
     let id = sum.digest();
     out[120..128].copy_from_slice(&id.to_le_bytes());
-    out.reserve(recs.len() + relocs.len() + edge_bytes.len() + code.len());
+    out.reserve(recs.len() + relocs.len() + edge_bytes.len() + PAGE + code.len());
     out.extend_from_slice(&recs);
     out.extend_from_slice(&relocs);
     out.extend_from_slice(&edge_bytes);
+    out.resize(align_up(out.len(), PAGE), 0);
     out.extend_from_slice(code);
     out
 }
@@ -707,10 +738,12 @@ pub(crate) fn read_journal(
 
 /// A file's bytes mapped read-only (private), for [`LinkState::open`](super::LinkState::open).
 /// The link state's files are replaced by renaming, never written in place, so the
-/// mapped bytes do not change under it.
+/// mapped bytes do not change under it. The file stays open, for an image to map its
+/// code from.
 pub struct MappedFile {
     ptr: *mut u8,
     len: usize,
+    file: std::fs::File,
 }
 
 // SAFETY: the mapping is read-only and owned by this value alone (unmapped by `Drop`).
@@ -720,7 +753,7 @@ unsafe impl Sync for MappedFile {}
 
 impl MappedFile {
     /// Maps all of `file`.
-    pub fn map(file: &std::fs::File) -> std::io::Result<MappedFile> {
+    pub fn map(file: std::fs::File) -> std::io::Result<MappedFile> {
         use std::os::fd::AsRawFd;
         let len = usize::try_from(file.metadata()?.len())
             .map_err(|_| std::io::Error::other("file too large"))?;
@@ -728,6 +761,7 @@ impl MappedFile {
             return Ok(MappedFile {
                 ptr: std::ptr::NonNull::dangling().as_ptr(),
                 len,
+                file,
             });
         }
         // SAFETY: a new private read-only mapping of an open file at an address of the
@@ -748,7 +782,14 @@ impl MappedFile {
         Ok(MappedFile {
             ptr: ptr as *mut u8,
             len,
+            file,
         })
+    }
+}
+
+impl BaseBytes for MappedFile {
+    fn file(&self) -> Option<&std::fs::File> {
+        Some(&self.file)
     }
 }
 

@@ -2,7 +2,8 @@
 //! aligned offset), patches their relocations and maps the result as an [`Image`]: the
 //! code read+execute and, after it on its own read-write (never executable) page, the run
 //! context: the stack-limit word, the run-state pointer and the runtime entry points'
-//! indirection table. All relocations are PC-relative, so the code bytes do not depend on
+//! indirection table. An image of a link state read from a file maps the code from the
+//! file instead of copying it ([`LinkState::image`]). All relocations are PC-relative, so the code bytes do not depend on
 //! where the image is mapped or where the runtime lives.
 //!
 //! Linking is incremental ([`LinkState`], in `state`): the buffer keeps a slot per
@@ -26,7 +27,7 @@ use shared_frontend::sema::def::DefId;
 use crate::blob::{CodeBlob, RuntimeFn};
 
 pub use codec::DecodeError;
-pub use codec::{MappedFile, JOURNAL_HEADER};
+pub use codec::{BaseBytes, MappedFile, JOURNAL_HEADER};
 pub use hash::{entry_hash, function_hash};
 pub use state::{Layout, LinkState, PatchStats, SavePlan};
 
@@ -95,8 +96,9 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-/// Makes the list of function offsets of an image.
-pub(crate) type OffsetList = Box<dyn FnOnce() -> Vec<(DefId, usize)> + Send>;
+/// Makes the list of function offsets of an image (reading a stored state's slots, which
+/// may turn out damaged).
+pub(crate) type OffsetList = Box<dyn FnOnce() -> Result<Vec<(DefId, usize)>, LinkError> + Send>;
 
 /// A linked program, ready to run ([`Image::run`]).
 pub struct Image {
@@ -106,7 +108,7 @@ pub struct Image {
     pub(crate) context: usize,
     pub(crate) main: usize,
     /// Function start offsets, in address order, made on first use by `list_offsets`.
-    offsets: OnceLock<Vec<(DefId, usize)>>,
+    offsets: OnceLock<Result<Vec<(DefId, usize)>, LinkError>>,
     list_offsets: Mutex<Option<OffsetList>>,
     hash: u128,
     /// One run at a time (the context page belongs to the run).
@@ -146,12 +148,16 @@ impl Image {
         unsafe { std::slice::from_raw_parts(self.mem, self.code_len) }
     }
 
-    /// Offset of each function's code in [`Image::code`], in address order.
-    pub fn function_offsets(&self) -> &[(DefId, usize)] {
-        self.offsets.get_or_init(|| {
+    /// Offset of each function's code in [`Image::code`], in address order. Made on
+    /// first use: for an image of a stored link state, from its slots, whose blocks are
+    /// checked then (a damaged one is an error; the image's code was checked when it was
+    /// made).
+    pub fn function_offsets(&self) -> Result<&[(DefId, usize)], LinkError> {
+        let offsets = self.offsets.get_or_init(|| {
             let list = self.list_offsets.lock().ok().and_then(|mut l| l.take());
-            list.map_or_else(Vec::new, |f| f())
-        })
+            list.map_or_else(|| Ok(Vec::new()), |f| f())
+        });
+        offsets.as_deref().map_err(Clone::clone)
     }
 
     pub(crate) fn context_ptr(&self) -> *mut u64 {
@@ -160,11 +166,14 @@ impl Image {
         unsafe { self.mem.add(self.context) as *mut u64 }
     }
 
-    /// Maps `code_len` bytes of code that `fill` writes (already patched for a context
-    /// page at offset `context`, page-aligned and at least `code_len`), fills the runtime
-    /// table and protects the code read+execute.
+    /// Maps `code_len` bytes of code (already patched for a context page at offset
+    /// `context`, page-aligned and at least `code_len`): the first `source.len` bytes
+    /// mapped from the file when there is a `source` (private, so that writing a page
+    /// copies that page only), the rest zeros, all of which `fill` then checks and
+    /// completes. Fills the runtime table and protects the code read+execute.
     fn map(
         code_len: usize,
+        source: Option<CodeSource>,
         fill: impl FnOnce(&mut [u8]) -> Result<(), LinkError>,
         context: usize,
         main: usize,
@@ -174,6 +183,7 @@ impl Image {
         debug_assert!(context % PAGE == 0 && context >= code_len && context > 0);
         let context_bytes = 8 * (CONTEXT_WORDS + RuntimeFn::ALL.len());
         let len = context + align_up(context_bytes, PAGE);
+        let os_error = || LinkError::Map(std::io::Error::last_os_error().to_string());
         // SAFETY: a new anonymous private mapping at an address of the kernel's choice (a
         // null hint) replaces nothing; the result is checked for `MAP_FAILED` below.
         let mem = unsafe {
@@ -187,7 +197,7 @@ impl Image {
             )
         };
         if mem == libc::MAP_FAILED {
-            return Err(LinkError::Map(std::io::Error::last_os_error().to_string()));
+            return Err(os_error());
         }
         let mem = mem as *mut u8;
         // From here the image owns the mapping (Drop unmaps it on every path).
@@ -202,9 +212,11 @@ impl Image {
             hash,
             run_lock: Mutex::new(()),
         };
-        // SAFETY: the whole mapping just made, read-write, zero-filled and referred to by
-        // nothing else until `image` is returned; `buf` is last used before the
-        // `mprotect` below.
+        if let Some(source) = source.filter(|s| s.len > 0) {
+            image.map_file(&source)?;
+        }
+        // SAFETY: the whole mapping just made, read-write, referred to by nothing else
+        // until `image` is returned; `buf` is last used before the `mprotect` below.
         let buf = unsafe { std::slice::from_raw_parts_mut(mem, len) };
         fill(&mut buf[..code_len])?;
         for (k, &f) in RuntimeFn::ALL.iter().enumerate() {
@@ -222,10 +234,64 @@ impl Image {
             )
         };
         if rc != 0 {
-            return Err(LinkError::Map(std::io::Error::last_os_error().to_string()));
+            return Err(os_error());
         }
         Ok(image)
     }
+
+    /// Maps `source.len` bytes of the file over the start of the image's mapping,
+    /// private and read-write: reading them shares the file's cached pages, and writing
+    /// a page copies that page alone. The pages are mapped in at once (`MAP_POPULATE`,
+    /// with reads: a writable private mapping would be populated by copying), then made
+    /// writable.
+    fn map_file(&self, source: &CodeSource) -> Result<(), LinkError> {
+        use std::os::fd::AsRawFd;
+        let refused = |e: std::io::Error| LinkError::Map(e.to_string());
+        // SAFETY: `sysconf` reads a constant of the system.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let offset = libc::off_t::try_from(source.offset).map_err(|_| refused(einval()))?;
+        if page != PAGE as libc::c_long || source.offset % PAGE as u64 != 0 {
+            return Err(refused(einval()));
+        }
+        let n = align_up(source.len, PAGE);
+        if n > self.context {
+            return Err(refused(einval()));
+        }
+        // SAFETY: replaces (MAP_FIXED) the first `n` bytes of the image's own mapping,
+        // which nothing refers to yet, with a private read-only mapping of the file;
+        // the result is checked.
+        let p = unsafe {
+            libc::mmap(
+                self.mem as *mut libc::c_void,
+                n,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_FIXED | libc::MAP_POPULATE,
+                source.file.as_raw_fd(),
+                offset,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(refused(std::io::Error::last_os_error()));
+        }
+        // SAFETY: the pages just mapped, part of the image's mapping.
+        let rc = unsafe { libc::mprotect(p, n, libc::PROT_READ | libc::PROT_WRITE) };
+        if rc != 0 {
+            return Err(refused(std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+}
+
+/// The start of an image's code as a file holds it: `len` bytes at `offset`
+/// (page-aligned), which are never written in place.
+pub(crate) struct CodeSource<'a> {
+    pub file: &'a std::fs::File,
+    pub offset: u64,
+    pub len: usize,
+}
+
+fn einval() -> std::io::Error {
+    std::io::Error::from_raw_os_error(libc::EINVAL)
 }
 
 fn align_up(x: usize, a: usize) -> usize {

@@ -30,9 +30,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use shared_frontend::sema::def::DefId;
 
-use super::codec::{self, Base, DecodeError, Record, Scalars, JPAGE};
+use super::codec::{self, Base, BaseBytes, DecodeError, Record, Scalars, JPAGE};
 use super::hash::{entry_hash, function_hash};
-use super::{align_up, runtime_index, Image, LinkError, CONTEXT_WORDS, MAX_IMAGE, PAGE};
+use super::{
+    align_up, runtime_index, CodeSource, Image, LinkError, OffsetList, CONTEXT_WORDS, MAX_IMAGE,
+    PAGE,
+};
 use crate::blob::{CodeBlob, RelocTarget, Relocation};
 
 /// One function's place in the buffer and what patching it needs.
@@ -200,6 +203,29 @@ impl Code {
         };
         let n = base.scalars.code_len.min(self.len);
         out[..n].copy_from_slice(base.code(0, n)?);
+        for (&p, page) in &self.pages {
+            let at = p * JPAGE;
+            let n = self.len.saturating_sub(at).min(JPAGE);
+            out[at..at + n].copy_from_slice(&page[..n]);
+        }
+        Ok(())
+    }
+
+    /// Completes `out` (`len` bytes), which already holds the base's code as mapped from
+    /// its file (zeros after it): checks every base chunk that no written page replaces,
+    /// reading it where it is mapped, and writes the written pages over the others.
+    fn fill_over_base(&self, out: &mut [u8]) -> Result<(), DecodeError> {
+        if let Some(e) = &self.damaged {
+            return Err(e.clone());
+        }
+        if let Some(base) = &self.base {
+            let n = base.scalars.code_len.min(self.len);
+            for k in 0..n.div_ceil(JPAGE) {
+                if !self.pages.contains_key(&k) {
+                    base.check_chunk(k, &out[k * JPAGE..((k + 1) * JPAGE).min(n)])?;
+                }
+            }
+        }
         for (&p, page) in &self.pages {
             let at = p * JPAGE;
             let n = self.len.saturating_sub(at).min(JPAGE);
@@ -447,7 +473,7 @@ impl LinkState {
     /// the base is checked when first used (a damaged part then makes the operation that
     /// uses it fail with [`LinkError::Damaged`]).
     pub fn open(
-        base: Box<dyn AsRef<[u8]> + Send + Sync>,
+        base: Box<dyn BaseBytes>,
         journal: &[u8],
         tag: u64,
     ) -> Result<Option<LinkState>, DecodeError> {
@@ -745,14 +771,49 @@ impl LinkState {
         Ok(out)
     }
 
-    /// The runnable image: the buffer copied into a new mapping (W^X as always), every
-    /// chunk of the base's code and block of its slots checked. The list of function
-    /// offsets is made when first asked for.
+    /// The runnable image, W^X as always. With a base read from a file, the base's code
+    /// is mapped from the file (private: only the pages written since the base are
+    /// copied into it), and every chunk of it that the image keeps is checked where it
+    /// is mapped, so no byte is copied and none runs unchecked. Otherwise, or where the
+    /// file cannot be mapped executable (a `noexec` mount), the buffer is copied into a
+    /// new mapping, its base chunks checked. The list of function offsets is made (and
+    /// the base's slots read for it) when first asked for.
     pub fn image(&self) -> Result<Image, LinkError> {
         let main = self.lookup(self.main)?.map_or(0, |s| s.offset as usize);
-        if let Some(base) = &self.base {
-            base.check_slots().map_err(damaged)?;
+        if let Some((file, offset)) = self.code.base.as_ref().and_then(|b| b.code_file()) {
+            let source = CodeSource {
+                file,
+                offset,
+                len: self.code.base.as_ref().map_or(0, |b| b.scalars.code_len),
+            };
+            let mapped = Image::map(
+                self.code.len,
+                Some(source),
+                |buf| self.code.fill_over_base(buf).map_err(damaged),
+                self.context,
+                main,
+                self.offset_list(),
+                self.hash,
+            );
+            match mapped {
+                // Mapping the file was refused: copy instead.
+                Err(LinkError::Map(_)) => {}
+                other => return other,
+            }
         }
+        Image::map(
+            self.code.len,
+            None,
+            |buf| self.code.copy_into(buf).map_err(damaged),
+            self.context,
+            main,
+            self.offset_list(),
+            self.hash,
+        )
+    }
+
+    /// Makes the list of function offsets, in address order, when called.
+    fn offset_list(&self) -> OffsetList {
         let (base, over) = (
             self.base.clone(),
             self.over
@@ -760,31 +821,21 @@ impl LinkState {
                 .map(|(&d, s)| (d, s.as_ref().map(|s| s.offset as usize)))
                 .collect::<Vec<_>>(),
         );
-        // The blocks were checked above, so reading them again cannot fail.
-        let offsets = move || {
+        Box::new(move || {
             let mut out: Vec<(DefId, usize)> = Vec::new();
             if let Some(base) = &base {
                 let listed: FxHashSet<DefId> = over.iter().map(|&(d, _)| d).collect();
                 for i in 0..base.slot_count() {
-                    if let Ok((d, o, _)) = base.slot_place(i) {
-                        if !listed.contains(&d) {
-                            out.push((d, o));
-                        }
+                    let (d, o, _) = base.slot_place(i).map_err(damaged)?;
+                    if !listed.contains(&d) {
+                        out.push((d, o));
                     }
                 }
             }
             out.extend(over.iter().filter_map(|&(d, o)| Some((d, o?))));
             out.sort_unstable_by_key(|&(_, o)| o);
-            out
-        };
-        Image::map(
-            self.code.len,
-            |buf| self.code.copy_into(buf).map_err(damaged),
-            self.context,
-            main,
-            Box::new(offsets),
-            self.hash,
-        )
+            Ok(out)
+        })
     }
 
     /// Applies a change of the program: the functions of `changed` are new or have new

@@ -21,7 +21,9 @@
 //! from scratch, a whole-program patch or a journal grown past a quarter of the base
 //! writes a new base (temporary file, then rename) and drops the journal. The base is
 //! memory-mapped and read in place: opening it reads its header and directory, the
-//! journal's records are applied, and the rest is checked when first used. A state that
+//! journal's records are applied, and the rest is checked when first used. The image maps
+//! the base's code from the file too ([`LinkState::image`]), so a build that changed
+//! nothing copies no code. A state that
 //! does not lead to the loaded cache's generation (older, or a write cut short) is
 //! ignored; a damaged one is a warning; either way the build links from scratch.
 
@@ -285,7 +287,7 @@ fn load(dir: &Path, generation: u64) -> Result<Option<LinkState>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    let base = MappedFile::map(&file).map_err(|e| e.to_string())?;
+    let base = MappedFile::map(file).map_err(|e| e.to_string())?;
     let journal = match fs::read(dir.join(JOURNAL)) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),

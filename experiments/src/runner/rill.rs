@@ -147,7 +147,16 @@ impl BuildStats {
 
     /// `codegen` queries executed (machine code rebuilt).
     pub fn codegen_executed(&self) -> Option<u64> {
-        self.queries.get("codegen").map(|q| q.executed)
+        self.executed_of("codegen")
+    }
+
+    /// Queries of `kind` executed: 0 for a query build whose statistics do not list the
+    /// kind (they list only the kinds the build used), `None` for a pipeline build.
+    pub fn executed_of(&self, kind: &str) -> Option<u64> {
+        match self.queries.get(kind) {
+            Some(q) => Some(q.executed),
+            None => self.is_query().then_some(0),
+        }
     }
 
     /// The sum of the phases whose name contains `needle`.
@@ -348,6 +357,13 @@ mod tests {
         assert_eq!(s.image_hash.as_deref(), Some("ab"));
         assert_eq!((s.executed, s.green, s.loaded), (10, 5, 3));
         assert_eq!(s.codegen_executed(), Some(2));
+        assert_eq!(
+            s.executed_of("optimize"),
+            Some(0),
+            "a kind the build did not use"
+        );
+        let pipeline = BuildStats::parse(r#"{"arch":"pipeline","total_ms":3.0}"#).unwrap();
+        assert_eq!(pipeline.codegen_executed(), None);
         assert_eq!(s.hash_ms(), 0.75);
         assert_eq!(s.hashed_bytes(), 107);
         assert_eq!(s.phase_ms("load"), Some(2.0));

@@ -83,9 +83,8 @@ fn values(o: &mut Outcome, size: usize, rel: &Runs, abs: &Runs) {
             .last()?
             .stats
             .as_ref()?
-            .queries
-            .get(k)
-            .map(|q| q.executed as f64)
+            .executed_of(k)
+            .map(|n| n as f64)
     };
     o.value("e5.relative_typeck", kind(rel, "typeck"));
     o.value("e5.absolute_typeck", kind(abs, "typeck"));

@@ -278,7 +278,12 @@ fn stability(
         }
     }
     let rows = runner::stability::analyze(&summaries);
-    if let Err(e) = runner::stability::write(results, &rows, k) {
+    // The code the runs measured, as the first run's `meta.json` names it.
+    let commit = std::fs::read_to_string(work.join("stability").join("run-1").join("meta.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| m.get("commit").and_then(|c| c.as_str()).map(str::to_string));
+    if let Err(e) = runner::stability::write(results, &rows, k, commit.as_deref()) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }

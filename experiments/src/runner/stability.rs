@@ -85,10 +85,15 @@ pub fn read_summary(results: &Path) -> Result<BTreeMap<String, Option<Interval>>
 }
 
 /// Writes `rows` to `results/stability.csv` and their spread into `results/values.json`
-/// (`stability.runs`, and for every headline measured in some run `stability.KEY_min`,
+/// (`stability.runs`, `stability.commit` (the code the runs measured, when known), and for every headline measured in some run `stability.KEY_min`,
 /// `_max`, `_spread` and `_within_others`: the share of the runs whose value lies in every
 /// other run's interval).
-pub fn write(results: &Path, rows: &[StabilityRow], runs: usize) -> Result<(), String> {
+pub fn write(
+    results: &Path,
+    rows: &[StabilityRow],
+    runs: usize,
+    commit: Option<&str>,
+) -> Result<(), String> {
     std::fs::create_dir_all(results)
         .map_err(|e| format!("cannot create `{}`: {e}", results.display()))?;
     let path = results.join("stability.csv");
@@ -106,6 +111,10 @@ pub fn write(results: &Path, rows: &[StabilityRow], runs: usize) -> Result<(), S
         .unwrap_or_default();
     values.retain(|k, _| !k.starts_with("stability."));
     values.insert("stability.runs".into(), runs.into());
+    values.insert(
+        "stability.commit".into(),
+        commit.map_or(serde_json::Value::Null, Into::into),
+    );
     let num = |x: Option<f64>| x.map_or(serde_json::Value::Null, Into::into);
     for key in summary::KEYS {
         let mine: Vec<&StabilityRow> = rows.iter().filter(|r| r.key == *key).collect();
@@ -159,13 +168,14 @@ mod tests {
         // Every headline key has rows, measured or not.
         assert_eq!(rows.len(), summary::KEYS.len() * 3);
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), &rows, 3).unwrap();
+        write(dir.path(), &rows, 3, Some("abc123")).unwrap();
         let text = std::fs::read_to_string(dir.path().join("stability.csv")).unwrap();
         assert!(text.starts_with("key,run,value,low,high,n,within_others,min,max,spread\n"));
         let values: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("values.json")).unwrap())
                 .unwrap();
         assert_eq!(values["stability.runs"], 3);
+        assert_eq!(values["stability.commit"], "abc123");
         assert_eq!(
             values["stability.e1_query_over_pipeline_within_others"],
             0.5

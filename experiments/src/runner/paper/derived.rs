@@ -144,6 +144,12 @@ const STABILITY_KEYS: [&str; 4] = [
 fn stability_values(values: &mut Values) {
     let runs = num(values, "stability.runs");
     put(values, "derived.stability.runs", runs);
+    // Runs written before the commit was recorded say so.
+    let commit = match values.get("stability.commit").and_then(|c| c.as_str()) {
+        Some(c) => format!("`{c}`"),
+        None => "not recorded (an earlier commit than this run's)".to_string(),
+    };
+    values.insert("derived.stability.commit".into(), commit.into());
     for key in STABILITY_KEYS {
         for part in ["min", "max", "spread"] {
             let v = num(values, &format!("stability.{key}_{part}"));

@@ -15,7 +15,7 @@
 //! directories of their own; `results/stability.csv` and `stability.*` values hold each
 //! headline's spread over the runs), `scaling` (the scaling profile: E1 and E6 at 10k, 100k
 //! and 1M lines and E3's goal edits at each, into `results/scaling/`, with exponents
-//! fitted on the actual line counts and `scaling.*` values; about 30 minutes here). `--instructions` also counts the instructions of
+//! fitted on the actual line counts and `scaling.*` values; about 20 minutes here). `--instructions` also counts the instructions of
 //! every measured configuration once under `valgrind --tool=callgrind`, where valgrind is
 //! installed (skipped with a note where it is not).
 

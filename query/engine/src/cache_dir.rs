@@ -374,8 +374,9 @@ impl Loaded {
     }
 }
 
-/// Fills in loaded node `id` from its record if it is still a placeholder. A damaged
-/// record is a warning, and the node has no memo (whatever read it re-executes).
+/// Fills in loaded node `id` from its record if it is still a placeholder: the journal's
+/// record if a later save wrote one, else the cache file's. A damaged record is a
+/// warning, and the node has no memo (whatever read it re-executes).
 pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
     if rt.graph.borrow().node(id).has(flags::PRESENT) {
         return;
@@ -384,65 +385,33 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
     // A damaged record keeps its place in the order (what read it comes after it).
     n.order = id.0;
     let mut deps: Vec<NodeId> = Vec::new();
-    if let Some((p, d)) = rt
-        .prev
-        .as_ref()
-        .and_then(|p| Some((p, p.delta.nodes.get(&id.0)?)))
-    {
-        n.kind = p.kind_map[usize::from(d.kind)];
-        n.key_fp = d.key_fp;
-        n.durability = Durability::from_u8(d.durability).unwrap_or(Durability::Low);
-        n.prev = Some(PrevIndex::from_index(id.index()));
-        n.order = d.order;
-        if n.kind != UNKNOWN_KIND && !d.tombstone {
-            n.flags.insert(flags::MEMO);
-        }
-        if d.flags.contains(disk_flags::HAS_FP) {
-            n.flags.insert(flags::HAS_FP);
-            n.fingerprint = d.fp;
-        }
-        n.flags
-            .set(flags::CYCLIC, d.flags.contains(disk_flags::CYCLIC));
-        n.flags.set(flags::ROOT, d.flags.contains(disk_flags::ROOT));
+    let prev = rt.prev.as_ref();
+    if let Some((p, d)) = prev.and_then(|p| Some((p, p.delta.nodes.get(&id.0)?))) {
+        let head = RecordHead {
+            kind: d.kind,
+            key_fp: d.key_fp,
+            durability: d.durability,
+            flags: d.flags,
+            fp: d.fp,
+        };
+        head.fill(&mut n, p, id, d.order, !d.tombstone);
         deps.extend(d.deps.iter().map(|&x| NodeId(x)));
-        let mut g = rt.graph.borrow_mut();
-        let start = g.edges.len() as u32;
-        g.edges.extend_from_slice(&deps);
-        n.deps_start = start;
-        n.deps_len = deps.len() as u32;
-        *g.node_mut(id) = n;
-        return;
-    }
-    match rt
-        .prev
-        .as_ref()
-        .and_then(|p| Some((p, p.store.record(id.0)?)))
-    {
-        Some((p, r)) => {
-            n.kind = p.kind_map[usize::from(r.kind)];
-            n.key_fp = r.key_fp;
-            n.durability = Durability::from_u8(r.durability).unwrap_or(Durability::Low);
-            n.verified_at = Revision::PREVIOUS_SESSION;
-            n.changed_at = Revision::PREVIOUS_SESSION;
-            n.prev = Some(PrevIndex::from_index(id.index()));
-            n.order = id.0;
-            if n.kind != UNKNOWN_KIND {
-                n.flags.insert(flags::MEMO);
-            }
-            if r.flags.contains(disk_flags::HAS_FP) {
-                n.flags.insert(flags::HAS_FP);
-                n.fingerprint = r.fp;
-            }
-            n.flags
-                .set(flags::CYCLIC, r.flags.contains(disk_flags::CYCLIC));
-            n.flags.set(flags::ROOT, r.flags.contains(disk_flags::ROOT));
-            // Checked by `Store::record`: edges point to earlier nodes.
-            deps.extend(r.deps().map(NodeId));
-        }
-        None => rt.warn(format!(
+    } else if let Some((p, r)) = prev.and_then(|p| Some((p, p.store.record(id.0)?))) {
+        let head = RecordHead {
+            kind: r.kind,
+            key_fp: r.key_fp,
+            durability: r.durability,
+            flags: r.flags,
+            fp: r.fp,
+        };
+        head.fill(&mut n, p, id, id.0, true);
+        // Checked by `Store::record`: edges point to earlier nodes.
+        deps.extend(r.deps().map(NodeId));
+    } else {
+        rt.warn(format!(
             "query cache: the record of node {} is damaged; recomputing what used it",
             id.0
-        )),
+        ));
     }
     let mut g = rt.graph.borrow_mut();
     let start = g.edges.len() as u32;
@@ -450,6 +419,40 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
     n.deps_start = start;
     n.deps_len = deps.len() as u32;
     *g.node_mut(id) = n;
+}
+
+/// What a node's record says of it besides its edges, in the cache file or the journal.
+struct RecordHead {
+    /// The cache file's kind index.
+    kind: u16,
+    key_fp: Fingerprint,
+    durability: u8,
+    flags: DiskFlags,
+    fp: Fingerprint,
+}
+
+impl RecordHead {
+    /// Fills `n` (new: verified and changed in the previous session), the node of loaded
+    /// index `id`, at `order` in the dependency order; `memo`: the record holds a result
+    /// (not a tombstone).
+    fn fill(&self, n: &mut Node, p: &Loaded, id: NodeId, order: u32, memo: bool) {
+        n.kind = p.kind_map[usize::from(self.kind)];
+        n.key_fp = self.key_fp;
+        n.durability = Durability::from_u8(self.durability).unwrap_or(Durability::Low);
+        n.prev = Some(PrevIndex::from_index(id.index()));
+        n.order = order;
+        if n.kind != UNKNOWN_KIND && memo {
+            n.flags.insert(flags::MEMO);
+        }
+        if self.flags.contains(disk_flags::HAS_FP) {
+            n.flags.insert(flags::HAS_FP);
+            n.fingerprint = self.fp;
+        }
+        n.flags
+            .set(flags::CYCLIC, self.flags.contains(disk_flags::CYCLIC));
+        n.flags
+            .set(flags::ROOT, self.flags.contains(disk_flags::ROOT));
+    }
 }
 
 /// The loaded node of query kind `kind` with key fingerprint `key_fp` that has no slot

@@ -112,16 +112,7 @@ fn main() -> ExitCode {
         };
     }
     if selected == ["paper"] {
-        return match runner::paper::regenerate(&paper_dir, &results) {
-            Ok(words) => {
-                println!("paper/paper.md regenerated ({words} words)");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(1)
-            }
-        };
+        return regenerate_paper(&paper_dir, &results);
     }
     if selected == ["figures"] {
         return match runner::redraw(&results) {
@@ -336,6 +327,11 @@ fn run_scaling(
         dir.join("ratios.csv").display(),
         dir.join("fits.csv").display()
     );
+    regenerate_paper(paper_dir, results)
+}
+
+/// `paper/paper.md` regenerated from `results`.
+fn regenerate_paper(paper_dir: &std::path::Path, results: &std::path::Path) -> ExitCode {
     match runner::paper::regenerate(paper_dir, results) {
         Ok(words) => {
             println!("paper/paper.md regenerated ({words} words)");

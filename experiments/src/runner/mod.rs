@@ -379,6 +379,16 @@ impl Ctx {
 
 /// Recursively copies a directory (cache snapshots).
 pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    replace_tree(from, to, &|from, to| std::fs::copy(from, to).map(drop))
+}
+
+/// Replaces `to` by a tree of the directories of `from`, each file put in place by
+/// `place(file, target)`.
+pub fn replace_tree(
+    from: &Path,
+    to: &Path,
+    place: &dyn Fn(&Path, &Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     if to.exists() {
         std::fs::remove_dir_all(to)?;
     }
@@ -387,9 +397,9 @@ pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
         let entry = entry?;
         let target = to.join(entry.file_name());
         if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
+            replace_tree(&entry.path(), &target, place)?;
         } else {
-            std::fs::copy(entry.path(), target)?;
+            place(&entry.path(), &target)?;
         }
     }
     Ok(())
@@ -419,7 +429,8 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn read_values(path: &Path) -> BTreeMap<String, serde_json::Value> {
+/// The values of a `values.json` (none when it is missing or unreadable).
+pub fn read_values(path: &Path) -> BTreeMap<String, serde_json::Value> {
     std::fs::read_to_string(path)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())

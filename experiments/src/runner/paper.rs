@@ -59,6 +59,14 @@ pub fn format_sig(v: f64) -> String {
     format!("{v:.digits$}")
 }
 
+/// The number `k` of `values`, if it is one and finite.
+fn num(values: &Values, k: &str) -> Option<f64> {
+    values
+        .get(k)
+        .and_then(|v| v.as_f64())
+        .filter(|x| x.is_finite())
+}
+
 /// An integer with thousands separators.
 fn thousands(v: f64) -> String {
     let n = v.round() as i64;
@@ -156,13 +164,7 @@ pub fn e8_table(rows: &[Row]) -> String {
             _ => "–".to_string(),
         }
     };
-    let mut sizes: Vec<usize> = rows
-        .iter()
-        .filter(|r| r.architecture == "rustc" && r.size > 0)
-        .map(|r| r.size)
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
+    let sizes = super::exps::rustc_sizes(rows);
     for size in sizes {
         let lines = rows
             .iter()

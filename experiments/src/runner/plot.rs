@@ -1534,13 +1534,7 @@ fn e8_figures(rows: &[Row], _: &Intervals) -> Vec<Figure> {
             .map_or(s.to_string(), |e| format!("edit: {e}"))
     };
     let categories: Vec<String> = scenarios.iter().map(|s| label(s)).collect();
-    let mut sizes: Vec<usize> = rows
-        .iter()
-        .filter(|r| r.architecture == "rustc" && r.size > 0)
-        .map(|r| r.size)
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
+    let sizes = super::exps::rustc_sizes(rows);
     let at = |what: &str, size: usize| -> Vec<Option<Val>> {
         scenarios
             .iter()

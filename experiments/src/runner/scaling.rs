@@ -18,7 +18,7 @@
 //! from `results/scaling/samples/`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -408,20 +408,14 @@ fn merge_values(
     values: BTreeMap<String, serde_json::Value>,
 ) -> Result<(), String> {
     let path = results.join("values.json");
-    let mut all: BTreeMap<String, serde_json::Value> = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+    let mut all = super::read_values(&path);
     all.retain(|k, _| !k.starts_with("scaling."));
     all.extend(values);
     let sizes: Vec<String> = profile.sizes.iter().map(|s| s.to_string()).collect();
     all.insert("scaling.sizes".into(), sizes.join(", ").into());
     all.insert("scaling.reps".into(), profile.reps.into());
     all.insert("scaling.warmup".into(), profile.warmup.into());
-    let meta: serde_json::Value = std::fs::read_to_string(out.join("meta.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+    let meta = super::read_values(&out.join("meta.json"));
     for (k, field) in [
         ("scaling.commit", "commit"),
         ("scaling.max_load_per_core", "max_load_per_core"),
@@ -435,10 +429,14 @@ fn merge_values(
         .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 
-/// The scaling result directory of `results`, if a scaling run wrote one.
-pub fn dir_of(results: &Path) -> Option<PathBuf> {
-    let d = results.join(DIR);
-    d.join("fits.csv").is_file().then_some(d)
+/// The sizes of the scaling run recorded in `values` (`scaling.sizes`, "10000, 100000,
+/// ..."); none if no scaling run wrote its values.
+pub fn sizes_of(values: &BTreeMap<String, serde_json::Value>) -> Vec<usize> {
+    values
+        .get("scaling.sizes")
+        .and_then(|v| v.as_str())
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -412,6 +412,18 @@ impl<'c> RustcProgram<'c> {
     }
 }
 
+/// The program sizes E8's rows measured rustc at, smallest first.
+pub fn rustc_sizes(rows: &[crate::runner::table::Row]) -> Vec<usize> {
+    let mut sizes: Vec<usize> = rows
+        .iter()
+        .filter(|r| r.architecture == "rustc" && r.size > 0)
+        .map(|r| r.size)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
 /// Replaces `to` by a copy of the tree `from` made of hard links (a plain copy where a
 /// link fails). rustc never writes into a file of its incremental directory: a new
 /// session starts from hard links to the previous session's files, and rustc deletes a
@@ -419,20 +431,9 @@ impl<'c> RustcProgram<'c> {
 /// left intact. (A copy of the directory rustc leaves at 100,000 lines, half a gigabyte,
 /// took seconds per build.)
 fn link_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    if to.exists() {
-        std::fs::remove_dir_all(to)?;
-    }
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            link_dir(&entry.path(), &target)?;
-        } else if std::fs::hard_link(entry.path(), &target).is_err() {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
+    crate::runner::replace_tree(from, to, &|from, to| {
+        std::fs::hard_link(from, to).or_else(|_| std::fs::copy(from, to).map(drop))
+    })
 }
 
 /// The passes of rustc's `-Z time-passes` output on stderr (`time:   0.088; rss: … name`),

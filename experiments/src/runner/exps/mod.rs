@@ -27,7 +27,7 @@ mod e10_diagnostics;
 pub use self::e03_edits::run_kinds as e3_run_kinds;
 pub use self::e08_rustc::{
     parse_time_passes, patched, phase_comparison, ratio_scenario, read_passes_csv, rustc_build,
-    PassRow, GROUPS, LEAF, PASS_COLUMNS, RATIOS, RUSTC_FLAGS,
+    rustc_sizes, PassRow, GROUPS, LEAF, PASS_COLUMNS, RATIOS, RUSTC_FLAGS,
 };
 pub use self::e09_codegen::benchmarks;
 pub use self::measure::{

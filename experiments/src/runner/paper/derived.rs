@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Tables, Values};
+use super::{num, Tables, Values};
 use crate::runner::stats;
 use crate::runner::table::Row;
 
@@ -69,13 +69,6 @@ fn slope(rows: &[Row], lines: &BTreeMap<usize, usize>, scenario: &str, arch: &st
         .filter_map(|r| Some((*lines.get(&r.size)? as f64, r.median?)))
         .collect();
     stats::loglog_slope(&pts)
-}
-
-fn num(values: &Values, k: &str) -> Option<f64> {
-    values
-        .get(k)
-        .and_then(|v| v.as_f64())
-        .filter(|x| x.is_finite())
 }
 
 fn put(values: &mut Values, k: &str, v: Option<f64>) {

@@ -11,7 +11,8 @@
 //! is "not measured". The scaling profile's values (`scaling.*`, see `runner::scaling`)
 //! stand in at the sizes the suite's own run did not build.
 
-use super::{format_number, format_sig, Tables, Values};
+use super::{format_number, format_sig, num, Tables, Values};
+use crate::runner::scaling::sizes_of as scaling_sizes;
 
 /// How a goal's value is compared with its bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -203,13 +204,6 @@ pub struct Measured {
     pub size: Option<f64>,
 }
 
-fn num(values: &Values, k: &str) -> Option<f64> {
-    values
-        .get(k)
-        .and_then(|v| v.as_f64())
-        .filter(|x| x.is_finite())
-}
-
 /// The value `key` with its interval, if it has a number.
 fn read(values: &Values, key: &str) -> Option<Measured> {
     let value = num(values, key)?;
@@ -299,16 +293,6 @@ fn sizes_needed(goal: &IncrementalGoal) -> Vec<usize> {
     }
 }
 
-/// The sizes of the scaling profile's run (`scaling.sizes`, "10000, 100000, ..."), if one
-/// was made.
-fn scaling_sizes(values: &Values) -> Vec<usize> {
-    values
-        .get("scaling.sizes")
-        .and_then(|v| v.as_str())
-        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-        .unwrap_or_default()
-}
-
 /// The program sizes the run measured: those of the rows of every table and the sizes of
 /// the experiments (`eN.size`).
 fn measured_sizes(values: &Values, tables: &Tables) -> Vec<usize> {
@@ -349,7 +333,7 @@ fn show_bound(unit: Unit, v: f64) -> String {
     }
 }
 
-fn show_size(n: usize) -> String {
+pub(super) fn show_size(n: usize) -> String {
     match n {
         n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
         n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),

@@ -6,7 +6,9 @@
 //! `scaling.largest_lines` (the actual line count of the largest default-shape program).
 //! Every number comes from the `scaling.*` values that `runner::scaling` wrote.
 
-use super::{format_sig, Values};
+use super::incremental::show_size;
+use super::{format_sig, num, Values};
+use crate::runner::scaling::{key, sizes_of};
 
 /// The builds of the table: (experiment, scenario, architecture, label).
 const BUILDS: &[(&str, &str, &str, &str)] = &[
@@ -46,17 +48,6 @@ const SHAPE_BUILDS: &[(&str, &str, &str, &str)] = &[
 
 const SHAPES: &[&str] = &["default", "small-fns", "big-fns"];
 
-fn key(exp: &str, scenario: &str, arch: &str, shape: &str) -> String {
-    format!("scaling.{exp}.{scenario}.{arch}.{shape}").replace('-', "_")
-}
-
-fn num(values: &Values, k: &str) -> Option<f64> {
-    values
-        .get(k)
-        .and_then(|v| v.as_f64())
-        .filter(|x| x.is_finite())
-}
-
 /// `v [low–high]` of `k` (with `k_low`, `k_high`), shown by `show`; `–` without a value.
 fn with_interval(values: &Values, k: &str, show: impl Fn(f64) -> String) -> String {
     match num(values, k) {
@@ -78,11 +69,7 @@ fn pct(x: f64) -> String {
 /// Adds `scaling.run`, `scaling.table`, `scaling.shapes_table` and
 /// `scaling.largest_lines` to `values`.
 pub fn derive(values: &mut Values) {
-    let sizes: Vec<usize> = values
-        .get("scaling.sizes")
-        .and_then(|v| v.as_str())
-        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-        .unwrap_or_default();
+    let sizes = sizes_of(values);
     let run = sizes.len() >= 2;
     values.insert("scaling.run".into(), u8::from(run).into());
     if !run {
@@ -92,11 +79,6 @@ pub fn derive(values: &mut Values) {
         return;
     }
     let largest = *sizes.last().unwrap_or(&0);
-    let show_size = |n: usize| match n {
-        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
-        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
-        n => n.to_string(),
-    };
     let lines_of = |values: &Values, size: usize| {
         num(
             values,

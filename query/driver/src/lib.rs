@@ -60,6 +60,7 @@ pub use linker::LinkStats;
 use providers::*;
 use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
+    Verify,
 };
 pub use values::{
     shard_count, shard_of, ChangeDetection, CrateStructure, DefInfo, DefMap, DefShard, DefSource,
@@ -425,19 +426,20 @@ impl Session {
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
     let start = Instant::now();
     let exit_after = options.exit_after;
-    let (loader_again, options_again) = (Arc::clone(&loader), options.for_another_build());
+    // What a rebuild from scratch needs, kept only where verify mode may ask for one.
+    let again = (options.engine.verify != Verify::Off)
+        .then(|| (Arc::clone(&loader), options.for_another_build()));
     let mut session = Session::new(loader, root, goal, options);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));
     session.finish(&mut out);
-    if out.verify_mismatches > 0 {
+    if let Some((loader, options)) = again.filter(|_| out.verify_mismatches > 0) {
         // Verify mode found results the cache let through that re-execution contradicts:
         // this build may be stale. The save discarded the cache; build again from scratch
         // and report that build, with the warnings of both.
         drop(session);
-        let loader = Arc::clone(&loader_again);
-        let mut again = build(loader, root, goal, options_again);
+        let mut again = build(loader, root, goal, options);
         let mut warnings = std::mem::take(&mut out.warnings);
         warnings.push("verify: the program was rebuilt from scratch".to_string());
         warnings.append(&mut again.warnings);

@@ -91,6 +91,7 @@ const EXIT_COMPILE_ERROR: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    experiments::alloc::without_huge_pages();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -165,6 +165,29 @@ fn memory_gib() -> Option<f64> {
     Some((kb / (1024.0 * 1024.0) * 10.0).round() / 10.0)
 }
 
+/// The selected value of a kernel setting shown as `a [b] c` (the bracketed word), or the
+/// whole text when nothing is bracketed.
+fn selected_setting(text: &str) -> String {
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+        .unwrap_or(text.trim())
+        .to_string()
+}
+
+/// The kernel's transparent huge page modes (`enabled`, `defrag`). The `rill` binary turns
+/// huge pages off for itself (`experiments::alloc::without_huge_pages`), so they only matter
+/// for the runner and for rustc, but they are recorded because they change how much a
+/// fresh page costs.
+fn transparent_huge_pages() -> serde_json::Value {
+    let dir = Path::new("/sys/kernel/mm/transparent_hugepage");
+    let read = |f: &str| {
+        std::fs::read_to_string(dir.join(f))
+            .ok()
+            .map(|t| selected_setting(&t))
+    };
+    serde_json::json!({ "enabled": read("enabled"), "defrag": read("defrag") })
+}
+
 /// Describes this run. `repo` is the workspace (for the commit).
 pub fn collect(repo: &Path, profile: &super::Profile) -> serde_json::Value {
     // What the runner itself rewrites does not count: a run after a run is still clean.
@@ -189,6 +212,7 @@ pub fn collect(repo: &Path, profile: &super::Profile) -> serde_json::Value {
             "os": command_line("uname", &["-srm"], None),
             "kernel": command_line("uname", &["-srv"], None),
             "memory_gib": memory_gib(),
+            "transparent_huge_pages": transparent_huge_pages(),
         },
         "cores": cores(),
         "commit": command_line("git", &["rev-parse", "HEAD"], Some(repo)),
@@ -222,6 +246,13 @@ resampling rounds as pairs";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_setting_reads_as_its_bracketed_word() {
+        assert_eq!(selected_setting("always [madvise] never\n"), "madvise");
+        assert_eq!(selected_setting("[always] madvise never"), "always");
+        assert_eq!(selected_setting("1\n"), "1");
+    }
 
     #[test]
     fn load_sentence_says_whether_the_machine_was_loaded() {

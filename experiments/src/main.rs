@@ -10,7 +10,7 @@
 //! `results/` and its figures and regenerating `paper/paper.md`. Subcommands: `e1` … `e10`
 //! (one or more experiments; their results are merged into `results/`), `corpus` (the
 //! corpus table only), `paper` (regenerate the paper from `results/`), `figures` (redraw
-//! from the CSVs), `gen --lines N [--seed S] --out DIR` (write a generated program),
+//! from the CSVs), `gen --lines N [--seed S] [--shape default|small-fns|big-fns] --out DIR` (write a generated program of one of the measured shapes),
 //! `stability --runs K [e1 ...]` (the headline experiments, or those named, K times into
 //! directories of their own; `results/stability.csv` and `stability.*` values hold each
 //! headline's spread over the runs), `scaling` (the scaling profile: E1 and E6 at 10k, 100k
@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use experiments::runner::{self, exps, Ctx, Profile};
 
-const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] --out DIR | stability --runs K [e1..e10 ...] | scaling [--sizes N,N,...] [--reps R]] [--profile tiny|quick|full] [--results DIR] [--instructions]";
+const USAGE: &str = "usage: experiments [all | e1..e10 ... | corpus | paper | figures | gen --lines N [--seed S] [--shape S] --out DIR | stability --runs K [e1..e10 ...] | scaling [--sizes N,N,...] [--reps R]] [--profile tiny|quick|full] [--results DIR] [--instructions]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -349,30 +349,41 @@ fn usage(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// `experiments gen --lines N [--seed S] --out DIR`: writes a generated workload program.
+/// `experiments gen --lines N [--seed S] [--shape default|small-fns|big-fns] --out DIR`:
+/// writes a generated workload program of one of the shapes the experiments measure.
 fn generate(args: &[String]) -> ExitCode {
-    let mut cfg = rill_gen::GenConfig::default();
+    const GEN_USAGE: &str =
+        "usage: experiments gen --lines N [--seed S] [--shape default|small-fns|big-fns] --out DIR";
+    let defaults = rill_gen::GenConfig::default();
+    let (mut lines, mut seed, mut shape) = (
+        defaults.target_lines,
+        defaults.seed,
+        runner::workload::Shape::Default,
+    );
     let mut out = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next();
         match (flag.as_str(), value) {
             ("--lines", Some(v)) if v.parse::<usize>().is_ok() => {
-                cfg.target_lines = v.parse().unwrap_or(1000)
+                lines = v.parse().unwrap_or(lines)
             }
-            ("--seed", Some(v)) if v.parse::<u64>().is_ok() => cfg.seed = v.parse().unwrap_or(0),
+            ("--seed", Some(v)) if v.parse::<u64>().is_ok() => seed = v.parse().unwrap_or(seed),
+            ("--shape", Some(v)) if runner::workload::Shape::by_name(v).is_some() => {
+                shape = runner::workload::Shape::by_name(v).unwrap_or(shape)
+            }
             ("--out", Some(v)) => out = Some(std::path::PathBuf::from(v)),
             _ => {
-                eprintln!("usage: experiments gen --lines N [--seed S] --out DIR");
+                eprintln!("{GEN_USAGE}");
                 return ExitCode::from(2);
             }
         }
     }
     let Some(out) = out else {
-        eprintln!("usage: experiments gen --lines N [--seed S] --out DIR");
+        eprintln!("{GEN_USAGE}");
         return ExitCode::from(2);
     };
-    let program = rill_gen::generate(&cfg);
+    let program = runner::workload::generate_shaped(shape, lines, seed);
     if let Err(e) = program.write_to(&out) {
         eprintln!("error: cannot write to `{}`: {e}", out.display());
         return ExitCode::from(2);

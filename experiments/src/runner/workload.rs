@@ -88,6 +88,11 @@ impl Shape {
         }
     }
 
+    /// The shape whose [`Shape::name`] is `name`.
+    pub fn by_name(name: &str) -> Option<Shape> {
+        Shape::ALL.into_iter().find(|s| s.name() == name)
+    }
+
     /// The name as a key suffix of `values.json` (`small_fns`).
     pub fn key(self) -> String {
         self.name().replace('-', "_")

@@ -1030,12 +1030,14 @@ pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId, out: &mut Vec<u8>
         return false;
     };
     let st = Q::storage(db).inner.borrow();
+    let s = st.slot(slot);
+    if let Some(bytes) = &s.encoded {
+        // Encoded when it was executed (and fingerprinted by these bytes).
+        out.extend_from_slice(bytes);
+        return true;
+    }
     let len = out.len();
-    let ok = st
-        .slot(slot)
-        .value
-        .as_ref()
-        .is_some_and(|v| (codec.encode)(v, out).is_ok());
+    let ok = s.value.as_ref().is_some_and(|v| (codec.encode)(v, out).is_ok());
     if !ok {
         out.truncate(len);
     }

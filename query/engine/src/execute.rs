@@ -161,7 +161,7 @@ fn finish<Q: Query>(
     let cyclic = frame.cycle.is_some();
     {
         let mut g = rt.graph.borrow_mut();
-        dedup_in_order(&mut frame.deps);
+        dedup_in_order(rt, g.nodes.len(), &mut frame.deps);
         // Invariant: what a provider read is up to date in this revision (it was read
         // through `fetch`), unless it is executing (a read that closed a cycle).
         debug_assert!(
@@ -294,8 +294,9 @@ pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Removes repeated reads, keeping the first of each: re-validation walks each dependency
-/// once, in the order it was first read (rustc deduplicates reads the same way).
-fn dedup_in_order(deps: &mut Vec<crate::dep_graph::NodeId>) {
+/// once, in the order it was first read (rustc deduplicates reads the same way). Long
+/// lists are checked against a bit per node (`nodes` of them), cleared again afterwards.
+fn dedup_in_order(rt: &Runtime, nodes: usize, deps: &mut Vec<NodeId>) {
     if deps.len() <= 1 {
         return;
     }
@@ -310,8 +311,18 @@ fn dedup_in_order(deps: &mut Vec<crate::dep_graph::NodeId>) {
         }
         deps.truncate(kept);
     } else {
-        let mut seen = rustc_hash::FxHashSet::default();
-        seen.reserve(deps.len());
-        deps.retain(|d| seen.insert(*d));
+        let mut seen = rt.seen.borrow_mut();
+        if seen.len() < nodes.div_ceil(64) {
+            seen.resize(nodes.div_ceil(64), 0);
+        }
+        deps.retain(|d| {
+            let (word, bit) = (d.index() / 64, 1u64 << (d.index() % 64));
+            let first = seen[word] & bit == 0;
+            seen[word] |= bit;
+            first
+        });
+        for d in deps.iter() {
+            seen[d.index() / 64] = 0;
+        }
     }
 }

@@ -1038,7 +1038,10 @@ pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId, out: &mut Vec<u8>
         return true;
     }
     let len = out.len();
-    let ok = s.value.as_ref().is_some_and(|v| (codec.encode)(v, out).is_ok());
+    let ok = s
+        .value
+        .as_ref()
+        .is_some_and(|v| (codec.encode)(v, out).is_ok());
     if !ok {
         out.truncate(len);
     }

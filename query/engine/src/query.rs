@@ -55,7 +55,8 @@ impl Flags {
     /// persisted (`cache_on_disk`), hashed, and not `own_hash`. Then it is encoded once,
     /// when it is executed, and those bytes are both fingerprinted and saved.
     pub const fn hashes_encoding(self) -> bool {
-        self.contains(Flags::CACHE_ON_DISK) && !self.intersects(Flags::NO_HASH.with(Flags::OWN_HASH))
+        self.contains(Flags::CACHE_ON_DISK)
+            && !self.intersects(Flags::NO_HASH.with(Flags::OWN_HASH))
     }
 
     /// Whether the query executes again in every session that needs its value, even when

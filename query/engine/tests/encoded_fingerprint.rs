@@ -98,7 +98,11 @@ fn an_encoding_in_another_order_is_a_change_unless_the_query_has_its_own_hash() 
     assert_eq!(read_all(&db), (3, 3));
     assert_eq!(
         executed(&db),
-        ["executed bag(())", "executed bag_len(())", "executed own_bag(())"]
+        [
+            "executed bag(())",
+            "executed bag_len(())",
+            "executed own_bag(())"
+        ]
     );
     // The same encoding again: cut off in both.
     db.set_items((), Arc::new(vec![3, 2, 1]), Durability::Low);
@@ -127,7 +131,11 @@ fn the_bytes_fingerprinted_are_the_bytes_saved_and_loaded() {
     }
     // A new process: both values load as they were encoded, in their order.
     let mut db = db_in(dir.path());
-    assert!(db.runtime().warnings().is_empty(), "{:?}", db.runtime().warnings());
+    assert!(
+        db.runtime().warnings().is_empty(),
+        "{:?}",
+        db.runtime().warnings()
+    );
     db.set_items((), Arc::new(vec![5, 4]), Durability::Low);
     assert_eq!(db.bag(()).0, [5, 4]);
     assert_eq!(db.own_bag(()).0, [5, 4]);
@@ -142,7 +150,11 @@ fn the_bytes_fingerprinted_are_the_bytes_saved_and_loaded() {
     assert_eq!(read_all(&db), (2, 2));
     assert_eq!(
         executed(&db),
-        ["executed bag(())", "executed bag_len(())", "executed own_bag(())"]
+        [
+            "executed bag(())",
+            "executed bag_len(())",
+            "executed own_bag(())"
+        ]
     );
     // The same order as saved: green throughout.
     let mut db = {

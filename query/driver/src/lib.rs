@@ -126,13 +126,13 @@ define_queries! {
     /// The scopes of the modules whose ids fall in one shard.
     query [] fn scope_shard(u32) -> Arc<ScopeShard>, "collecting a shard of the crate's scopes", p_scope_shard;
     /// A file's defs, their kinds and ordinals, in source order.
-    query [cache_on_disk] fn file_defs(PathBuf) -> Arc<Vec<FileDef>>, "listing the items of a file", p_file_defs;
+    query [cache_on_disk, own_hash] fn file_defs(PathBuf) -> Arc<Vec<FileDef>>, "listing the items of a file", p_file_defs;
     /// A def's kind, path, name, parent and visibility.
-    query [cache_on_disk] fn def_info(DefId) -> Option<Arc<DefInfo>>, "describing an item", p_def_info;
+    query [cache_on_disk, own_hash] fn def_info(DefId) -> Option<Arc<DefInfo>>, "describing an item", p_def_info;
     /// A def's file and ordinal.
     query [cache_on_disk] fn def_source(DefId) -> Option<DefSource>, "locating an item", p_def_source;
     /// A module's scope.
-    query [cache_on_disk] fn module_scope(DefId) -> Option<ScopeValue>, "resolving a module's scope", p_module_scope;
+    query [cache_on_disk, own_hash] fn module_scope(DefId) -> Option<ScopeValue>, "resolving a module's scope", p_module_scope;
     /// What one name is bound to in a module's scope: what a path reads of a scope, so
     /// that adding or removing another name of the module stops here.
     query [cache_on_disk] fn resolve_name((DefId, Symbol)) -> NameBindings, "looking up a name in a module's scope", p_resolve_name;
@@ -171,7 +171,7 @@ define_queries! {
     /// A function's IR, lowered and optimized.
     query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
     /// A function's machine code (bytes and relocations).
-    query [cache_on_disk] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
+    query [] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
 }
 
 /// How far a build goes.

@@ -112,14 +112,14 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
             resume_unwind(Box::new("query frame lost its value"))
         }
     };
-    let new_fp = if hash_now {
-        let fp = hash_raw::<Q>(rt, &value);
+    let (new_fp, encoded) = if hash_now {
+        let (fp, encoded) = fingerprint_raw::<Q>(rt, &value, rt.persists());
         rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
-        Some(fp)
+        (Some(fp), encoded)
     } else {
-        None
+        (None, None)
     };
-    finish::<Q>(db, node, frame, value, new_fp)
+    finish::<Q>(db, node, frame, value, new_fp, encoded)
 }
 
 fn finish<Q: Query>(
@@ -128,6 +128,7 @@ fn finish<Q: Query>(
     mut frame: Frame,
     value: Q::Value,
     mut new_fp: Option<Fingerprint>,
+    mut encoded: Option<Box<[u8]>>,
 ) -> Q::Value {
     let rt = db.runtime();
     let (old_flags, old_fp, old_durability, slot) = {
@@ -147,7 +148,10 @@ fn finish<Q: Query>(
         });
         let mut fp_on_demand = || {
             if new_fp.is_none() && Q::HASH.is_some() {
-                new_fp = Some(hash_value::<Q>(rt, &value));
+                rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
+                let (fp, bytes) = fingerprint_raw::<Q>(rt, &value, rt.persists());
+                rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+                (new_fp, encoded) = (Some(fp), bytes);
             }
             new_fp
         };
@@ -157,7 +161,7 @@ fn finish<Q: Query>(
     let cyclic = frame.cycle.is_some();
     {
         let mut g = rt.graph.borrow_mut();
-        dedup_in_order(&mut frame.deps);
+        dedup_in_order(rt, g.nodes.len(), &mut frame.deps);
         // Invariant: what a provider read is up to date in this revision (it was read
         // through `fetch`), unless it is executing (a read that closed a cycle).
         debug_assert!(
@@ -192,7 +196,12 @@ fn finish<Q: Query>(
     if changed {
         Q::storage(db).changed.record(rev, slot);
     }
-    Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value.clone());
+    {
+        let mut st = Q::storage(db).inner.borrow_mut();
+        let s = st.slot_mut(slot);
+        s.value = Some(value.clone());
+        s.encoded = encoded;
+    }
     rt.stats.borrow_mut().kinds[Q::KIND as usize].executed += 1;
     if rt.events_on() {
         rt.node_event(db, EventKind::Executed, node);
@@ -203,20 +212,46 @@ fn finish<Q: Query>(
 /// The fingerprint of a value of `Q`, charged to `Q`'s hashing statistics.
 pub(crate) fn hash_value<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
     rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
-    let fp = hash_raw::<Q>(rt, value);
+    let (fp, _) = fingerprint_raw::<Q>(rt, value, false);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
     fp
 }
 
-/// The fingerprint of a value of `Q`, counting the bytes but not the time.
-fn hash_raw<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
+/// The fingerprint of a value of `Q`, counting the bytes but not the time (zero for a
+/// query that is not hashed). A query whose fingerprint is of its encoding
+/// ([`Flags::hashes_encoding`]) is encoded here, and with `keep` the bytes are given back
+/// too, to be saved as they are instead of being encoded again.
+pub(crate) fn fingerprint_raw<Q: Query>(
+    rt: &Runtime,
+    value: &Q::Value,
+    keep: bool,
+) -> (Fingerprint, Option<Box<[u8]>>) {
     let Some(hash) = Q::HASH else {
-        return Fingerprint::ZERO;
+        return (Fingerprint::ZERO, None);
     };
     let mut h = StableHasher::new(rt.options.hasher);
-    hash(value, &mut h);
+    let mut kept = None;
+    match Q::CODEC.as_ref().filter(|_| Q::FLAGS.hashes_encoding()) {
+        Some(codec) => {
+            let mut buf = rt.encode_buf.take();
+            buf.clear();
+            if (codec.encode)(value, &mut buf).is_ok() {
+                h.write_bytes(&buf);
+                if keep {
+                    kept = Some(Box::from(&buf[..]));
+                }
+            } else {
+                // A value that cannot be encoded (a `Serialize` impl that fails) is not
+                // saved either; it is still fingerprinted, by its own hash.
+                h.write_u64(0x0bad_c0de_0bad_c0de);
+                hash(value, &mut h);
+            }
+            rt.encode_buf.replace(buf);
+        }
+        None => hash(value, &mut h),
+    }
     rt.stats.borrow_mut().kinds[Q::KIND as usize].hashed_bytes += h.bytes_hashed();
-    h.finish()
+    (h.finish(), kept)
 }
 
 /// The fingerprint of the value of `node` in memory (for verify mode and saving).
@@ -259,8 +294,9 @@ pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Removes repeated reads, keeping the first of each: re-validation walks each dependency
-/// once, in the order it was first read (rustc deduplicates reads the same way).
-fn dedup_in_order(deps: &mut Vec<crate::dep_graph::NodeId>) {
+/// once, in the order it was first read (rustc deduplicates reads the same way). Long
+/// lists are checked against a bit per node (`nodes` of them), cleared again afterwards.
+fn dedup_in_order(rt: &Runtime, nodes: usize, deps: &mut Vec<NodeId>) {
     if deps.len() <= 1 {
         return;
     }
@@ -275,8 +311,18 @@ fn dedup_in_order(deps: &mut Vec<crate::dep_graph::NodeId>) {
         }
         deps.truncate(kept);
     } else {
-        let mut seen = rustc_hash::FxHashSet::default();
-        seen.reserve(deps.len());
-        deps.retain(|d| seen.insert(*d));
+        let mut seen = rt.seen.borrow_mut();
+        if seen.len() < nodes.div_ceil(64) {
+            seen.resize(nodes.div_ceil(64), 0);
+        }
+        deps.retain(|d| {
+            let (word, bit) = (d.index() / 64, 1u64 << (d.index() % 64));
+            let first = seen[word] & bit == 0;
+            seen[word] |= bit;
+            first
+        });
+        for d in deps.iter() {
+            seen[d.index() / 64] = 0;
+        }
     }
 }

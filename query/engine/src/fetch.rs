@@ -271,17 +271,7 @@ pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durabil
     let db = &*db;
     let rt = db.runtime();
     let node = node_for_key::<Q>(db, &key);
-    let new_fp = Q::HASH.map(|hash| {
-        rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
-        let mut h = StableHasher::new(rt.options.hasher);
-        hash(&value, &mut h);
-        let bytes = h.bytes_hashed();
-        let fp = h.finish();
-        let mut stats = rt.stats.borrow_mut();
-        stats.kinds[Q::KIND as usize].hashed_bytes += bytes;
-        rt.profiler.borrow_mut().exit(&mut stats);
-        fp
-    });
+    let new_fp = Q::HASH.map(|_| crate::execute::hash_value::<Q>(rt, &value));
     let old_value = value_in_slot::<Q>(db, node);
     let mut g = rt.graph.borrow_mut();
     let n = g.node_mut(node);
@@ -326,5 +316,8 @@ pub fn set_input<Q: Query>(db: &mut Q::Db, key: Q::Key, value: Q::Value, durabil
     let slot = n.slot.expect("`node_for_key` gives a node with a slot");
     drop(g);
     crate::session::note_dirty(rt, node);
-    Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(value);
+    let mut st = Q::storage(db).inner.borrow_mut();
+    let s = st.slot_mut(slot);
+    s.value = Some(value);
+    s.encoded = None;
 }

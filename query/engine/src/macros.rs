@@ -38,6 +38,10 @@
 //! - `cache_on_disk` — the value is persisted (bincode through serde; `Value:
 //!   Serialize + DeserializeOwned`) and decoded lazily, not only its fingerprint;
 //! - `backdate_eq` — early cutoff compares values with `==` instead of fingerprints;
+//! - `own_hash` — a `cache_on_disk` value is fingerprinted by its `StableHash`, not by the
+//!   hash of its encoding (the default for `cache_on_disk`: the value is encoded once, and
+//!   the bytes are fingerprinted and saved). For a value whose encoding is not canonical
+//!   (a map in insertion order) or whose fingerprint hashes another view of it;
 //! - `cycle_fallback(f)` — the value on a cycle, `f: fn(&Db, &Cycle, &Key) -> Value`
 //!   (see [`crate::cycle`]).
 //! - `describe_key(f)` — how a cycle's description shows the key,
@@ -161,6 +165,9 @@ macro_rules! __query_flag {
     };
     (backdate_eq) => {
         $crate::Flags::BACKDATE_EQ
+    };
+    (own_hash) => {
+        $crate::Flags::OWN_HASH
     };
     (cycle_fallback) => {
         $crate::Flags::NONE

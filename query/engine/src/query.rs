@@ -31,6 +31,10 @@ impl Flags {
     /// Early cutoff compares the old and new values with `==` (salsa's backdating) instead
     /// of their fingerprints.
     pub const BACKDATE_EQ: Flags = Flags(1 << 4);
+    /// A `cache_on_disk` value is fingerprinted by its [`crate::StableHash`] rather than by
+    /// its encoding: for a value whose encoding is not canonical (a map in insertion
+    /// order) or whose fingerprint hashes another view of it.
+    pub const OWN_HASH: Flags = Flags(1 << 5);
 
     /// `self` with the flags of `other` added.
     pub const fn with(self, other: Flags) -> Flags {
@@ -45,6 +49,14 @@ impl Flags {
     /// Whether any flag of `other` is set.
     pub const fn intersects(self, other: Flags) -> bool {
         self.0 & other.0 != 0
+    }
+
+    /// Whether the fingerprint of the value is the hash of its encoding: the value is
+    /// persisted (`cache_on_disk`), hashed, and not `own_hash`. Then it is encoded once,
+    /// when it is executed, and those bytes are both fingerprinted and saved.
+    pub const fn hashes_encoding(self) -> bool {
+        self.contains(Flags::CACHE_ON_DISK)
+            && !self.intersects(Flags::NO_HASH.with(Flags::OWN_HASH))
     }
 
     /// Whether the query executes again in every session that needs its value, even when
@@ -128,6 +140,9 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
     pub key: Q::Key,
     pub node: NodeId,
     pub value: Option<Q::Value>,
+    /// The value's encoding, kept from its execution to be saved as it is (queries whose
+    /// fingerprint is of their encoding, in a database that persists its cache).
+    pub encoded: Option<Box<[u8]>>,
 }
 
 pub(crate) struct StorageInner<Q: Query + ?Sized> {
@@ -154,6 +169,7 @@ impl<Q: Query + ?Sized> StorageInner<Q> {
             key: key.clone(),
             node,
             value: None,
+            encoded: None,
         });
         self.map.insert(key.clone(), slot);
         slot

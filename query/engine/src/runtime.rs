@@ -136,6 +136,11 @@ pub struct Runtime {
     pub(crate) cache_dir: Option<CacheDir>,
     /// Reusable dependency vectors for frames (no allocation per execution).
     pub(crate) dep_pool: RefCell<Vec<Vec<NodeId>>>,
+    /// A reusable buffer for encoding values to fingerprint them.
+    pub(crate) encode_buf: RefCell<Vec<u8>>,
+    /// A bit per node, all clear between uses: the reads already seen while an
+    /// execution's reads are deduplicated.
+    pub(crate) seen: RefCell<Vec<u64>>,
     pub(crate) kind_flags: Vec<Flags>,
     /// The start of the session on a loaded cache (see `session`).
     pub(crate) session: RefCell<crate::session::SessionState>,
@@ -160,6 +165,8 @@ impl Runtime {
             prev: None,
             cache_dir: None,
             dep_pool: RefCell::new(Vec::new()),
+            encode_buf: RefCell::new(Vec::new()),
+            seen: RefCell::new(Vec::new()),
             kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
             session: RefCell::new(Default::default()),
             options,

@@ -84,7 +84,7 @@ pub(crate) fn after_green<Db: Database>(db: &Db, node: NodeId) {
 pub(crate) fn verify_node<Q: Query>(db: &Q::Db, node: NodeId) -> Option<bool> {
     let rt = db.runtime();
     let provider = Q::PROVIDER?;
-    let hash = Q::HASH?;
+    Q::HASH?;
     let key = crate::fetch::key_of::<Q>(db, node)?;
     let expected = {
         let fp = rt.graph.borrow().node(node).fp();
@@ -114,9 +114,7 @@ pub(crate) fn verify_node<Q: Query>(db: &Q::Db, node: NodeId) -> Option<bool> {
         rt.return_dep_vec(f.deps);
     }
     rt.graph.borrow_mut().node_mut(node).flags = saved;
-    let mut h = crate::StableHasher::new(rt.options.hasher);
-    hash(&value, &mut h);
-    let actual = h.finish();
+    let (actual, _) = crate::execute::fingerprint_raw::<Q>(rt, &value, false);
     rt.stats.borrow_mut().kinds[Q::KIND as usize].verified += 1;
     if actual == expected {
         return Some(true);

@@ -65,9 +65,6 @@ struct Changes {
     any: bool,
     /// A jump target or the block list changed.
     cfg: bool,
-    /// An algebraic identity turned an instruction into a constant the constant
-    /// analysis had not found (another folding run may find more).
-    new_consts: bool,
     /// A rewritten binary instruction now reads one register twice.
     same_operands: bool,
     /// A block ending in a jump lost its last instruction (jumps to it can go straight
@@ -92,8 +89,9 @@ const ALL: u8 = FOLD | COPYPROP | DCE | CFG;
 ///   register. Dead code elimination removes writes no read sees; CFG simplification
 ///   only threads, merges and drops edges and blocks the analysis never took; copy
 ///   propagation replaces a read by one of a register holding the same analysis value.
-///   None changes an operand's value, so folding is needed again only after its own
-///   algebraic identities produced new constants, or copy propagation made a binary
+///   None changes an operand's value, and folding's own rewrite leaves every value as
+///   analysed (an algebraic identity's constant is its instruction's value in the
+///   analysis), so folding is needed again only after copy propagation made a binary
 ///   instruction read one register twice.
 /// - dead code elimination runs to its own fixpoint; only new reads going (folding, copy
 ///   propagation, a branch becoming a jump) can kill more. Merging, threading and
@@ -113,7 +111,7 @@ fn enabled_by(pass: u8, ch: Changes, exact: bool) -> u8 {
         ALL
     } else {
         match pass {
-            FOLD => COPYPROP | DCE | when(ch.cfg, CFG) | when(ch.new_consts, FOLD),
+            FOLD => COPYPROP | DCE | when(ch.cfg, CFG),
             COPYPROP => {
                 COPYPROP
                     | DCE

@@ -2,7 +2,9 @@
 //! CFG (registers may be assigned many times) that follows only the branch arms that can
 //! be taken, then replaces instructions with known results by constants, simplifies
 //! algebraic identities (`x + 0`, `x * 1`, `x << 0`, ...) and folds branches on known
-//! conditions. Evaluation is [`crate::ir::interp::scalar`]'s, the interpreter's own.
+//! conditions. An identity with a constant result (`x * 0`, `x - x`, `x | !0`, ...)
+//! gives its instruction that value in the analysis itself, so what reads it folds in
+//! the same run. Evaluation is [`crate::ir::interp::scalar`]'s, the interpreter's own.
 //!
 //! Registers read before any write hold 0 (as in the interpreter, which zeroes a frame's
 //! registers); parameters are unknown. A division or remainder whose check would panic
@@ -228,7 +230,7 @@ impl<'a> Analysis<'a> {
         for (i, inst) in f.blocks[b].insts.iter().enumerate() {
             let mut act = Act::Keep;
             if let Some(d) = def_of(inst) {
-                let v = self.eval(inst);
+                let mut v = self.eval(inst);
                 act = match v {
                     Lat::Const(c) if is_pure(inst) => {
                         if matches!(*inst, Inst::Const { value, .. } if value == c) {
@@ -240,7 +242,13 @@ impl<'a> Analysis<'a> {
                     _ => match *inst {
                         Inst::Binary { op, dst, lhs, rhs } => {
                             let (a, b) = (self.vals.get(lhs), self.vals.get(rhs));
-                            simplify_binary(f, op, dst, lhs, rhs, a, b).unwrap_or(Act::Keep)
+                            let act = simplify_binary(f, op, dst, lhs, rhs, a, b);
+                            // An identity's constant is the instruction's value, so the
+                            // reads of it fold in this run (`x * 0`, `x - x`, ...).
+                            if let Some(Act::Const(_, c)) = act {
+                                v = Lat::Const(c);
+                            }
+                            act.unwrap_or(Act::Keep)
                         }
                         _ => Act::Keep,
                     },
@@ -400,9 +408,9 @@ pub fn fold_constants(f: &mut IrFunction, stats: &mut OptStats) {
     }
 }
 
-/// [`fold_constants`] on a function known to be well-formed; what it changed in `f`
-/// (`new_consts`: an algebraic identity produced a constant the analysis had not found,
-/// so another run may find more).
+/// [`fold_constants`] on a function known to be well-formed; what it changed in `f`.
+/// Another run finds nothing more: an algebraic identity's constant is the value the
+/// analysis gives its instruction, so the rewrite leaves every value as analysed.
 pub(super) fn fold_constants_unchecked(
     f: &mut IrFunction,
     stats: &mut OptStats,
@@ -411,7 +419,6 @@ pub(super) fn fold_constants_unchecked(
 ) -> Changes {
     let mut changed = false;
     let mut cfg_changed = false;
-    let mut new_consts = false;
     sc.compute_rpo(f);
     let classes = sc.take_classes(f);
     let mut an = Analysis::new(f, classes, bufs);
@@ -448,7 +455,6 @@ pub(super) fn fold_constants_unchecked(
                     Inst::Const { dst, value }
                 }
                 Act::Const(dst, value) => {
-                    new_consts = true;
                     stats.folded_insts += 1;
                     Inst::Const { dst, value }
                 }
@@ -487,7 +493,6 @@ pub(super) fn fold_constants_unchecked(
     Changes {
         any: changed,
         cfg: cfg_changed,
-        new_consts,
         ..Changes::default()
     }
 }

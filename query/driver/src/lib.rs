@@ -2,32 +2,42 @@
 //! called as query providers at item granularity.
 //!
 //! ```text
-//! crate_root ─► def_map ◄─ file_skeleton(file) ◄─ parse_file(file) ◄─ file_text(file) ◄─ file_stamp(file) [eval_always]
-//!                  ▲ ◄──── file_status(file) ◄──────────────────────────┘
-//!                  │                                     ▲
-//!           crate_structure (positionless firewall)      │
-//!        ┌────────┼──────────┬──────────┐                │
-//!   def_info   def_source  module_scope  crate_defs      │
-//!        │         │           ▼                         │
-//!        │         │     resolve_name(module, name)      │
-//!        │         └──────► item_ast(def) ───────────────┘
-//!        ▼                   │
+//! file_stamp(file) [eval_always] ─► file_text(file) ─► parse_file(file) ─► file_skeleton(file)
+//!   file_status(file) ◄─ file_text                                        │          │
+//!        └──────────► module_tree ◄─ file_modules(file) ◄─────────────────┘          │
+//!                        │  (the `mod` items only)                                     │
+//!                        └──────────► module_items(file module) ◄──────────────────────┘
+//!                 ┌──────────────┬──────────┴──────┬────────────────┐
+//!        module_defs(m)   module_uses(m)     item_binding(m, name)   def_info · def_source(def)
+//!          │ (every file     │                  │                        ▲
+//!          ▼  module's)      ▼                  ▼                        │
+//!   crate_defs · def_homes ─► def_shard(s) ─► def_home(def) ─────────────┘
+//!                          imports ─► module_imports(m) ─► resolve_name(m, name) ◄─ bodies
+//!        def_info · def_source ─► item_ast(def) (syntax by ordinal)
+//!        ▼
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
 //!        ▼
 //!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► link (`linker`: patched,
 //!                                                                   or from scratch)
-//!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
+//!   *_diagnostics ─► file_diagnostics(file) ─► crate_diagnostics (canonical order)
 //! ```
 //!
-//! DESIGN.md Invariant 5 (positions don't cascade) holds at every level. The def map is
-//! built from positionless skeletons (item offsets replaced by ordinals) and file
-//! statuses, never from file texts, so an edit that adds or removes no item leaves it
-//! green; an item's syntax is found by its ordinal in its file, with spans relative to the
-//! item, so moving an item changes no fingerprint below `item_ast`. Paths read a module's
-//! scope one name at a time (`resolve_name`), so adding or removing an item re-checks the
-//! bodies that use a name whose binding changed, not every body that looks into its
-//! module. Positions come back only when diagnostics are reported (`file_offsets`, and
-//! `positioned_def_map`, built only when the crate's structure has errors).
+//! DESIGN.md Invariant 5 (positions don't cascade) holds at every level. The item tree is
+//! built per file module (`module_items`: a file's items and its inline modules', with
+//! their def-paths) from that file's positionless skeleton (item offsets replaced by
+//! ordinals), and the module tree from the files' `mod` items alone, never from file
+//! texts: an edit that adds or removes no item leaves both green, and one that does
+//! changes one file module's item tree. A def id is a hash, so its file module is found
+//! through an index cut into shards by the id's bits (`def_shard`, projected per def by
+//! `def_home`). Imports are resolved by one query (`imports`) that reads each module's
+//! items one name at a time (`item_binding`), so an item that no import names does not
+//! resolve them again. An item's syntax is found by its ordinal in its file, with spans
+//! relative to the item, so moving an item changes no fingerprint below `item_ast`. Paths
+//! read a module's scope one name at a time (`resolve_name`), so adding or removing an
+//! item re-checks the bodies that use a name whose binding changed, not every body that
+//! looks into its module. Positions come back only when diagnostics are reported
+//! (`file_offsets`, and `positioned_def_map`, the whole crate's item tree and scopes,
+//! built only when the positionless parts found an error).
 //!
 //! The item steps other items read (`fn_sig` … `const_value`) are the steps of
 //! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's

@@ -110,8 +110,8 @@ impl FileLoader for QueryLoader<'_> {
 }
 
 /// The positionless loader: reads only each file's status, so that editing a file's text
-/// does not re-run the module loader. A readable file loads as empty text (its skeleton
-/// comes from `file_skeleton`); a rejected one as one invalid byte, which the loader
+/// does not re-run the module loader. A readable file loads as empty text (its `mod`
+/// items come from `file_modules`); a rejected one as one invalid byte, which the loader
 /// rejects in the same way (with a wrong position, so the positioned def map reports it).
 struct StatusLoader<'a>(&'a RillDb);
 
@@ -141,8 +141,8 @@ impl FileLoader for StatusLoader<'_> {
     }
 }
 
-/// Stands for a file's parse errors in the positionless def map (their positions are not
-/// known there); the positioned def map reports the real ones.
+/// Stands for a file's parse errors in the module tree (their positions are not known
+/// there); the positioned def map reports the real ones.
 fn parse_error_marker() -> Diagnostic {
     Diagnostic::error_no_span("the file has syntax errors")
 }
@@ -550,7 +550,16 @@ pub(super) fn p_import_errors(db: &RillDb, (): ()) -> bool {
     db.imports(()).has_errors
 }
 
+/// A module without `use` items has no imports: its scope does not depend on the
+/// crate's import resolution, which runs again whenever any import may resolve otherwise.
 pub(super) fn p_module_imports(db: &RillDb, module: DefId) -> ScopeValue {
+    let tree = db.module_tree(());
+    let has_uses = tree
+        .module(module)
+        .is_some_and(|m| db.module_uses(m.home).iter().any(|u| u.module == module));
+    if !has_uses {
+        return ScopeValue(Arc::default());
+    }
     ScopeValue(
         db.imports(())
             .scopes

@@ -318,9 +318,9 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
-/// The crate's def map: its files (skeletons), item tree and module scopes. In the
-/// positionless def map, item offsets are ordinals and file texts are empty; its
-/// diagnostics exist exactly when the positioned one's do, which reports them.
+/// The crate's def map with positions: its files, item tree and module scopes, built
+/// whole only to report the structure's diagnostics (the driver otherwise works from the
+/// per-file item trees, [`ModuleItems`]).
 #[derive(Debug)]
 pub struct DefMap {
     pub krate: LoadedCrate,

@@ -427,12 +427,8 @@ pub(super) fn p_def_home(db: &RillDb, def: DefId) -> Option<DefId> {
         .home(def)
 }
 
-fn home_of(db: &RillDb, def: DefId) -> Option<DefId> {
-    db.def_home(def)
-}
-
 pub(super) fn p_def_info(db: &RillDb, def: DefId) -> Option<Arc<DefInfo>> {
-    let home = home_of(db, def)?;
+    let home = db.def_home(def)?;
     if def == root_def() {
         return Some(Arc::new(DefInfo {
             kind: DefKind::Mod,
@@ -450,7 +446,7 @@ pub(super) fn p_def_info(db: &RillDb, def: DefId) -> Option<Arc<DefInfo>> {
 /// The def's file from its file module, its ordinal from the module's item tree (which
 /// an edit of another file leaves as it was).
 pub(super) fn p_def_source(db: &RillDb, def: DefId) -> Option<DefSource> {
-    let home = home_of(db, def)?;
+    let home = db.def_home(def)?;
     let tree = db.module_tree(());
     if def == root_def() {
         return Some(DefSource {

@@ -2,32 +2,42 @@
 //! called as query providers at item granularity.
 //!
 //! ```text
-//! crate_root ─► def_map ◄─ file_skeleton(file) ◄─ parse_file(file) ◄─ file_text(file) ◄─ file_stamp(file) [eval_always]
-//!                  ▲ ◄──── file_status(file) ◄──────────────────────────┘
-//!                  │                                     ▲
-//!           crate_structure (positionless firewall)      │
-//!        ┌────────┼──────────┬──────────┐                │
-//!   def_info   def_source  module_scope  crate_defs      │
-//!        │         │           ▼                         │
-//!        │         │     resolve_name(module, name)      │
-//!        │         └──────► item_ast(def) ───────────────┘
-//!        ▼                   │
+//! file_stamp(file) [eval_always] ─► file_text(file) ─► parse_file(file) ─► file_skeleton(file)
+//!   file_status(file) ◄─ file_text                                        │          │
+//!        └──────────► module_tree ◄─ file_modules(file) ◄─────────────────┘          │
+//!                        │  (the `mod` items only)                                     │
+//!                        └──────────► module_items(file module) ◄──────────────────────┘
+//!                 ┌──────────────┬──────────┴──────┬────────────────┐
+//!        module_defs(m)   module_uses(m)     item_binding(m, name)   def_info · def_source(def)
+//!          │ (every file     │                  │                        ▲
+//!          ▼  module's)      ▼                  ▼                        │
+//!   crate_defs · def_homes ─► def_shard(s) ─► def_home(def) ─────────────┘
+//!                          imports ─► module_imports(m) ─► resolve_name(m, name) ◄─ bodies
+//!        def_info · def_source ─► item_ast(def) (syntax by ordinal)
+//!        ▼
 //!   fn_sig · struct_fields · alias_ty · const_ty · const_value · check_struct   (through SemaEnv)
 //!        ▼
 //!   typeck(fn) ─► optimize(fn) (lower + optimize) ─► codegen(fn) ─► link (`linker`: patched,
 //!                                                                   or from scratch)
-//!   *_diagnostics ─► crate_diagnostics (canonical order, positions recovered per file)
+//!   *_diagnostics ─► file_diagnostics(file) ─► crate_diagnostics (canonical order)
 //! ```
 //!
-//! DESIGN.md Invariant 5 (positions don't cascade) holds at every level. The def map is
-//! built from positionless skeletons (item offsets replaced by ordinals) and file
-//! statuses, never from file texts, so an edit that adds or removes no item leaves it
-//! green; an item's syntax is found by its ordinal in its file, with spans relative to the
-//! item, so moving an item changes no fingerprint below `item_ast`. Paths read a module's
-//! scope one name at a time (`resolve_name`), so adding or removing an item re-checks the
-//! bodies that use a name whose binding changed, not every body that looks into its
-//! module. Positions come back only when diagnostics are reported (`file_offsets`, and
-//! `positioned_def_map`, built only when the crate's structure has errors).
+//! DESIGN.md Invariant 5 (positions don't cascade) holds at every level. The item tree is
+//! built per file module (`module_items`: a file's items and its inline modules', with
+//! their def-paths) from that file's positionless skeleton (item offsets replaced by
+//! ordinals), and the module tree from the files' `mod` items alone, never from file
+//! texts: an edit that adds or removes no item leaves both green, and one that does
+//! changes one file module's item tree. A def id is a hash, so its file module is found
+//! through an index cut into shards by the id's bits (`def_shard`, projected per def by
+//! `def_home`). Imports are resolved by one query (`imports`) that reads each module's
+//! items one name at a time (`item_binding`), so an item that no import names does not
+//! resolve them again. An item's syntax is found by its ordinal in its file, with spans
+//! relative to the item, so moving an item changes no fingerprint below `item_ast`. Paths
+//! read a module's scope one name at a time (`resolve_name`), so adding or removing an
+//! item re-checks the bodies that use a name whose binding changed, not every body that
+//! looks into its module. Positions come back only when diagnostics are reported
+//! (`file_offsets`, and `positioned_def_map`, the whole crate's item tree and scopes,
+//! built only when the positionless parts found an error).
 //!
 //! The item steps other items read (`fn_sig` … `const_value`) are the steps of
 //! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's
@@ -63,10 +73,10 @@ use query::{
     Verify,
 };
 pub use values::{
-    shard_count, shard_of, ChangeDetection, CrateStructure, DefInfo, DefMap, DefShard, DefSource,
-    DiagPhase, FileDef, FileDiagnostics, FileStamp, FileStatus, FileText, Granularity, ItemSyntax,
-    PDiag, Parsed, ScopeShard, ScopeValue, SemaOut, Shared, Skeleton, SpanMode, TypeckOut,
-    DEFS_PER_SHARD,
+    shard_count, shard_of, ChangeDetection, DefInfo, DefMap, DefShard, DefSource, DiagPhase,
+    FileDiagnostics, FileStamp, FileStatus, FileText, Granularity, Imports, ItemDef, ItemSyntax,
+    ModuleInfo, ModuleItems, ModuleTree, ModuleUse, PDiag, Parsed, ScopeValue, SemaOut, Shared,
+    Skeleton, SpanMode, TypeckOut, DEFS_PER_SHARD,
 };
 
 /// What the providers may read besides queries: the file loader and how changes are
@@ -102,12 +112,22 @@ define_queries! {
     query [cache_on_disk] fn file_skeleton(PathBuf) -> Arc<Skeleton>, "collecting the items of a file", p_file_skeleton;
     /// Whether a file can be read, is within the size limit and is UTF-8.
     query [cache_on_disk] fn file_status(PathBuf) -> FileStatus, "checking a source file", p_file_status;
-    /// The module tree, item tree and module scopes, without positions (never hashed).
-    query [no_hash] fn def_map(()) -> Shared<DefMap>, "building the def map", p_def_map;
-    /// The same with positions and texts, for the structure's diagnostics only.
+    /// The `mod` items of a file (`skeleton::strip_to_modules`): all the module tree reads.
+    query [cache_on_disk] fn file_modules(PathBuf) -> Arc<Skeleton>, "collecting the modules of a file", p_file_modules;
+    /// The crate's modules and files, without positions.
+    query [cache_on_disk] fn module_tree(()) -> Arc<ModuleTree>, "building the module tree", p_module_tree;
+    /// The item tree of one file module (its file's defs and `use` items), without
+    /// positions: what a structure edit of that file changes, and no other file's.
+    query [cache_on_disk] fn module_items(DefId) -> Arc<ModuleItems>, "collecting the items of a module", p_module_items;
+    /// A file module's defs and kinds, in source order.
+    query [cache_on_disk] fn module_defs(DefId) -> Arc<Vec<(DefId, DefKind)>>, "listing the items of a module", p_module_defs;
+    /// A file module's `use` items: what import resolution reads of the module's file.
+    query [cache_on_disk] fn module_uses(DefId) -> Arc<Vec<ModuleUse>>, "listing the imports of a module", p_module_uses;
+    /// Whether a file module's item tree has errors.
+    query [cache_on_disk] fn module_item_errors(DefId) -> bool, "checking the items of a module", p_module_item_errors;
+    /// The positioned item tree and scopes, for the structure's diagnostics only (never
+    /// hashed; built only when the positionless parts report an error).
     query [no_hash] fn positioned_def_map(()) -> Shared<DefMap>, "locating the crate's structure errors", p_positioned_def_map;
-    /// The def map without positions: the firewall below which body edits stop.
-    query [] fn crate_structure(()) -> Arc<CrateStructure>, "summarizing the crate", p_crate_structure;
     /// Loading, item-tree and import diagnostics.
     query [cache_on_disk] fn structure_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate's structure", p_structure_diagnostics;
     /// Set when the root file could not be read.
@@ -116,25 +136,32 @@ define_queries! {
     query [cache_on_disk] fn crate_files(()) -> Arc<Vec<PathBuf>>, "listing the crate's files", p_crate_files;
     /// Every def and its kind, in source order.
     query [cache_on_disk] fn crate_defs(()) -> Arc<Vec<(DefId, DefKind)>>, "listing the crate's items", p_crate_defs;
-    /// How many shards the crate's defs are cut into (`values::shard_count`).
+    /// Every def's file module, by shard (never hashed: each shard is).
+    query [no_hash] fn def_homes(()) -> Shared<Vec<Arc<DefShard>>>, "indexing the crate's items", p_def_homes;
+    /// How many shards the index of the crate's defs is cut into (`values::shard_count`).
     query [] fn def_shard_count(()) -> u32, "counting the shards of the crate's items", p_def_shard_count;
-    /// The defs whose ids fall in one shard (`values::shard_of`): what an item's
-    /// projections read instead of the whole structure.
-    query [] fn def_shard(u32) -> Arc<DefShard>, "collecting a shard of the crate's items", p_def_shard;
-    /// How many shards the crate's module scopes are cut into.
-    query [] fn scope_shard_count(()) -> u32, "counting the shards of the crate's scopes", p_scope_shard_count;
-    /// The scopes of the modules whose ids fall in one shard.
-    query [] fn scope_shard(u32) -> Arc<ScopeShard>, "collecting a shard of the crate's scopes", p_scope_shard;
-    /// A file's defs, their kinds and ordinals, in source order.
-    query [cache_on_disk, own_hash] fn file_defs(PathBuf) -> Arc<Vec<FileDef>>, "listing the items of a file", p_file_defs;
+    /// The file modules of the defs whose ids fall in one shard (`values::shard_of`).
+    query [cache_on_disk] fn def_shard(u32) -> Arc<DefShard>, "collecting a shard of the crate's items", p_def_shard;
+    /// The file module that declares a def, from its shard: what a def's other queries
+    /// read, so that a change of its shard re-executes them only when their own entry
+    /// changed.
+    query [cache_on_disk] fn def_home(DefId) -> Option<DefId>, "finding an item's module", p_def_home;
     /// A def's kind, path, name, parent and visibility.
     query [cache_on_disk, own_hash] fn def_info(DefId) -> Option<Arc<DefInfo>>, "describing an item", p_def_info;
     /// A def's file and ordinal.
     query [cache_on_disk] fn def_source(DefId) -> Option<DefSource>, "locating an item", p_def_source;
-    /// A module's scope.
-    query [cache_on_disk, own_hash] fn module_scope(DefId) -> Option<ScopeValue>, "resolving a module's scope", p_module_scope;
-    /// What one name is bound to in a module's scope: what a path reads of a scope, so
-    /// that adding or removing another name of the module stops here.
+    /// What one name is bound to among a module's items (not its imports): what import
+    /// resolution reads of a module, one name at a time.
+    query [cache_on_disk] fn item_binding((DefId, Symbol)) -> NameBindings, "looking up an item of a module", p_item_binding;
+    /// Every module's imports, resolved to a fixed point (never hashed: each module's are).
+    query [no_hash] fn imports(()) -> Shared<Imports>, "resolving the crate's imports", p_imports;
+    /// Whether resolving the imports reported an error.
+    query [cache_on_disk] fn import_errors(()) -> bool, "checking the crate's imports", p_import_errors;
+    /// The names a module's `use` items bind.
+    query [cache_on_disk, own_hash] fn module_imports(DefId) -> ScopeValue, "resolving a module's imports", p_module_imports;
+    /// What one name is bound to in a module's scope (its item, else its import): what a
+    /// path reads of a scope, so that adding or removing another name of the module stops
+    /// here.
     query [cache_on_disk] fn resolve_name((DefId, Symbol)) -> NameBindings, "looking up a name in a module's scope", p_resolve_name;
     /// The absolute offset of each item of a file, by ordinal (for diagnostics only).
     query [] fn file_offsets(PathBuf) -> Arc<Vec<u32>>, "measuring a file", p_file_offsets;

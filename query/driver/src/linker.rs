@@ -333,9 +333,12 @@ fn collect_changes(
             .map(|&(def, _)| def)
             .collect()
     });
+    // With a complete change log, the functions that are new to the state are found by
+    // comparing the lists below, and the others' changes are in the log: no function's
+    // `codegen` is looked at unless it changed.
     match &fns {
+        _ if complete => {}
         Some(fns) => fns.iter().for_each(|&d| db.ensure::<rq::codegen>(d)),
-        None if complete => {}
         None => state
             .defs()?
             .into_iter()

@@ -8,12 +8,17 @@ use shared_frontend::diag::Diagnostic;
 use shared_frontend::intern::Symbol;
 use shared_frontend::ir::{lower::lower_fn, opt, IrFunction};
 use shared_frontend::limits::MAX_FILE_SIZE;
-use shared_frontend::sema::def::{DefId, DefKind};
+use shared_frontend::limits::MAX_MODULE_DEPTH;
+use shared_frontend::sema::def::{DefId, DefKind, DefPath, DefPathSegment, Namespace, Vis};
 use shared_frontend::sema::entry;
-use shared_frontend::sema::items::{ItemAst, ItemTree};
+use shared_frontend::sema::items::{
+    def_name, ItemAst, ItemTree, ModuleOrigin, UseItem, PRIMITIVE_TYPE_NAMES,
+};
 use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
 use shared_frontend::sema::recipe::{self, Check, Origin, Step};
-use shared_frontend::sema::resolve::{self, NameBindings};
+use shared_frontend::sema::resolve::{self, Binding, CrateItems, NameBindings};
+use shared_frontend::span::{FileId, Span};
+use shared_frontend::syntax::ast::{Item, ItemKind, Visibility};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
 use shared_frontend::syntax::ast::SourceFileAst;
@@ -25,6 +30,7 @@ use super::stamp;
 use super::values::*;
 use super::{rq, RillDb};
 use query::{Cycle, CycleFrame, Query};
+use rustc_hash::FxHashMap;
 
 // ---------------------------------------------------------------------------------------
 // Files and the crate's structure.
@@ -104,8 +110,8 @@ impl FileLoader for QueryLoader<'_> {
 }
 
 /// The positionless loader: reads only each file's status, so that editing a file's text
-/// does not re-run the module loader. A readable file loads as empty text (its skeleton
-/// comes from `file_skeleton`); a rejected one as one invalid byte, which the loader
+/// does not re-run the module loader. A readable file loads as empty text (its `mod`
+/// items come from `file_modules`); a rejected one as one invalid byte, which the loader
 /// rejects in the same way (with a wrong position, so the positioned def map reports it).
 struct StatusLoader<'a>(&'a RillDb);
 
@@ -135,24 +141,173 @@ impl FileLoader for StatusLoader<'_> {
     }
 }
 
-/// Stands for a file's parse errors in the positionless def map (their positions are not
-/// known there); the positioned def map reports the real ones.
+/// Stands for a file's parse errors in the module tree (their positions are not known
+/// there); the positioned def map reports the real ones.
 fn parse_error_marker() -> Diagnostic {
     Diagnostic::error_no_span("the file has syntax errors")
 }
 
-pub(super) fn p_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
+pub(super) fn p_file_modules(db: &RillDb, path: PathBuf) -> Arc<Skeleton> {
+    let skeleton = db.file_skeleton(path);
+    Arc::new(Skeleton {
+        ast: skeleton::strip_to_modules(&skeleton.ast),
+        parse_errors: skeleton.parse_errors,
+    })
+}
+
+/// The module tree: the module loader and the item tree run on the files' `mod` items
+/// alone (`file_modules`), through the positionless loader.
+pub(super) fn p_module_tree(db: &RillDb, (): ()) -> Arc<ModuleTree> {
     let root = db.crate_root(());
     let krate = load_crate_parsed(&StatusLoader(db), &root, &|path, _text| {
-        let skeleton = db.file_skeleton(path.to_path_buf());
-        let diags = if skeleton.parse_errors {
+        let modules = db.file_modules(path.to_path_buf());
+        let diags = if modules.parse_errors {
             vec![parse_error_marker()]
         } else {
             Vec::new()
         };
-        (skeleton.ast.clone(), diags)
+        (modules.ast.clone(), diags)
     });
-    def_map_of(krate)
+    let tree = ItemTree::build(&krate);
+    let mut modules: Vec<ModuleInfo> = Vec::with_capacity(tree.modules().len());
+    let mut homes: FxHashMap<DefId, DefId> = FxHashMap::default();
+    for m in tree.modules() {
+        let Some(d) = tree.def(m.def) else {
+            continue;
+        };
+        // Modules come in source order: an inline module's parent is already placed.
+        let (home, file) = match m.origin {
+            ModuleOrigin::Inline => {
+                let parent = d.parent.and_then(|p| homes.get(&p).copied());
+                (parent.unwrap_or(m.def), None)
+            }
+            ModuleOrigin::Root | ModuleOrigin::File => (m.def, m.file.map(|f| f.0)),
+        };
+        homes.insert(m.def, home);
+        modules.push(ModuleInfo {
+            def: m.def,
+            path: d.path.clone(),
+            parent: d.parent,
+            vis: d.vis,
+            home,
+            file,
+            depth: m.depth,
+        });
+    }
+    let fatal = krate.root_unreadable.then(|| {
+        krate
+            .diagnostics
+            .first()
+            .map(|d| d.message.clone())
+            .unwrap_or_default()
+    });
+    let files = krate.sources.files.iter().map(|f| f.path.clone()).collect();
+    Arc::new(ModuleTree::new(
+        modules,
+        files,
+        fatal,
+        !krate.diagnostics.is_empty(),
+    ))
+}
+
+/// The item tree of a file module, from its file's skeleton: the item tree's rules
+/// (`sema::items`) for one file: def-paths with their disambiguators, visibilities,
+/// inline modules entered up to `MAX_MODULE_DEPTH`, and the errors it reports.
+pub(super) fn p_module_items(db: &RillDb, module: DefId) -> Arc<ModuleItems> {
+    let tree = db.module_tree(());
+    let mut out = ModuleItems::default();
+    let Some(m) = tree.module(module).filter(|m| m.home == m.def) else {
+        return Arc::new(out);
+    };
+    if let Some(file) = tree.file_of(m) {
+        let skeleton = db.file_skeleton(file.clone());
+        collect_items(&mut out, module, &m.path, &skeleton.ast.items, m.depth);
+    }
+    Arc::new(out)
+}
+
+/// One module's items (and its inline modules', each right after its `mod` item), as
+/// `ItemTree::build` numbers and names them; the skeleton's item offsets are ordinals.
+fn collect_items(out: &mut ModuleItems, module: DefId, path: &DefPath, items: &[Item], depth: u32) {
+    let vis_of = |vis| match vis {
+        Visibility::Pub => Vis::Public,
+        Visibility::Private => Vis::Restricted(module),
+    };
+    let mut seen: FxHashMap<(Namespace, Symbol), u32> = FxHashMap::default();
+    for item in items {
+        let (kind, name) = match &item.kind {
+            ItemKind::Use(u) => {
+                out.uses.push(ModuleUse {
+                    module,
+                    vis: vis_of(item.vis),
+                    def: u.clone(),
+                });
+                continue;
+            }
+            ItemKind::Fn(d) => (DefKind::Fn, d.name),
+            ItemKind::Const(d) => (DefKind::Const, d.name),
+            ItemKind::Struct(d) => (DefKind::Struct, d.name),
+            ItemKind::TypeAlias(d) => (DefKind::TypeAlias, d.name),
+            ItemKind::Mod(d) => (DefKind::Mod, d.name),
+        };
+        let ns = kind.namespace();
+        if PRIMITIVE_TYPE_NAMES.contains(&name.name.as_str()) {
+            out.has_errors = true;
+        }
+        let count = seen.entry((ns, name.name)).or_insert(0);
+        let disambiguator = *count;
+        *count += 1;
+        if disambiguator > 0 {
+            // E0428, reported by the positioned item tree.
+            out.has_errors = true;
+        }
+        let child = path.child(DefPathSegment {
+            ns,
+            name: name.name,
+            disambiguator,
+        });
+        let id = child.hash();
+        out.defs.push(ItemDef {
+            id,
+            info: DefInfo {
+                kind,
+                path: child.clone(),
+                name: name.name,
+                parent: Some(module),
+                vis: vis_of(item.vis),
+                name_span: name.span,
+            },
+            ordinal: item.offset,
+        });
+        if let ItemKind::Mod(m) = &item.kind {
+            // Deeper modules stay empty (loading reported them); a file module's items
+            // are its own file's.
+            if let (Some(inner), true) = (&m.items, depth < MAX_MODULE_DEPTH) {
+                collect_items(out, id, &child, inner, depth + 1);
+            }
+        }
+    }
+}
+
+pub(super) fn p_module_defs(db: &RillDb, module: DefId) -> Arc<Vec<(DefId, DefKind)>> {
+    let items = db.module_items(module);
+    Arc::new(items.defs.iter().map(|d| (d.id, d.info.kind)).collect())
+}
+
+pub(super) fn p_module_uses(db: &RillDb, module: DefId) -> Arc<Vec<ModuleUse>> {
+    Arc::new(db.module_items(module).uses.clone())
+}
+
+pub(super) fn p_module_item_errors(db: &RillDb, module: DefId) -> bool {
+    db.module_items(module).has_errors
+}
+
+/// The file modules of the tree (the units of [`p_module_items`]).
+fn file_modules(tree: &ModuleTree) -> impl Iterator<Item = DefId> + '_ {
+    tree.modules
+        .iter()
+        .filter(|m| m.home == m.def)
+        .map(|m| m.def)
 }
 
 /// The item tree and module scopes of a loaded crate.
@@ -167,7 +322,7 @@ fn def_map_of(krate: LoadedCrate) -> Shared<DefMap> {
 }
 
 /// The def map with real positions and texts, built only to report the structure's
-/// diagnostics (exactly when the positionless def map has some).
+/// diagnostics (exactly when the positionless parts find some).
 pub(super) fn p_positioned_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
     let root = db.crate_root(());
     let krate = load_crate_parsed(&QueryLoader(db), &root, &|path, _text| {
@@ -177,53 +332,12 @@ pub(super) fn p_positioned_def_map(db: &RillDb, (): ()) -> Shared<DefMap> {
     def_map_of(krate)
 }
 
-pub(super) fn p_crate_structure(db: &RillDb, (): ()) -> Arc<CrateStructure> {
-    let map = db.def_map(());
-    let krate = &map.krate;
-    let defs = map
-        .tree
-        .defs()
-        .iter()
-        .map(|d| {
-            let info = DefInfo {
-                kind: d.kind,
-                path: d.path.clone(),
-                name: d.name,
-                parent: d.parent,
-                vis: d.vis,
-                name_span: d.name_span,
-            };
-            // In the positionless def map, an item's offset is its ordinal.
-            let ordinal = match d.ast {
-                ItemAst::Root => u32::MAX,
-                _ => d.offset,
-            };
-            let source = DefSource {
-                file: krate.sources.get(d.file).path.clone(),
-                ordinal,
-            };
-            (d.id, info, source)
-        })
-        .collect();
-    let scopes = map
-        .tree
-        .modules()
-        .iter()
-        .map(|m| {
-            let scope = map.resolved.scopes.get(&m.def).cloned().unwrap_or_default();
-            (m.def, scope)
-        })
-        .collect();
-    let files = krate.sources.files.iter().map(|f| f.path.clone()).collect();
-    Arc::new(CrateStructure::new(defs, scopes, files))
-}
-
 pub(super) fn p_structure_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
     let quiet = {
-        let map = db.def_map(());
-        map.krate.diagnostics.is_empty()
-            && map.tree.diagnostics.is_empty()
-            && map.resolved.diagnostics.is_empty()
+        let tree = db.module_tree(());
+        !tree.has_errors
+            && file_modules(&tree).all(|m| !db.module_item_errors(m))
+            && !db.import_errors(())
     };
     if quiet {
         return Arc::new(Vec::new());
@@ -242,94 +356,227 @@ pub(super) fn p_structure_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
 }
 
 pub(super) fn p_crate_fatal(db: &RillDb, (): ()) -> Option<String> {
-    let map = db.def_map(());
-    if map.krate.root_unreadable {
-        Some(
-            map.krate
-                .diagnostics
-                .first()
-                .map(|d| d.message.clone())
-                .unwrap_or_default(),
-        )
-    } else {
-        None
-    }
+    db.module_tree(()).fatal.clone()
 }
 
 pub(super) fn p_crate_files(db: &RillDb, (): ()) -> Arc<Vec<PathBuf>> {
-    Arc::new(db.crate_structure(()).files.clone())
+    Arc::new(db.module_tree(()).files.clone())
 }
 
+/// The root, then each file module's defs, a file module's own right after its `mod`
+/// item: the item tree's order.
 pub(super) fn p_crate_defs(db: &RillDb, (): ()) -> Arc<Vec<(DefId, DefKind)>> {
-    Arc::new(
-        db.crate_structure(())
-            .defs
-            .iter()
-            .map(|(id, info, _)| (*id, info.kind))
+    fn expand(db: &RillDb, tree: &ModuleTree, home: DefId, out: &mut Vec<(DefId, DefKind)>) {
+        for &(def, kind) in db.module_defs(home).iter() {
+            out.push((def, kind));
+            if kind == DefKind::Mod && tree.module(def).is_some_and(|m| m.home == def) {
+                // The nesting is bounded by `MAX_MODULE_DEPTH`.
+                expand(db, tree, def, out);
+            }
+        }
+    }
+    let tree = db.module_tree(());
+    let mut out = vec![(root_def(), DefKind::Mod)];
+    expand(db, &tree, root_def(), &mut out);
+    Arc::new(out)
+}
+
+pub(super) fn p_def_homes(db: &RillDb, (): ()) -> Shared<Vec<Arc<DefShard>>> {
+    let tree = db.module_tree(());
+    let lists: Vec<(DefId, Arc<Vec<(DefId, DefKind)>>)> = file_modules(&tree)
+        .map(|m| (m, db.module_defs(m)))
+        .collect();
+    let total = 1 + lists.iter().map(|(_, l)| l.len()).sum::<usize>();
+    let count = shard_count(total);
+    let mut shards = vec![DefShard::default(); count as usize];
+    shards[shard_of(root_def(), count) as usize]
+        .homes
+        .push((root_def(), root_def()));
+    for (home, defs) in &lists {
+        for &(def, _) in defs.iter() {
+            shards[shard_of(def, count) as usize]
+                .homes
+                .push((def, *home));
+        }
+    }
+    Shared(Arc::new(
+        shards
+            .into_iter()
+            .map(|mut s| {
+                s.homes.sort_unstable_by_key(|h| h.0);
+                Arc::new(s)
+            })
             .collect(),
-    )
+    ))
 }
 
 pub(super) fn p_def_shard_count(db: &RillDb, (): ()) -> u32 {
-    db.crate_structure(()).def_shards.len() as u32
+    db.def_homes(()).len() as u32
 }
 
 pub(super) fn p_def_shard(db: &RillDb, shard: u32) -> Arc<DefShard> {
-    let s = db.crate_structure(());
-    s.def_shards
+    db.def_homes(())
         .get(shard as usize)
         .cloned()
         .unwrap_or_default()
 }
 
-pub(super) fn p_scope_shard_count(db: &RillDb, (): ()) -> u32 {
-    db.crate_structure(()).scope_shards.len() as u32
-}
-
-pub(super) fn p_scope_shard(db: &RillDb, shard: u32) -> Arc<ScopeShard> {
-    let s = db.crate_structure(());
-    s.scope_shards
-        .get(shard as usize)
-        .cloned()
-        .unwrap_or_default()
-}
-
-pub(super) fn p_file_defs(db: &RillDb, file: PathBuf) -> Arc<Vec<FileDef>> {
-    let s = db.crate_structure(());
-    s.file_defs.get(&file).cloned().unwrap_or_default()
-}
-
-/// The shard of the crate's defs that holds `def`, if it is one.
-fn shard_with(db: &RillDb, def: DefId) -> Arc<DefShard> {
+/// The file module that declares `def` (the root for the root).
+pub(super) fn p_def_home(db: &RillDb, def: DefId) -> Option<DefId> {
     db.def_shard(shard_of(def, db.def_shard_count(())))
+        .home(def)
 }
 
 pub(super) fn p_def_info(db: &RillDb, def: DefId) -> Option<Arc<DefInfo>> {
-    let shard = shard_with(db, def);
-    shard.def(def).map(|(_, info, _)| Arc::new(info.clone()))
+    let home = db.def_home(def)?;
+    if def == root_def() {
+        return Some(Arc::new(DefInfo {
+            kind: DefKind::Mod,
+            path: DefPath::root(),
+            name: Symbol::intern("crate"),
+            parent: None,
+            vis: Vis::Public,
+            name_span: Span::DUMMY,
+        }));
+    }
+    let items = db.module_items(home);
+    items.def(def).map(|d| Arc::new(d.info.clone()))
 }
 
-/// The def's file from its shard, its ordinal from the file's list (which an edit of
-/// another file leaves as it was).
+/// The def's file from its file module, its ordinal from the module's item tree (which
+/// an edit of another file leaves as it was).
 pub(super) fn p_def_source(db: &RillDb, def: DefId) -> Option<DefSource> {
-    let file = shard_with(db, def).def(def)?.2.clone();
-    let ordinal = db
-        .file_defs(file.clone())
-        .iter()
-        .find(|d| d.def == def)?
-        .ordinal;
+    let home = db.def_home(def)?;
+    let tree = db.module_tree(());
+    if def == root_def() {
+        return Some(DefSource {
+            file: db.crate_root(()),
+            ordinal: u32::MAX,
+        });
+    }
+    let file = tree.file_of(tree.module(home)?)?.clone();
+    let ordinal = db.module_items(home).def(def)?.ordinal;
     Some(DefSource { file, ordinal })
 }
 
-pub(super) fn p_module_scope(db: &RillDb, module: DefId) -> Option<ScopeValue> {
-    let shard = db.scope_shard(shard_of(module, db.scope_shard_count(())));
-    shard.scope(module).map(|scope| ScopeValue(scope.clone()))
+pub(super) fn p_item_binding(db: &RillDb, (module, name): (DefId, Symbol)) -> NameBindings {
+    let tree = db.module_tree(());
+    match tree.module(module) {
+        Some(m) => db.module_items(m.home).binding(module, name),
+        None => NameBindings::default(),
+    }
 }
 
+/// Import resolution's view of the crate through queries: the module tree, each
+/// module's `use` items, and its items one name at a time (`item_binding`), so that
+/// adding an item no import names leaves the imports green.
+struct QueryItems<'a> {
+    db: &'a RillDb,
+    tree: Arc<ModuleTree>,
+}
+
+impl CrateItems for QueryItems<'_> {
+    fn root(&self) -> DefId {
+        root_def()
+    }
+    fn module_count(&self) -> usize {
+        self.tree.modules.len()
+    }
+    fn module_def(&self, idx: usize) -> DefId {
+        self.tree.modules[idx].def
+    }
+    fn module_idx(&self, module: DefId) -> Option<usize> {
+        self.tree.idx(module)
+    }
+    fn module_parent(&self, module: DefId) -> Option<DefId> {
+        self.tree.module(module)?.parent
+    }
+    fn module_vis(&self, module: DefId) -> Vis {
+        self.tree.module(module).map_or(Vis::Public, |m| m.vis)
+    }
+    fn module_name(&self, module: DefId) -> String {
+        self.tree
+            .module(module)
+            .map_or_else(|| String::from("{unknown}"), |m| def_name(&m.path))
+    }
+    /// Positionless: a `use` item's offset is its index among the module's.
+    fn uses(&self, idx: usize) -> Vec<UseItem> {
+        let m = &self.tree.modules[idx];
+        self.db
+            .module_uses(m.home)
+            .iter()
+            .filter(|u| u.module == m.def)
+            .enumerate()
+            .map(|(i, u)| UseItem {
+                file: FileId(0),
+                offset: i as u32,
+                vis: u.vis,
+                def: u.def.clone(),
+            })
+            .collect()
+    }
+    fn item(&self, idx: usize, ns: Namespace, name: Symbol) -> Option<Binding> {
+        let module = self.tree.modules[idx].def;
+        self.db.item_binding((module, name)).get(ns).copied()
+    }
+    fn item_site(&self, item: DefId) -> Option<(FileId, Span)> {
+        Some((FileId(0), self.db.def_info(item)?.name_span))
+    }
+}
+
+pub(super) fn p_imports(db: &RillDb, (): ()) -> Shared<Imports> {
+    let tree = db.module_tree(());
+    let resolved = resolve::resolve_imports(&QueryItems {
+        db,
+        tree: tree.clone(),
+    });
+    let scopes = tree
+        .modules
+        .iter()
+        .zip(resolved.scopes)
+        .map(|(m, s)| (m.def, Arc::new(s)))
+        .collect();
+    Shared(Arc::new(Imports {
+        scopes,
+        has_errors: !resolved.diagnostics.is_empty(),
+    }))
+}
+
+pub(super) fn p_import_errors(db: &RillDb, (): ()) -> bool {
+    db.imports(()).has_errors
+}
+
+/// A module without `use` items has no imports: its scope does not depend on the
+/// crate's import resolution, which runs again whenever any import may resolve otherwise.
+pub(super) fn p_module_imports(db: &RillDb, module: DefId) -> ScopeValue {
+    let tree = db.module_tree(());
+    let has_uses = tree
+        .module(module)
+        .is_some_and(|m| db.module_uses(m.home).iter().any(|u| u.module == module));
+    if !has_uses {
+        return ScopeValue(Arc::default());
+    }
+    ScopeValue(
+        db.imports(())
+            .scopes
+            .get(&module)
+            .cloned()
+            .unwrap_or_default(),
+    )
+}
+
+/// A module's item of that name, else its import (an import does not replace an item:
+/// the clash is reported).
 pub(super) fn p_resolve_name(db: &RillDb, (module, name): (DefId, Symbol)) -> NameBindings {
-    db.module_scope(module)
-        .map(|scope| scope.0.name(name))
-        .unwrap_or_default()
+    let items = db.item_binding((module, name));
+    if items.types.is_some() && items.values.is_some() {
+        return items;
+    }
+    let imported = db.module_imports(module).0.name(name);
+    NameBindings {
+        types: items.types.or(imported.types),
+        values: items.values.or(imported.values),
+    }
 }
 
 pub(super) fn p_file_offsets(db: &RillDb, path: PathBuf) -> Arc<Vec<u32>> {
@@ -635,9 +882,11 @@ fn phase_of(check: Check) -> DiagPhase {
 /// file's items, anchored in the file (every item's diagnostics are relative to the
 /// item). A change of one item's diagnostics re-executes its file's aggregate only.
 pub(super) fn p_file_diagnostics(db: &RillDb, file: PathBuf) -> Arc<FileDiagnostics> {
-    let defs = db.file_defs(file);
+    let tree = db.module_tree(());
+    let lists: Vec<_> = tree.file_modules(&file).map(|m| db.module_defs(m)).collect();
+    let defs = lists.iter().flat_map(|l| l.iter().copied());
     let mut found: Vec<(DiagPhase, DefId, Vec<PDiag>)> = Vec::new();
-    for origin in recipe::canonical_order(defs.iter().map(|d| (d.def, d.kind))) {
+    for origin in recipe::canonical_order(defs) {
         let Origin::Item(check, def) = origin else {
             continue;
         };

@@ -115,3 +115,56 @@ pub fn item_by_ordinal(ast: &SourceFileAst, ordinal: u32) -> Option<ItemAst> {
         ItemKind::Use(_) => return None,
     })
 }
+
+/// The part of a (positionless) skeleton that decides the module tree: the `mod` items,
+/// and the other items of the type namespace that share a name with a `mod` of the same
+/// module (they decide its def-path's disambiguator). Item offsets are renumbered in
+/// pre-order over what is kept, so adding, removing or moving any other item leaves it
+/// unchanged.
+pub fn strip_to_modules(ast: &SourceFileAst) -> SourceFileAst {
+    SourceFileAst {
+        items: modules_of(&ast.items, &mut 0),
+    }
+}
+
+/// The recursion follows inline-module nesting, which the parser bounds.
+fn modules_of(items: &[Item], next: &mut u32) -> Vec<Item> {
+    let mod_names: Vec<_> = items
+        .iter()
+        .filter_map(|i| match &i.kind {
+            ItemKind::Mod(m) => Some(m.name.name),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for item in items {
+        let kind = match &item.kind {
+            ItemKind::Mod(m) => {
+                let offset = *next;
+                *next += 1;
+                let items = m.items.as_deref().map(|inner| modules_of(inner, next));
+                out.push(Item {
+                    offset,
+                    span: shared_frontend::span::Span::default(),
+                    vis: item.vis,
+                    kind: ItemKind::Mod(Arc::new(ModDef {
+                        name: m.name,
+                        items,
+                    })),
+                });
+                continue;
+            }
+            ItemKind::Struct(s) if mod_names.contains(&s.name.name) => item.kind.clone(),
+            ItemKind::TypeAlias(a) if mod_names.contains(&a.name.name) => item.kind.clone(),
+            _ => continue,
+        };
+        out.push(Item {
+            offset: *next,
+            span: shared_frontend::span::Span::default(),
+            vis: item.vis,
+            kind,
+        });
+        *next += 1;
+    }
+    out
+}

@@ -10,12 +10,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use shared_frontend::diag::{Diagnostic, Label};
-use shared_frontend::sema::def::{DefId, DefKind, DefPath, Vis};
+use shared_frontend::intern::Symbol;
+use shared_frontend::sema::def::{DefId, DefKind, DefPath, Namespace, Res, Vis};
 use shared_frontend::sema::items::{ItemAst, ItemTree};
 use shared_frontend::sema::modules::{FileKind, FileStat, LoadedCrate};
-use shared_frontend::sema::resolve::{ModuleScope, ResolvedCrate};
+use shared_frontend::sema::resolve::{Binding, ModuleScope, NameBindings, ResolvedCrate};
 use shared_frontend::span::{FileId, SourceMap, Span};
-use shared_frontend::syntax::ast::SourceFileAst;
+use shared_frontend::syntax::ast::{SourceFileAst, UseDef};
 
 use query::{hash_serde, StableHash, StableHasher};
 
@@ -53,6 +54,10 @@ serde_stable_hash!(
     Skeleton,
     FileStatus,
     DefInfo,
+    ModuleTree,
+    ModuleItems,
+    ModuleUse,
+    DefShard,
     DefSource,
     PDiag,
     FileDiagnostics,
@@ -313,9 +318,9 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
-/// The crate's def map: its files (skeletons), item tree and module scopes. In the
-/// positionless def map, item offsets are ordinals and file texts are empty; its
-/// diagnostics exist exactly when the positioned one's do, which reports them.
+/// The crate's def map with positions: its files, item tree and module scopes, built
+/// whole only to report the structure's diagnostics (the driver otherwise works from the
+/// per-file item trees, [`ModuleItems`]).
 #[derive(Debug)]
 pub struct DefMap {
     pub krate: LoadedCrate,
@@ -343,47 +348,159 @@ pub struct DefSource {
     pub ordinal: u32,
 }
 
-/// The crate's structure without positions: changes only when items, imports or files
-/// change, so that an edit inside a body stops here.
-///
-/// The per-item projections (`def_info`, `def_source`, `module_scope`) do not read it
-/// whole: it is cut into shards by a few bits of each id ([`shard_of`]), and a projection
-/// reads only its item's shard, so that adding or removing an item re-executes the
-/// projections of one shard instead of every item's. Ordinals are not in the shards but
-/// in each file's list of items (`file_defs`), as removing an item shifts the ordinals of
-/// the items after it in its file and of no other. The shards and the files' lists are
-/// grouped here once (derived, not hashed).
+/// A module of the crate's tree, without positions: built from the files' `mod` items
+/// alone ([`crate::skeleton::strip_to_modules`]), so adding or removing any other item
+/// leaves it as it was.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CrateStructure {
-    /// Every def in source order.
-    pub defs: Vec<(DefId, DefInfo, DefSource)>,
-    /// Every module's scope, in module order, as `ModuleScope::sorted` lists it.
-    pub scopes: Vec<(DefId, Arc<ModuleScope>)>,
-    /// Every source file in load order (the root first).
+pub struct ModuleInfo {
+    pub def: DefId,
+    pub path: DefPath,
+    pub parent: Option<DefId>,
+    pub vis: Vis,
+    /// The file module whose file holds this module's items: itself for the root and a
+    /// `mod name;`, the enclosing one for an inline module.
+    pub home: DefId,
+    /// A file module's file (index in [`ModuleTree::files`]); `None` for an inline module
+    /// and for a file module whose file could not be loaded (it is empty).
+    pub file: Option<u32>,
+    /// 0 for the root.
+    pub depth: u32,
+}
+
+/// The crate's modules in the item tree's order (source order, a module before its
+/// items), its files in load order, and what loading them found. Changes only when a
+/// `mod` item or a file's status does.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ModuleTree {
+    pub modules: Vec<ModuleInfo>,
+    /// Every source file, in load order (the root first).
     pub files: Vec<PathBuf>,
-    /// The defs by shard: `def_shards.len()` is [`shard_count`] of the number of defs.
+    /// The root file could not be read: the message.
+    pub fatal: Option<String>,
+    /// Loading reported something (a missing or unreadable file, a syntax error).
+    pub has_errors: bool,
+    /// A module's index in `modules`, built on first use (also for a value read from the
+    /// cache).
     #[serde(skip)]
-    pub def_shards: Vec<Arc<DefShard>>,
-    /// The module scopes by shard: [`shard_count`] of the number of modules.
-    #[serde(skip)]
-    pub scope_shards: Vec<Arc<ScopeShard>>,
-    /// Each file's defs, in source order.
-    #[serde(skip)]
-    pub file_defs: rustc_hash::FxHashMap<PathBuf, Arc<Vec<FileDef>>>,
+    index: std::sync::OnceLock<rustc_hash::FxHashMap<DefId, u32>>,
+}
+
+impl PartialEq for ModuleTree {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.modules, &self.files, &self.fatal, self.has_errors)
+            == (&other.modules, &other.files, &other.fatal, other.has_errors)
+    }
+}
+
+impl ModuleTree {
+    pub fn new(
+        modules: Vec<ModuleInfo>,
+        files: Vec<PathBuf>,
+        fatal: Option<String>,
+        has_errors: bool,
+    ) -> ModuleTree {
+        ModuleTree {
+            modules,
+            files,
+            fatal,
+            has_errors,
+            index: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub fn idx(&self, module: DefId) -> Option<usize> {
+        let index = self.index.get_or_init(|| {
+            self.modules
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.def, i as u32))
+                .collect()
+        });
+        index.get(&module).map(|&i| i as usize)
+    }
+
+    pub fn module(&self, module: DefId) -> Option<&ModuleInfo> {
+        self.idx(module).map(|i| &self.modules[i])
+    }
+
+    /// A file module's file.
+    pub fn file_of(&self, module: &ModuleInfo) -> Option<&PathBuf> {
+        self.files.get(module.file? as usize)
+    }
+
+    /// The file modules loaded from `file` (two `mod` items may load one file).
+    pub fn file_modules<'a>(&'a self, file: &'a std::path::Path) -> impl Iterator<Item = DefId> + 'a {
+        self.modules
+            .iter()
+            .filter(move |m| m.home == m.def && self.file_of(m).is_some_and(|f| f == file))
+            .map(|m| m.def)
+    }
+}
+
+/// A def declared in a file module's file (its own items and those of its inline
+/// modules), without its position: its ordinal among the file's items instead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemDef {
+    pub id: DefId,
+    pub info: DefInfo,
+    pub ordinal: u32,
+}
+
+/// A `use` item of a module, without its position.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModuleUse {
+    pub module: DefId,
+    pub vis: Vis,
+    pub def: Arc<UseDef>,
+}
+
+/// The item tree of one file module: the defs of its file (inline modules included, file
+/// modules' contents not), the `use` items of each of its modules, and whether building
+/// it found an error (a name defined twice, an item named like a primitive type). Built
+/// from the file's skeleton and the module's path only.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModuleItems {
+    /// In source order (a module before its items).
+    pub defs: Vec<ItemDef>,
+    pub uses: Vec<ModuleUse>,
+    pub has_errors: bool,
+}
+
+impl ModuleItems {
+    pub fn def(&self, def: DefId) -> Option<&ItemDef> {
+        self.defs.iter().find(|d| d.id == def)
+    }
+
+    /// What `name` is bound to among the items of `module` (one of this file's): the
+    /// first item of that name in each namespace.
+    pub fn binding(&self, module: DefId, name: Symbol) -> NameBindings {
+        let mut out = NameBindings::default();
+        for d in &self.defs {
+            if d.info.parent != Some(module) || d.info.name != name {
+                continue;
+            }
+            let slot = match d.info.kind.namespace() {
+                Namespace::Type => &mut out.types,
+                Namespace::Value => &mut out.values,
+            };
+            slot.get_or_insert(Binding {
+                res: Some(Res::Def(d.info.kind, d.id)),
+                vis: d.info.vis,
+                import: false,
+            });
+        }
+        out
+    }
 }
 
 /// How many defs a shard holds on average, at most: the shard count is the power of two
-/// that brings the average to between half this and this (see [`shard_count`]). Adding
-/// an item re-executes every shard query (each copies and hashes its slice) and the
-/// projections of one shard; at 93k generated lines (15k defs) 32 makes both a few
-/// hundred executions instead of 30,000 projections.
+/// that brings the average to between half this and this (see [`shard_count`]).
 pub const DEFS_PER_SHARD: usize = 32;
 
 /// The number of shards for `items` items: the smallest power of two that keeps the
 /// average shard at most [`DEFS_PER_SHARD`] items (1 for a small crate). A function of the
 /// program alone, so the same in every session and from scratch; adding or removing an
-/// item changes it only when the count crosses a power of two, and then every projection
-/// re-executes once.
+/// item changes it only when the count crosses a power of two.
 pub fn shard_count(items: usize) -> u32 {
     (items.div_ceil(DEFS_PER_SHARD).max(1) as u32).next_power_of_two()
 }
@@ -395,129 +512,28 @@ pub fn shard_of(def: DefId, count: u32) -> u32 {
     (def.0 as u32) & (count.max(1) - 1)
 }
 
-impl CrateStructure {
-    pub fn new(
-        defs: Vec<(DefId, DefInfo, DefSource)>,
-        scopes: Vec<(DefId, Arc<ModuleScope>)>,
-        files: Vec<PathBuf>,
-    ) -> CrateStructure {
-        let count = shard_count(defs.len());
-        let mut def_shards = vec![DefShard::default(); count as usize];
-        let mut file_defs: rustc_hash::FxHashMap<PathBuf, Vec<FileDef>> =
-            files.iter().map(|f| (f.clone(), Vec::new())).collect();
-        for (id, info, source) in &defs {
-            def_shards[shard_of(*id, count) as usize].defs.push((
-                *id,
-                info.clone(),
-                source.file.clone(),
-            ));
-            file_defs
-                .entry(source.file.clone())
-                .or_default()
-                .push(FileDef {
-                    def: *id,
-                    kind: info.kind,
-                    ordinal: source.ordinal,
-                });
-        }
-        let count = shard_count(scopes.len());
-        let mut scope_shards = vec![ScopeShard::default(); count as usize];
-        for s in &scopes {
-            scope_shards[shard_of(s.0, count) as usize]
-                .scopes
-                .push(s.clone());
-        }
-        CrateStructure {
-            defs,
-            scopes,
-            files,
-            def_shards: def_shards.into_iter().map(Arc::new).collect(),
-            scope_shards: scope_shards.into_iter().map(Arc::new).collect(),
-            file_defs: file_defs
-                .into_iter()
-                .map(|(f, d)| (f, Arc::new(d)))
-                .collect(),
-        }
-    }
-}
-
-/// One shard of the crate's defs: those whose id [`shard_of`] puts in it, in source order,
-/// each with its file.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// One shard of the index from a def to the file module that declares it (see
+/// [`shard_of`]): a def id is a hash, so this is how a def's item tree is found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DefShard {
-    pub defs: Vec<(DefId, DefInfo, PathBuf)>,
+    /// (def, its file module), sorted by def.
+    pub homes: Vec<(DefId, DefId)>,
 }
 
 impl DefShard {
-    pub fn def(&self, def: DefId) -> Option<&(DefId, DefInfo, PathBuf)> {
-        self.defs.iter().find(|d| d.0 == def)
+    pub fn home(&self, def: DefId) -> Option<DefId> {
+        self.homes
+            .binary_search_by_key(&def, |h| h.0)
+            .ok()
+            .map(|i| self.homes[i].1)
     }
 }
 
-impl StableHash<RillDb> for DefShard {
-    /// Compactly, as [`CrateStructure`] is hashed, with files named by path.
-    fn stable_hash(&self, h: &mut StableHasher) {
-        h.write_usize(self.defs.len());
-        for (id, info, file) in &self.defs {
-            hash_def(h, *id, info);
-            <PathBuf as StableHash<RillDb>>::stable_hash(file, h);
-        }
-    }
-}
-
-/// A def of a file: its id, kind and ordinal among the file's items.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileDef {
-    pub def: DefId,
-    pub kind: DefKind,
-    pub ordinal: u32,
-}
-
-impl StableHash<RillDb> for FileDef {
-    fn stable_hash(&self, h: &mut StableHasher) {
-        h.write_u128(self.def.0);
-        h.write_u8(self.kind as u8);
-        h.write_u32(self.ordinal);
-    }
-}
-
-/// One shard of the crate's module scopes, in module order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ScopeShard {
-    pub scopes: Vec<(DefId, Arc<ModuleScope>)>,
-}
-
-impl ScopeShard {
-    pub fn scope(&self, module: DefId) -> Option<&Arc<ModuleScope>> {
-        self.scopes.iter().find(|s| s.0 == module).map(|(_, s)| s)
-    }
-}
-
-impl StableHash<RillDb> for ScopeShard {
-    fn stable_hash(&self, h: &mut StableHasher) {
-        h.write_usize(self.scopes.len());
-        for (m, s) in &self.scopes {
-            h.write_u128(m.0);
-            hash_serde(&s.sorted(), h);
-        }
-    }
-}
-
-/// A def's id and what its [`DefInfo`] holds besides its path and name, which the id
-/// (the path's hash) determines.
-fn hash_def(h: &mut StableHasher, id: DefId, info: &DefInfo) {
-    h.write_u128(id.0);
-    h.write_u8(info.kind as u8);
-    h.write_u128(info.parent.map_or(0, |p| p.0));
-    match info.vis {
-        Vis::Public => h.write_u8(0),
-        Vis::Restricted(m) => {
-            h.write_u8(1);
-            h.write_u128(m.0);
-        }
-    }
-    h.write_u32(info.name_span.lo);
-    h.write_u32(info.name_span.hi);
+/// Every module's imports, resolved (positionless: only whether there are errors).
+#[derive(Debug, Default)]
+pub struct Imports {
+    pub scopes: rustc_hash::FxHashMap<DefId, Arc<ModuleScope>>,
+    pub has_errors: bool,
 }
 
 /// A module's scope, fingerprinted in a stable (sorted) order.
@@ -527,36 +543,6 @@ pub struct ScopeValue(pub Arc<ModuleScope>);
 impl StableHash<RillDb> for ScopeValue {
     fn stable_hash(&self, h: &mut StableHasher) {
         hash_serde(&self.0.sorted(), h)
-    }
-}
-
-impl StableHash<RillDb> for CrateStructure {
-    /// Compactly: a def's path is identified by its id (the path's hash), and files by
-    /// their index in `files`.
-    fn stable_hash(&self, h: &mut StableHasher) {
-        hash_serde(&self.files, h);
-        let file_index: rustc_hash::FxHashMap<&std::path::Path, u32> = self
-            .files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.as_path(), i as u32))
-            .collect();
-        h.write_usize(self.defs.len());
-        for (id, info, source) in &self.defs {
-            hash_def(h, *id, info);
-            h.write_u32(
-                file_index
-                    .get(source.file.as_path())
-                    .copied()
-                    .unwrap_or(u32::MAX),
-            );
-            h.write_u32(source.ordinal);
-        }
-        h.write_usize(self.scopes.len());
-        for (m, s) in &self.scopes {
-            h.write_u128(m.0);
-            hash_serde(&s.sorted(), h);
-        }
     }
 }
 

@@ -1,29 +1,26 @@
-//! Validation in proportion to the edit: after adding an item or changing one item's
-//! diagnostics, what the query driver's hubs re-execute does not grow with the program.
+//! Validation in proportion to the edit: after a structure edit (an item or a `use` added
+//! or removed) or a change of one item's diagnostics, what the query driver executes and
+//! re-validates does not grow with the program.
 //!
-//! `def_info` and `def_source` read one shard of the crate's structure (the defs whose
-//! ids `shard_of` puts in it), `module_scope` one shard of its scopes, and
-//! `crate_diagnostics` one aggregate per file. So adding a function re-executes the
-//! projections of the new def's shard (and the `def_source`s of its file, whose ordinals
-//! the file's list holds), the scopes of its module's shard, and its file's aggregate;
-//! the expected sets are computed from the design and compared with what executed, on a
-//! crate of two sizes.
-//!
-//! Bodies and signatures read scopes one name at a time (`resolve_name`), so a structure
-//! edit (a function or a struct added or removed, a `use` added) re-executes, below the
-//! crate-wide hubs, exactly the same item-level queries at both sizes: the names looked
-//! up in the edited module, the items of its file, and the new or removed item's checks.
+//! The def map is built per file module (`module_items`, from the file's skeleton), the
+//! module tree from the files' `mod` items only, imports by one query that reads items one
+//! name at a time (`item_binding`), and a def's module is found through the shard of its
+//! id (`def_home`). So a structure edit of one file re-executes that file's item tree, the
+//! few whole-crate lists assembled from the files' lists (`crate_defs`, `def_homes`, each
+//! reading every file module's `module_defs`, green), every shard of the def index (each
+//! cut off unless it holds an added or removed def), and below that the same queries on
+//! the same keys at every size: the projections of the edited file's items and of the
+//! changed shard's, the names looked up in the edited module, and the new or removed
+//! item's checks and code.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use query::{Database, EventKind};
-use query_driver::{
-    self as rill, shard_count, shard_of, Build, BuildOptions, Goal, RillDb, Session, DEFS_PER_SHARD,
-};
+use query_driver::{self as rill, Build, BuildOptions, Goal, RillDb, Session, DEFS_PER_SHARD};
 use shared_frontend::intern::Symbol;
-use shared_frontend::sema::def::{DefId, DefKind, DefPath, DefPathSegment, Namespace};
+use shared_frontend::sema::def::{DefPath, DefPathSegment, Namespace};
 use shared_frontend::sema::modules::MemLoader;
 
 /// Functions in each module file.
@@ -95,13 +92,18 @@ impl Project {
     /// A check on the persistent cache in a new session, as `rill` runs one; the session
     /// is returned to inspect what executed.
     fn check(&self) -> (Build, Session) {
+        self.build(Goal::Check)
+    }
+
+    /// A build up to `goal` on the persistent cache in a new session.
+    fn build(&self, goal: Goal) -> (Build, Session) {
         let mut options = BuildOptions {
             cache_dir: Some(self.cache.path().to_path_buf()),
             ..BuildOptions::default()
         };
         options.engine.event_log = true;
-        let mut session = Session::new(self.loader(), Path::new("main.rs"), Goal::Check, options);
-        let mut b = session.build(Goal::Check);
+        let mut session = Session::new(self.loader(), Path::new("main.rs"), goal, options);
+        let mut b = session.build(goal);
         session.finish(&mut b);
         (b, session)
     }
@@ -135,130 +137,159 @@ fn keys_of(executions: &[(&'static str, String)], query: &str) -> BTreeSet<Strin
         .collect()
 }
 
-/// The def paths of `defs`.
-fn paths(db: &RillDb, defs: impl IntoIterator<Item = DefId>) -> BTreeSet<String> {
-    defs.into_iter()
-        .map(|d| db.def_info(d).expect("a def").path.to_string())
+/// Executed and green counts per query of one build (kinds that did nothing are absent).
+fn counts(b: &Build) -> BTreeMap<String, (u64, u64)> {
+    b.stats
+        .queries
+        .iter()
+        .filter(|(_, q)| q.executed + q.green > 0)
+        .map(|(k, q)| (k.clone(), (q.executed, q.green)))
         .collect()
 }
 
-fn def(db: &RillDb, path: &str) -> DefId {
-    let defs = db.crate_defs(());
-    let found = defs
-        .iter()
-        .find(|(d, _)| db.def_info(*d).is_some_and(|i| i.path.to_string() == path));
-    found.expect("the item exists").0
-}
-
-/// A bound on the defs of one shard that the design implies: shards hold at most
-/// [`DEFS_PER_SHARD`] defs on average, and ids are hashes, so a shard three times the
-/// average does not occur in practice (a Poisson tail below 10^-12).
-const SHARD_BOUND: usize = 3 * DEFS_PER_SHARD;
-
-/// Adds a function at the end of `m0.rs` and returns, per hub query, how many executed.
-fn add_a_function(modules: usize) -> (usize, usize, usize, usize) {
+/// What a structure edit of `m0.rs` (after `prepare`, built and cached first) costs on a
+/// crate of `modules` modules, with `goal`: per query, executions and green memos; and the
+/// numbers the whole-crate steps scale with (stamped paths, def shards, file modules). The
+/// build after the edit equals one from scratch.
+fn cost_of(
+    modules: usize,
+    goal: Goal,
+    prepare: &dyn Fn(&mut Project),
+    edit: &dyn Fn(&mut Project),
+) -> (BTreeMap<String, (u64, u64)>, (u64, u64, u64)) {
     let mut p = Project::new(modules);
-    let (first, first_session) = p.check();
+    prepare(&mut p);
+    let (first, _) = p.build(goal);
     assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
-    let defs_before = first_session.db.crate_defs(()).len();
-    drop(first_session);
-    p.edit("m0.rs", |t| {
-        format!("{t}\npub fn added(x: i64) -> i64 {{\n    x * 3\n}}\n")
-    });
-    let (b, session) = p.check();
-    let db = &session.db;
+    edit(&mut p);
+    let (b, session) = p.build(goal);
     assert!(b.diagnostics.is_empty(), "{:?}", b.diagnostics);
     assert_eq!(b.diagnostics, p.scratch().diagnostics);
-    let ran = executions(db);
+    let db = &session.db;
+    let files = db.crate_files(()).len() as u64;
+    let shards = u64::from(db.def_shard_count(()));
+    let file_modules = db.module_tree(()).modules.len() as u64;
+    (counts(&b), (files, shards, file_modules))
+}
 
-    let defs = db.crate_defs(());
-    assert_eq!(defs.len(), defs_before + 1);
-    // The program is far larger than a shard: re-validating every item would exceed the
-    // bounds below many times over.
-    assert!(defs.len() > 8 * SHARD_BOUND, "{} defs", defs.len());
-    let count = db.def_shard_count(());
-    assert_eq!(count, shard_count(defs.len()));
-    assert_eq!(
-        count,
-        shard_count(defs_before),
-        "the shard count is the same before and after the edit"
-    );
+/// The whole-crate steps a structure edit re-runs and the bound of each, in the numbers
+/// `cost_of` returns (`files` stamped paths, `shards` def shards, `file_modules`): the
+/// stamps taken every session (each a `stat`), the def index's shards re-hashed when a def
+/// is added or removed (at most `DEFS_PER_SHARD` on average each; cut off but for the
+/// changed one), the file modules' lists read by the crate's list and index (green), and,
+/// when the imports are resolved again, every module's `use` items (green) and the
+/// imports of every module that has some (`module_imports`, cut off per module). And one step
+/// that does not grow but is not the same at two sizes: the defs of the changed shard
+/// find their module again (`def_home`), as many as that shard holds; ids are hashes, so
+/// a shard three times the average does not occur in practice (a Poisson tail below
+/// 10^-12).
+fn whole_crate_bound(query: &str, (files, shards, file_modules): (u64, u64, u64)) -> Option<(u64, u64)> {
+    match query {
+        // A stamp per file and per candidate path of each `mod` item (`x.rs`, `x/mod.rs`).
+        "file_stamp" => Some((2 * files, 0)),
+        "def_shard" => Some((shards, 0)),
+        "module_defs" => Some((1, file_modules)),
+        "module_uses" => Some((1, file_modules)),
+        "module_imports" => Some((file_modules, file_modules)),
+        "def_home" => Some((3 * DEFS_PER_SHARD as u64, 3 * DEFS_PER_SHARD as u64)),
+        _ => None,
+    }
+}
 
-    // def_info: the items of the new def's shard (the new def's own is new), no other;
-    // all of them but the modules, whose `def_info` a check does not read.
-    let added = def(db, "crate::m0::added");
-    let shard = shard_of(added, count);
-    let in_shard: Vec<(DefId, DefKind)> = defs
-        .iter()
-        .copied()
-        .filter(|&(d, _)| shard_of(d, count) == shard)
-        .collect();
-    let infos = keys_of(&ran, "def_info");
-    assert!(infos.is_subset(&paths(db, in_shard.iter().map(|&(d, _)| d))));
-    let items = in_shard.iter().filter(|(_, k)| *k != DefKind::Mod);
-    assert!(infos.is_superset(&paths(db, items.map(|&(d, _)| d))));
-    assert!(
-        in_shard.len() <= SHARD_BOUND,
-        "{} defs in the shard",
-        in_shard.len()
-    );
+/// The structure edit at 40 and at 160 modules: every query outside the whole-crate steps
+/// executes and is re-validated exactly as often at both sizes; those steps stay within
+/// their bounds.
+fn same_cost_at_two_sizes(
+    goal: Goal,
+    prepare: &dyn Fn(&mut Project),
+    edit: &dyn Fn(&mut Project),
+) -> BTreeMap<String, (u64, u64)> {
+    let (small, small_n) = cost_of(40, goal, prepare, edit);
+    let (large, large_n) = cost_of(160, goal, prepare, edit);
+    assert!(large_n.0 > 3 * small_n.0 && large_n.1 > small_n.1, "{small_n:?} {large_n:?}");
+    let local = |c: &BTreeMap<String, (u64, u64)>| -> BTreeMap<String, (u64, u64)> {
+        c.iter()
+            .filter(|(q, _)| whole_crate_bound(q, (0, 0, 0)).is_none())
+            .map(|(q, n)| (q.clone(), *n))
+            .collect()
+    };
+    assert_eq!(local(&small), local(&large), "the crate is four times larger");
+    for (c, n) in [(&small, small_n), (&large, large_n)] {
+        for (q, &(executed, green)) in c {
+            if let Some((max_executed, max_green)) = whole_crate_bound(q, n) {
+                assert!(
+                    executed <= max_executed && green <= max_green,
+                    "{q}: {executed} executed, {green} green; bound {max_executed}, {max_green}"
+                );
+            }
+        }
+    }
+    // The whole-crate lists are assembled once.
+    for q in ["crate_defs", "def_homes"] {
+        assert!(large.get(q).is_none_or(|&(e, _)| e <= 1), "{q}: {:?}", large.get(q));
+    }
+    large
+}
 
-    // def_source: at most those, and the items of the edited file (the file's list of
-    // ordinals changed).
-    let in_file = db.file_defs("m0.rs".into());
-    let may_source = paths(
-        db,
-        in_shard
-            .iter()
-            .map(|&(d, _)| d)
-            .chain(in_file.iter().map(|d| d.def)),
-    );
-    let sources = keys_of(&ran, "def_source");
-    assert!(sources.is_subset(&may_source), "{sources:?}");
-    assert!(sources.contains("crate::m0::added"));
+fn add_fn(p: &mut Project) {
+    p.edit("m0.rs", |t| format!("{t}{ADDED_FN}"));
+}
 
-    // module_scope: at most the modules of the edited module's scope shard (`m0` gained
-    // a name).
-    let m0 = def(db, "crate::m0");
-    let scopes = db.scope_shard_count(());
-    let modules_in_shard: Vec<DefId> = defs
-        .iter()
-        .filter(|(d, k)| *k == DefKind::Mod && shard_of(*d, scopes) == shard_of(m0, scopes))
-        .map(|&(d, _)| d)
-        .collect();
-    let module_scopes = keys_of(&ran, "module_scope");
-    assert!(module_scopes.is_subset(&paths(db, modules_in_shard)));
-    assert!(module_scopes.contains("crate::m0"));
+fn remove_fn(p: &mut Project) {
+    p.edit("m0.rs", |t| t.replace(ADDED_FN, ""));
+}
 
-    // The diagnostics: only the edited file's aggregate; the crate's is unchanged.
-    assert_eq!(
-        keys_of(&ran, "file_diagnostics"),
-        BTreeSet::from(["m0.rs".to_string()])
-    );
-    assert!(keys_of(&ran, "crate_diagnostics").is_empty());
-    (
-        keys_of(&ran, "def_info").len(),
-        sources.len(),
-        module_scopes.len(),
-        keys_of(&ran, "def_shard").len(),
-    )
+fn nothing(_: &mut Project) {}
+
+#[test]
+fn adding_or_removing_a_function_costs_the_same_at_two_sizes() {
+    let added = same_cost_at_two_sizes(Goal::Image, &nothing, &add_fn);
+    // Its own code only: no other function's `codegen` is looked at.
+    assert_eq!(added.get("codegen"), Some(&(1, 0)), "{added:?}");
+    assert_eq!(added.get("typeck"), Some(&(1, 0)), "{added:?}");
+    let removed = same_cost_at_two_sizes(Goal::Image, &add_fn, &remove_fn);
+    assert_eq!(removed.get("codegen").map_or(0, |c| c.1), 0, "{removed:?}");
+    assert!(removed.get("typeck").is_none_or(|c| c.1 == 0), "{removed:?}");
 }
 
 #[test]
-fn adding_a_function_re_executes_one_shard_of_projections_at_any_size() {
-    let (info_small, source_small, scope_small, shards_small) = add_a_function(40);
-    let (info_large, source_large, scope_large, shards_large) = add_a_function(160);
-    // Every shard is looked at again (each a slice of the structure), but the projections
-    // that re-execute stay within one shard and one file at both sizes.
-    for (info, source, scope) in [
-        (info_small, source_small, scope_small),
-        (info_large, source_large, scope_large),
-    ] {
-        assert!(info <= SHARD_BOUND, "{info}");
-        assert!(source <= SHARD_BOUND + FNS_PER_MODULE + 3, "{source}");
-        assert!(scope <= SHARD_BOUND, "{scope}");
-    }
-    assert!(shards_large > shards_small);
+fn adding_a_struct_or_a_use_costs_the_same_at_two_sizes() {
+    let add_struct = |p: &mut Project| {
+        p.edit("m0.rs", |t| {
+            format!("{t}\n#[derive(Clone, Copy)]\npub struct Added {{\n    pub v: i64,\n}}\n")
+        })
+    };
+    let ran = same_cost_at_two_sizes(Goal::Check, &nothing, &add_struct);
+    assert_eq!(ran.get("struct_fields").map(|c| c.0), Some(1), "{ran:?}");
+    let add_use = |p: &mut Project| {
+        p.edit("m0.rs", |t| format!("use crate::m1::Pair as OtherPair;\n{t}"))
+    };
+    let ran = same_cost_at_two_sizes(Goal::Check, &nothing, &add_use);
+    assert_eq!(ran.get("imports").map(|c| c.0), Some(1), "{ran:?}");
+    assert!(ran.get("typeck").is_none_or(|c| c.0 == 0), "{ran:?}");
+}
+
+#[test]
+fn removing_an_item_an_import_names_costs_the_same_at_two_sizes() {
+    // `m1` imports `Both` from `m0`, a struct and a function of that name; removing the
+    // function re-resolves the imports (one of them looked the name up) and re-checks
+    // the body in `m1` that uses the name.
+    let prepare = |p: &mut Project| {
+        p.edit("m0.rs", |t| {
+            format!("{t}\n#[derive(Clone, Copy)]\npub struct Both {{\n    pub v: i64,\n}}\n\npub fn Both(x: i64) -> i64 {{\n    x\n}}\n")
+        });
+        p.edit("m1.rs", |t| {
+            format!("use crate::m0::Both;\n{t}\npub fn uses_both(x: i64) -> i64 {{\n    let b = Both {{ v: x }};\n    b.v\n}}\n")
+        });
+    };
+    let edit = |p: &mut Project| {
+        p.edit("m0.rs", |t| {
+            t.replace("\npub fn Both(x: i64) -> i64 {\n    x\n}\n", "")
+        })
+    };
+    let ran = same_cost_at_two_sizes(Goal::Check, &prepare, &edit);
+    assert_eq!(ran.get("imports").map(|c| c.0), Some(1), "{ran:?}");
+    assert_eq!(ran.get("typeck").map(|c| c.0), Some(2), "{ran:?}");
 }
 
 #[test]
@@ -320,9 +351,9 @@ fn one_items_diagnostics_re_execute_its_files_aggregate_and_keep_the_canonical_o
     assert_eq!(fixed.diagnostics.len(), broken.diagnostics.len() - 1);
 }
 
-/// The queries that work on one item or one name, below the crate-wide hubs (`def_map`,
-/// `crate_structure`, and the shards and per-file lists cut from it, each re-executed
-/// once per structure edit and cut off by fingerprint).
+/// The queries that work on one item or one name, below the file's item tree and the
+/// crate-wide lists assembled from the files' (each re-executed once per structure edit
+/// and cut off by fingerprint).
 const ITEM_LEVEL: [&str; 11] = [
     "resolve_name",
     "item_ast",
@@ -386,7 +417,13 @@ fn proportional(
         }
     }
     let names = get("resolve_name").len();
-    let in_file = session.db.file_defs("m0.rs".into()).len();
+    let m0 = session
+        .db
+        .module_tree(())
+        .file_modules(Path::new("m0.rs"))
+        .next()
+        .expect("m0");
+    let in_file = session.db.module_defs(m0).len();
     // `f1` … `f19`, `Pair`, `STEP`, `f0` (from `main`), the primitive `i64` and the
     // locals `x` and `p` (a pattern could name a constant), and a new item's name.
     assert!(

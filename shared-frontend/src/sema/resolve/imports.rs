@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 use crate::diag::{Diagnostic, Label};
 use crate::intern::Symbol;
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
-use crate::sema::items::{ns_descr, ns_kind_descr, ItemTree, PRIMITIVE_TYPE_NAMES};
+use crate::sema::items::{ns_descr, ns_kind_descr, ItemTree, UseItem, PRIMITIVE_TYPE_NAMES};
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{PathSegment, PathSegmentKind, UseTree, UseTreeKind};
 
@@ -34,11 +34,135 @@ use super::{
 
 /// Builds every module's scope and reports what is wrong with its imports.
 pub fn resolve_crate(tree: &ItemTree) -> ResolvedCrate {
-    let mut r = Resolver::new(tree);
-    r.collect_items();
+    let items = TreeItems::new(tree);
+    let imports = resolve_imports(&items);
+    let scopes = items
+        .scopes
+        .into_iter()
+        .zip(imports.scopes)
+        .enumerate()
+        .map(|(i, (mut scope, imported))| {
+            // An item keeps its name: an import of the same name was reported (E0255).
+            for (ns, map) in [
+                (Namespace::Type, imported.types),
+                (Namespace::Value, imported.values),
+            ] {
+                for (name, b) in map {
+                    scope.map_mut(ns).entry(name).or_insert(b);
+                }
+            }
+            (tree.modules()[i].def, Arc::new(scope))
+        })
+        .collect();
+    ResolvedCrate {
+        scopes,
+        diagnostics: imports.diagnostics,
+    }
+}
+
+/// What resolving imports reads of a crate: its modules, in the item tree's order (which
+/// decides the order of directives and so which of two clashing imports is reported),
+/// their `use` items, and their items one name at a time, so that a driver can record
+/// which names the imports depended on.
+pub trait CrateItems {
+    fn root(&self) -> DefId;
+    fn module_count(&self) -> usize;
+    /// The module at `idx` (an index into the item tree's modules).
+    fn module_def(&self, idx: usize) -> DefId;
+    fn module_idx(&self, module: DefId) -> Option<usize>;
+    /// The module a module is declared in; `None` for the root.
+    fn module_parent(&self, module: DefId) -> Option<DefId>;
+    fn module_vis(&self, module: DefId) -> Vis;
+    /// A module's name as messages show it (`a::b`).
+    fn module_name(&self, module: DefId) -> String;
+    /// The `use` items of the module at `idx`, in source order.
+    fn uses(&self, idx: usize) -> Vec<UseItem>;
+    /// What `name` is bound to among the items (not the imports) of the module at `idx`:
+    /// the first item of that name in that namespace.
+    fn item(&self, idx: usize, ns: Namespace, name: Symbol) -> Option<Binding>;
+    /// Where an item's name is (its file and absolute span), for a clash's report.
+    fn item_site(&self, item: DefId) -> Option<(FileId, Span)>;
+}
+
+/// Every module's imports: the bindings the `use` items add to each scope (indexed like
+/// the modules of [`CrateItems`]; an item's own name is not replaced by an import of it,
+/// which is reported), and the diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct ResolvedImports {
+    pub scopes: Vec<ModuleScope>,
+    /// Unresolved and private imports, clashes (E0252/E0255), re-exports of less visible
+    /// items (E0364/E0365), sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Resolves every `use` of the crate to a fixed point.
+pub fn resolve_imports(items: &dyn CrateItems) -> ResolvedImports {
+    let mut r = Resolver::new(items);
     r.collect_directives();
     r.run();
     r.finish()
+}
+
+/// [`CrateItems`] of an item tree: every module's items put in its scope first.
+struct TreeItems<'a> {
+    tree: &'a ItemTree,
+    scopes: Vec<ModuleScope>,
+}
+
+impl<'a> TreeItems<'a> {
+    /// Of two items with one name in one namespace, the first is bound (the duplicate
+    /// was reported by the item tree).
+    fn new(tree: &'a ItemTree) -> Self {
+        let mut scopes = vec![ModuleScope::default(); tree.modules().len()];
+        for (idx, m) in tree.modules().iter().enumerate() {
+            for &id in &m.items {
+                let Some(d) = tree.def(id) else {
+                    continue;
+                };
+                let ns = d.kind.namespace();
+                scopes[idx].map_mut(ns).entry(d.name).or_insert(Binding {
+                    res: Some(Res::Def(d.kind, id)),
+                    vis: d.vis,
+                    import: false,
+                });
+            }
+        }
+        TreeItems { tree, scopes }
+    }
+}
+
+impl CrateItems for TreeItems<'_> {
+    fn root(&self) -> DefId {
+        self.tree.root
+    }
+    fn module_count(&self) -> usize {
+        self.tree.modules().len()
+    }
+    fn module_def(&self, idx: usize) -> DefId {
+        self.tree.modules()[idx].def
+    }
+    fn module_idx(&self, module: DefId) -> Option<usize> {
+        self.tree.module_idx(module)
+    }
+    fn module_parent(&self, module: DefId) -> Option<DefId> {
+        self.tree.parent(module)
+    }
+    fn module_vis(&self, module: DefId) -> Vis {
+        self.tree.def(module).map_or(Vis::Public, |d| d.vis)
+    }
+    fn module_name(&self, module: DefId) -> String {
+        self.tree.def_name(module)
+    }
+    fn uses(&self, idx: usize) -> Vec<UseItem> {
+        self.tree.modules()[idx].uses.clone()
+    }
+    fn item(&self, idx: usize, ns: Namespace, name: Symbol) -> Option<Binding> {
+        self.scopes[idx].get(ns, name).copied()
+    }
+    fn item_site(&self, item: DefId) -> Option<(FileId, Span)> {
+        let d = self.tree.def(item)?;
+        Some((d.file, d.name_span.shift(d.offset)))
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -114,8 +238,8 @@ struct Unresolved {
 }
 
 struct Resolver<'a> {
-    tree: &'a ItemTree,
-    /// Per module, indexed like `tree.modules()`.
+    items: &'a dyn CrateItems,
+    /// The imports of each module, indexed like its modules (the items are in `items`).
     scopes: Vec<ModuleScope>,
     /// Index of the crate root in `tree.modules()`.
     root_idx: u32,
@@ -144,11 +268,11 @@ fn ns_index(ns: Namespace) -> usize {
 const NAMESPACES: [Namespace; 2] = [Namespace::Type, Namespace::Value];
 
 impl<'a> Resolver<'a> {
-    fn new(tree: &'a ItemTree) -> Self {
+    fn new(items: &'a dyn CrateItems) -> Self {
         Resolver {
-            tree,
-            scopes: vec![ModuleScope::default(); tree.modules().len()],
-            root_idx: tree.module_idx(tree.root).unwrap_or(0) as u32,
+            items,
+            scopes: vec![ModuleScope::default(); items.module_count()],
+            root_idx: items.module_idx(items.root()).unwrap_or(0) as u32,
             directives: Vec::new(),
             done: Vec::new(),
             waiting_on: Vec::new(),
@@ -163,39 +287,24 @@ impl<'a> Resolver<'a> {
     }
 
     fn module_def(&self, idx: u32) -> DefId {
-        self.tree.modules()[idx as usize].def
+        self.items.module_def(idx as usize)
     }
 
     fn module_idx(&self, def: DefId) -> Option<u32> {
-        self.tree.module_idx(def).map(|i| i as u32)
+        self.items.module_idx(def).map(|i| i as u32)
     }
 
-    /// Items go in first; of two items with one name in one namespace, the first
-    /// (the duplicate was reported by the item tree).
-    fn collect_items(&mut self) {
-        for (idx, m) in self.tree.modules().iter().enumerate() {
-            for &id in &m.items {
-                let Some(d) = self.tree.def(id) else {
-                    continue;
-                };
-                let ns = d.kind.namespace();
-                self.scopes[idx]
-                    .map_mut(ns)
-                    .entry(d.name)
-                    .or_insert(Binding {
-                        res: Some(Res::Def(d.kind, id)),
-                        vis: d.vis,
-                        import: false,
-                    });
-            }
-        }
+    /// A name of a module's scope so far: its item, else what its imports bound.
+    fn get(&self, module: u32, ns: Namespace, name: Symbol) -> Option<Binding> {
+        self.items
+            .item(module as usize, ns, name)
+            .or_else(|| self.scopes[module as usize].get(ns, name).copied())
     }
 
     fn collect_directives(&mut self) {
         let mut group = 0u32;
-        let tree = self.tree;
-        for (idx, m) in tree.modules().iter().enumerate() {
-            for u in &m.uses {
+        for idx in 0..self.items.module_count() {
+            for u in &self.items.uses(idx) {
                 self.flatten(idx as u32, group, u.file, u.offset, u.vis, &u.def.tree);
                 group += 1;
             }
@@ -306,8 +415,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn lookup(&self, module: u32, name: Symbol, ns: Namespace, mode: Mode) -> Look {
-        let scope = &self.scopes[module as usize];
-        let found = scope.get(ns, name).copied();
+        let found = self.get(module, ns, name);
         if let Some(b) = found {
             if !b.import {
                 return Look::Found(b);
@@ -330,7 +438,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn ctx(&self) -> TreeParents<'_> {
-        TreeParents(self.tree)
+        TreeParents(self.items)
     }
 
     fn accessible(&self, vis: Vis, from: u32) -> bool {
@@ -419,8 +527,8 @@ impl<'a> Resolver<'a> {
         if first.kind != PathSegmentKind::Crate {
             while i < segs.len() && segs[i].kind == PathSegmentKind::Super {
                 match self
-                    .tree
-                    .parent(self.module_def(module))
+                    .items
+                    .module_parent(self.module_def(module))
                     .and_then(|p| self.module_idx(p))
                 {
                     Some(p) => module = p,
@@ -497,7 +605,7 @@ impl<'a> Resolver<'a> {
                     Some(b) if i > 0 && matches!(segs[i - 1].kind, PathSegmentKind::Name(_)) => b,
                     _ => Binding {
                         res: Some(Res::Def(DefKind::Mod, def)),
-                        vis: self.tree.def(def).map_or(Vis::Public, |d| d.vis),
+                        vis: self.items.module_vis(def),
                         import: false,
                     },
                 };
@@ -581,10 +689,10 @@ impl<'a> Resolver<'a> {
     /// "no `x` in `a::b`" / "no `x` in the root".
     fn no_name_in(&self, name: Symbol, module: u32) -> String {
         let def = self.module_def(module);
-        if def == self.tree.root {
+        if def == self.items.root() {
             format!("no `{name}` in the root")
         } else {
-            format!("no `{name}` in `{}`", self.tree.def_name(def))
+            format!("no `{name}` in `{}`", self.items.module_name(def))
         }
     }
 
@@ -680,6 +788,7 @@ impl<'a> Resolver<'a> {
                         self.diagnostics.push(diag.anchor(d.file, d.offset));
                     }
                 }
+                // (Under an item's name it is never seen: the item is looked up first.)
                 if let Some(t) = target {
                     let placeholder = Binding {
                         res: None,
@@ -714,7 +823,7 @@ impl<'a> Resolver<'a> {
     /// `use`'s visibility, or the imported one's when that is smaller.
     fn check_reexport(&mut self, di: u32, found: [Option<Binding>; 2]) -> [Option<Binding>; 2] {
         let d = &self.directives[di as usize];
-        let ctx = TreeParents(self.tree);
+        let ctx = TreeParents(self.items);
         let mut out: [Option<Binding>; 2] = [None, None];
         let mut any_ok = false;
         let mut error: Option<(Namespace, Binding)> = None;
@@ -742,7 +851,7 @@ impl<'a> Resolver<'a> {
                     .target
                     .map_or_else(String::new, |t| t.as_str().to_string()),
             };
-            let crate_public = b.vis == Vis::Restricted(self.tree.root);
+            let crate_public = b.vis == Vis::Restricted(self.items.root());
             let what = if crate_public {
                 format!(
                     "`{name}` is only public within the crate, and cannot be re-exported outside"
@@ -775,7 +884,7 @@ impl<'a> Resolver<'a> {
     /// Binds an import's name; a clash with an item (E0255) or another import (E0252) is
     /// reported at the later of the two in source order, and the earlier one stays.
     fn define(&mut self, di: u32, module: u32, ns: Namespace, name: Symbol, b: Binding) {
-        let existing = self.scopes[module as usize].get(ns, name).copied();
+        let existing = self.get(module, ns, name);
         match existing {
             None | Some(Binding { res: None, .. }) => {
                 self.scopes[module as usize].map_mut(ns).insert(name, b);
@@ -786,13 +895,13 @@ impl<'a> Resolver<'a> {
                 let Some(Res::Def(_, item)) = old.res else {
                     return;
                 };
-                let Some(item) = self.tree.def(item) else {
+                let Some((file, span)) = self.items.item_site(item) else {
                     return;
                 };
                 let d = &self.directives[di as usize];
                 let item_site = Site {
-                    file: item.file,
-                    span: item.name_span.shift(item.offset),
+                    file,
+                    span,
                     import: false,
                     kind: old.res,
                 };
@@ -836,7 +945,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn finish(mut self) -> ResolvedCrate {
+    fn finish(mut self) -> ResolvedImports {
         let mut groups: Vec<(u32, Vec<Unresolved>)> = self.unresolved.drain().collect();
         groups.sort_by_key(|(g, _)| *g);
         for (_, mut leaves) in groups {
@@ -864,14 +973,8 @@ impl<'a> Resolver<'a> {
                 (l.file.map_or(u32::MAX, |f| f.0), l.span.lo)
             })
         });
-        let scopes = self
-            .scopes
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| (self.tree.modules()[i].def, Arc::new(s)))
-            .collect();
-        ResolvedCrate {
-            scopes,
+        ResolvedImports {
+            scopes: self.scopes,
             diagnostics: self.diagnostics,
         }
     }
@@ -940,15 +1043,16 @@ fn a_descr(res: Res) -> String {
 }
 
 /// The module tree alone, as a [`ScopeLookup`] for visibility checks while scopes are
-/// still being built (scopes themselves are not asked for).
-struct TreeParents<'a>(&'a ItemTree);
+/// still being built (scopes themselves are not asked for; visibility names modules, so
+/// only modules' parents are).
+struct TreeParents<'a>(&'a dyn CrateItems);
 
 impl ScopeLookup for TreeParents<'_> {
     fn root(&self) -> DefId {
-        self.0.root
+        self.0.root()
     }
     fn parent(&self, def: DefId) -> Option<DefId> {
-        self.0.parent(def)
+        self.0.module_parent(def)
     }
     fn name_in(&self, _module: DefId, _name: Symbol) -> NameBindings {
         NameBindings::default()
@@ -956,7 +1060,7 @@ impl ScopeLookup for TreeParents<'_> {
     fn type_alias(&self, _def: DefId) -> Option<(DefId, Arc<crate::syntax::ast::TypeAliasDef>)> {
         None
     }
-    fn item_name(&self, def: DefId) -> Option<Symbol> {
-        self.0.def(def).map(|d| d.name)
+    fn item_name(&self, _def: DefId) -> Option<Symbol> {
+        None
     }
 }

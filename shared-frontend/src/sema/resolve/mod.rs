@@ -30,7 +30,7 @@ use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use crate::sema::items::{ItemAst, ItemTree, VisDisplay};
 use crate::syntax::ast::{PathSegment, PathSegmentKind, TypeAliasDef};
 
-pub use imports::resolve_crate;
+pub use imports::{resolve_crate, resolve_imports, CrateItems, ResolvedImports};
 pub use path::{lookup_name, resolve_path, resolve_path_as, PathSource};
 
 /// A name bound in a module's scope.

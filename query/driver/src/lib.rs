@@ -197,8 +197,11 @@ define_queries! {
 
     /// A function's IR, lowered and optimized.
     query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
-    /// A function's machine code (bytes and relocations).
-    query [] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
+    /// A function's machine code (bytes and relocations). Persisted although the link
+    /// state holds the same code: when a build fails to write the link state after the
+    /// query cache, the next build relinks from scratch, and then reads every function's
+    /// code from here instead of generating it again.
+    query [cache_on_disk] fn codegen(DefId) -> Option<Arc<backend::CodeBlob>>, "generating machine code", p_codegen;
 }
 
 /// How far a build goes.

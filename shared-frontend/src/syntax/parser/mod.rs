@@ -574,16 +574,7 @@ fn same_kind(a: TokenKind, b: TokenKind) -> bool {
                 starts_with_number: y,
             },
         ) => x == y,
-        (
-            Literal {
-                kind: x,
-                suffix_start: s,
-            },
-            Literal {
-                kind: y,
-                suffix_start: t,
-            },
-        ) => x == y && s == t,
+        (Literal { kind: x }, Literal { kind: y }) => x == y,
         _ => std::mem::discriminant(&a) == std::mem::discriminant(&b),
     }
 }

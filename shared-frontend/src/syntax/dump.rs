@@ -13,7 +13,7 @@ use crate::syntax::ast::{
     PathSegmentKind, Pattern, SourceFileAst, StmtKind, TypeId, TypeKind, UseTree, UseTreeKind,
     Visibility,
 };
-use crate::syntax::lexer::{Token, TokenKind};
+use crate::syntax::lexer::{literal_suffix_start, Token, TokenKind};
 
 /// One line per token: its kind, absolute span and text (escaped).
 pub fn tokens_to_string(text: &str, tokens: &[Token]) -> String {
@@ -24,6 +24,10 @@ pub fn tokens_to_string(text: &str, tokens: &[Token]) -> String {
         let s = text.get(lo..hi).unwrap_or("");
         let kind = match t.kind {
             TokenKind::Keyword(k) => format!("Keyword({})", k.as_str()),
+            TokenKind::Literal { kind } => format!(
+                "Literal {{ kind: {kind:?}, suffix_start: {} }}",
+                literal_suffix_start(s)
+            ),
             k => format!("{k:?}"),
         };
         let _ = writeln!(out, "{kind} {lo}..{hi} {s:?}");

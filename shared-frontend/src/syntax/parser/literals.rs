@@ -7,27 +7,28 @@ use crate::diag::Diagnostic;
 use crate::limits::MAX_LITERAL_LEN;
 use crate::span::Span;
 use crate::syntax::ast::{ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, LitValue};
-use crate::syntax::lexer::{Base, LiteralKind, TokenKind as T};
+use crate::syntax::lexer::{literal_suffix_start, Base, LiteralKind, TokenKind as T};
 
 impl<'a> Parser<'a> {
     /// At a literal token.
     pub(super) fn parse_literal_expr(&mut self) -> ExprId {
         let t = self.tok();
         let span = self.rel(t.lo, t.hi);
-        let T::Literal { kind, suffix_start } = t.kind else {
+        let T::Literal { kind } = t.kind else {
             self.bump();
             return self.alloc_expr(ExprKind::Missing, span);
         };
         self.bump_over();
         // The common plain decimal literal without suffix: its value, as `int_literal`
-        // would compute it, with no text slicing or suffix matching.
+        // would compute it, with no text slicing or suffix matching. A literal made only
+        // of digits has no suffix (a suffix starts with a letter or `_`).
         if let LiteralKind::Int {
             base: Base::Decimal,
             empty_int: false,
         } = kind
         {
             let digits = &self.text.as_bytes()[t.lo as usize..t.hi as usize];
-            let value = if suffix_start as usize == digits.len() && digits.len() <= 19 {
+            let value = if digits.len() <= 19 {
                 decimal_digits_value(digits)
             } else {
                 None
@@ -42,6 +43,7 @@ impl<'a> Parser<'a> {
             }
         }
         let text = self.tok_text(t);
+        let suffix_start = literal_suffix_start(text);
         if let LiteralKind::Int {
             base,
             empty_int: false,
@@ -202,8 +204,7 @@ impl<'a> Parser<'a> {
                 kind:
                     kind @ (LiteralKind::Str { terminated: true }
                     | LiteralKind::RawStr { terminated: true }),
-                suffix_start,
-            } if suffix_start == fmt_tok.hi - fmt_tok.lo => {
+            } if literal_suffix_start(self.tok_text(fmt_tok)) == fmt_tok.hi - fmt_tok.lo => {
                 self.bump();
                 let text = self.tok_text(fmt_tok);
                 let decoded = if matches!(kind, LiteralKind::Str { .. }) {

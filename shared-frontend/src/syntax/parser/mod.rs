@@ -536,17 +536,13 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The elements of `v` in a vector trimmed to their number, leaving `v` empty with (at
-/// least) its capacity. A vector at least half full is handed over itself and trimmed
-/// (the allocator shrinks it in place, no copy) and `v` gets a new allocation of the
-/// same capacity; a sparser one is copied out into an exactly sized vector.
+/// The elements of `v` copied into an exactly sized vector, leaving `v` empty with its
+/// capacity (the item arena's vectors are reused for the next item, so they stop growing
+/// once they fit the largest item). One allocation per non-empty vector, and none of the
+/// scratch capacity is handed to the allocator: handing the scratch vector over and
+/// allocating a new one of the same capacity costs an allocation of the full capacity and
+/// a shrinking reallocation per item instead.
 fn take_exact<T>(v: &mut Vec<T>) -> Vec<T> {
-    let cap = v.capacity();
-    if !v.is_empty() && v.len() >= cap / 2 {
-        let mut taken = std::mem::replace(v, Vec::with_capacity(cap));
-        taken.shrink_to_fit();
-        return taken;
-    }
     let mut exact = Vec::with_capacity(v.len());
     exact.append(v);
     exact
@@ -578,16 +574,7 @@ fn same_kind(a: TokenKind, b: TokenKind) -> bool {
                 starts_with_number: y,
             },
         ) => x == y,
-        (
-            Literal {
-                kind: x,
-                suffix_start: s,
-            },
-            Literal {
-                kind: y,
-                suffix_start: t,
-            },
-        ) => x == y && s == t,
+        (Literal { kind: x }, Literal { kind: y }) => x == y,
         _ => std::mem::discriminant(&a) == std::mem::discriminant(&b),
     }
 }

@@ -17,11 +17,11 @@ use shared_frontend::sema::items::{
 use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
 use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve::{self, Binding, CrateItems, NameBindings};
-use shared_frontend::span::{FileId, Span};
-use shared_frontend::syntax::ast::{Item, ItemKind, Visibility};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
+use shared_frontend::span::{FileId, Span};
 use shared_frontend::syntax::ast::SourceFileAst;
+use shared_frontend::syntax::ast::{Item, ItemKind, Visibility};
 use shared_frontend::syntax::parser;
 
 use super::env::{root_def, QEnv};
@@ -883,7 +883,10 @@ fn phase_of(check: Check) -> DiagPhase {
 /// item). A change of one item's diagnostics re-executes its file's aggregate only.
 pub(super) fn p_file_diagnostics(db: &RillDb, file: PathBuf) -> Arc<FileDiagnostics> {
     let tree = db.module_tree(());
-    let lists: Vec<_> = tree.file_modules(&file).map(|m| db.module_defs(m)).collect();
+    let lists: Vec<_> = tree
+        .file_modules(&file)
+        .map(|m| db.module_defs(m))
+        .collect();
     let defs = lists.iter().flat_map(|l| l.iter().copied());
     let mut found: Vec<(DiagPhase, DefId, Vec<PDiag>)> = Vec::new();
     for origin in recipe::canonical_order(defs) {

@@ -429,7 +429,10 @@ impl ModuleTree {
     }
 
     /// The file modules loaded from `file` (two `mod` items may load one file).
-    pub fn file_modules<'a>(&'a self, file: &'a std::path::Path) -> impl Iterator<Item = DefId> + 'a {
+    pub fn file_modules<'a>(
+        &'a self,
+        file: &'a std::path::Path,
+    ) -> impl Iterator<Item = DefId> + 'a {
         self.modules
             .iter()
             .filter(move |m| m.home == m.def && self.file_of(m).is_some_and(|f| f == file))

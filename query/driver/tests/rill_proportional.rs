@@ -183,7 +183,10 @@ fn cost_of(
 /// find their module again (`def_home`), as many as that shard holds; ids are hashes, so
 /// a shard three times the average does not occur in practice (a Poisson tail below
 /// 10^-12).
-fn whole_crate_bound(query: &str, (files, shards, file_modules): (u64, u64, u64)) -> Option<(u64, u64)> {
+fn whole_crate_bound(
+    query: &str,
+    (files, shards, file_modules): (u64, u64, u64),
+) -> Option<(u64, u64)> {
     match query {
         // A stamp per file and per candidate path of each `mod` item (`x.rs`, `x/mod.rs`).
         "file_stamp" => Some((2 * files, 0)),
@@ -206,14 +209,21 @@ fn same_cost_at_two_sizes(
 ) -> BTreeMap<String, (u64, u64)> {
     let (small, small_n) = cost_of(40, goal, prepare, edit);
     let (large, large_n) = cost_of(160, goal, prepare, edit);
-    assert!(large_n.0 > 3 * small_n.0 && large_n.1 > small_n.1, "{small_n:?} {large_n:?}");
+    assert!(
+        large_n.0 > 3 * small_n.0 && large_n.1 > small_n.1,
+        "{small_n:?} {large_n:?}"
+    );
     let local = |c: &BTreeMap<String, (u64, u64)>| -> BTreeMap<String, (u64, u64)> {
         c.iter()
             .filter(|(q, _)| whole_crate_bound(q, (0, 0, 0)).is_none())
             .map(|(q, n)| (q.clone(), *n))
             .collect()
     };
-    assert_eq!(local(&small), local(&large), "the crate is four times larger");
+    assert_eq!(
+        local(&small),
+        local(&large),
+        "the crate is four times larger"
+    );
     for (c, n) in [(&small, small_n), (&large, large_n)] {
         for (q, &(executed, green)) in c {
             if let Some((max_executed, max_green)) = whole_crate_bound(q, n) {
@@ -226,7 +236,11 @@ fn same_cost_at_two_sizes(
     }
     // The whole-crate lists are assembled once.
     for q in ["crate_defs", "def_homes"] {
-        assert!(large.get(q).is_none_or(|&(e, _)| e <= 1), "{q}: {:?}", large.get(q));
+        assert!(
+            large.get(q).is_none_or(|&(e, _)| e <= 1),
+            "{q}: {:?}",
+            large.get(q)
+        );
     }
     large
 }
@@ -249,7 +263,10 @@ fn adding_or_removing_a_function_costs_the_same_at_two_sizes() {
     assert_eq!(added.get("typeck"), Some(&(1, 0)), "{added:?}");
     let removed = same_cost_at_two_sizes(Goal::Image, &add_fn, &remove_fn);
     assert_eq!(removed.get("codegen").map_or(0, |c| c.1), 0, "{removed:?}");
-    assert!(removed.get("typeck").is_none_or(|c| c.1 == 0), "{removed:?}");
+    assert!(
+        removed.get("typeck").is_none_or(|c| c.1 == 0),
+        "{removed:?}"
+    );
 }
 
 #[test]
@@ -262,7 +279,9 @@ fn adding_a_struct_or_a_use_costs_the_same_at_two_sizes() {
     let ran = same_cost_at_two_sizes(Goal::Check, &nothing, &add_struct);
     assert_eq!(ran.get("struct_fields").map(|c| c.0), Some(1), "{ran:?}");
     let add_use = |p: &mut Project| {
-        p.edit("m0.rs", |t| format!("use crate::m1::Pair as OtherPair;\n{t}"))
+        p.edit("m0.rs", |t| {
+            format!("use crate::m1::Pair as OtherPair;\n{t}")
+        })
     };
     let ran = same_cost_at_two_sizes(Goal::Check, &nothing, &add_use);
     assert_eq!(ran.get("imports").map(|c| c.0), Some(1), "{ran:?}");

@@ -142,6 +142,8 @@ pub struct Runtime {
     /// execution's reads are deduplicated.
     pub(crate) seen: RefCell<Vec<u64>>,
     pub(crate) kind_flags: Vec<Flags>,
+    /// Whether some query of the table releases its values (`release_after`).
+    pub(crate) releases: bool,
     /// The start of the session on a loaded cache (see `session`).
     pub(crate) session: RefCell<crate::session::SessionState>,
 }
@@ -168,6 +170,7 @@ impl Runtime {
             encode_buf: RefCell::new(Vec::new()),
             seen: RefCell::new(Vec::new()),
             kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
+            releases: Db::KINDS.iter().any(|k| k.flags.contains(Flags::RELEASE)),
             session: RefCell::new(Default::default()),
             options,
         };

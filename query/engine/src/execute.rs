@@ -134,7 +134,13 @@ fn finish<Q: Query>(
     let (old_flags, old_fp, old_durability, old_verified, slot) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
-        (frame.saved_flags, n.fp(), n.durability, n.verified_at, n.slot)
+        (
+            frame.saved_flags,
+            n.fp(),
+            n.durability,
+            n.verified_at,
+            n.slot,
+        )
     };
     let had_memo = old_flags.contains(flags::MEMO);
     let slot = slot.expect("an executing node has a slot (its key)");

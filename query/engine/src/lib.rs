@@ -87,13 +87,13 @@ pub use fingerprint::Fingerprint;
 pub use hasher::{fingerprint_of, HasherKind, StableHasher};
 #[doc(hidden)]
 pub use macros::__hash_value;
-#[doc(hidden)]
-pub use release::__consumer_done;
 pub use on_disk::FORMAT_VERSION;
 pub use query::{
     codec_decode, codec_encode, codec_encode_into, Codec, ConsumedFn, Database, Flags, KindVTable,
     Query, QueryStorage,
 };
+#[doc(hidden)]
+pub use release::__consumer_done;
 pub use revision::Revision;
 pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};
 pub use serde_hash::hash_serde;

@@ -60,7 +60,13 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
     if !Q::CONSUMERS.iter().all(|done| done(db, &key)) {
         return;
     }
-    let Some(value) = Q::storage(db).inner.borrow_mut().slot_mut(slot).value.take() else {
+    let Some(value) = Q::storage(db)
+        .inner
+        .borrow_mut()
+        .slot_mut(slot)
+        .value
+        .take()
+    else {
         return;
     };
     // Early cutoff by equality compares with the old value; without it, the fingerprint

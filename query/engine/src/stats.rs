@@ -241,8 +241,15 @@ impl Stats {
             snap.engine.hashed_bytes += c.hashed_bytes;
             hash += c.hash;
             provider += c.provider;
-            if c.executed + c.green + c.loaded + c.promoted + c.hashed_bytes + c.verified + c.released
-                == 0 {
+            if c.executed
+                + c.green
+                + c.loaded
+                + c.promoted
+                + c.hashed_bytes
+                + c.verified
+                + c.released
+                == 0
+            {
                 continue;
             }
             let (name, flags) = kinds[k];

@@ -219,10 +219,10 @@ fn finish<Q: Query>(
         s.value = Some(value.clone());
         s.encoded = encoded;
     }
-    if rt.releases {
+    if rt.consumes[Q::KIND as usize] {
         crate::release::after_reads(db, &frame.deps);
-        crate::release::release_if_consumed::<Q>(db, node);
     }
+    crate::release::release_if_consumed::<Q>(db, node);
     rt.return_dep_vec(frame.deps);
     {
         let mut stats = rt.stats.borrow_mut();

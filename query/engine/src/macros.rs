@@ -116,6 +116,8 @@ macro_rules! define_queries {
                         $crate::__query_describe_key!((super::$Db) ($K) $([$m $(($($marg)*))?])*);
                     const CONSUMERS: &'static [$crate::ConsumedFn<super::$Db, $K>] =
                         $crate::__query_consumers!((super::$Db) ($K) $([$m $(($($marg)*))?])*);
+                    const CONSUMER_KINDS: &'static [u16] =
+                        $crate::__query_consumer_kinds!($([$m $(($($marg)*))?])*);
                     #[inline]
                     fn storage(db: &super::$Db) -> &$crate::QueryStorage<Self> {
                         &db.storage.$name
@@ -239,6 +241,18 @@ macro_rules! __query_consumers {
     };
     (($Db:ty) ($K:ty) [$other:ident $($x:tt)*] $($rest:tt)*) => {
         $crate::__query_consumers!(($Db) ($K) $($rest)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_consumer_kinds {
+    () => { &[] };
+    ([release_after($($c:ident),+ $(,)?)] $($rest:tt)*) => {
+        &[$(<$c as $crate::Query>::KIND),+]
+    };
+    ([$other:ident $($x:tt)*] $($rest:tt)*) => {
+        $crate::__query_consumer_kinds!($($rest)*)
     };
 }
 

@@ -132,6 +132,8 @@ pub trait Query: 'static {
     /// The queries that consume the value (`release_after(q, ...)`, with [`Flags::RELEASE`]):
     /// for each, whether it is up to date for the same key in the current revision.
     const CONSUMERS: &'static [ConsumedFn<Self::Db, Self::Key>] = &[];
+    /// The kinds of the queries of [`Query::CONSUMERS`], in the same order.
+    const CONSUMER_KINDS: &'static [u16] = &[];
 
     /// The query's storage in the database.
     fn storage(db: &Self::Db) -> &QueryStorage<Self>;
@@ -250,6 +252,8 @@ pub struct KindVTable<Db> {
     pub(crate) hash_value: fn(&Db, NodeId) -> Option<crate::Fingerprint>,
     /// Releases the node's value if every consumer is up to date (`release_after`).
     pub(crate) release: fn(&Db, NodeId),
+    /// The kinds of the queries that consume the value (`Query::CONSUMER_KINDS`).
+    pub(crate) consumer_kinds: &'static [u16],
 }
 
 impl<Db: Database> KindVTable<Db> {
@@ -271,6 +275,7 @@ impl<Db: Database> KindVTable<Db> {
             has_value: crate::on_disk::has_value::<Q>,
             hash_value: crate::execute::hash_value_of::<Q>,
             release: crate::release::release_if_consumed::<Q>,
+            consumer_kinds: Q::CONSUMER_KINDS,
         }
     }
 }

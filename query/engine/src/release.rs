@@ -85,8 +85,20 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
     drop(value);
 }
 
-/// After an execution that read `deps`: releases the values among them whose consumers
-/// are now all up to date.
+/// After a consumer was marked green: releases the values among its dependencies whose
+/// consumers are now all up to date (an edit cut off below the consumer leaves the value
+/// it would have read unread).
+pub(crate) fn after_green<Db: Database>(db: &Db, node: NodeId) {
+    let rt = db.runtime();
+    let mut i = 0;
+    while let Some(d) = rt.graph.borrow().dep(node, i) {
+        after_reads(db, &[d]);
+        i += 1;
+    }
+}
+
+/// After an execution of a consumer that read `deps`: releases the values among them
+/// whose consumers are now all up to date.
 pub(crate) fn after_reads<Db: Database>(db: &Db, deps: &[NodeId]) {
     let rt = db.runtime();
     for &d in deps {

@@ -91,8 +91,11 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
 pub(crate) fn after_green<Db: Database>(db: &Db, node: NodeId) {
     let rt = db.runtime();
     let mut i = 0;
-    while let Some(d) = rt.graph.borrow().dep(node, i) {
-        after_reads(db, &[d]);
+    loop {
+        // (The graph is borrowed only to find the edge: a release writes to it.)
+        let dep = rt.graph.borrow().dep(node, i);
+        let Some(dep) = dep else { break };
+        after_reads(db, &[dep]);
         i += 1;
     }
 }

@@ -182,8 +182,8 @@ define_queries! {
     query [cache_on_disk] fn check_struct(DefId) -> Arc<Vec<Diagnostic>>, "checking a struct", p_check_struct;
     /// A function body, type-checked (never hashed: `optimize` is where body edits that
     /// keep the code stop; hashing the typed tree too would cost more than the lowering it
-    /// could save).
-    query [no_hash] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
+    /// could save). Released once its diagnostics and its lowering have read it.
+    query [no_hash, release_after(typeck_diagnostics, optimize)] fn typeck(DefId) -> Option<Arc<TypeckOut>>, "type-checking a function", p_typeck;
     /// A function body's diagnostics.
     query [cache_on_disk] fn typeck_diagnostics(DefId) -> Arc<Vec<Diagnostic>>, "collecting a function's diagnostics", p_typeck_diagnostics;
     /// The crate root's `fn main`.
@@ -195,8 +195,8 @@ define_queries! {
     /// Every diagnostic of the crate, in the canonical order.
     query [cache_on_disk] fn crate_diagnostics(()) -> Arc<Vec<PDiag>>, "checking the crate", p_crate_diagnostics;
 
-    /// A function's IR, lowered and optimized.
-    query [] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
+    /// A function's IR, lowered and optimized. Released once its code is generated.
+    query [release_after(codegen)] fn optimize(DefId) -> Option<Arc<IrFunction>>, "optimizing a function", p_optimize;
     /// A function's machine code (bytes and relocations). Persisted although the link
     /// state holds the same code: when a build fails to write the link state after the
     /// query cache, the next build relinks from scratch, and then reads every function's

@@ -148,6 +148,9 @@ pub(crate) mod flags {
     /// The node's fields are filled in. A node of the previous session's cache is an
     /// all-zero placeholder until its record is first used (`cache_dir::ensure`).
     pub const PRESENT: NodeFlags = NodeFlags::bit(6);
+    /// The value was released (`release_after`, see `release`): the memo is whole, and a
+    /// read re-executes the provider for the value.
+    pub const RELEASED: NodeFlags = NodeFlags::bit(7);
 }
 
 /// A `u32` index that is never `u32::MAX`, stored so that `Option` of it takes no more

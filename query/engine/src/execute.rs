@@ -131,14 +131,32 @@ fn finish<Q: Query>(
     mut encoded: Option<Box<[u8]>>,
 ) -> Q::Value {
     let rt = db.runtime();
-    let (old_flags, old_fp, old_durability, slot) = {
+    let (old_flags, old_fp, old_durability, old_verified, slot) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
-        (frame.saved_flags, n.fp(), n.durability, n.slot)
+        (
+            frame.saved_flags,
+            n.fp(),
+            n.durability,
+            n.verified_at,
+            n.slot,
+        )
     };
     let had_memo = old_flags.contains(flags::MEMO);
     let slot = slot.expect("an executing node has a slot (its key)");
-    let changed = {
+    // A released value read again while its memo is valid in this revision: the provider
+    // read nothing that changed, so the value is equal to the released one (see `release`).
+    let recomputed = had_memo
+        && old_flags.contains(flags::RELEASED)
+        && old_verified == rt.revision.get()
+        && frame.cycle.is_none();
+    let changed = if recomputed {
+        // A fingerprint that differs all the same (an untracked read) is a change.
+        if new_fp.is_none() {
+            new_fp = old_fp;
+        }
+        old_fp.zip(new_fp).is_some_and(|(a, b)| a != b)
+    } else {
         let st = Q::storage(db).inner.borrow();
         let old_value = st.slot(slot).value.as_ref();
         let old = had_memo.then_some(OldMemo {
@@ -175,7 +193,7 @@ fn finish<Q: Query>(
         g.set_deps(node, &frame.deps);
         let n = g.node_mut(node);
         let mut f = frame.saved_flags;
-        f.remove(flags::IN_PROGRESS);
+        f.remove(flags::IN_PROGRESS | flags::RELEASED);
         f.insert(flags::MEMO);
         f.set(flags::CYCLIC, cyclic);
         f.set(flags::HAS_FP, new_fp.is_some());
@@ -192,7 +210,6 @@ fn finish<Q: Query>(
         crate::session::note_changed(rt, node);
     }
     crate::session::note_dirty(rt, node);
-    rt.return_dep_vec(frame.deps);
     if changed {
         Q::storage(db).changed.record(rev, slot);
     }
@@ -202,7 +219,17 @@ fn finish<Q: Query>(
         s.value = Some(value.clone());
         s.encoded = encoded;
     }
-    rt.stats.borrow_mut().kinds[Q::KIND as usize].executed += 1;
+    if rt.consumes[Q::KIND as usize] {
+        crate::release::after_reads(db, &frame.deps);
+    }
+    crate::release::release_if_consumed::<Q>(db, node);
+    rt.return_dep_vec(frame.deps);
+    {
+        let mut stats = rt.stats.borrow_mut();
+        let counters = &mut stats.kinds[Q::KIND as usize];
+        counters.executed += 1;
+        counters.recomputed += u64::from(recomputed);
+    }
     if rt.events_on() {
         rt.node_event(db, EventKind::Executed, node);
     }

@@ -249,6 +249,11 @@ fn load_from_disk<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
         Ok(v) => {
             let slot = slot.expect("a node with a memo in use has a slot");
             Q::storage(db).inner.borrow_mut().slot_mut(slot).value = Some(v.clone());
+            rt.graph
+                .borrow_mut()
+                .node_mut(node)
+                .flags
+                .remove(flags::RELEASED);
             rt.stats.borrow_mut().kinds[Q::KIND as usize].loaded += 1;
             if rt.events_on() {
                 rt.node_event(db, EventKind::Loaded, node);

@@ -39,6 +39,9 @@
 //!   values of `cache_on_disk` queries; memos not reached in the session are dropped
 //!   (they would be stale). Loading never fails: a missing, damaged or incompatible file
 //!   is a warning and an empty graph (see `cache_dir` for the lock and promotion).
+//! * **Released values** (`release_after(q, ...)`): a value is dropped once the queries
+//!   that consume it are up to date for its key; the memo stays, and a later read
+//!   re-executes the provider without counting as a change (see `release`).
 //! * **Cycles** become values through `cycle_fallback` (see [`Cycle`]).
 //! * **Verify mode** ([`Verify`], `RILL_VERIFY`) re-executes green queries and reports
 //!   fingerprint mismatches ([`Runtime::verify_mismatches`]).
@@ -64,6 +67,7 @@ mod macros;
 mod maybe_changed_after;
 mod on_disk;
 mod query;
+mod release;
 mod revision;
 mod runtime;
 mod serde_hash;
@@ -85,9 +89,11 @@ pub use hasher::{fingerprint_of, HasherKind, StableHasher};
 pub use macros::__hash_value;
 pub use on_disk::FORMAT_VERSION;
 pub use query::{
-    codec_decode, codec_encode, codec_encode_into, Codec, Database, Flags, KindVTable, Query,
-    QueryStorage,
+    codec_decode, codec_encode, codec_encode_into, Codec, ConsumedFn, Database, Flags, KindVTable,
+    Query, QueryStorage,
 };
+#[doc(hidden)]
+pub use release::__consumer_done;
 pub use revision::Revision;
 pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};
 pub use serde_hash::hash_serde;

@@ -46,6 +46,12 @@
 //!   (see [`crate::cycle`]).
 //! - `describe_key(f)` — how a cycle's description shows the key,
 //!   `f: fn(&Db, &Key) -> String` (an item's path rather than its hash); `Debug` without it.
+//! - `release_after(q1, q2, ...)` — the value is released once each of the queries
+//!   `q1, q2, ...` (of the same key type) is up to date for the same key in the current
+//!   revision: the queries expected to be the last to read it. The memo stays; a later read
+//!   re-executes the provider, which must give an equal value (providers are pure), and
+//!   does not count as a change (see `release`). For a big intermediate value that one
+//!   step of the same item consumes (a typed body, read by its lowering).
 //!
 //! Values must be `Clone + PartialEq` and, unless `no_hash`, [`crate::StableHash`]. Keys
 //! must be `Clone + Eq + Hash + Debug + StableHash + Serialize + DeserializeOwned`: they
@@ -108,6 +114,10 @@ macro_rules! define_queries {
                         $crate::__query_provider!($how $target (super::$Db) ($K) ($V));
                     const DESCRIBE_KEY: Option<fn(&super::$Db, &$K) -> String> =
                         $crate::__query_describe_key!((super::$Db) ($K) $([$m $(($($marg)*))?])*);
+                    const CONSUMERS: &'static [$crate::ConsumedFn<super::$Db, $K>] =
+                        $crate::__query_consumers!((super::$Db) ($K) $([$m $(($($marg)*))?])*);
+                    const CONSUMER_KINDS: &'static [u16] =
+                        $crate::__query_consumer_kinds!($([$m $(($($marg)*))?])*);
                     #[inline]
                     fn storage(db: &super::$Db) -> &$crate::QueryStorage<Self> {
                         &db.storage.$name
@@ -175,6 +185,9 @@ macro_rules! __query_flag {
     (describe_key) => {
         $crate::Flags::NONE
     };
+    (release_after) => {
+        $crate::Flags::RELEASE
+    };
 }
 
 #[doc(hidden)]
@@ -216,6 +229,30 @@ macro_rules! __query_describe_key {
     };
     (($Db:ty) ($K:ty) [$other:ident $($x:tt)*] $($rest:tt)*) => {
         $crate::__query_describe_key!(($Db) ($K) $($rest)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_consumers {
+    (($Db:ty) ($K:ty)) => { &[] };
+    (($Db:ty) ($K:ty) [release_after($($c:ident),+ $(,)?)] $($rest:tt)*) => {
+        &[$($crate::__consumer_done::<$c> as $crate::ConsumedFn<$Db, $K>),+]
+    };
+    (($Db:ty) ($K:ty) [$other:ident $($x:tt)*] $($rest:tt)*) => {
+        $crate::__query_consumers!(($Db) ($K) $($rest)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_consumer_kinds {
+    () => { &[] };
+    ([release_after($($c:ident),+ $(,)?)] $($rest:tt)*) => {
+        &[$(<$c as $crate::Query>::KIND),+]
+    };
+    ([$other:ident $($x:tt)*] $($rest:tt)*) => {
+        $crate::__query_consumer_kinds!($($rest)*)
     };
 }
 

@@ -97,6 +97,9 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
         n.debug_check();
     }
     rt.stats.borrow_mut().kinds[kind as usize].green += 1;
+    if rt.consumes[kind as usize] {
+        crate::release::after_green(db, node);
+    }
     if rt.events_on() {
         rt.node_event(db, EventKind::Green, node);
     }

@@ -35,6 +35,11 @@ impl Flags {
     /// its encoding: for a value whose encoding is not canonical (a map in insertion
     /// order) or whose fingerprint hashes another view of it.
     pub const OWN_HASH: Flags = Flags(1 << 5);
+    /// The value is released (the memo stays: fingerprint, revisions, edges) once every
+    /// query of `Query::CONSUMERS` is up to date for the same key in the current revision:
+    /// what no one is expected to read again. A later read re-executes the provider, which
+    /// gives an equal value (see `release_after` in [`crate::define_queries!`]).
+    pub const RELEASE: Flags = Flags(1 << 6);
 
     /// `self` with the flags of `other` added.
     pub const fn with(self, other: Flags) -> Flags {
@@ -84,6 +89,9 @@ pub type ProviderFn<Db, K, V> = fn(&Db, K) -> V;
 pub type FallbackFn<Db, K, V> = fn(&Db, &Cycle, &K) -> V;
 /// How a cycle's description shows a key: `fn(&Db, &Key) -> String`.
 pub type DescribeKeyFn<Db, K> = fn(&Db, &K) -> String;
+/// Whether a consumer of a released value is up to date for a key (see
+/// [`Query::CONSUMERS`]): `fn(&Db, &Key) -> bool`.
+pub type ConsumedFn<Db, K> = fn(&Db, &K) -> bool;
 
 /// One query of a table. Implemented by [`crate::define_queries!`] on a marker type per
 /// query; the engine's functions are generic over it.
@@ -121,6 +129,11 @@ pub trait Query: 'static {
     const PROVIDER: Option<ProviderFn<Self::Db, Self::Key, Self::Value>>;
     /// How a key is shown in a cycle's description (`describe_key(f)`; `None`: `Debug`).
     const DESCRIBE_KEY: Option<DescribeKeyFn<Self::Db, Self::Key>> = None;
+    /// The queries that consume the value (`release_after(q, ...)`, with [`Flags::RELEASE`]):
+    /// for each, whether it is up to date for the same key in the current revision.
+    const CONSUMERS: &'static [ConsumedFn<Self::Db, Self::Key>] = &[];
+    /// The kinds of the queries of [`Query::CONSUMERS`], in the same order.
+    const CONSUMER_KINDS: &'static [u16] = &[];
 
     /// The query's storage in the database.
     fn storage(db: &Self::Db) -> &QueryStorage<Self>;
@@ -237,6 +250,10 @@ pub struct KindVTable<Db> {
     pub(crate) has_value: fn(&Db, NodeId) -> bool,
     /// The fingerprint of the node's value in memory (`None` if absent or `no_hash`).
     pub(crate) hash_value: fn(&Db, NodeId) -> Option<crate::Fingerprint>,
+    /// Releases the node's value if every consumer is up to date (`release_after`).
+    pub(crate) release: fn(&Db, NodeId),
+    /// The kinds of the queries that consume the value (`Query::CONSUMER_KINDS`).
+    pub(crate) consumer_kinds: &'static [u16],
 }
 
 impl<Db: Database> KindVTable<Db> {
@@ -257,6 +274,8 @@ impl<Db: Database> KindVTable<Db> {
             encode_value: crate::on_disk::encode_value::<Q>,
             has_value: crate::on_disk::has_value::<Q>,
             hash_value: crate::execute::hash_value_of::<Q>,
+            release: crate::release::release_if_consumed::<Q>,
+            consumer_kinds: Q::CONSUMER_KINDS,
         }
     }
 }

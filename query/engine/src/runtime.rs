@@ -142,6 +142,9 @@ pub struct Runtime {
     /// execution's reads are deduplicated.
     pub(crate) seen: RefCell<Vec<u64>>,
     pub(crate) kind_flags: Vec<Flags>,
+    /// Per query kind: whether it consumes the values of a query that releases them
+    /// (`release_after`), so that its executions look for values to release.
+    pub(crate) consumes: Vec<bool>,
     /// The start of the session on a loaded cache (see `session`).
     pub(crate) session: RefCell<crate::session::SessionState>,
 }
@@ -168,6 +171,18 @@ impl Runtime {
             encode_buf: RefCell::new(Vec::new()),
             seen: RefCell::new(Vec::new()),
             kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
+            consumes: {
+                let mut consumes = vec![false; kinds];
+                let released = Db::KINDS
+                    .iter()
+                    .filter(|k| k.flags.contains(Flags::RELEASE));
+                for &c in released.flat_map(|k| k.consumer_kinds) {
+                    if let Some(slot) = consumes.get_mut(usize::from(c)) {
+                        *slot = true;
+                    }
+                }
+                consumes
+            },
             session: RefCell::new(Default::default()),
             options,
         };

@@ -20,6 +20,8 @@ pub(crate) struct KindCounters {
     pub loaded: u64,
     pub promoted: u64,
     pub verified: u64,
+    pub released: u64,
+    pub recomputed: u64,
     pub hashed_bytes: u64,
     pub provider: Duration,
     pub hash: Duration,
@@ -153,6 +155,11 @@ pub struct QueryStats {
     pub promoted: u64,
     /// Green memos re-executed by verify mode.
     pub verified: u64,
+    /// Values released after their consumers (`release_after`).
+    pub released: u64,
+    /// Executions (counted in `executed` too) that recomputed a released value of a memo
+    /// valid in the current revision.
+    pub recomputed: u64,
     /// Bytes fed to the hasher (keys and values).
     pub hashed_bytes: u64,
     /// Exclusive time in the provider.
@@ -234,7 +241,15 @@ impl Stats {
             snap.engine.hashed_bytes += c.hashed_bytes;
             hash += c.hash;
             provider += c.provider;
-            if c.executed + c.green + c.loaded + c.promoted + c.hashed_bytes + c.verified == 0 {
+            if c.executed
+                + c.green
+                + c.loaded
+                + c.promoted
+                + c.hashed_bytes
+                + c.verified
+                + c.released
+                == 0
+            {
                 continue;
             }
             let (name, flags) = kinds[k];
@@ -246,6 +261,8 @@ impl Stats {
                     loaded: c.loaded,
                     promoted: c.promoted,
                     verified: c.verified,
+                    released: c.released,
+                    recomputed: c.recomputed,
                     hashed_bytes: c.hashed_bytes,
                     provider_ms: ms(c.provider),
                     hash_ms: ms(c.hash),

@@ -1,0 +1,117 @@
+//! Releasing values that no one is expected to read again (`release_after` in the query
+//! table): salsa's LRU eviction with a rule that needs no capacity. The memo stays — its
+//! fingerprint, revisions and edges, so dependents are re-validated as before — and only
+//! the value is dropped, once every query the table lists as its consumers is up to date
+//! for the same key in the current revision. A query marked so holds its value from its
+//! execution to its last consumer's, as a stage's data lives in the pipeline until the
+//! next stage has consumed it.
+//!
+//! A later read of a released value re-executes the provider. When the memo is valid in
+//! the current revision, that recomputation gives an equal value (providers are pure and
+//! nothing they read changed): it counts as an execution (`executed`, and `recomputed`
+//! in the statistics) but not as a change, so nothing downstream re-executes.
+
+use crate::dep_graph::{flags, NodeId};
+use crate::query::{Database, Flags, Query};
+
+/// Whether query `C` is up to date for `key` in the current revision (a consumer's
+/// entry of [`Query::CONSUMERS`], written by [`crate::define_queries!`]).
+#[doc(hidden)]
+pub fn __consumer_done<C: Query>(db: &C::Db, key: &C::Key) -> bool {
+    let node = {
+        let st = C::storage(db).inner.borrow();
+        match st.map.get(key) {
+            Some(&slot) => st.slot(slot).node,
+            None => return false,
+        }
+    };
+    let rt = db.runtime();
+    let g = rt.graph.borrow();
+    let n = g.node(node);
+    n.verified_at == rt.revision.get() && n.has(flags::MEMO) && !n.has(flags::IN_PROGRESS)
+}
+
+/// Releases the value of `node` (of query `Q`) if `Q` is marked `release_after` and every
+/// consumer is up to date for its key.
+pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
+    if !Q::FLAGS.contains(Flags::RELEASE) || Q::CONSUMERS.is_empty() {
+        return;
+    }
+    let rt = db.runtime();
+    let (slot, has_fp) = {
+        let g = rt.graph.borrow();
+        let n = g.node(node);
+        if !n.has(flags::MEMO) || n.has(flags::IN_PROGRESS) {
+            return;
+        }
+        match n.slot {
+            Some(slot) => (slot, n.has(flags::HAS_FP)),
+            None => return,
+        }
+    };
+    let key = {
+        let st = Q::storage(db).inner.borrow();
+        let s = st.slot(slot);
+        if s.value.is_none() {
+            return;
+        }
+        s.key.clone()
+    };
+    if !Q::CONSUMERS.iter().all(|done| done(db, &key)) {
+        return;
+    }
+    let Some(value) = Q::storage(db)
+        .inner
+        .borrow_mut()
+        .slot_mut(slot)
+        .value
+        .take()
+    else {
+        return;
+    };
+    // Early cutoff by equality compares with the old value; without it, the fingerprint
+    // stands for it (computed now if the execution did not hash the value).
+    let fp = (Q::HASH.is_some() && !has_fp).then(|| crate::execute::hash_value::<Q>(rt, &value));
+    {
+        let mut g = rt.graph.borrow_mut();
+        let n = g.node_mut(node);
+        n.flags.insert(flags::RELEASED);
+        if let Some(fp) = fp {
+            n.fingerprint = fp;
+            n.flags.insert(flags::HAS_FP);
+        }
+    }
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].released += 1;
+    drop(value);
+}
+
+/// After a consumer was marked green: releases the values among its dependencies whose
+/// consumers are now all up to date (an edit cut off below the consumer leaves the value
+/// it would have read unread).
+pub(crate) fn after_green<Db: Database>(db: &Db, node: NodeId) {
+    let rt = db.runtime();
+    let mut i = 0;
+    loop {
+        // (The graph is borrowed only to find the edge: a release writes to it.)
+        let dep = rt.graph.borrow().dep(node, i);
+        let Some(dep) = dep else { break };
+        after_reads(db, &[dep]);
+        i += 1;
+    }
+}
+
+/// After an execution of a consumer that read `deps`: releases the values among them
+/// whose consumers are now all up to date.
+pub(crate) fn after_reads<Db: Database>(db: &Db, deps: &[NodeId]) {
+    let rt = db.runtime();
+    for &d in deps {
+        let kind = rt.graph.borrow().node(d).kind;
+        if rt
+            .kind_flags
+            .get(kind as usize)
+            .is_some_and(|f| f.contains(Flags::RELEASE))
+        {
+            (Db::KINDS[kind as usize].release)(db, d);
+        }
+    }
+}

@@ -368,19 +368,19 @@ fn generate(args: &[String]) -> ExitCode {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next();
-        match (flag.as_str(), value) {
-            ("--lines", Some(v)) if v.parse::<usize>().is_ok() => {
-                lines = v.parse().unwrap_or(lines)
+        let taken = match (flag.as_str(), value) {
+            ("--lines", Some(v)) => v.parse().ok().map(|n| lines = n),
+            ("--seed", Some(v)) => v.parse().ok().map(|n| seed = n),
+            ("--shape", Some(v)) => runner::workload::Shape::by_name(v).map(|s| shape = s),
+            ("--out", Some(v)) => {
+                out = Some(std::path::PathBuf::from(v));
+                Some(())
             }
-            ("--seed", Some(v)) if v.parse::<u64>().is_ok() => seed = v.parse().unwrap_or(seed),
-            ("--shape", Some(v)) if runner::workload::Shape::by_name(v).is_some() => {
-                shape = runner::workload::Shape::by_name(v).unwrap_or(shape)
-            }
-            ("--out", Some(v)) => out = Some(std::path::PathBuf::from(v)),
-            _ => {
-                eprintln!("{GEN_USAGE}");
-                return ExitCode::from(2);
-            }
+            _ => None,
+        };
+        if taken.is_none() {
+            eprintln!("{GEN_USAGE}");
+            return ExitCode::from(2);
         }
     }
     let Some(out) = out else {

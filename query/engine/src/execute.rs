@@ -166,9 +166,7 @@ fn finish<Q: Query>(
         });
         let mut fp_on_demand = || {
             if new_fp.is_none() && Q::HASH.is_some() {
-                rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
-                let (fp, bytes) = fingerprint_raw::<Q>(rt, &value, rt.persists());
-                rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
+                let (fp, bytes) = fingerprint::<Q>(rt, &value, rt.persists());
                 (new_fp, encoded) = (Some(fp), bytes);
             }
             new_fp
@@ -238,10 +236,19 @@ fn finish<Q: Query>(
 
 /// The fingerprint of a value of `Q`, charged to `Q`'s hashing statistics.
 pub(crate) fn hash_value<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprint {
+    fingerprint::<Q>(rt, value, false).0
+}
+
+/// [`fingerprint_raw`], its time charged to `Q`'s hashing statistics.
+fn fingerprint<Q: Query>(
+    rt: &Runtime,
+    value: &Q::Value,
+    keep: bool,
+) -> (Fingerprint, Option<Box<[u8]>>) {
     rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
-    let (fp, _) = fingerprint_raw::<Q>(rt, value, false);
+    let out = fingerprint_raw::<Q>(rt, value, keep);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
-    fp
+    out
 }
 
 /// The fingerprint of a value of `Q`, counting the bytes but not the time (zero for a

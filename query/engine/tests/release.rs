@@ -2,7 +2,7 @@
 //! later read re-executes the provider, gives an equal value, counts as an execution and a
 //! recomputation, and not as a change.
 
-use query::{define_queries, Cutoff, Database, DatabaseExt, Durability, Options};
+use query::{define_queries, Cutoff, DatabaseExt, Durability, Options};
 use std::cell::Cell;
 use std::sync::Arc;
 

@@ -188,6 +188,35 @@ fn transparent_huge_pages() -> serde_json::Value {
     serde_json::json!({ "enabled": read("enabled"), "defrag": read("defrag") })
 }
 
+/// The kernel's free page reporting, when it is on (`/sys/module/page_reporting`): a guest
+/// of a virtual machine then hands free memory back to its host, and a page it touches
+/// again may cost the host a fault and a cleared page, which the guest sees as system
+/// time. `null` on a machine without it.
+pub fn free_page_reporting() -> serde_json::Value {
+    let dir = Path::new("/sys/module/page_reporting/parameters");
+    let read = |f: &str| -> Option<u64> {
+        std::fs::read_to_string(dir.join(f))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+    };
+    match read("page_reporting_order") {
+        None => serde_json::Value::Null,
+        Some(order) => serde_json::json!({
+            "page_reporting_order": order,
+            "min_free_ms": read("min_free_ms"),
+            "reported_kib": read("reported_kib"),
+        }),
+    }
+}
+
+/// Memory the kernel reported free to the host between `start` and now (both
+/// [`free_page_reporting`]), in MiB; `None` without the counter.
+pub fn reported_mib_since(start: &serde_json::Value) -> Option<f64> {
+    let kib = |v: &serde_json::Value| v.get("reported_kib").and_then(serde_json::Value::as_u64);
+    let (a, b) = (kib(start)?, kib(&free_page_reporting())?);
+    Some(b.saturating_sub(a) as f64 / 1024.0)
+}
+
 /// Describes this run. `repo` is the workspace (for the commit).
 pub fn collect(repo: &Path, profile: &super::Profile) -> serde_json::Value {
     // What the runner itself rewrites does not count: a run after a run is still clean.
@@ -213,6 +242,7 @@ pub fn collect(repo: &Path, profile: &super::Profile) -> serde_json::Value {
             "kernel": command_line("uname", &["-srv"], None),
             "memory_gib": memory_gib(),
             "transparent_huge_pages": transparent_huge_pages(),
+            "free_page_reporting": free_page_reporting(),
         },
         "cores": cores(),
         "commit": command_line("git", &["rev-parse", "HEAD"], Some(repo)),

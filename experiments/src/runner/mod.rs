@@ -579,6 +579,10 @@ pub fn run_suite(
         );
     }
     meta["experiments"] = meta::loads_json(&loads);
+    if let Some(mib) = meta::reported_mib_since(&meta["machine"]["free_page_reporting"]) {
+        meta["machine"]["free_page_reporting"]["reported_mib_during_run"] =
+            ((mib * 10.0).round() / 10.0).into();
+    }
     let (per_core, sentence) = meta::load_values(&loads, meta::cores());
     meta["max_load_per_core"] = per_core.map_or(serde_json::Value::Null, Into::into);
     write_meta(&meta)?;

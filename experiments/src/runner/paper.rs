@@ -410,6 +410,13 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
     if let Ok(serde_json::Value::Object(m)) = read("meta.json") {
         flatten("meta", &serde_json::Value::Object(m), &mut values);
     }
+    // Recorded since a later version of the runner (and absent on a machine without it):
+    // unknown in an older `meta.json`.
+    for k in ["page_reporting_order", "reported_mib_during_run"] {
+        values
+            .entry(format!("meta.machine.free_page_reporting.{k}"))
+            .or_insert(serde_json::Value::Null);
+    }
     // The CSV of each experiment (the phase breakdowns, `eNN-phases.csv`, have other
     // columns and are read below).
     let mut tables = BTreeMap::new();
@@ -428,6 +435,13 @@ pub fn load_results(results: &Path) -> Result<(Values, Tables), String> {
         &super::exps::read_passes_csv(&results.join("e08-rustc-phases.csv")),
         &super::phases::read_csv(&results.join(super::phases::csv_name("e8"))),
     );
+    let e8_samples = super::exps::ALL
+        .iter()
+        .find(|e| e.id == "e8")
+        .and_then(|e| {
+            super::samples::read_csv(&results.join("samples").join(super::exps::csv_name(e))).ok()
+        });
+    derived::e8_fault_values(&mut values, &e8_samples.unwrap_or_default());
     incremental::derive(&mut values, &tables);
     scaling::derive(&mut values);
     Ok((values, tables))

@@ -26,6 +26,9 @@ pub struct ProcRun {
     pub cpu_user_ms: f64,
     /// CPU time of the child in the kernel, `ru_stime`.
     pub cpu_sys_ms: f64,
+    /// Page faults the child took without reading from disk (`ru_minflt`): mostly fresh
+    /// memory it touched. With `cpu_sys_ms` it shows what a fresh page cost the kernel.
+    pub minor_faults: u64,
     /// The order in which the runner started its processes (1 for the first): shows the
     /// order of the builds of a round.
     pub seq: u64,
@@ -230,6 +233,7 @@ fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, S
         wall_ms,
         cpu_user_ms: ms(usage.ru_utime),
         cpu_sys_ms: ms(usage.ru_stime),
+        minor_faults: u64::try_from(usage.ru_minflt).unwrap_or(0),
         seq,
         exit,
         timed_out,

@@ -5,12 +5,12 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::rill::{BuildRun, BuildStats};
 
 /// One timed build.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     pub experiment: String,
     pub scenario: String,
@@ -26,6 +26,8 @@ pub struct Sample {
     pub cpu_user_ms: f64,
     pub cpu_sys_ms: f64,
     pub peak_rss_kb: Option<u64>,
+    /// Page faults served without disk reads (`ProcRun::minor_faults`).
+    pub minor_faults: Option<u64>,
     /// The compiler's own time (stats JSON `total_ms`).
     pub compile_ms: Option<f64>,
     /// The engine's hashing time (`engine.hash_ms`).
@@ -64,6 +66,7 @@ impl Sample {
             cpu_user_ms: r.proc.cpu_user_ms,
             cpu_sys_ms: r.proc.cpu_sys_ms,
             peak_rss_kb: r.proc.peak_rss_kb,
+            minor_faults: Some(r.proc.minor_faults),
             compile_ms: st.map(|s| s.total_ms),
             hash_ms: engine.map(BuildStats::hash_ms),
             executed: engine.map(|s| s.executed),
@@ -175,6 +178,14 @@ pub fn write_csv(path: &Path, samples: &[Sample]) -> Result<(), String> {
         .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 
+/// Reads a samples CSV [`write_csv`] wrote. Columns added since (absent in an older
+/// file) read as `None`.
+pub fn read_csv(path: &Path) -> Result<Vec<Sample>, String> {
+    let err = |e: csv::Error| format!("cannot read `{}`: {e}", path.display());
+    let mut r = csv::Reader::from_path(path).map_err(err)?;
+    r.deserialize().map(|s| s.map_err(err)).collect()
+}
+
 /// The columns of a samples CSV, in order.
 pub const COLUMNS: &[&str] = &[
     "experiment",
@@ -188,6 +199,7 @@ pub const COLUMNS: &[&str] = &[
     "cpu_user_ms",
     "cpu_sys_ms",
     "peak_rss_kb",
+    "minor_faults",
     "compile_ms",
     "hash_ms",
     "executed",
@@ -240,5 +252,18 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
         assert_eq!(text.lines().count(), 3);
+        assert_eq!(read_csv(&path).unwrap(), s);
+        // A file from before a column existed reads it as absent.
+        let old = dir.path().join("old.csv");
+        let cut = |line: &str| {
+            let cells: Vec<&str> = line.split(',').collect();
+            let at = COLUMNS.iter().position(|c| *c == "minor_faults").unwrap();
+            [&cells[..at], &cells[at + 1..]].concat().join(",")
+        };
+        let old_text: Vec<String> = text.lines().map(cut).collect();
+        std::fs::write(&old, old_text.join("\n")).unwrap();
+        let read = read_csv(&old).unwrap();
+        assert_eq!(read.len(), 2);
+        assert_eq!((read[1].minor_faults, read[1].wall_ms), (None, 4.0));
     }
 }

@@ -652,6 +652,92 @@ mod tests {
     }
 
     #[test]
+    fn e8_fault_values_find_the_slow_builds_from_scratch() {
+        use crate::runner::samples::Sample;
+        let sample =
+            |scenario: &str, arch: &str, size: usize, user: f64, sys: f64, faults| Sample {
+                scenario: scenario.into(),
+                architecture: arch.into(),
+                size,
+                cpu_user_ms: user,
+                cpu_sys_ms: sys,
+                minor_faults: faults,
+                exit: Some(0),
+                ..Sample::default()
+            };
+        let mut samples = Vec::new();
+        // Rill's query build from scratch: three ordinary rounds, one with 40 ms more of
+        // system time at the same faults.
+        for sys in [2.0, 3.0, 2.5, 42.0] {
+            samples.push(sample("full", "rill-query", 10_000, 30.0, sys, Some(5_000)));
+        }
+        // The pipeline: ordinary. Not counted: rustc, a rebuild, another size, an old
+        // sample without faults. Rebuilds are counted apart.
+        for sys in [1.0, 2.0, 1.5] {
+            samples.push(sample(
+                "full",
+                "rill-pipeline",
+                10_000,
+                20.0,
+                sys,
+                Some(4_000),
+            ));
+        }
+        samples.push(sample("full", "rustc", 10_000, 500.0, 400.0, Some(40_000)));
+        samples.push(sample(
+            "incr-unchanged",
+            "rill-query",
+            10_000,
+            3.0,
+            90.0,
+            Some(900),
+        ));
+        samples.push(sample(
+            "full",
+            "rill-query",
+            100_000,
+            300.0,
+            90.0,
+            Some(30_000),
+        ));
+        samples.push(sample("incr-full", "rill-query", 10_000, 30.0, 80.0, None));
+        for user in [3.0, 3.5, 3.2] {
+            samples.push(sample(
+                "incr-unchanged",
+                "rill-query",
+                10_000,
+                user,
+                0.0,
+                Some(900),
+            ));
+        }
+        let mut v = Values::new();
+        e8_fault_values(&mut v, &samples);
+        assert!(
+            v["derived.e8.faults.builds"].is_null(),
+            "no headline size: no values"
+        );
+        v.insert("e8.size".into(), 10_000.into());
+        e8_fault_values(&mut v, &samples);
+        let n = |k: &str| {
+            v[&format!("derived.e8.faults.{k}")]
+                .as_f64()
+                .unwrap_or(f64::NAN)
+        };
+        assert_eq!(n("builds"), 7.0);
+        assert_eq!(n("sys_ms_median"), 2.0);
+        assert_eq!(n("sys_ms_max"), 42.0);
+        assert_eq!((n("faults_min"), n("faults_max")), (4_000.0, 5_000.0));
+        assert_eq!(n("slow"), 1.0);
+        // The slow round took 72 ms against its configuration's median of 32.75.
+        assert_eq!(n("slow_extra_ms"), 72.0 - 32.75);
+        // Rebuilds: 3.0, 3.2, 3.5 and one of 93 ms.
+        assert_eq!((n("rebuilds"), n("rebuild_slow")), (4.0, 1.0));
+        e8_fault_values(&mut v, &[]);
+        assert!(v["derived.e8.faults.slow"].is_null());
+    }
+
+    #[test]
     fn e8_values_count_the_edits_by_their_intervals() {
         let mut e8 = Vec::new();
         for (size, n) in [(10_000, 9_475), (100_000, 93_250)] {
@@ -883,4 +969,119 @@ mod tests {
         );
         assert!(v["derived.e1.query_over_pipeline.shape_spread"].is_null());
     }
+}
+
+/// `derived.e8.faults.*`: what fresh memory cost E8's Rill builds from scratch (`full`,
+/// `incr-full`) at its headline size, from the raw samples (`samples`): their number
+/// (`builds`), the median and largest system time (`sys_ms_median`, `sys_ms_max`), the
+/// smallest and largest number of page faults (`faults_min`, `faults_max`), and how many
+/// took more than 1.5 times the median CPU time of their configuration (`slow`), with
+/// the median of what those took beyond it (`slow_extra_ms`); and of Rill's rebuilds at
+/// that size, their number (`rebuilds`) and how many were slow by the same rule
+/// (`rebuild_slow`). All `null` without samples that carry page faults.
+pub fn e8_fault_values(values: &mut Values, samples: &[crate::runner::samples::Sample]) {
+    let keys = [
+        "builds",
+        "sys_ms_median",
+        "sys_ms_max",
+        "faults_min",
+        "faults_max",
+        "slow",
+        "slow_extra_ms",
+        "rebuilds",
+        "rebuild_slow",
+    ];
+    for k in keys {
+        put(values, &format!("derived.e8.faults.{k}"), None);
+    }
+    let Some(size) = num(values, "e8.size").map(|s| s as usize) else {
+        return;
+    };
+    let rill: Vec<_> = samples
+        .iter()
+        .filter(|s| s.size == size && s.exit == Some(0))
+        .filter(|s| s.architecture.starts_with("rill") && s.minor_faults.is_some())
+        .collect();
+    let (scratch, rebuilds): (Vec<_>, Vec<_>) = rill
+        .into_iter()
+        .partition(|s| matches!(s.scenario.as_str(), "full" | "incr-full"));
+    if scratch.is_empty() {
+        return;
+    }
+    // The builds of each configuration that took more than 1.5 times its median CPU
+    // time, by what they took beyond it.
+    let slow = |builds: &[&crate::runner::samples::Sample]| {
+        let mut configs: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
+        for s in builds {
+            configs
+                .entry((&s.scenario, &s.architecture))
+                .or_default()
+                .push(s.cpu_ms());
+        }
+        let mut extra = Vec::new();
+        for cpu in configs.values() {
+            let Some(m) = stats::median(cpu) else {
+                continue;
+            };
+            extra.extend(cpu.iter().filter(|c| **c > 1.5 * m).map(|c| c - m));
+        }
+        extra
+    };
+    let sys: Vec<f64> = scratch.iter().map(|s| s.cpu_sys_ms).collect();
+    let faults = scratch.iter().filter_map(|s| s.minor_faults);
+    let mut configs: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
+    for s in &scratch {
+        configs
+            .entry((&s.scenario, &s.architecture))
+            .or_default()
+            .push(s.cpu_ms());
+    }
+    let mut extra = Vec::new();
+    for cpu in configs.values() {
+        let Some(m) = stats::median(cpu) else {
+            continue;
+        };
+        extra.extend(cpu.iter().filter(|c| **c > 1.5 * m).map(|c| c - m));
+    }
+    put(
+        values,
+        "derived.e8.faults.builds",
+        Some(scratch.len() as f64),
+    );
+    put(
+        values,
+        "derived.e8.faults.sys_ms_median",
+        stats::median(&sys),
+    );
+    put(
+        values,
+        "derived.e8.faults.sys_ms_max",
+        sys.iter().copied().reduce(f64::max),
+    );
+    put(
+        values,
+        "derived.e8.faults.faults_min",
+        faults.clone().min().map(|f| f as f64),
+    );
+    put(
+        values,
+        "derived.e8.faults.faults_max",
+        faults.max().map(|f| f as f64),
+    );
+    put(values, "derived.e8.faults.slow", Some(extra.len() as f64));
+    put(
+        values,
+        "derived.e8.faults.slow_extra_ms",
+        stats::median(&extra),
+    );
+    put(
+        values,
+        "derived.e8.faults.rebuilds",
+        Some(rebuilds.len() as f64),
+    );
+    put(
+        values,
+        "derived.e8.faults.rebuild_slow",
+        Some(slow(&rebuilds).len() as f64),
+    );
 }

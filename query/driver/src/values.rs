@@ -1,8 +1,9 @@
 //! The values of the Rill queries, and how they are fingerprinted.
 //!
 //! Frontend and backend values are hashed through their serde serialization
-//! ([`crate::hash_serde`]): symbols serialize their text and items are named by def-path
-//! hashes, so fingerprints are the same in every process. Values that are persisted
+//! ([`crate::hash_serde`]; a function's IR as one byte string, see `ir_bytes`): symbols
+//! serialize their text and items are named by def-path hashes, so fingerprints are the
+//! same in every process. Values that are persisted
 //! (`cache_on_disk`) hold no `FileId` (a process-local index): files are named by path.
 
 use std::path::PathBuf;
@@ -34,6 +35,263 @@ macro_rules! serde_stable_hash {
     )*};
 }
 
+/// A function's IR (`optimize`, hashed but not persisted): thousands of small fields,
+/// written by [`ir_bytes`] into one byte string that the hasher digests at once
+/// ([`StableHasher::write_blob`]), instead of one hasher call per field.
+impl StableHash<RillDb> for shared_frontend::ir::IrFunction {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        IR_BYTES.with(|cell| {
+            let mut buf = cell.take();
+            buf.clear();
+            ir_bytes(self, &mut buf);
+            h.write_blob(&buf);
+            if buf.capacity() <= 1 << 20 {
+                cell.set(buf);
+            }
+        })
+    }
+}
+
+thread_local! {
+    /// The buffer the IR is written into to be hashed, kept between calls.
+    static IR_BYTES: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Writes every field of `f` to `out`, little-endian and fixed-width, every sequence and
+/// string with its length first and every enum with its variant's index first, so that
+/// two functions give the same bytes only if they are equal. Every `match` is exhaustive:
+/// a new field or variant of the IR does not compile until it is written here.
+fn ir_bytes(f: &shared_frontend::ir::IrFunction, out: &mut Vec<u8>) {
+    use shared_frontend::ir::{
+        BasicBlock, Inst, IrBinOp, IrFunction, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator,
+    };
+    fn u32_(out: &mut Vec<u8>, x: u32) {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    fn u64_(out: &mut Vec<u8>, x: u64) {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    fn len(out: &mut Vec<u8>, n: usize) {
+        u64_(out, n as u64);
+    }
+    fn ty(t: ScalarTy) -> u8 {
+        match t {
+            ScalarTy::Bool => 0,
+            ScalarTy::I32 => 1,
+            ScalarTy::I64 => 2,
+            ScalarTy::U64 => 3,
+            ScalarTy::Ptr => 4,
+        }
+    }
+    fn opt_reg(out: &mut Vec<u8>, r: Option<shared_frontend::ir::VReg>) {
+        match r {
+            None => out.push(0),
+            Some(r) => {
+                out.push(1);
+                u32_(out, r.0);
+            }
+        }
+    }
+    fn inst(out: &mut Vec<u8>, i: &Inst) {
+        match i {
+            Inst::Const { dst, value } => {
+                out.push(0);
+                u32_(out, dst.0);
+                u64_(out, *value);
+            }
+            Inst::Copy { dst, src } => {
+                out.push(1);
+                u32_(out, dst.0);
+                u32_(out, src.0);
+            }
+            Inst::Unary { op, dst, src } => {
+                out.push(2);
+                out.push(match op {
+                    IrUnOp::Neg => 0,
+                    IrUnOp::Not => 1,
+                });
+                u32_(out, dst.0);
+                u32_(out, src.0);
+            }
+            Inst::Binary { op, dst, lhs, rhs } => {
+                out.push(3);
+                out.push(match op {
+                    IrBinOp::Add => 0,
+                    IrBinOp::Sub => 1,
+                    IrBinOp::Mul => 2,
+                    IrBinOp::Div => 3,
+                    IrBinOp::Rem => 4,
+                    IrBinOp::And => 5,
+                    IrBinOp::Or => 6,
+                    IrBinOp::Xor => 7,
+                    IrBinOp::Shl => 8,
+                    IrBinOp::Shr => 9,
+                    IrBinOp::Eq => 10,
+                    IrBinOp::Ne => 11,
+                    IrBinOp::Lt => 12,
+                    IrBinOp::Le => 13,
+                    IrBinOp::Gt => 14,
+                    IrBinOp::Ge => 15,
+                });
+                u32_(out, dst.0);
+                u32_(out, lhs.0);
+                u32_(out, rhs.0);
+            }
+            Inst::Cast { dst, src } => {
+                out.push(4);
+                u32_(out, dst.0);
+                u32_(out, src.0);
+            }
+            Inst::SlotAddr { dst, slot } => {
+                out.push(5);
+                u32_(out, dst.0);
+                u32_(out, slot.0);
+            }
+            Inst::DataAddr { dst, data } => {
+                out.push(6);
+                u32_(out, dst.0);
+                u32_(out, data.0);
+            }
+            Inst::Load { dst, addr, offset } => {
+                out.push(7);
+                u32_(out, dst.0);
+                u32_(out, addr.0);
+                u32_(out, *offset);
+            }
+            Inst::Store { addr, offset, src } => {
+                out.push(8);
+                u32_(out, addr.0);
+                u32_(out, *offset);
+                u32_(out, src.0);
+            }
+            Inst::ElemAddr {
+                dst,
+                base,
+                index,
+                scale,
+            } => {
+                out.push(9);
+                u32_(out, dst.0);
+                u32_(out, base.0);
+                u32_(out, index.0);
+                u32_(out, *scale);
+            }
+            Inst::MemCopy { dst, src, size } => {
+                out.push(10);
+                u32_(out, dst.0);
+                u32_(out, src.0);
+                u32_(out, *size);
+            }
+            Inst::Call(call) => {
+                out.push(11);
+                opt_reg(out, call.dst);
+                out.extend_from_slice(&call.callee.0.to_le_bytes());
+                len(out, call.args.len());
+                for a in &call.args {
+                    u32_(out, a.0);
+                }
+            }
+            Inst::Print(arg) => {
+                out.push(12);
+                match arg {
+                    PrintArg::Str(d) => {
+                        out.push(0);
+                        u32_(out, d.0);
+                    }
+                    PrintArg::Int(r) => {
+                        out.push(1);
+                        u32_(out, r.0);
+                    }
+                    PrintArg::Bool(r) => {
+                        out.push(2);
+                        u32_(out, r.0);
+                    }
+                }
+            }
+        }
+    }
+    fn block(out: &mut Vec<u8>, b: &BasicBlock) {
+        len(out, b.insts.len());
+        for i in &b.insts {
+            inst(out, i);
+        }
+        match &b.term {
+            Terminator::Jump(t) => {
+                out.push(0);
+                u32_(out, t.0);
+            }
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                out.push(1);
+                u32_(out, cond.0);
+                u32_(out, then_block.0);
+                u32_(out, else_block.0);
+            }
+            Terminator::Return(r) => {
+                out.push(2);
+                opt_reg(out, *r);
+            }
+            Terminator::Panic(kind) => {
+                out.push(3);
+                match kind {
+                    PanicKind::DivByZero => out.push(0),
+                    PanicKind::RemByZero => out.push(1),
+                    PanicKind::DivOverflow => out.push(2),
+                    PanicKind::RemOverflow => out.push(3),
+                    PanicKind::IndexOutOfBounds { index, len } => {
+                        out.push(4);
+                        u32_(out, index.0);
+                        u64_(out, *len);
+                    }
+                }
+            }
+            Terminator::Unreachable => out.push(4),
+        }
+    }
+    let IrFunction {
+        def,
+        name,
+        params,
+        sret,
+        ret,
+        vregs,
+        slots,
+        data,
+        blocks,
+    } = f;
+    out.extend_from_slice(&def.0.to_le_bytes());
+    len(out, name.len());
+    out.extend_from_slice(name.as_bytes());
+    len(out, params.len());
+    for p in params {
+        u32_(out, p.0);
+    }
+    out.push(u8::from(*sret));
+    match ret {
+        None => out.push(0),
+        Some(t) => out.extend_from_slice(&[1, ty(*t)]),
+    }
+    len(out, vregs.len());
+    out.extend(vregs.iter().map(|&t| ty(t)));
+    len(out, slots.len());
+    for s in slots {
+        u32_(out, s.size);
+        u32_(out, s.align);
+    }
+    len(out, data.len());
+    for d in data {
+        len(out, d.len());
+        out.extend_from_slice(d);
+    }
+    len(out, blocks.len());
+    for b in blocks {
+        block(out, b);
+    }
+}
+
 impl StableHash<RillDb> for shared_frontend::sema::def::DefPathHash {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u128(self.0)
@@ -48,7 +306,6 @@ serde_stable_hash!(
     shared_frontend::sema::ty::Ty,
     shared_frontend::sema::ty::ConstValue,
     shared_frontend::sema::thir::Thir,
-    shared_frontend::ir::IrFunction,
     backend::CodeBlob,
     DefKind,
     Skeleton,
@@ -88,8 +345,7 @@ impl StableHash<RillDb> for FileText {
         match self {
             FileText::Bytes(b) => {
                 h.write_u8(0);
-                h.write_usize(b.len());
-                h.write_bytes(b);
+                h.write_blob(b);
             }
             FileText::Error {
                 os,
@@ -242,8 +498,7 @@ impl PartialEq for ItemSyntax {
 
 impl StableHash<RillDb> for ItemSyntax {
     fn stable_hash(&self, h: &mut StableHasher) {
-        h.write_usize(self.text.len());
-        h.write_bytes(&self.text);
+        h.write_blob(&self.text);
         hash_serde(&self.position, h);
     }
 }
@@ -650,6 +905,164 @@ impl Granularity {
             "item" => Some(Granularity::Item),
             "file" => Some(Granularity::File),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use query::HasherKind;
+    use shared_frontend::sema::def::DefPathHash;
+    use shared_frontend::ir::{
+        BasicBlock, BlockId, CallInst, DataId, Inst, IrBinOp, IrFunction, PanicKind, PrintArg,
+        ScalarTy, Slot, SlotId, Terminator, VReg,
+    };
+
+    fn fp(f: &IrFunction) -> query::Fingerprint {
+        fp_with(HasherKind::Sip128, f)
+    }
+
+    fn fp_with(kind: HasherKind, f: &IrFunction) -> query::Fingerprint {
+        let mut h = StableHasher::new(kind);
+        StableHash::<RillDb>::stable_hash(f, &mut h);
+        h.finish()
+    }
+
+    fn sample() -> IrFunction {
+        let r = VReg;
+        IrFunction {
+            def: DefPathHash(0x1234_5678_9abc_def0_1122_3344_5566_7788),
+            name: "crate::f".to_string(),
+            params: vec![r(0), r(1)],
+            sret: false,
+            ret: Some(ScalarTy::I64),
+            vregs: vec![ScalarTy::I64; 6],
+            slots: vec![Slot { size: 16, align: 8 }],
+            data: vec![Arc::from(&b"hello"[..])],
+            blocks: vec![
+                BasicBlock {
+                    insts: vec![
+                        Inst::Const {
+                            dst: r(2),
+                            value: 7,
+                        },
+                        Inst::Binary {
+                            op: IrBinOp::Add,
+                            dst: r(3),
+                            lhs: r(0),
+                            rhs: r(2),
+                        },
+                        Inst::SlotAddr {
+                            dst: r(4),
+                            slot: SlotId(0),
+                        },
+                        Inst::Store {
+                            addr: r(4),
+                            offset: 8,
+                            src: r(3),
+                        },
+                        Inst::Call(Box::new(CallInst {
+                            dst: Some(r(5)),
+                            callee: DefPathHash(9),
+                            args: vec![r(3), r(1)],
+                        })),
+                        Inst::Print(PrintArg::Str(DataId(0))),
+                    ],
+                    term: Terminator::Branch {
+                        cond: r(5),
+                        then_block: BlockId(1),
+                        else_block: BlockId(2),
+                    },
+                },
+                BasicBlock {
+                    insts: vec![],
+                    term: Terminator::Return(Some(r(3))),
+                },
+                BasicBlock {
+                    insts: vec![],
+                    term: Terminator::Panic(PanicKind::IndexOutOfBounds {
+                        index: r(1),
+                        len: 4,
+                    }),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn ir_fingerprint_sees_every_field() {
+        let base = sample();
+        assert_eq!(fp(&base), fp(&base.clone()));
+        let edits: Vec<fn(&mut IrFunction)> = vec![
+            |f| f.def = DefPathHash(1),
+            |f| f.name.push('x'),
+            |f| {
+                f.params.pop();
+            },
+            |f| f.sret = true,
+            |f| f.ret = None,
+            |f| f.vregs[5] = ScalarTy::Bool,
+            |f| f.slots[0].align = 16,
+            |f| f.data[0] = Arc::from(&b"hellp"[..]),
+            |f| {
+                f.blocks[0].insts[0] = Inst::Const {
+                    dst: VReg(2),
+                    value: 8,
+                }
+            },
+            |f| {
+                f.blocks[0].insts[1] = Inst::Binary {
+                    op: IrBinOp::Sub,
+                    dst: VReg(3),
+                    lhs: VReg(0),
+                    rhs: VReg(2),
+                }
+            },
+            |f| {
+                f.blocks[0].insts[3] = Inst::Store {
+                    addr: VReg(4),
+                    offset: 0,
+                    src: VReg(3),
+                }
+            },
+            |f| {
+                if let Inst::Call(c) = &mut f.blocks[0].insts[4] {
+                    c.args.reverse();
+                }
+            },
+            |f| f.blocks[0].insts[5] = Inst::Print(PrintArg::Int(VReg(0))),
+            |f| f.blocks[0].insts.swap(0, 2),
+            |f| f.blocks[1].term = Terminator::Return(None),
+            |f| {
+                f.blocks[2].term = Terminator::Panic(PanicKind::IndexOutOfBounds {
+                    index: VReg(1),
+                    len: 5,
+                })
+            },
+            // An instruction moved across a block boundary.
+            |f| {
+                let i = f.blocks[0].insts.pop().expect("sample has instructions");
+                f.blocks[1].insts.push(i);
+            },
+        ];
+        let mut seen = vec![fp(&base)];
+        for (i, edit) in edits.iter().enumerate() {
+            let mut f = base.clone();
+            edit(&mut f);
+            assert_ne!(f, base, "edit {i} changes the function");
+            let h = fp(&f);
+            assert!(
+                !seen.contains(&h),
+                "edit {i} gives a fingerprint seen before"
+            );
+            seen.push(h);
+        }
+        // The fingerprint hashes the whole function under every hasher.
+        for kind in HasherKind::ALL {
+            let mut f = base.clone();
+            f.blocks[2].term = Terminator::Unreachable;
+            assert_ne!(fp_with(kind, &base), fp_with(kind, &f), "{kind:?}");
         }
     }
 }

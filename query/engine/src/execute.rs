@@ -270,7 +270,7 @@ pub(crate) fn fingerprint_raw<Q: Query>(
             let mut buf = rt.encode_buf.take();
             buf.clear();
             if (codec.encode)(value, &mut buf).is_ok() {
-                h.write_bytes(&buf);
+                h.write_blob(&buf);
                 if keep {
                     kept = Some(Box::from(&buf[..]));
                 }

@@ -84,7 +84,7 @@ pub use durability::Durability;
 pub use event::{event_key, format_events, Event, EventKind};
 pub use fetch::{fetch, set_input, try_query};
 pub use fingerprint::Fingerprint;
-pub use hasher::{fingerprint_of, HasherKind, StableHasher};
+pub use hasher::{fingerprint_of, HasherKind, StableHasher, BLOB_DIGEST_MIN};
 #[doc(hidden)]
 pub use macros::__hash_value;
 pub use on_disk::FORMAT_VERSION;

@@ -27,7 +27,7 @@ use crate::sema::def::{DefId, DefKind, DefPath, DefPathSegment, Namespace, Vis};
 use crate::sema::modules::{child_module_dir, root_module_dir, LoadedCrate};
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{
-    ConstDef, FnDef, Item, ItemKind, ModDef, StructDef, TypeAliasDef, UseDef, Visibility,
+    ConstDef, FnDef, Ident, Item, ItemKind, ModDef, StructDef, TypeAliasDef, UseDef, Visibility,
 };
 
 /// The names of the primitive types; items may not take them (`unsupported`).
@@ -393,6 +393,7 @@ pub struct ModuleDef<'a> {
 impl ModuleDef<'_> {
     /// Whether the item tree reports an error for this def (a duplicate name or a
     /// primitive type's name).
+    #[inline]
     pub fn is_error(&self) -> bool {
         self.primitive_name || self.duplicate_of.is_some()
     }
@@ -418,19 +419,24 @@ pub enum ModuleEntry<'a> {
 /// query driver's per-file item trees walk modules with it; the caller descends into
 /// child modules (an inline module's items with a new walk at [`ModuleWalk::child_depth`]).
 pub struct ModuleWalk<'a> {
-    items: std::slice::Iter<'a, Item>,
+    items: &'a [Item],
+    /// The index in `items` of the next item.
+    next: usize,
     module: DefId,
     depth: u32,
     primitives: [Symbol; 5],
-    /// (namespace, name) → the first def and how many defs took it so far.
-    seen: FxHashMap<(Namespace, Symbol), (FirstDef, u32)>,
+    /// (namespace, name) → the index in `items` of the first def, how many defs took
+    /// the name so far.
+    seen: FxHashMap<(Namespace, Symbol), (u32, u32)>,
 }
 
 impl<'a> ModuleWalk<'a> {
     /// The walk over `items`, the items of `module`, a module at `depth` (0 for the root).
+    #[inline]
     pub fn new(module: DefId, depth: u32, items: &'a [Item]) -> ModuleWalk<'a> {
         ModuleWalk {
-            items: items.iter(),
+            items,
+            next: 0,
             module,
             depth,
             primitives: primitive_type_symbols(),
@@ -439,6 +445,7 @@ impl<'a> ModuleWalk<'a> {
     }
 
     /// The depth of the module's child modules.
+    #[inline]
     pub fn child_depth(&self) -> u32 {
         self.depth + 1
     }
@@ -447,32 +454,27 @@ impl<'a> ModuleWalk<'a> {
 impl<'a> Iterator for ModuleWalk<'a> {
     type Item = ModuleEntry<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<ModuleEntry<'a>> {
-        let item = self.items.next()?;
+        let items: &'a [Item] = self.items;
+        let index = self.next;
+        let item = items.get(index)?;
+        self.next += 1;
         let vis = resolve_vis(item.vis, self.module);
-        let (kind, name, syntax) = match &item.kind {
-            ItemKind::Use(def) => {
+        let (kind, name, syntax) = match def_of(item) {
+            Ok(def) => def,
+            Err(def) => {
                 return Some(ModuleEntry::Use {
                     offset: item.offset,
                     vis,
                     def,
                 })
             }
-            ItemKind::Fn(d) => (DefKind::Fn, d.name, DefSyntax::Fn(d)),
-            ItemKind::Const(d) => (DefKind::Const, d.name, DefSyntax::Const(d)),
-            ItemKind::Struct(d) => (DefKind::Struct, d.name, DefSyntax::Struct(d)),
-            ItemKind::TypeAlias(d) => (DefKind::TypeAlias, d.name, DefSyntax::TypeAlias(d)),
-            ItemKind::Mod(d) => (DefKind::Mod, d.name, DefSyntax::Mod(d)),
         };
         let ns = kind.namespace();
-        let (disambiguator, duplicate_of) = match self.seen.entry((ns, name.name)) {
+        let (disambiguator, first) = match self.seen.entry((ns, name.name)) {
             Entry::Vacant(slot) => {
-                let first = FirstDef {
-                    kind,
-                    offset: item.offset,
-                    name_span: name.span,
-                };
-                slot.insert((first, 1));
+                slot.insert((index as u32, 1));
                 (0, None)
             }
             Entry::Occupied(mut slot) => {
@@ -481,16 +483,21 @@ impl<'a> Iterator for ModuleWalk<'a> {
                 (*count - 1, Some(*first))
             }
         };
+        // Duplicates are rare: the first def is looked up again only for them.
+        let duplicate_of = first.and_then(|i| {
+            let first = &items[i as usize];
+            def_of(first).ok().map(|(kind, name, _)| FirstDef {
+                kind,
+                offset: first.offset,
+                name_span: name.span,
+            })
+        });
         let child = match &item.kind {
-            ItemKind::Mod(m) => Some(match &m.items {
-                Some(_) if self.depth + 1 > MAX_MODULE_DEPTH => {
-                    ChildModule::TooDeep(ModuleOrigin::Inline)
-                }
-                None if self.depth + 1 > MAX_MODULE_DEPTH => {
-                    ChildModule::TooDeep(ModuleOrigin::File)
-                }
-                Some(inner) => ChildModule::Inline(inner),
-                None => ChildModule::File,
+            ItemKind::Mod(m) => Some(match (&m.items, self.child_depth() > MAX_MODULE_DEPTH) {
+                (Some(_), true) => ChildModule::TooDeep(ModuleOrigin::Inline),
+                (None, true) => ChildModule::TooDeep(ModuleOrigin::File),
+                (Some(inner), false) => ChildModule::Inline(inner),
+                (None, false) => ChildModule::File,
             }),
             _ => None,
         };
@@ -512,8 +519,26 @@ impl<'a> Iterator for ModuleWalk<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, self.items.size_hint().1)
+        (
+            self.items.len() - self.next,
+            Some(self.items.len() - self.next),
+        )
     }
+}
+
+impl ExactSizeIterator for ModuleWalk<'_> {}
+
+/// The kind, name and syntax of the def an item defines, or the `use` item it is.
+#[inline]
+fn def_of(item: &Item) -> Result<(DefKind, Ident, DefSyntax<'_>), &Arc<UseDef>> {
+    Ok(match &item.kind {
+        ItemKind::Use(def) => return Err(def),
+        ItemKind::Fn(d) => (DefKind::Fn, d.name, DefSyntax::Fn(d)),
+        ItemKind::Const(d) => (DefKind::Const, d.name, DefSyntax::Const(d)),
+        ItemKind::Struct(d) => (DefKind::Struct, d.name, DefSyntax::Struct(d)),
+        ItemKind::TypeAlias(d) => (DefKind::TypeAlias, d.name, DefSyntax::TypeAlias(d)),
+        ItemKind::Mod(d) => (DefKind::Mod, d.name, DefSyntax::Mod(d)),
+    })
 }
 
 struct Builder<'a> {

@@ -8,11 +8,10 @@ use shared_frontend::diag::Diagnostic;
 use shared_frontend::intern::Symbol;
 use shared_frontend::ir::{lower::lower_fn, opt, IrFunction};
 use shared_frontend::limits::MAX_FILE_SIZE;
-use shared_frontend::limits::MAX_MODULE_DEPTH;
-use shared_frontend::sema::def::{DefId, DefKind, DefPath, DefPathSegment, Namespace, Vis};
+use shared_frontend::sema::def::{DefId, DefKind, DefPath, Namespace, Vis};
 use shared_frontend::sema::entry;
 use shared_frontend::sema::items::{
-    def_name, ItemAst, ItemTree, ModuleOrigin, UseItem, PRIMITIVE_TYPE_NAMES,
+    def_name, ChildModule, ItemAst, ItemTree, ModuleEntry, ModuleOrigin, ModuleWalk, UseItem,
 };
 use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
 use shared_frontend::sema::recipe::{self, Check, Origin, Step};
@@ -20,8 +19,8 @@ use shared_frontend::sema::resolve::{self, Binding, CrateItems, NameBindings};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
 use shared_frontend::span::{FileId, Span};
+use shared_frontend::syntax::ast::Item;
 use shared_frontend::syntax::ast::SourceFileAst;
-use shared_frontend::syntax::ast::{Item, ItemKind, Visibility};
 use shared_frontend::syntax::parser;
 
 use super::env::{root_def, QEnv};
@@ -210,9 +209,8 @@ pub(super) fn p_module_tree(db: &RillDb, (): ()) -> Arc<ModuleTree> {
     ))
 }
 
-/// The item tree of a file module, from its file's skeleton: the item tree's rules
-/// (`sema::items`) for one file: def-paths with their disambiguators, visibilities,
-/// inline modules entered up to `MAX_MODULE_DEPTH`, and the errors it reports.
+/// The item tree of a file module, from its file's skeleton: the item tree's rules for
+/// one file, by the item tree's own per-module walk.
 pub(super) fn p_module_items(db: &RillDb, module: DefId) -> Arc<ModuleItems> {
     let tree = db.module_tree(());
     let mut out = ModuleItems::default();
@@ -226,65 +224,47 @@ pub(super) fn p_module_items(db: &RillDb, module: DefId) -> Arc<ModuleItems> {
     Arc::new(out)
 }
 
-/// One module's items (and its inline modules', each right after its `mod` item), as
-/// `ItemTree::build` numbers and names them; the skeleton's item offsets are ordinals.
+/// One module's items (and its inline modules', each right after its `mod` item), named
+/// by the item tree's walk ([`ModuleWalk`]); the skeleton's item offsets are ordinals.
 fn collect_items(out: &mut ModuleItems, module: DefId, path: &DefPath, items: &[Item], depth: u32) {
-    let vis_of = |vis| match vis {
-        Visibility::Pub => Vis::Public,
-        Visibility::Private => Vis::Restricted(module),
-    };
-    let mut seen: FxHashMap<(Namespace, Symbol), u32> = FxHashMap::default();
-    for item in items {
-        let (kind, name) = match &item.kind {
-            ItemKind::Use(u) => {
+    let walk = ModuleWalk::new(module, depth, items);
+    let child_depth = walk.child_depth();
+    for entry in walk {
+        let d = match entry {
+            ModuleEntry::Use { vis, def, .. } => {
                 out.uses.push(ModuleUse {
                     module,
-                    vis: vis_of(item.vis),
-                    def: u.clone(),
+                    vis,
+                    def: def.clone(),
                 });
                 continue;
             }
-            ItemKind::Fn(d) => (DefKind::Fn, d.name),
-            ItemKind::Const(d) => (DefKind::Const, d.name),
-            ItemKind::Struct(d) => (DefKind::Struct, d.name),
-            ItemKind::TypeAlias(d) => (DefKind::TypeAlias, d.name),
-            ItemKind::Mod(d) => (DefKind::Mod, d.name),
+            ModuleEntry::Def(d) => d,
         };
-        let ns = kind.namespace();
-        if PRIMITIVE_TYPE_NAMES.contains(&name.name.as_str()) {
-            out.has_errors = true;
-        }
-        let count = seen.entry((ns, name.name)).or_insert(0);
-        let disambiguator = *count;
-        *count += 1;
-        if disambiguator > 0 {
-            // E0428, reported by the positioned item tree.
-            out.has_errors = true;
-        }
-        let child = path.child(DefPathSegment {
-            ns,
-            name: name.name,
-            disambiguator,
-        });
+        // Reported by the positioned item tree.
+        out.has_errors |= d.is_error();
+        let child = path.child(d.segment);
         let id = child.hash();
+        // Deeper modules stay empty (loading reported them); a file module's items are
+        // its own file's.
+        let inline = match d.child {
+            Some(ChildModule::Inline(inner)) => Some((inner, child.clone())),
+            _ => None,
+        };
         out.defs.push(ItemDef {
             id,
             info: DefInfo {
-                kind,
-                path: child.clone(),
-                name: name.name,
+                kind: d.kind,
+                path: child,
+                name: d.segment.name,
                 parent: Some(module),
-                vis: vis_of(item.vis),
-                name_span: name.span,
+                vis: d.vis,
+                name_span: d.name_span,
             },
-            ordinal: item.offset,
+            ordinal: d.offset,
         });
-        if let ItemKind::Mod(m) = &item.kind {
-            // Deeper modules stay empty (loading reported them); a file module's items
-            // are its own file's.
-            if let (Some(inner), true) = (&m.items, depth < MAX_MODULE_DEPTH) {
-                collect_items(out, id, &child, inner, depth + 1);
-            }
+        if let Some((inner, child)) = inline {
+            collect_items(out, id, &child, inner, child_depth);
         }
     }
 }

@@ -139,20 +139,26 @@ define_queries! {
     /// Every def's file module, by shard (never hashed: each shard is).
     query [no_hash] fn def_homes(()) -> Shared<Vec<Arc<DefShard>>>, "indexing the crate's items", p_def_homes;
     /// How many shards the index of the crate's defs is cut into (`values::shard_count`).
-    query [] fn def_shard_count(()) -> u32, "counting the shards of the crate's items", p_def_shard_count;
+    /// Persisted (four bytes), so that re-executing `def_home` reads it and its shard from
+    /// the cache rather than building the whole index again.
+    query [cache_on_disk] fn def_shard_count(()) -> u32, "counting the shards of the crate's items", p_def_shard_count;
     /// The file modules of the defs whose ids fall in one shard (`values::shard_of`).
     query [cache_on_disk] fn def_shard(u32) -> Arc<DefShard>, "collecting a shard of the crate's items", p_def_shard;
     /// The file module that declares a def, from its shard: what a def's other queries
     /// read, so that a change of its shard re-executes them only when their own entry
-    /// changed.
-    query [cache_on_disk] fn def_home(DefId) -> Option<DefId>, "finding an item's module", p_def_home;
+    /// changed. Not persisted (its node, fingerprint and edges are): a reader that
+    /// re-executes finds it again in its shard, which is.
+    query [] fn def_home(DefId) -> Option<DefId>, "finding an item's module", p_def_home;
     /// A def's kind, path, name, parent and visibility.
     query [cache_on_disk, own_hash] fn def_info(DefId) -> Option<Arc<DefInfo>>, "describing an item", p_def_info;
     /// A def's file and ordinal.
     query [cache_on_disk] fn def_source(DefId) -> Option<DefSource>, "locating an item", p_def_source;
     /// What one name is bound to among a module's items (not its imports): what import
-    /// resolution reads of a module, one name at a time.
-    query [cache_on_disk] fn item_binding((DefId, Symbol)) -> NameBindings, "looking up an item of a module", p_item_binding;
+    /// resolution reads of a module, one name at a time. Not persisted (its node,
+    /// fingerprint and edges are): its readers (`resolve_name`, `imports`) are persisted
+    /// and re-execute only when a binding changed, and then it is found again in the
+    /// module's items.
+    query [] fn item_binding((DefId, Symbol)) -> NameBindings, "looking up an item of a module", p_item_binding;
     /// Every module's imports, resolved to a fixed point (never hashed: each module's are).
     query [no_hash] fn imports(()) -> Shared<Imports>, "resolving the crate's imports", p_imports;
     /// Whether resolving the imports reported an error.

@@ -16,15 +16,16 @@ use serde::Serialize;
 use shared_frontend::sema::modules::MemLoader;
 use shared_frontend::sema::ty::{ConstValue, IntTy, Ty};
 
-/// The cache file's layout (format 4, see `query/engine/src/on_disk.rs`), as a forger
+/// The cache file's layout (format 6, see `query/engine/src/on_disk.rs`), as a forger
 /// reads it.
-const INDEX_LEN: usize = 192;
-const SECTIONS: usize = 8;
+const INDEX_LEN: usize = 208;
+const SECTIONS: usize = 9;
 /// Sections, in the index's order.
 const KINDS: usize = 0;
 const BODIES: usize = 1;
 const KEYS: usize = 2;
-const RECORDS: usize = 3;
+const FPS: usize = 3;
+const RECORDS: usize = 4;
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
@@ -125,21 +126,25 @@ fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
     for r in 0..p.sections[RECORDS].len() / 4 {
         let start = u32_at(&p.sections[RECORDS], 4 * r) as usize;
         let body = &p.sections[BODIES][start..];
-        let flags = body[10];
+        let mut at = 4;
+        let kind = leb(body, &mut at);
+        let flags = body[at];
+        at += 1;
         let has_value = flags & (1 << 2) != 0;
-        if u16::from_le_bytes([body[8], body[9]]) != k || !has_value {
+        if kind != u32::from(k) || !has_value {
             continue;
         }
         // Kind, flags, durability, key, fingerprint and edges stay; the value changes.
-        let mut at = 12;
         let key = leb(body, &mut at) as usize;
+        let mut fp = Vec::new();
         if flags & 1 != 0 {
-            at += 16;
+            let i = leb(body, &mut at) as usize;
+            fp = p.sections[FPS][16 * i..16 * i + 16].to_vec();
         }
         for _ in 0..leb(body, &mut at) {
             leb(body, &mut at);
         }
-        let mut rec = body[8..at].to_vec();
+        let mut rec = body[4..at].to_vec();
         let len = leb(body, &mut at) as usize;
         let mut v = body[at..at + len].to_vec();
         let Some(at) = v.windows(pattern.len()).position(|w| w == pattern) else {
@@ -148,14 +153,14 @@ fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
         v.splice(at..at + pattern.len(), with.iter().copied());
         put_leb(&mut rec, v.len() as u32);
         rec.extend_from_slice(&v);
-        // The checksum covers the record, then its key's entry.
+        // The checksum covers the record, then its key's entry, then its fingerprint.
         let keys = &p.sections[KEYS];
         let entries = &keys[4 + 4 * u32_at(keys, 0) as usize..];
         let start = u32_at(keys, 4 + 4 * key) as usize;
         let mut end = start + 16;
         end += leb(entries, &mut end) as usize;
         let seeded = xxhash_rust::xxh3::xxh3_64_with_seed;
-        let sum = seeded(&entries[start..end], seeded(&rec, r as u64));
+        let sum = seeded(&fp, seeded(&entries[start..end], seeded(&rec, r as u64))) as u32;
         let new_start = p.sections[BODIES].len() as u32;
         p.sections[BODIES].extend_from_slice(&sum.to_le_bytes());
         p.sections[BODIES].extend_from_slice(&rec);

@@ -13,32 +13,39 @@
 //! keys               the distinct keys: u32 count, a u32 offset per key, then each key
 //!                    as its fingerprint (16), a varint length and its bincode bytes
 //!                    (checked with the records that use it)
+//! fps                the distinct result fingerprints (16 bytes each), in the order the
+//!                    records first use them (checked with the records that use them)
 //! records            a u32 per node: where its record starts in the bodies
-//! table              (kind, key fingerprint) → node: open addressing, per slot a u32 tag
-//!                    (high half of the slot hash) and u32 node + 1 (0: empty), a power
-//!                    of two of more than 5/4 of the nodes
-//! reverse            the reverse edges: a u32 start per node and one more (byte offsets
-//!                    in the list), then each node's dependents in increasing order, as
+//! table              (kind, key fingerprint) → node: open addressing, a power of two of
+//!                    more than 5/4 of the nodes; each slot a u32 whose low bits hold
+//!                    node + 1 (0: empty; as many bits as the node count needs) and whose
+//!                    high bits a tag (the low bits of the high half of the slot hash)
+//! reverse            the reverse edges: a u32 start per block of [`REVERSE_BLOCK`] nodes
+//!                    and one more (byte offsets in the lists), then each node's list: its
+//!                    byte length as a varint, then its dependents in increasing order as
 //!                    varint gaps (the first from the node itself)
 //! volatile, roots    u32 node indices: the inputs and `eval_always` nodes (what a new
 //!                    session re-checks first), and the embedder's top-level reads
-//! index (192 bytes)  offset and length (u64 each) of the eight sections above, the node
+//! index (208 bytes)  offset and length (u64 each) of the nine sections above, the node
 //!                    and key counts, checksums (xxh3-64) of the kinds, reverse, volatile
-//!                    and roots sections, 8 zero bytes and the magic "RILLIDX\x04"
+//!                    and roots sections, 8 zero bytes and the magic "RILLIDX\x05"
 //! ```
 //!
 //! A node's record (see [`Store::record`]):
 //!
 //! ```text
-//! checksum u64 (see below) · kind u16 · flags u8
-//! · durability u8 · key index varint · result fingerprint (16, if it has one) · edge count
-//! varint · each edge as the varint (node − 1 − edge) · value length varint and value
-//! bytes (if it has a value)
+//! checksum u32 (see below) · kind varint · flags (low 4 bits) and durability (high 4
+//! bits) u8 · key index varint · result fingerprint's index varint (if it has one) · edge
+//! count varint · the first edge as the varint (node − 1 − edge), each next one as the
+//! zigzag varint of (edge − previous edge) · value length varint and value bytes (if it
+//! has a value)
 //! ```
 //!
 //! A key's fingerprint and bytes are stored once for every node of every kind that has
 //! that key (the fingerprint identifies the key, as it identifies the node within its
-//! kind). Integers are little-endian; varints are LEB128 and at most 32 bits.
+//! kind); a result fingerprint is stored once for every node with that result (many
+//! nodes share one: every empty list of diagnostics, every name bound to nothing).
+//! Integers are little-endian; varints are LEB128 and at most 32 bits.
 //!
 //! What is checked, and when (a file that fails a check at open is ignored as a whole;
 //! a record that fails its check when used is a warning and a recomputation of that
@@ -47,9 +54,10 @@
 //!   (its checksum is in the header), every section's bounds, and the kinds, volatile and
 //!   roots sections (small: they are read whole);
 //! - a record, when its node is first used (its value is used only through it): its
-//!   checksum (xxh3-64 of the rest of the record, value included, seeded with the node's
-//!   index, then of its key's entry seeded with that) covers the record and its key, and
-//!   fails for a record offset that points at another node's record; its edges must
+//!   checksum (the low half of the xxh3-64 of the rest of the record, value included,
+//!   seeded with the node's index, then of its key's entry seeded with that, then of its
+//!   result fingerprint seeded with that) covers the record, its key and its fingerprint,
+//!   and fails for a record offset that points at another node's record; its edges must
 //!   point to earlier nodes (the file is a DAG by construction); a key is hashed again
 //!   after decoding and must equal its fingerprint;
 //! - the reverse edges, when a session first needs them (a session that found a change).
@@ -69,17 +77,26 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 /// The version of the file format; bump it when the layout or the meaning of a field
 /// changes. (5: the result fingerprint of a `cache_on_disk` query is the hash of its
-/// value's encoding, unless the query is `own_hash`.)
-pub const FORMAT_VERSION: u32 = 5;
+/// value's encoding, unless the query is `own_hash`. 6: a 32-bit record checksum, the
+/// kind as a varint with flags and durability in one byte, the result fingerprints
+/// stored once each, table slots of 32 bits.)
+pub const FORMAT_VERSION: u32 = 6;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
-const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x04";
+const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x05";
 pub(crate) const HEADER_LEN: usize = 64;
-const SECTIONS: usize = 8;
+const SECTIONS: usize = 9;
 const INDEX_LEN: usize = SECTIONS * 16 + 2 * 8 + 4 * 8 + 8 + 8;
-/// The fixed part of a node's record: checksum, kind, flags, durability.
-const RECORD_HEAD: usize = 12;
+/// The size of a node's checksum, at the start of its record.
+const RECORD_SUM: usize = 4;
+/// The flags of a record are its flags byte's low bits; its durability, the high ones.
+const DURABILITY_SHIFT: u32 = 4;
 /// The size of a table slot: tag and node + 1.
-const SLOT: usize = 8;
+const SLOT: usize = 4;
+/// The size of a fingerprint.
+const FP_LEN: usize = 16;
+/// The nodes whose reverse lists share one start offset: a lookup skips at most this
+/// many lists less one, by their lengths.
+const REVERSE_BLOCK: usize = 16;
 
 crate::dep_graph::flag_set! {
     /// The flags of a node record on disk (the constants of [`disk_flags`]).
@@ -226,6 +243,7 @@ struct Index {
     kinds: Section,
     bodies: Section,
     keys: Section,
+    fps: Section,
     records: Section,
     table: Section,
     reverse: Section,
@@ -245,6 +263,7 @@ impl Index {
             self.kinds,
             self.bodies,
             self.keys,
+            self.fps,
             self.records,
             self.table,
             self.reverse,
@@ -296,11 +315,12 @@ impl Index {
             kinds: s(0),
             bodies: s(1),
             keys: s(2),
-            records: s(3),
-            table: s(4),
-            reverse: s(5),
-            volatile: s(6),
-            roots: s(7),
+            fps: s(3),
+            records: s(4),
+            table: s(5),
+            reverse: s(6),
+            volatile: s(7),
+            roots: s(8),
             nodes: field(n),
             key_count: field(n + 1),
             kinds_sum: field(n + 2),
@@ -321,6 +341,17 @@ fn table_hash(kind: u16, key_fp: Fingerprint) -> u64 {
 /// a search always ends at an empty slot.
 fn table_slots(n: usize) -> usize {
     (n + n / 4 + 1).next_power_of_two()
+}
+
+/// The number of low bits of a table slot that hold node + 1, for `n` nodes (fewer than
+/// 2^31, so at least one bit is left for the tag).
+fn node_bits(n: u64) -> u32 {
+    u64::BITS - n.leading_zeros()
+}
+
+/// The tag of a slot hash in a table with `bits` node bits, in place (its low bits zero).
+fn slot_tag(h: u64, bits: u32) -> u32 {
+    ((h >> 32) as u32).checked_shl(bits).unwrap_or(0)
 }
 
 /// Appends `x` as a LEB128 varint.
@@ -353,14 +384,43 @@ pub(crate) fn varint(b: &[u8], at: &mut usize) -> Option<u32> {
     None
 }
 
+/// Edge `d` of node `node` in its record, after the edge `prev` (the first edge: `None`).
+#[inline]
+fn put_edge(out: &mut Vec<u8>, node: u32, prev: Option<u32>, d: u32) {
+    match prev {
+        None => put_varint(out, node - 1 - d),
+        Some(p) => {
+            let delta = i64::from(d) - i64::from(p);
+            // Both are below 2^31: the zigzag code fits in 32 bits.
+            put_varint(out, ((delta << 1) ^ (delta >> 63)) as u32);
+        }
+    }
+}
+
+/// Reads an edge of node `node` written by [`put_edge`]; `None` if it does not point below
+/// the node.
+#[inline]
+fn edge(b: &[u8], at: &mut usize, node: u32, prev: Option<u32>) -> Option<u32> {
+    let x = varint(b, at)?;
+    let d = match prev {
+        None => node.checked_sub(1)?.checked_sub(x)?,
+        Some(p) => {
+            let delta = i64::from(x >> 1) ^ -i64::from(x & 1);
+            u32::try_from(i64::from(p) + delta).ok()?
+        }
+    };
+    (d < node).then_some(d)
+}
+
 fn u32s(xs: &[u32]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// The checksum of node `i`'s record: of its bytes after the checksum, then of its key's
-/// entry.
-fn record_sum(record: &[u8], key_entry: &[u8], i: u32) -> u64 {
-    xxh3_64_with_seed(key_entry, xxh3_64_with_seed(record, u64::from(i)))
+/// entry, then of its result fingerprint (empty without one).
+fn record_sum(record: &[u8], key_entry: &[u8], fp: &[u8], i: u32) -> u32 {
+    let sum = xxh3_64_with_seed(key_entry, xxh3_64_with_seed(record, u64::from(i)));
+    xxh3_64_with_seed(fp, sum) as u32
 }
 
 fn too_big(what: &str) -> io::Error {
@@ -402,6 +462,9 @@ pub(crate) struct Writer<W: Write + Seek> {
     keys: Vec<u8>,
     key_offsets: Vec<u32>,
     key_index: FxHashMap<Fingerprint, u32>,
+    /// The fps section, and each fingerprint's index in it.
+    fps: Vec<u8>,
+    fp_index: FxHashMap<Fingerprint, u32>,
     /// The record being written.
     body: Vec<u8>,
     build_id: Fingerprint,
@@ -449,6 +512,8 @@ impl<W: Write + Seek> Writer<W> {
             keys: Vec::new(),
             key_offsets: Vec::new(),
             key_index: FxHashMap::default(),
+            fps: Vec::new(),
+            fp_index: FxHashMap::default(),
             body: Vec::new(),
             build_id: build_id_fingerprint(build_id),
             hasher: hasher.tag(),
@@ -489,23 +554,39 @@ impl<W: Write + Seek> Writer<W> {
         self.offsets
             .push(u32::try_from(off).map_err(|_| too_big("the records"))?);
         self.hashes.push(table_hash(n.kind, n.key_fp));
+        if n.flags.bits() >> DURABILITY_SHIFT != 0 || n.durability >> DURABILITY_SHIFT != 0 {
+            return Err(io::Error::other("flags or durability out of range"));
+        }
+        let fp = n.fp.to_le_bytes();
+        let fp_entry: &[u8] = if n.flags.contains(disk_flags::HAS_FP) {
+            &fp
+        } else {
+            &[]
+        };
         let b = &mut self.body;
         b.clear();
-        b.extend_from_slice(&[0u8; 8]);
-        b.extend_from_slice(&n.kind.to_le_bytes());
-        b.push(n.flags.bits());
-        b.push(n.durability);
+        b.extend_from_slice(&[0u8; RECORD_SUM]);
+        put_varint(b, u32::from(n.kind));
+        b.push(n.flags.bits() | n.durability << DURABILITY_SHIFT);
         put_varint(b, n.key);
-        if n.flags.contains(disk_flags::HAS_FP) {
-            b.extend_from_slice(&n.fp.to_le_bytes());
+        if !fp_entry.is_empty() {
+            let next =
+                u32::try_from(self.fp_index.len()).map_err(|_| too_big("the fingerprints"))?;
+            let at = *self.fp_index.entry(n.fp).or_insert_with(|| {
+                self.fps.extend_from_slice(&fp);
+                next
+            });
+            put_varint(b, at);
         }
         put_varint(b, n.deps.len() as u32);
+        let mut prev = None;
         for &d in n.deps {
             // The file is in dependency order: edges point to earlier nodes.
             if d >= i {
                 return Err(io::Error::other("an edge points forward"));
             }
-            put_varint(b, i - 1 - d);
+            put_edge(b, i, prev, d);
+            prev = Some(d);
         }
         if n.flags.contains(disk_flags::HAS_VALUE) {
             put_varint(
@@ -522,8 +603,13 @@ impl<W: Write + Seek> Writer<W> {
             .key_offsets
             .get(n.key as usize + 1)
             .map_or(self.keys.len(), |&e| e as usize);
-        let sum = record_sum(&b[8..], &self.keys[start as usize..end], i);
-        b[..8].copy_from_slice(&sum.to_le_bytes());
+        let sum = record_sum(
+            &b[RECORD_SUM..],
+            &self.keys[start as usize..end],
+            fp_entry,
+            i,
+        );
+        b[..RECORD_SUM].copy_from_slice(&sum.to_le_bytes());
         self.out.write_all(b)?;
         self.pos += b.len() as u64;
         self.edges.extend_from_slice(n.deps);
@@ -557,19 +643,23 @@ impl<W: Write + Seek> Writer<W> {
         self.index.key_count = self.key_offsets.len() as u64;
         self.index.keys = self.section(&keys)?;
         drop(keys);
+        let fps = std::mem::take(&mut self.fps);
+        self.index.fps = self.section(&fps)?;
+        drop(fps);
         let offsets = u32s(&self.offsets);
         self.index.records = self.section(&offsets)?;
         drop(offsets);
         // Table.
         let cap = table_slots(n);
+        let bits = node_bits(n as u64);
         let mut table = vec![0u8; cap * SLOT];
         for (i, &h) in self.hashes.iter().enumerate() {
             let mut at = (h as usize) & (cap - 1);
-            while u32_at(&table, at * SLOT + 4) != 0 {
+            while u32_at(&table, at * SLOT) != 0 {
                 at = (at + 1) & (cap - 1);
             }
-            table[at * SLOT..at * SLOT + 4].copy_from_slice(&((h >> 32) as u32).to_le_bytes());
-            table[at * SLOT + 4..at * SLOT + 8].copy_from_slice(&(i as u32 + 1).to_le_bytes());
+            let slot = slot_tag(h, bits) | (i as u32 + 1);
+            table[at * SLOT..at * SLOT + SLOT].copy_from_slice(&slot.to_le_bytes());
         }
         self.index.table = self.section(&table)?;
         drop(table);
@@ -594,15 +684,22 @@ impl<W: Write + Seek> Writer<W> {
                 *at += 1;
             }
         }
-        let mut list = Vec::with_capacity(dependents.len() * 2);
-        let mut byte_start = Vec::with_capacity(n + 1);
+        let mut list = Vec::with_capacity(dependents.len() * 2 + n);
+        let mut byte_start = Vec::with_capacity(n / REVERSE_BLOCK + 2);
+        let mut gaps = Vec::new();
         for i in 0..n {
-            byte_start.push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
+            if i % REVERSE_BLOCK == 0 {
+                byte_start
+                    .push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
+            }
+            gaps.clear();
             let mut prev = i as u32;
             for &d in &dependents[start[i] as usize..start[i + 1] as usize] {
-                put_varint(&mut list, d - prev - 1);
+                put_varint(&mut gaps, d - prev - 1);
                 prev = d;
             }
+            put_varint(&mut list, gaps.len() as u32);
+            list.extend_from_slice(&gaps);
         }
         byte_start.push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
         let mut reverse = u32s(&byte_start);
@@ -696,7 +793,7 @@ pub(crate) struct Record<'a> {
     /// Its key's index.
     key: u32,
     edge_count: u32,
-    /// The edges, as varints (each checked to point below the node).
+    /// The edges, as written by [`put_edge`] (each checked to point below the node).
     edges: &'a [u8],
     /// The value's bytes (empty without `HAS_VALUE`).
     value: &'a [u8],
@@ -706,8 +803,12 @@ impl Record<'_> {
     /// The edges, in the order they were read.
     pub(crate) fn deps(&self) -> impl Iterator<Item = u32> + '_ {
         let mut at = 0;
-        let node = self.node;
-        (0..self.edge_count).map_while(move |_| Some(node - 1 - varint(self.edges, &mut at)?))
+        let mut prev = None;
+        (0..self.edge_count).map_while(move |_| {
+            let d = edge(self.edges, &mut at, self.node, prev)?;
+            prev = Some(d);
+            Some(d)
+        })
     }
 }
 
@@ -771,9 +872,10 @@ impl Store {
             || index.records.len != n * 4
             || index.key_count >= u64::from(u32::MAX / 4)
             || index.table.len % SLOT as u64 != 0
+            || index.fps.len % FP_LEN as u64 != 0
             || !slots.is_power_of_two()
             || slots <= n
-            || index.reverse.len < 4 * (n + 1)
+            || index.reverse.len < 4 * (n.div_ceil(REVERSE_BLOCK as u64) + 1)
         {
             return Err(LoadError::Invalid("section lengths"));
         }
@@ -827,22 +929,25 @@ impl Store {
         let bodies = slice(&self.bytes, self.index.bodies)?;
         let start = u32_at(records, 4 * i as usize) as usize;
         let b = bodies.get(start..)?;
-        let head = b.get(..RECORD_HEAD)?;
-        let flags = DiskFlags::from_bits_retain(head[10]);
-        let mut at = RECORD_HEAD;
+        let sum = u32_at(b.get(..RECORD_SUM)?, 0);
+        let mut at = RECORD_SUM;
+        let kind = u16::try_from(varint(b, &mut at)?).ok()?;
+        let flags_byte = *b.get(at)?;
+        at += 1;
+        let flags = DiskFlags::from_bits_retain(flags_byte & ((1 << DURABILITY_SHIFT) - 1));
+        let durability = flags_byte >> DURABILITY_SHIFT;
         let key = varint(b, &mut at)?;
-        let mut fp = Fingerprint::ZERO;
+        let mut fp_entry: &[u8] = &[];
         if flags.contains(disk_flags::HAS_FP) {
-            b.get(at..at + 16)?;
-            fp = fp_at(b, at);
-            at += 16;
+            let fps = slice(&self.bytes, self.index.fps)?;
+            let k = varint(b, &mut at)? as usize;
+            fp_entry = fps.get(k.checked_mul(FP_LEN)?..)?.get(..FP_LEN)?;
         }
         let edge_count = varint(b, &mut at)?;
         let edges_at = at;
+        let mut prev = None;
         for _ in 0..edge_count {
-            if varint(b, &mut at)? >= i {
-                return None;
-            }
+            prev = Some(edge(b, &mut at, i, prev)?);
         }
         let edges = &b[edges_at..at];
         let mut value: &[u8] = &[];
@@ -852,13 +957,18 @@ impl Store {
             at += len;
         }
         let (key_fp, _, entry) = self.key_entry(key)?;
-        if record_sum(&b[8..at], entry, i) != u64_at(head, 0) {
+        if record_sum(&b[RECORD_SUM..at], entry, fp_entry, i) != sum {
             return None;
         }
+        let fp = if fp_entry.is_empty() {
+            Fingerprint::ZERO
+        } else {
+            fp_at(fp_entry, 0)
+        };
         let record = Record {
-            kind: u16_at(head, 8),
+            kind,
             flags,
-            durability: head[11],
+            durability,
             key_fp,
             fp,
             node: i,
@@ -922,20 +1032,22 @@ impl Store {
         let table = slice(&self.bytes, self.index.table).unwrap_or(&[]);
         let cap = table.len() / SLOT;
         let h = table_hash(kind, key_fp);
-        let tag = (h >> 32) as u32;
+        let bits = node_bits(self.index.nodes);
+        let tag = slot_tag(h, bits);
+        let node_mask = (1u64 << bits).wrapping_sub(1) as u32;
         let mut at = (h as usize) & cap.wrapping_sub(1);
         let mut left = cap;
         std::iter::from_fn(move || {
             while left > 0 {
                 left -= 1;
-                let slot = &table[at * SLOT..at * SLOT + SLOT];
+                let slot = u32_at(table, at * SLOT);
                 at = (at + 1) & (cap - 1);
-                let node = u32_at(slot, 4);
-                if node == 0 {
+                if slot == 0 {
                     left = 0;
                     return None;
                 }
-                if u32_at(slot, 0) == tag && u64::from(node - 1) < self.index.nodes {
+                let node = slot & node_mask;
+                if slot & !node_mask == tag && node != 0 && u64::from(node - 1) < self.index.nodes {
                     return Some(node - 1);
                 }
             }
@@ -953,13 +1065,22 @@ impl Store {
             return None;
         }
         let n = self.index.nodes as usize;
-        let (start, list) = rev.split_at(4 * (n + 1));
+        let (start, list) = rev.split_at(4 * (n.div_ceil(REVERSE_BLOCK) + 1));
         if i as usize >= n {
             return None;
         }
-        let s = u32_at(start, 4 * i as usize) as usize;
-        let e = u32_at(start, 4 * (i as usize + 1)) as usize;
-        let gaps = list.get(s..e)?;
+        let block = i as usize / REVERSE_BLOCK;
+        let s = u32_at(start, 4 * block) as usize;
+        let e = u32_at(start, 4 * (block + 1)) as usize;
+        let lists = list.get(s..e)?;
+        // Skip the lists of the block's nodes before `i`.
+        let mut at = 0;
+        for _ in 0..i as usize % REVERSE_BLOCK {
+            let len = varint(lists, &mut at)? as usize;
+            at = at.checked_add(len)?;
+        }
+        let len = varint(lists, &mut at)? as usize;
+        let gaps = lists.get(at..at.checked_add(len)?)?;
         // A dependent comes after what it read, and is a node of the file.
         let mut at = 0;
         let mut prev = i;
@@ -1069,7 +1190,11 @@ mod tests {
         // Nodes 2k and 2k + 1 share a key (kinds 0 and 1): the key is stored once.
         let k = u64::from(i / 2);
         let key_fp = Fingerprint(k << 33 | 1, u64::MAX - k);
-        let deps = (0..i.min(3)).map(|d| i - 1 - d).collect();
+        // Edges in invocation order: going down, or (every fourth node) up.
+        let mut deps: Vec<u32> = (0..i.min(3)).map(|d| i - 1 - d).collect();
+        if i % 4 == 0 {
+            deps.reverse();
+        }
         ((i % 2) as u16, flags, (i % 3) as u8, key_fp, deps)
     }
 
@@ -1081,6 +1206,11 @@ mod tests {
 
     fn key(i: u32) -> Vec<u8> {
         vec![(i / 2) as u8, 0xee]
+    }
+
+    /// Node `i`'s result fingerprint: nodes `i` and `i + 5` share one (stored once).
+    fn fp(i: u32) -> Fingerprint {
+        Fingerprint(u64::from(i % 5) * 0x9e37_79b9, 7)
     }
 
     fn file() -> Vec<u8> {
@@ -1100,7 +1230,7 @@ mod tests {
                     durability,
                     key,
                     key_fp,
-                    fp: Fingerprint(u64::from(i) * 0x9e37_79b9, 7),
+                    fp: fp(i),
                     deps: &deps,
                     value: &v,
                 })
@@ -1140,6 +1270,11 @@ mod tests {
         let store = open(file()).unwrap();
         assert_eq!(store.len(), 40);
         assert_eq!(store.index.key_count, 20, "one key per pair of nodes");
+        assert_eq!(
+            store.index.fps.len,
+            5 * 16,
+            "one fingerprint per residue mod 5"
+        );
         assert_eq!(store.header.generation, 9);
         assert_eq!(
             (store.volatile.as_slice(), store.roots.as_slice()),
@@ -1150,7 +1285,7 @@ mod tests {
             let r = store.record(i).unwrap();
             assert_eq!((r.kind, r.flags, r.durability), (kind, flags, durability));
             assert_eq!(r.key_fp, key_fp);
-            assert_eq!(r.fp, Fingerprint(u64::from(i) * 0x9e37_79b9, 7));
+            assert_eq!(r.fp, fp(i));
             assert_eq!(r.deps().collect::<Vec<_>>(), deps);
             assert_eq!(store.key_bytes(i).unwrap(), key(i));
             assert_eq!(
@@ -1178,6 +1313,7 @@ mod tests {
         let records = store.index.records.off as usize;
         let start = |i: usize| bodies + u32_at(&good, records + 4 * i) as usize;
         // A flipped bit anywhere in record 5 (its value included): only it is refused.
+        // (None of these flips gets past the 32-bit checksum.)
         for at in start(5)..start(6) {
             let mut b = good.clone();
             b[at] ^= 1;
@@ -1199,6 +1335,17 @@ mod tests {
                 "{at}"
             );
             assert!(store.record(7).is_some() && store.record(10).is_some());
+        }
+        // A flipped bit in a result fingerprint (the third stored, node 2's): the records
+        // of the nodes with that fingerprint (2, 7, 12, ...) are refused.
+        let fp2 = store.index.fps.off as usize + 2 * 16;
+        for at in [fp2, fp2 + 15] {
+            let mut b = good.clone();
+            b[at] ^= 1;
+            let store = open(b).unwrap();
+            for i in 0..40 {
+                assert_eq!(store.record(i).is_none(), i % 5 == 2, "node {i}, byte {at}");
+            }
         }
         // A value is refused with its record.
         let mut b = good.clone();

@@ -245,16 +245,16 @@ fn assert_detected(bytes: &[u8], what: &str) {
     assert_eq!(build_on(bytes, 0, what), Outcome::Warned, "{what}");
 }
 
-/// The layout of a cache file (format 4, see `on_disk.rs`), as a forger reads it.
-const INDEX_LEN: usize = 192;
-const SECTIONS: usize = 8;
+/// The layout of a cache file (format 6, see `on_disk.rs`), as a forger reads it.
+const INDEX_LEN: usize = 208;
+const SECTIONS: usize = 9;
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
 /// The sections (offset, length) of a file whose index is intact: kinds, bodies, keys,
-/// records, table, reverse, volatile, roots.
+/// fps, records, table, reverse, volatile, roots.
 fn sections(b: &[u8]) -> [(usize, usize); SECTIONS] {
     let idx = b.len() - INDEX_LEN;
     std::array::from_fn(|i| {
@@ -296,21 +296,36 @@ fn key_entry(b: &[u8], k: usize) -> Option<std::ops::Range<usize>> {
     (end <= keys.0 + keys.1).then_some(start..end)
 }
 
-/// Node `i`'s record: where it starts, where its value is, where it ends, and its key's
-/// entry (`None` if it cannot be parsed).
-fn record_at(
-    b: &[u8],
-    i: usize,
-) -> Option<(usize, std::ops::Range<usize>, usize, std::ops::Range<usize>)> {
+/// Where a record's parts are (see [`record_at`]).
+struct RecordAt {
+    start: usize,
+    value: std::ops::Range<usize>,
+    end: usize,
+    key: std::ops::Range<usize>,
+    /// The result fingerprint's entry (empty without one).
+    fp: std::ops::Range<usize>,
+}
+
+/// Node `i`'s record: where it starts, where its value is, where it ends, its key's entry
+/// and its fingerprint's (`None` if it cannot be parsed).
+fn record_at(b: &[u8], i: usize) -> Option<RecordAt> {
     let secs = sections(b);
-    let (bodies, records) = (secs[1], secs[3]);
+    let (bodies, fps, records) = (secs[1], secs[3], secs[4]);
     let off = b.get(records.0 + 4 * i..records.0 + 4 * i + 4)?;
     let start = bodies.0 + u32::from_le_bytes(off.try_into().unwrap()) as usize;
-    let flags = *b.get(start + 10)?;
-    let mut at = start + 12;
+    let mut at = start + 4;
+    leb(b, &mut at)?;
+    let flags = *b.get(at)?;
+    at += 1;
     let key = key_entry(b, leb(b, &mut at)? as usize)?;
+    let mut fp = 0..0;
     if flags & 1 != 0 {
-        at += 16;
+        let k = leb(b, &mut at)? as usize;
+        let s = fps.0.checked_add(k.checked_mul(16)?)?;
+        fp = s..s.checked_add(16)?;
+        if fp.end > fps.0 + fps.1 {
+            return None;
+        }
     }
     for _ in 0..leb(b, &mut at)? {
         leb(b, &mut at)?;
@@ -321,7 +336,13 @@ fn record_at(
         value = at..at.checked_add(len)?;
         at = value.end;
     }
-    (at <= bodies.0 + bodies.1).then_some((start, value, at, key))
+    (at <= bodies.0 + bodies.1).then_some(RecordAt {
+        start,
+        value,
+        end: at,
+        key,
+        fp,
+    })
 }
 
 /// The number of nodes in the index.
@@ -332,7 +353,7 @@ fn node_count(b: &[u8]) -> usize {
 /// Recomputes every checksum of the file (records, sections, index) and its length, as
 /// a forger would; a file too damaged to be parsed is returned as it is.
 fn reseal(mut b: Vec<u8>) -> Vec<u8> {
-    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x04" {
+    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x05" {
         return b;
     }
     let len = b.len() as u64;
@@ -342,16 +363,17 @@ fn reseal(mut b: Vec<u8>) -> Vec<u8> {
         .iter()
         .all(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= b.len()));
     if in_bounds {
-        for i in 0..node_count(&b).min(secs[3].1 / 4) {
-            if let Some((start, _, end, key)) = record_at(&b, i) {
+        for i in 0..node_count(&b).min(secs[4].1 / 4) {
+            if let Some(r) = record_at(&b, i) {
                 use xxhash_rust::xxh3::xxh3_64_with_seed as seeded;
-                let sum = seeded(&b[key], seeded(&b[start + 8..end], i as u64));
-                b[start..start + 8].copy_from_slice(&sum.to_le_bytes());
+                let sum = seeded(&b[r.key], seeded(&b[r.start + 4..r.end], i as u64));
+                let sum = seeded(&b[r.fp], sum) as u32;
+                b[r.start..r.start + 4].copy_from_slice(&sum.to_le_bytes());
             }
         }
         let idx = b.len() - INDEX_LEN;
         // The checksums of the kinds, reverse, volatile and roots sections.
-        for (field, sec) in [(2usize, 0usize), (3, 5), (4, 6), (5, 7)] {
+        for (field, sec) in [(2usize, 0usize), (3, 6), (4, 7), (5, 8)] {
             let (o, l) = secs[sec];
             let sum = xxh64(&b[o..o + l]);
             let at = idx + 16 * SECTIONS + 8 * field;
@@ -426,7 +448,7 @@ fn every_bit_flip_is_detected_or_harmless() {
     let checked_at_open = |i: usize| {
         i < 64
             || i >= good.len() - INDEX_LEN
-            || [0usize, 6, 7]
+            || [0usize, 7, 8]
                 .iter()
                 .any(|&s| (secs[s].0..secs[s].0 + secs[s].1).contains(&i))
     };
@@ -590,7 +612,7 @@ fn hostile_length_prefixes_do_not_allocate() {
     let secs = sections(&good);
     let idx = good.len() - INDEX_LEN;
     let values: Vec<_> = (0..node_count(&good))
-        .filter_map(|i| Some(record_at(&good, i)?.1))
+        .filter_map(|i| Some(record_at(&good, i)?.value))
         .filter(|v| !v.is_empty())
         .collect();
     assert!(!values.is_empty());

@@ -198,7 +198,7 @@ fn truncated_caches_are_rejected() {
 #[test]
 fn bit_flips_anywhere_are_rejected_or_harmless() {
     let good = good_cache();
-    const INDEX_LEN: usize = 192;
+    const INDEX_LEN: usize = 208;
     for i in 0..good.len() {
         let mut bad = good.clone();
         bad[i] ^= 1 << (i % 8);

@@ -174,14 +174,14 @@ proptest! {
         let good = std::fs::read(&file).unwrap_or_else(|e| panic!("{e}: {w:?}"));
         let mut bad = good.clone();
         // Whether the damage is in what a build checks when it opens the file (the
-        // header and the index, the first 64 and last 192 bytes): then the file is
+        // header and the index, the first 64 and last 208 bytes): then the file is
         // ignored, with a warning. Elsewhere a damaged record or value is found when a
         // build uses it (a warning) and is harmless otherwise.
         let mut checked_at_open = false;
         for (at, x) in &flips {
             let i = at.index(bad.len());
             bad[i] ^= x;
-            checked_at_open |= i < 64 || i >= bad.len() - 192;
+            checked_at_open |= i < 64 || i >= bad.len() - 208;
         }
         if let Some(at) = cut {
             bad.truncate(at.index(bad.len()));

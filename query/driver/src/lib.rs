@@ -39,6 +39,15 @@
 //! (`file_offsets`, and `positioned_def_map`, the whole crate's item tree and scopes,
 //! built only when the positionless parts found an error).
 //!
+//! A file is not the unit of parsing either: `file_split` finds its items from its tokens
+//! alone (`skeleton::split`), `split_chunk` compares their texts in chunks of
+//! `skeleton::CHUNK_ITEMS` by ordinal, and `chunk_parse` parses a chunk's items one at a
+//! time when one of its texts changed; the skeleton is assembled from the chunks'
+//! (`chunk_skeleton`), and `item_ast` reads its chunk. So an edit inside an item parses
+//! its chunk and re-executes its chunk's `item_ast`s, in a file of any size. Where the
+//! split is unsure or an item does not parse cleanly on its own (`file_split_clean`),
+//! `parse_file` decides, as before.
+//!
 //! The item steps other items read (`fn_sig` … `const_value`) are the steps of
 //! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's
 //! E0391 diagnostic, built from the engine's typed cycle frames. Diagnostics are part of

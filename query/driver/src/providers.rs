@@ -70,14 +70,21 @@ pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {
     }))
 }
 
-/// The file's items from its tokens alone (see `skeleton::split`).
+/// Files smaller than this are parsed whole (`parse_file`), never split: parsing such a
+/// file again costs about as much as comparing its items, and splitting it first would
+/// lex it twice in a build from scratch.
+const SPLIT_MIN_BYTES: usize = 32 * 1024;
+
+/// The file's items from its tokens alone (see `skeleton::split`), for a file of at least
+/// [`SPLIT_MIN_BYTES`].
 pub(super) fn p_file_split(db: &RillDb, path: PathBuf) -> Shared<FileSplit> {
     let text = db.file_text(path);
     let (text, pieces) = match &*text {
-        FileText::Bytes(b) => (
+        FileText::Bytes(b) if b.len() >= SPLIT_MIN_BYTES => (
             b.clone(),
             std::str::from_utf8(b).ok().and_then(skeleton::split),
         ),
+        FileText::Bytes(b) => (b.clone(), None),
         FileText::Error { .. } => (Arc::from(&[][..]), None),
     };
     Shared(Arc::new(FileSplit { text, pieces }))

@@ -7,7 +7,7 @@
 //! executes the same item-level queries in a file of N items as in one of 4N: only the
 //! comparison of the chunks' texts grows with the file.
 //!
-//! Where the split is unsure (a comment or string left open, an unbalanced brace, an item
+//! Files under 32 KiB are parsed whole. Where the split is unsure (a comment or string left open, an unbalanced brace, an item
 //! that does not parse cleanly alone) the file's parse decides, and the diagnostics and
 //! images are those of a build from scratch and of the pipeline: checked along random
 //! edits of a big file.
@@ -234,9 +234,11 @@ fn random_edits_of_a_big_file_build_as_from_scratch_and_as_the_pipeline() {
     for seed in 1..=cases {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ seed.wrapping_mul(0x9e37_79b9));
         let cache = tempfile::tempdir().expect("temp dir");
-        let original = program(150);
+        // Big enough to be split (a file of under 32 KiB is parsed whole).
+        let original = program(300);
         let mut text = original.clone();
-        cached_build(&text, cache.path());
+        let first = cached_build(&text, cache.path());
+        assert!(executed(&first).get("chunk_parse").is_some_and(|&n| n > 1));
         for step in 0..12 {
             // Mostly on top of the previous edits; sometimes back to the clean program.
             text = if rng.below(4) == 0 {

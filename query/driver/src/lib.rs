@@ -39,6 +39,15 @@
 //! (`file_offsets`, and `positioned_def_map`, the whole crate's item tree and scopes,
 //! built only when the positionless parts found an error).
 //!
+//! A file is not the unit of parsing either: `file_split` finds its items from its tokens
+//! alone (`skeleton::split`), `split_chunk` compares their texts in chunks of
+//! `skeleton::CHUNK_ITEMS` by ordinal, and `chunk_parse` parses a chunk's items one at a
+//! time when one of its texts changed; the skeleton is assembled from the chunks'
+//! (`chunk_skeleton`), and `item_ast` reads its chunk. So an edit inside an item parses
+//! its chunk and re-executes its chunk's `item_ast`s, in a file of any size. Where the
+//! split is unsure or an item does not parse cleanly on its own (`file_split_clean`),
+//! `parse_file` decides, as before.
+//!
 //! The item steps other items read (`fn_sig` … `const_value`) are the steps of
 //! `sema::recipe`, with its descriptions; a cycle through them becomes the recipe's
 //! E0391 diagnostic, built from the engine's typed cycle frames. Diagnostics are part of
@@ -68,6 +77,7 @@ use shared_frontend::span::{SourceFile, SourceMap};
 
 pub use linker::LinkStats;
 use providers::*;
+use skeleton::{ChunkParse, ChunkSkeleton, FileSplit, SplitChunk};
 use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
     Verify,
@@ -108,6 +118,24 @@ define_queries! {
     query [] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
     /// A file's syntax tree (never hashed: its dependents compare their own results).
     query [no_hash] fn parse_file(PathBuf) -> Shared<Parsed>, "parsing a file", p_parse_file;
+    /// A file's items found from its tokens alone, with their extents (`skeleton::split`;
+    /// never hashed: its chunks are).
+    query [no_hash] fn file_split(PathBuf) -> Shared<FileSplit>, "splitting a file into items", p_file_split;
+    /// How many chunks of `skeleton::CHUNK_ITEMS` items the split file has (`None`: the
+    /// file could not be split).
+    query [cache_on_disk] fn file_chunk_count(PathBuf) -> Option<u32>, "counting the items of a file", p_file_chunk_count;
+    /// The texts of one chunk of the split file's items, without positions: an edit inside
+    /// one item changes its chunk only.
+    query [] fn split_chunk((PathBuf, u32)) -> Option<Arc<SplitChunk>>, "collecting the texts of a file's items", p_split_chunk;
+    /// One chunk's items, each parsed on its own (never hashed: its skeleton and the
+    /// items' syntax are).
+    query [no_hash] fn chunk_parse((PathBuf, u32)) -> Shared<ChunkParse>, "parsing a file's items", p_chunk_parse;
+    /// One chunk's items without bodies or positions (`None`: one of them does not parse
+    /// cleanly on its own).
+    query [cache_on_disk] fn chunk_skeleton((PathBuf, u32)) -> Option<Arc<ChunkSkeleton>>, "collecting a file's items", p_chunk_skeleton;
+    /// Whether the split file's items are its items (every chunk parsed cleanly): then its
+    /// skeleton, offsets and items' syntax come from the chunks, else from `parse_file`.
+    query [cache_on_disk] fn file_split_clean(PathBuf) -> bool, "checking the items of a file", p_file_split_clean;
     /// A file's items without bodies or positions: what the def map is built from.
     query [cache_on_disk] fn file_skeleton(PathBuf) -> Arc<Skeleton>, "collecting the items of a file", p_file_skeleton;
     /// Whether a file can be read, is within the size limit and is UTF-8.

@@ -24,7 +24,7 @@ use shared_frontend::syntax::ast::SourceFileAst;
 use shared_frontend::syntax::parser;
 
 use super::env::{root_def, QEnv};
-use super::skeleton;
+use super::skeleton::{self, ChunkParse, ChunkSkeleton, FileSplit, SplitChunk, CHUNK_ITEMS};
 use super::stamp;
 use super::values::*;
 use super::{rq, RillDb};
@@ -69,7 +69,87 @@ pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {
     }))
 }
 
+/// Files smaller than this are parsed whole (`parse_file`), never split: parsing such a
+/// file again costs about as much as comparing its items, and splitting it first would
+/// lex it twice in a build from scratch.
+const SPLIT_MIN_BYTES: usize = 32 * 1024;
+
+/// The file's items from its tokens alone (see `skeleton::split`), for a file of at least
+/// [`SPLIT_MIN_BYTES`].
+pub(super) fn p_file_split(db: &RillDb, path: PathBuf) -> Shared<FileSplit> {
+    let text = db.file_text(path);
+    let (text, pieces) = match &*text {
+        FileText::Bytes(b) if b.len() >= SPLIT_MIN_BYTES => (
+            b.clone(),
+            std::str::from_utf8(b).ok().and_then(skeleton::split),
+        ),
+        FileText::Bytes(b) => (b.clone(), None),
+        FileText::Error { .. } => (Arc::from(&[][..]), None),
+    };
+    Shared(Arc::new(FileSplit { text, pieces }))
+}
+
+pub(super) fn p_file_chunk_count(db: &RillDb, path: PathBuf) -> Option<u32> {
+    let split = db.file_split(path);
+    let items = split.pieces.as_ref()?.len() as u32;
+    Some(items.div_ceil(CHUNK_ITEMS))
+}
+
+pub(super) fn p_split_chunk(db: &RillDb, (path, chunk): (PathBuf, u32)) -> Option<Arc<SplitChunk>> {
+    let split = db.file_split(path);
+    let start = chunk as usize * CHUNK_ITEMS as usize;
+    let pieces = split.pieces.as_ref()?.get(start..)?;
+    let pieces = &pieces[..pieces.len().min(CHUNK_ITEMS as usize)];
+    if pieces.is_empty() {
+        return None;
+    }
+    Some(Arc::new(SplitChunk {
+        text: split.text.clone(),
+        pieces: pieces.to_vec(),
+    }))
+}
+
+pub(super) fn p_chunk_parse(db: &RillDb, key: (PathBuf, u32)) -> Shared<ChunkParse> {
+    let chunk = db.split_chunk(key);
+    let items = chunk.as_ref().and_then(|c| c.parse());
+    Shared(Arc::new(ChunkParse { chunk, items }))
+}
+
+pub(super) fn p_chunk_skeleton(db: &RillDb, key: (PathBuf, u32)) -> Option<Arc<ChunkSkeleton>> {
+    let parsed = db.chunk_parse(key);
+    let (chunk, items) = (parsed.chunk.as_ref()?, parsed.items.as_ref()?);
+    let stripped = chunk
+        .pieces
+        .iter()
+        .zip(items)
+        .map(|(p, item)| (p.depth, skeleton::strip_one(item)))
+        .collect();
+    Some(Arc::new(ChunkSkeleton(stripped)))
+}
+
+/// Whether every chunk of the split file parsed cleanly: then the items of the split are
+/// the file's, with the same ordinals, and the file has no syntax errors.
+pub(super) fn p_file_split_clean(db: &RillDb, path: PathBuf) -> bool {
+    let Some(chunks) = db.file_chunk_count(path.clone()) else {
+        return false;
+    };
+    (0..chunks).all(|c| db.chunk_skeleton((path.clone(), c)).is_some())
+}
+
+/// From the chunks of the split file when they are its items (an edit inside an item
+/// parses that item's chunk only, and leaves every chunk's skeleton as it was), else from
+/// the file's parse.
 pub(super) fn p_file_skeleton(db: &RillDb, path: PathBuf) -> Arc<Skeleton> {
+    if db.file_split_clean(path.clone()) {
+        let chunks: Vec<Arc<ChunkSkeleton>> = (0..db.file_chunk_count(path.clone()).unwrap_or(0))
+            .filter_map(|c| db.chunk_skeleton((path.clone(), c)))
+            .collect();
+        let items = chunks.iter().flat_map(|c| c.0.iter().cloned());
+        return Arc::new(Skeleton {
+            ast: skeleton::assemble(items),
+            parse_errors: false,
+        });
+    }
     let parsed = db.parse_file(path);
     Arc::new(Skeleton {
         ast: skeleton::strip_positionless(&parsed.ast),
@@ -560,6 +640,11 @@ pub(super) fn p_resolve_name(db: &RillDb, (module, name): (DefId, Symbol)) -> Na
 }
 
 pub(super) fn p_file_offsets(db: &RillDb, path: PathBuf) -> Arc<Vec<u32>> {
+    if db.file_split_clean(path.clone()) {
+        if let Some(pieces) = &db.file_split(path.clone()).pieces {
+            return Arc::new(pieces.iter().map(|p| p.lo).collect());
+        }
+    }
     Arc::new(db.parse_file(path).offsets.clone())
 }
 
@@ -569,6 +654,25 @@ pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemSyntax> {
     let source = db.def_source(def)?;
     if source.ordinal == u32::MAX {
         return None;
+    }
+    if db.file_split_clean(source.file.clone()) {
+        // The item's chunk, parsed again only when one of its items' texts changed.
+        let parsed = db.chunk_parse((source.file.clone(), source.ordinal / CHUNK_ITEMS));
+        let i = (source.ordinal % CHUNK_ITEMS) as usize;
+        let (chunk, items) = (parsed.chunk.as_ref()?, parsed.items.as_ref()?);
+        let ast = skeleton::item_ast_of(items.get(i)?)?;
+        if matches!(ast, ItemAst::Mod(_)) {
+            return None;
+        }
+        let position = match db.span_mode(()) {
+            SpanMode::Relative => None,
+            SpanMode::Absolute => Some(*db.file_offsets(source.file).get(source.ordinal as usize)?),
+        };
+        return Some(ItemSyntax {
+            ast,
+            text: Arc::from(chunk.piece_text(i)),
+            position,
+        });
     }
     let parsed = db.parse_file(source.file.clone());
     let ast = skeleton::item_by_ordinal(&parsed.ast, source.ordinal)?;

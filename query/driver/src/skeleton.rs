@@ -5,13 +5,26 @@
 //! function body, a constant's value or a struct's fields. The skeleton keeps exactly
 //! what they read, so it can be persisted for every file and a changed body does not
 //! change it (only its position can).
+//!
+//! A file's items can also be found without parsing the file ([`split`]) and parsed one
+//! at a time ([`SplitChunk::parse`]), so that an edit inside one item of a huge file
+//! parses that item's chunk only; the skeleton is then assembled from the items'
+//! ([`assemble`]). The split is used only when every item parses cleanly on its own, and
+//! then equals the file's parse (checked by this module's tests, on the corpus and along
+//! random edits).
 
 use std::sync::Arc;
 
+use query::{hash_serde, StableHash, StableHasher};
+use serde::{Deserialize, Serialize};
+use shared_frontend::limits::MAX_MODULE_DEPTH;
 use shared_frontend::sema::items::ItemAst;
 use shared_frontend::syntax::ast::{
     Arena, ConstDef, ExprId, FnDef, Item, ItemKind, ModDef, SourceFileAst, StructDef, TypeId,
 };
+use shared_frontend::syntax::lexer::{Cursor, DocStyle, Keyword, TokenKind};
+
+use crate::RillDb;
 
 /// The skeleton of a file's syntax tree, positions kept.
 pub fn strip(ast: &SourceFileAst) -> SourceFileAst {
@@ -105,7 +118,11 @@ pub fn item_extents(ast: &SourceFileAst) -> Vec<(u32, u32)> {
 
 /// The syntax of the item with `ordinal` (see [`preorder`]).
 pub fn item_by_ordinal(ast: &SourceFileAst, ordinal: u32) -> Option<ItemAst> {
-    let item = preorder(ast).nth(ordinal as usize)?;
+    item_ast_of(preorder(ast).nth(ordinal as usize)?)
+}
+
+/// An item's syntax (`None` for a `use` item).
+pub fn item_ast_of(item: &Item) -> Option<ItemAst> {
     Some(match &item.kind {
         ItemKind::Fn(d) => ItemAst::Fn(d.clone()),
         ItemKind::Const(d) => ItemAst::Const(d.clone()),
@@ -167,4 +184,495 @@ fn modules_of(items: &[Item], next: &mut u32) -> Vec<Item> {
         *next += 1;
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------
+// A file split into its items without parsing it, so that an edit inside one item parses
+// that item again and no other.
+
+/// How many items (by ordinal) one chunk of a split file holds: an edit inside an item
+/// parses its chunk's items again, and every chunk's texts are compared.
+pub const CHUNK_ITEMS: u32 = 32;
+
+/// One item of a file, found by [`split`] from its tokens alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// The item's first token (its first doc comment or attribute, if any).
+    pub lo: u32,
+    /// The end of the text parsed as the item: its last token, or the `{` opening the
+    /// body of a module whose items are pieces of their own ([`Piece::body`]).
+    pub hi: u32,
+    /// The end of the item's last token (for a module with a body, its closing `}`).
+    pub end: u32,
+    /// How many inline modules enclose the item.
+    pub depth: u32,
+    /// A module with a body: `text[lo..hi]` closed by a `}` is parsed as the item (its
+    /// name and visibility), and its items follow it as pieces.
+    pub body: bool,
+}
+
+/// A chunk of a split file, each item parsed on its own: `items` is `None` when the
+/// chunk is (the file could not be split) or one of its items does not parse cleanly.
+#[derive(Debug)]
+pub struct ChunkParse {
+    pub chunk: Option<Arc<SplitChunk>>,
+    pub items: Option<Vec<Item>>,
+}
+
+/// A file's text and its items in pre-order (the order of ordinals), or `None` where
+/// [`split`] could not tell the items apart.
+#[derive(Debug)]
+pub struct FileSplit {
+    pub text: Arc<[u8]>,
+    pub pieces: Option<Vec<Piece>>,
+}
+
+/// The items with ordinals `c * CHUNK_ITEMS ..` of a split file: the file's text and the
+/// pieces in it. Compared and fingerprinted by the pieces' nesting and texts only, so a
+/// chunk whose items did not change is equal to its previous value wherever they moved.
+#[derive(Clone, Debug)]
+pub struct SplitChunk {
+    pub text: Arc<[u8]>,
+    pub pieces: Vec<Piece>,
+}
+
+impl SplitChunk {
+    /// The text parsed as the `i`th item of the chunk (for a module with a body, up to
+    /// its `{`).
+    pub fn piece_text(&self, i: usize) -> &[u8] {
+        let p = &self.pieces[i];
+        &self.text[p.lo as usize..p.hi as usize]
+    }
+
+    /// The text of the `i`th item as the parser sees it: a module's body closed at once.
+    fn parse_text(&self, i: usize) -> Option<std::borrow::Cow<'_, str>> {
+        let text = std::str::from_utf8(self.piece_text(i)).ok()?;
+        Some(if self.pieces[i].body {
+            std::borrow::Cow::Owned(format!("{text}}}"))
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        })
+    }
+
+    /// Every item of the chunk parsed on its own (offsets relative to the item); `None`
+    /// if one of them does not parse cleanly as exactly its text (the file's parse then
+    /// decides).
+    pub fn parse(&self) -> Option<Vec<Item>> {
+        (0..self.pieces.len())
+            .map(|i| shared_frontend::syntax::parser::parse_one_item(&self.parse_text(i)?))
+            .collect()
+    }
+}
+
+impl PartialEq for SplitChunk {
+    fn eq(&self, other: &Self) -> bool {
+        self.pieces.len() == other.pieces.len()
+            && (0..self.pieces.len()).all(|i| {
+                let (a, b) = (&self.pieces[i], &other.pieces[i]);
+                (a.depth, a.body) == (b.depth, b.body) && self.piece_text(i) == other.piece_text(i)
+            })
+    }
+}
+
+impl StableHash<RillDb> for SplitChunk {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        h.write_usize(self.pieces.len());
+        for (i, p) in self.pieces.iter().enumerate() {
+            h.write_u32(p.depth);
+            h.write_u8(u8::from(p.body));
+            let text = self.piece_text(i);
+            h.write_usize(text.len());
+            h.write_bytes(text);
+        }
+    }
+}
+
+/// The items of a chunk as they appear in the positionless skeleton, each with its
+/// nesting depth: a module's items are not inside it but follow it (see [`assemble`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChunkSkeleton(pub Vec<(u32, Item)>);
+
+impl StableHash<RillDb> for ChunkSkeleton {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        hash_serde(self, h)
+    }
+}
+
+/// One item of a chunk, parsed on its own, without body or position (a module without
+/// its items, which are pieces of their own).
+pub fn strip_one(item: &Item) -> Item {
+    strip_item(item, &mut Some(0))
+}
+
+/// The positionless skeleton of a file from its items in pre-order, each stripped and
+/// with its nesting depth: every item's offset is its ordinal, and a module with a body
+/// receives the items that follow it one level deeper. Equal to [`strip_positionless`]
+/// of the file's parse when the items are the file's (see [`split`]).
+pub fn assemble(items: impl IntoIterator<Item = (u32, Item)>) -> SourceFileAst {
+    fn close(levels: &mut Vec<Vec<Item>>) {
+        let items = levels.pop().unwrap_or_default();
+        let module = levels.last_mut().and_then(|l| l.last_mut());
+        if let Some(Item {
+            kind: ItemKind::Mod(m),
+            ..
+        }) = module
+        {
+            *m = Arc::new(ModDef {
+                name: m.name,
+                items: Some(items),
+            });
+        }
+    }
+    let mut levels: Vec<Vec<Item>> = vec![Vec::new()];
+    for (ordinal, (depth, mut item)) in (0u32..).zip(items) {
+        let depth = (depth as usize).min(levels.len() - 1);
+        while levels.len() > depth + 1 {
+            close(&mut levels);
+        }
+        item.offset = ordinal;
+        let opens = matches!(&item.kind, ItemKind::Mod(m) if m.items.is_some());
+        levels[depth].push(item);
+        if opens {
+            levels.push(Vec::new());
+        }
+    }
+    while levels.len() > 1 {
+        close(&mut levels);
+    }
+    SourceFileAst {
+        items: levels.pop().unwrap_or_default(),
+    }
+}
+
+/// The significant tokens of a text as [`split`] reads them: whitespace and plain
+/// comments skipped; `Err` at a token the lexer reports an error for.
+struct Tokens<'a> {
+    cursor: Cursor<'a>,
+}
+
+#[derive(Clone, Copy)]
+struct Tok {
+    kind: TokenKind,
+    lo: u32,
+    hi: u32,
+}
+
+impl Tokens<'_> {
+    fn next(&mut self) -> Result<Tok, ()> {
+        loop {
+            self.cursor.skip_ascii_whitespace();
+            let lo = self.cursor.pos() as u32;
+            if self.cursor.at_end() {
+                return Ok(Tok {
+                    kind: TokenKind::Eof,
+                    lo,
+                    hi: lo,
+                });
+            }
+            let kind = self.cursor.token_kind();
+            let hi = self.cursor.pos() as u32;
+            match kind {
+                TokenKind::Whitespace
+                | TokenKind::LineComment { doc_style: None }
+                | TokenKind::BlockComment {
+                    doc_style: None,
+                    terminated: true,
+                } => continue,
+                TokenKind::BlockComment {
+                    terminated: false, ..
+                }
+                | TokenKind::Unknown
+                | TokenKind::UnknownPrefix
+                | TokenKind::RawIdent
+                | TokenKind::RawLifetime
+                | TokenKind::Lifetime {
+                    starts_with_number: true,
+                } => return Err(()),
+                _ => return Ok(Tok { kind, lo, hi }),
+            }
+        }
+    }
+
+    /// At an opening delimiter `open`: the end of its matching closing delimiter.
+    fn skip_group(&mut self, open: Tok) -> Result<u32, ()> {
+        let mut depth = 0usize;
+        let mut t = open;
+        loop {
+            match t.kind {
+                TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+                TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(t.hi);
+                    }
+                }
+                TokenKind::Eof => return Err(()),
+                _ => {}
+            }
+            t = self.next()?;
+        }
+    }
+}
+
+/// Splits a file into its items from its tokens alone (delimiters, `;` and the keywords
+/// that start items): each item with its extent and nesting, in pre-order, the items of
+/// an inline module after it. `None` wherever the split is unsure: a lexical error,
+/// something between items that is not whitespace or a plain comment, an item that does
+/// not start with the keyword of a function, constant, struct, type alias, `use` or
+/// module (after its doc comments, attributes and `pub`), an unbalanced delimiter, a
+/// module nested as deep as the parser's limit.
+///
+/// The split only proposes: each item's text is parsed on its own
+/// ([`SplitChunk::parse`]), and only if every one parses cleanly as exactly its text are
+/// the items the file's (`parse_one_item`); otherwise the file's parse decides.
+pub fn split(text: &str) -> Option<Vec<Piece>> {
+    if text.len() > shared_frontend::limits::MAX_FILE_SIZE {
+        return None;
+    }
+    let mut toks = Tokens {
+        cursor: Cursor::new(text),
+    };
+    let mut pieces: Vec<Piece> = Vec::new();
+    // The pieces of the modules whose bodies are open.
+    let mut open: Vec<usize> = Vec::new();
+    // Inner doc comments are skipped at the start of a file or module body only.
+    let mut body_start = true;
+    loop {
+        let mut t = toks.next().ok()?;
+        match t.kind {
+            TokenKind::Eof if open.is_empty() => return Some(pieces),
+            TokenKind::Eof => return None,
+            TokenKind::CloseBrace => {
+                let module = open.pop()?;
+                pieces[module].end = t.hi;
+                body_start = false;
+                continue;
+            }
+            TokenKind::LineComment {
+                doc_style: Some(DocStyle::Inner),
+            }
+            | TokenKind::BlockComment {
+                doc_style: Some(DocStyle::Inner),
+                ..
+            } if body_start => continue,
+            _ => {}
+        }
+        body_start = false;
+        let lo = t.lo;
+        // Outer doc comments and attributes.
+        loop {
+            match t.kind {
+                TokenKind::LineComment {
+                    doc_style: Some(DocStyle::Outer),
+                }
+                | TokenKind::BlockComment {
+                    doc_style: Some(DocStyle::Outer),
+                    ..
+                } => t = toks.next().ok()?,
+                TokenKind::Pound => {
+                    let bracket = toks.next().ok()?;
+                    if !matches!(bracket.kind, TokenKind::OpenBracket) {
+                        return None;
+                    }
+                    toks.skip_group(bracket).ok()?;
+                    t = toks.next().ok()?;
+                }
+                _ => break,
+            }
+        }
+        if matches!(t.kind, TokenKind::Keyword(Keyword::Pub)) {
+            t = toks.next().ok()?;
+        }
+        let depth = open.len() as u32;
+        let mut piece = Piece {
+            lo,
+            hi: 0,
+            end: 0,
+            depth,
+            body: false,
+        };
+        match t.kind {
+            TokenKind::Keyword(Keyword::Mod) => {
+                toks.next().ok()?; // the name
+                let after = toks.next().ok()?;
+                match after.kind {
+                    TokenKind::Semi => {
+                        piece.hi = after.hi;
+                        piece.end = after.hi;
+                    }
+                    TokenKind::OpenBrace if depth < MAX_MODULE_DEPTH => {
+                        piece.hi = after.hi;
+                        piece.body = true;
+                        open.push(pieces.len());
+                        body_start = true;
+                    }
+                    _ => return None,
+                }
+            }
+            // Up to a `;`, or the end of the first `{ … }` group, outside delimiters.
+            TokenKind::Keyword(Keyword::Fn | Keyword::Struct) => {
+                let end = loop {
+                    t = toks.next().ok()?;
+                    match t.kind {
+                        TokenKind::Semi => break t.hi,
+                        TokenKind::OpenBrace => break toks.skip_group(t).ok()?,
+                        TokenKind::OpenParen | TokenKind::OpenBracket => {
+                            toks.skip_group(t).ok()?;
+                        }
+                        TokenKind::CloseParen
+                        | TokenKind::CloseBracket
+                        | TokenKind::CloseBrace
+                        | TokenKind::Eof => return None,
+                        _ => {}
+                    }
+                };
+                piece.hi = end;
+                piece.end = end;
+            }
+            // Up to a `;` outside delimiters.
+            TokenKind::Keyword(Keyword::Const | Keyword::Type | Keyword::Use) => {
+                let end = loop {
+                    t = toks.next().ok()?;
+                    match t.kind {
+                        TokenKind::Semi => break t.hi,
+                        TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
+                            toks.skip_group(t).ok()?;
+                        }
+                        TokenKind::CloseParen
+                        | TokenKind::CloseBracket
+                        | TokenKind::CloseBrace
+                        | TokenKind::Eof => return None,
+                        _ => {}
+                    }
+                };
+                piece.hi = end;
+                piece.end = end;
+            }
+            _ => return None,
+        }
+        pieces.push(piece);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared_frontend::syntax::parser::parse_file;
+
+    /// Whether the split of `text` is taken (every item parsed cleanly on its own), and
+    /// then that it gives exactly the file parse's items: the positionless skeleton, each
+    /// item's extent, and each item's syntax.
+    fn check(text: &str) -> bool {
+        let Some(pieces) = split(text) else {
+            return false;
+        };
+        let chunk = SplitChunk {
+            text: Arc::from(text.as_bytes()),
+            pieces: pieces.clone(),
+        };
+        let Some(items) = chunk.parse() else {
+            return false;
+        };
+        let (ast, diags) = parse_file(text);
+        assert!(diags.is_empty(), "split taken for a file with errors: {diags:?}\n{text}");
+        let assembled = assemble(
+            pieces
+                .iter()
+                .zip(&items)
+                .map(|(p, i)| (p.depth, strip_one(i))),
+        );
+        assert_eq!(assembled, strip_positionless(&ast), "{text}");
+        let extents: Vec<(u32, u32)> = pieces.iter().map(|p| (p.lo, p.end - p.lo)).collect();
+        assert_eq!(extents, item_extents(&ast), "{text}");
+        for (ordinal, item) in items.iter().enumerate() {
+            let whole = item_by_ordinal(&ast, ordinal as u32);
+            let alone = item_ast_of(item);
+            let encode = |a: &Option<ItemAst>| query::codec_encode(a).expect("encodes");
+            match (&whole, &alone) {
+                (Some(ItemAst::Mod(_)), Some(ItemAst::Mod(_))) => {}
+                _ => assert_eq!(encode(&whole), encode(&alone), "item {ordinal} of\n{text}"),
+            }
+        }
+        true
+    }
+
+    fn corpus_files() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/corpus");
+        let mut out = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("corpus directory") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(std::fs::read_to_string(&path).unwrap_or_default());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    #[test]
+    fn the_split_is_the_parse_on_the_corpus() {
+        let files = corpus_files();
+        assert!(files.len() > 100);
+        let taken = files.iter().filter(|t| check(t)).count();
+        // Most of the corpus is clean code the split takes (its failing programs have
+        // type errors, not syntax errors).
+        assert!(taken * 2 > files.len(), "{taken} of {}", files.len());
+    }
+
+    /// Random edits of corpus files: whenever the split is taken it is the parse.
+    #[test]
+    fn the_split_is_the_parse_after_random_edits() {
+        const SNIPPETS: &[&str] = &[
+            "{", "}", "(", ")", "[", "]", ";", "/*", "*/", "//", "///", "//!", "\"", "'", "r#\"",
+            "\"#", "#", "#[", "pub ", "mod m {", "mod m;", "fn f() {}", "const C: i32 = 1;",
+            "struct S;", "use a::b;", "\n", " ", "'a", "b'x'", "1", "x", "/** d */", "#![a]",
+            "fn g() -> [i32; 2] { [1; 2] }", "const D: i32 = { 1 };", "type T = i32;",
+        ];
+        let files = corpus_files();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut taken, mut total) = (0, 0);
+        for text in files.iter().filter(|t| !t.is_empty()) {
+            for _ in 0..20 {
+                let mut t = text.clone();
+                for _ in 0..=rng.below(2) {
+                    let mut at = rng.below(t.len() + 1);
+                    while !t.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    if rng.below(3) == 0 {
+                        let mut end = (at + 1 + rng.below(3)).min(t.len());
+                        while !t.is_char_boundary(end) {
+                            end += 1;
+                        }
+                        t.replace_range(at..end, "");
+                    } else {
+                        t.insert_str(at, SNIPPETS[rng.below(SNIPPETS.len())]);
+                    }
+                }
+                total += 1;
+                taken += usize::from(check(&t));
+            }
+        }
+        assert!(taken > 0 && taken < total, "{taken} of {total}");
+    }
 }

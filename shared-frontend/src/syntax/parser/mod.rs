@@ -27,7 +27,7 @@ use crate::intern::{Symbol, SymbolCache};
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, PathSegment, SourceFileAst, StmtId,
+    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, Item, PathSegment, SourceFileAst, StmtId,
 };
 use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
 
@@ -44,6 +44,22 @@ pub fn parse_file(text: &str) -> (SourceFileAst, Vec<Diagnostic>) {
     let items = p.parse_file_items();
     p.symbols.give_back();
     (SourceFileAst { items }, p.diags)
+}
+
+/// Parses `text` as one item at the start of an item list, as [`parse_file`] parses each
+/// item of a file: the item, with offsets in `text`, when it parsed without a diagnostic
+/// and its tokens are all of `text`'s; `None` otherwise. A file that is a sequence of
+/// such item texts (separated by whitespace and plain comments) parses into these items:
+/// the parser starts every item in the same state and reads no token past its end.
+pub fn parse_one_item(text: &str) -> Option<Item> {
+    if text.len() > MAX_FILE_SIZE {
+        return None;
+    }
+    let mut p = Parser::new(text);
+    let item = p.parse_item();
+    let clean = same_kind(p.peek(), TokenKind::Eof) && p.diags.is_empty();
+    p.symbols.give_back();
+    item.filter(|_| clean)
 }
 
 /// A significant token with its absolute byte range.

@@ -107,7 +107,8 @@ pub trait DatabaseExt: Database {
     fn stats(&self) -> StatsSnapshot {
         let rt = self.runtime();
         let kinds: Vec<_> = Self::KINDS.iter().map(|k| (k.name, k.flags)).collect();
-        let mut snap = rt.stats.borrow().snapshot(&kinds, rt.node_count());
+        let clock = rt.profiler.borrow().clock();
+        let mut snap = rt.stats.borrow().snapshot(&kinds, rt.node_count(), clock);
         (snap.engine.session_seeds, snap.engine.session_pushed) = session::counts(rt);
         snap
     }

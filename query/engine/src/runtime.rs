@@ -83,8 +83,7 @@ pub struct Options {
     /// Persist to and load from a cache directory; `None` keeps everything in memory.
     pub cache: Option<CacheOptions>,
     /// Read no clock: provider, hashing, load and bookkeeping times stay zero. (Timing
-    /// costs about three clock reads per execution, a quarter of the engine's own cost on
-    /// trivial providers.)
+    /// costs three reads of the time-stamp counter per execution, see `stats`.)
     pub no_timing: bool,
     /// Called with every warning (a damaged cache, a verify mismatch) besides collecting it.
     pub on_warning: Option<WarningSink>,

@@ -7,6 +7,14 @@
 //! (executions, validations, loads) open regions, so a cached read costs no clock read;
 //! an execution costs three (provider, then hashing, then done). Key hashing (once per
 //! key and session) is counted in `hashed_bytes` but its time stays with the caller.
+//!
+//! The profiler's clock ([`Clock`]) is the processor's time-stamp counter where it runs at
+//! a constant rate (x86-64 with an invariant TSC): a read is one instruction, where
+//! `Instant::now` is a call into the vDSO and a `Duration` per interval is a normalized
+//! pair. Regions are charged in ticks, and ticks become time only in the snapshot, at the
+//! rate the counter ran at against `Instant` since the profiler was created (the whole
+//! session, so the rate's error is that of two `Instant` reads over the session). Without
+//! such a counter the ticks are nanoseconds since the profiler was created.
 
 use crate::query::Flags;
 use serde::Serialize;
@@ -23,15 +31,19 @@ pub(crate) struct KindCounters {
     pub released: u64,
     pub recomputed: u64,
     pub hashed_bytes: u64,
-    pub provider: Duration,
-    pub hash: Duration,
-    pub load: Duration,
+    /// Exclusive time in the provider, in [`Clock`] ticks.
+    pub provider: u64,
+    /// Time hashing values, in ticks.
+    pub hash: u64,
+    /// Time decoding values from the cache, in ticks.
+    pub load: u64,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
     pub kinds: Vec<KindCounters>,
-    pub bookkeeping: Duration,
+    /// Time walking dependency edges, in [`Clock`] ticks.
+    pub bookkeeping: u64,
     pub cache_load: Duration,
     pub cache_save: Duration,
     pub cache_bytes_read: u64,
@@ -58,14 +70,89 @@ pub(crate) enum Region {
 
 struct Open {
     region: Region,
-    start: Instant,
-    children: Duration,
+    start: u64,
+    children: u64,
+}
+
+/// The profiler's clock: ticks of the time-stamp counter where it runs at a constant rate,
+/// otherwise nanoseconds since `origin`; [`Clock::to_duration`] converts ticks to time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    origin: Instant,
+    /// The counter at `origin` (0 when `tsc` is false).
+    origin_ticks: u64,
+    /// Ticks are the time-stamp counter's.
+    tsc: bool,
+}
+
+impl Clock {
+    pub(crate) fn new() -> Clock {
+        let tsc = invariant_tsc();
+        let origin = Instant::now();
+        let origin_ticks = if tsc { read_tsc() } else { 0 };
+        Clock {
+            origin,
+            origin_ticks,
+            tsc,
+        }
+    }
+
+    /// The current tick.
+    #[inline]
+    pub(crate) fn now(&self) -> u64 {
+        if self.tsc {
+            read_tsc()
+        } else {
+            self.origin.elapsed().as_nanos() as u64
+        }
+    }
+
+    /// The time of `ticks` ticks, at the rate the counter ran since the clock was created.
+    pub(crate) fn to_duration(&self, ticks: u64) -> Duration {
+        if !self.tsc {
+            return Duration::from_nanos(ticks);
+        }
+        let nanos = self.origin.elapsed().as_nanos();
+        let elapsed = u128::from(read_tsc().saturating_sub(self.origin_ticks));
+        if elapsed == 0 {
+            return Duration::ZERO;
+        }
+        let ns = u128::from(ticks) * nanos / elapsed;
+        Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+    }
+}
+
+/// Whether the time-stamp counter runs at a constant rate in every power state (CPUID
+/// leaf 0x8000_0007, EDX bit 8): then its ticks measure time.
+#[cfg(target_arch = "x86_64")]
+fn invariant_tsc() -> bool {
+    use std::arch::x86_64::__cpuid;
+    // Leaf 0x8000_0007 is read only when leaf 0x8000_0000 reports it.
+    __cpuid(0x8000_0000).eax >= 0x8000_0007 && __cpuid(0x8000_0007).edx & (1 << 8) != 0
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn invariant_tsc() -> bool {
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn read_tsc() -> u64 {
+    // SAFETY: `rdtsc` exists on every x86-64 processor and has no side effect.
+    unsafe { std::arch::x86_64::_rdtsc() }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn read_tsc() -> u64 {
+    0
 }
 
 /// The stack of open regions.
-#[derive(Default)]
 pub(crate) struct Profiler {
     open: Vec<Open>,
+    clock: Clock,
     /// No clock reads at all: every time stays zero (`Options::no_timing`).
     disabled: bool,
 }
@@ -74,18 +161,25 @@ impl Profiler {
     pub(crate) fn new(disabled: bool) -> Profiler {
         Profiler {
             open: Vec::new(),
+            clock: Clock::new(),
             disabled,
         }
     }
 
+    /// The clock the regions are timed with (to convert their ticks to time).
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    #[inline]
     pub(crate) fn enter(&mut self, region: Region) {
         if self.disabled {
             return;
         }
         self.open.push(Open {
             region,
-            start: Instant::now(),
-            children: Duration::ZERO,
+            start: self.clock.now(),
+            children: 0,
         });
     }
 
@@ -94,16 +188,19 @@ impl Profiler {
     }
 
     /// Closes the innermost region and charges its exclusive time.
+    #[inline]
     pub(crate) fn exit(&mut self, stats: &mut Stats) {
         if self.disabled {
             return;
         }
-        self.close(Instant::now(), stats);
+        let now = self.clock.now();
+        self.close(now, stats);
     }
 
-    fn close(&mut self, now: Instant, stats: &mut Stats) {
+    #[inline]
+    fn close(&mut self, now: u64, stats: &mut Stats) {
         let Some(o) = self.open.pop() else { return };
-        let total = now.saturating_duration_since(o.start);
+        let total = now.saturating_sub(o.start);
         let own = total.saturating_sub(o.children);
         if let Some(parent) = self.open.last_mut() {
             parent.children += total;
@@ -117,16 +214,17 @@ impl Profiler {
     }
 
     /// Closes the innermost region and opens `region`, with one clock read for both.
+    #[inline]
     pub(crate) fn switch(&mut self, region: Region, stats: &mut Stats) {
         if self.disabled {
             return;
         }
-        let now = Instant::now();
+        let now = self.clock.now();
         self.close(now, stats);
         self.open.push(Open {
             region,
             start: now,
-            children: Duration::ZERO,
+            children: 0,
         });
     }
 
@@ -229,11 +327,18 @@ fn ms(d: Duration) -> f64 {
 }
 
 impl Stats {
-    /// The snapshot, with each kind's name and modifiers from the query table.
-    pub(crate) fn snapshot(&self, kinds: &[(&'static str, Flags)], nodes: usize) -> StatsSnapshot {
+    /// The snapshot, with each kind's name and modifiers from the query table, and times
+    /// converted from the ticks of `clock`.
+    pub(crate) fn snapshot(
+        &self,
+        kinds: &[(&'static str, Flags)],
+        nodes: usize,
+        clock: Clock,
+    ) -> StatsSnapshot {
         let mut snap = StatsSnapshot::default();
-        let mut hash = Duration::ZERO;
-        let mut provider = Duration::ZERO;
+        let tick_ms = |ticks: u64| ms(clock.to_duration(ticks));
+        let mut hash = 0u64;
+        let mut provider = 0u64;
         for (k, c) in self.kinds.iter().enumerate() {
             snap.totals.executed += c.executed;
             snap.totals.green += c.green;
@@ -264,20 +369,20 @@ impl Stats {
                     released: c.released,
                     recomputed: c.recomputed,
                     hashed_bytes: c.hashed_bytes,
-                    provider_ms: ms(c.provider),
-                    hash_ms: ms(c.hash),
-                    load_ms: ms(c.load),
+                    provider_ms: tick_ms(c.provider),
+                    hash_ms: tick_ms(c.hash),
+                    load_ms: tick_ms(c.load),
                     flags,
                 },
             );
         }
-        snap.engine.bookkeeping_ms = ms(self.bookkeeping);
+        snap.engine.bookkeeping_ms = tick_ms(self.bookkeeping);
         snap.engine.cache_load_ms = ms(self.cache_load);
         snap.engine.cache_save_ms = ms(self.cache_save);
         snap.engine.cache_bytes_read = self.cache_bytes_read;
         snap.engine.cache_bytes_written = self.cache_bytes_written;
-        snap.engine.hash_ms = ms(hash);
-        snap.engine.provider_ms = ms(provider);
+        snap.engine.hash_ms = tick_ms(hash);
+        snap.engine.provider_ms = tick_ms(provider);
         snap.engine.nodes = nodes as u64;
         snap
     }

@@ -5,7 +5,7 @@ use crate::cycle::{abandon_frames, cycle_detected, Cycle, CycleUnwind};
 use crate::dep_graph::{flags, Node, NodeId};
 use crate::event::EventKind;
 use crate::hasher::StableHasher;
-use crate::query::{Database, Query};
+use crate::query::{key_hash, Database, Query};
 use crate::stats::Region;
 use crate::Durability;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -15,55 +15,61 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// read before it is set: both are bugs of the embedder, not of its input.
 #[inline]
 pub fn fetch<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
-    if let Some(v) = try_cached::<Q>(db, &key) {
-        return v;
+    let hash = key_hash(&key);
+    match try_cached::<Q>(db, hash, &key) {
+        Ok(v) => v,
+        Err(node) => fetch_slow::<Q>(db, hash, node, key),
     }
-    fetch_slow::<Q>(db, key)
 }
 
 /// Like [`fetch`], but a cycle that no participant recovers from is returned as an error
 /// (at the top level; inside a provider it unwinds to the caller's recovery).
 pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
-    if let Some(v) = try_cached::<Q>(db, &key) {
-        return Ok(v);
-    }
+    let hash = key_hash(&key);
+    let node = match try_cached::<Q>(db, hash, &key) {
+        Ok(v) => return Ok(v),
+        Err(node) => node,
+    };
     let rt = db.runtime();
     if !rt.stack.borrow().is_empty() {
-        return Ok(fetch_cold::<Q>(db, key));
+        return Ok(fetch_cold::<Q>(db, hash, node, key));
     }
     crate::session::start(db);
-    top_level(db, || fetch_cold::<Q>(db, key))
+    top_level(db, || fetch_cold::<Q>(db, hash, node, key))
 }
 
-/// The hot path: the key is in memory with a value verified in this revision.
+/// The hot path: the key (whose [`key_hash`] is `hash`) is in memory with a value
+/// verified in this revision. Otherwise its node if it has one, for the cold path.
 #[inline]
-fn try_cached<Q: Query>(db: &Q::Db, key: &Q::Key) -> Option<Q::Value> {
+fn try_cached<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> Result<Q::Value, Option<NodeId>> {
     let rt = db.runtime();
     let st = Q::storage(db).inner.borrow();
-    let &slot = st.map.get(key)?;
+    let slot = st.find(hash, key).ok_or(None)?;
     let s = st.slot(slot);
-    let v = s.value.as_ref()?;
+    let Some(v) = s.value.as_ref() else {
+        return Err(Some(s.node));
+    };
     let g = rt.graph.borrow();
     let n = g.node(s.node);
     if n.verified_at != rt.revision.get() || n.has(flags::IN_PROGRESS) {
-        return None;
+        return Err(Some(s.node));
     }
     let (node, durability) = (s.node, n.durability);
     let v = v.clone();
     drop(g);
     drop(st);
     rt.record_read(node, durability);
-    Some(v)
+    Ok(v)
 }
 
 #[inline(never)]
-fn fetch_slow<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
+fn fetch_slow<Q: Query>(db: &Q::Db, hash: u64, node: Option<NodeId>, key: Q::Key) -> Q::Value {
     let rt = db.runtime();
     if !rt.stack.borrow().is_empty() {
-        return fetch_cold::<Q>(db, key);
+        return fetch_cold::<Q>(db, hash, node, key);
     }
     crate::session::start(db);
-    match top_level(db, || fetch_cold::<Q>(db, key)) {
+    match top_level(db, || fetch_cold::<Q>(db, hash, node, key)) {
         Ok(v) => v,
         Err(cycle) => panic!(
             "{}\n(no query on the cycle has a `cycle_fallback`)",
@@ -95,9 +101,19 @@ pub(crate) fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Resu
     }
 }
 
-pub(crate) fn fetch_cold<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
+/// The cold path of a read of `Q(key)`, whose [`key_hash`] is `hash`; `node` is its node
+/// if the hot path found one (a slot, once made, stays).
+pub(crate) fn fetch_cold<Q: Query>(
+    db: &Q::Db,
+    hash: u64,
+    node: Option<NodeId>,
+    key: Q::Key,
+) -> Q::Value {
     let rt = db.runtime();
-    let node = node_for_key::<Q>(db, &key);
+    let node = match node {
+        Some(node) => node,
+        None => node_for_hashed_key::<Q>(db, hash, &key),
+    };
     let (nflags, verified_at, durability) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
@@ -152,15 +168,22 @@ fn value_in_slot<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
 /// The node of `Q(key)`, creating the slot (and the node, unless the previous session had
 /// one with the same stable key hash) on first use.
 pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
-    let storage = Q::storage(db);
-    if let Some(&slot) = storage.inner.borrow().map.get(key) {
-        return storage.inner.borrow().slot(slot).node;
+    node_for_hashed_key::<Q>(db, key_hash(key), key)
+}
+
+/// [`node_for_key`] for a key whose [`key_hash`] is `hash`.
+fn node_for_hashed_key<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
+    {
+        let st = Q::storage(db).inner.borrow();
+        if let Some(slot) = st.find(hash, key) {
+            return st.slot(slot).node;
+        }
     }
-    new_slot::<Q>(db, key)
+    new_slot::<Q>(db, hash, key)
 }
 
 #[inline(never)]
-fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
+fn new_slot<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
     let rt = db.runtime();
     let key_fp = hash_key::<Q>(db, key);
     let loaded = crate::cache_dir::lookup(rt, Q::KIND, key_fp);
@@ -169,7 +192,7 @@ fn new_slot<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
         Some(id) => id,
         None => g.push(Node::new(Q::KIND, key_fp)),
     };
-    let slot = Q::storage(db).inner.borrow_mut().push(key, node);
+    let slot = Q::storage(db).inner.borrow_mut().push(hash, key, node);
     g.node_mut(node).slot = Some(slot);
     node
 }
@@ -200,13 +223,14 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
         // A damaged cache whose key bytes no longer match the node's identity.
         return None;
     }
+    let hash = key_hash(&key);
     let mut st = Q::storage(db).inner.borrow_mut();
-    if st.map.contains_key(&key) {
+    if st.find(hash, &key).is_some() {
         // Another node already stands for this key: this one is a stale duplicate.
         return None;
     }
     let mut g = rt.graph.borrow_mut();
-    let slot = st.push(&key, node);
+    let slot = st.push(hash, &key, node);
     g.node_mut(node).slot = Some(slot);
     Some(key)
 }

@@ -7,10 +7,11 @@ use crate::dep_graph::{NodeId, SlotIndex};
 use crate::hasher::StableHasher;
 use crate::runtime::Runtime;
 use crate::stable_hash::StableHash;
-use rustc_hash::FxHashMap;
+use rustc_hash::FxBuildHasher;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Debug;
-use std::hash::Hash;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 
 /// Per-query modifiers (see the query table's documentation in [`crate::define_queries!`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -156,10 +157,45 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
     /// The value's encoding, kept from its execution to be saved as it is (queries whose
     /// fingerprint is of their encoding, in a database that persists its cache).
     pub encoded: Option<Box<[u8]>>,
+    /// The slot added before this one whose key has the same [`key_hash`] (a collision).
+    pub next: Option<SlotIndex>,
+}
+
+/// The in-memory hash of a key (FxHash), computed once per read: the storage's map is
+/// keyed by it, so a key is hashed once whether it is found, missing or then inserted,
+/// and never again when the map grows.
+#[inline]
+pub(crate) fn key_hash<K: Hash>(key: &K) -> u64 {
+    FxBuildHasher.hash_one(key)
+}
+
+/// A hasher for keys that are hashes already ([`key_hash`]): passes the `u64` through.
+#[derive(Default)]
+pub(crate) struct PassHasher(u64);
+
+impl Hasher for PassHasher {
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64`s are hashed with it; stay total for anything else.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 pub(crate) struct StorageInner<Q: Query + ?Sized> {
-    pub map: FxHashMap<Q::Key, SlotIndex>,
+    /// The most recent slot of each key hash ([`key_hash`]); older slots of the same hash
+    /// follow through [`Slot::next`].
+    pub map: HashMap<u64, SlotIndex, BuildHasherDefault<PassHasher>>,
     pub slots: Vec<Slot<Q>>,
 }
 
@@ -174,17 +210,39 @@ impl<Q: Query + ?Sized> StorageInner<Q> {
         &mut self.slots[slot.index()]
     }
 
-    /// Adds a slot for `key` (not in the storage yet), standing for `node`.
-    pub(crate) fn push(&mut self, key: &Q::Key, node: NodeId) -> SlotIndex {
-        debug_assert!(!self.map.contains_key(key), "a key has one slot");
+    /// The slot of `key`, whose [`key_hash`] is `hash`.
+    #[inline]
+    pub(crate) fn find(&self, hash: u64, key: &Q::Key) -> Option<SlotIndex> {
+        let mut slot = *self.map.get(&hash)?;
+        loop {
+            let s = self.slot(slot);
+            if s.key == *key {
+                return Some(slot);
+            }
+            slot = s.next?;
+        }
+    }
+
+    /// The slot of `key`.
+    #[inline]
+    pub(crate) fn get(&self, key: &Q::Key) -> Option<SlotIndex> {
+        self.find(key_hash(key), key)
+    }
+
+    /// Adds a slot for `key` (not in the storage yet), whose [`key_hash`] is `hash`,
+    /// standing for `node`.
+    pub(crate) fn push(&mut self, hash: u64, key: &Q::Key, node: NodeId) -> SlotIndex {
+        debug_assert_eq!(hash, key_hash(key));
+        debug_assert!(self.find(hash, key).is_none(), "a key has one slot");
         let slot = SlotIndex::from_index(self.slots.len());
+        let next = self.map.insert(hash, slot);
         self.slots.push(Slot {
             key: key.clone(),
             node,
             value: None,
             encoded: None,
+            next,
         });
-        self.map.insert(key.clone(), slot);
         slot
     }
 }
@@ -200,7 +258,7 @@ impl<Q: Query + ?Sized> Default for QueryStorage<Q> {
     fn default() -> Self {
         QueryStorage {
             inner: RefCell::new(StorageInner {
-                map: FxHashMap::default(),
+                map: HashMap::default(),
                 slots: Vec::new(),
             }),
             changed: Default::default(),

@@ -20,8 +20,8 @@ use crate::query::{Database, Flags, Query};
 pub fn __consumer_done<C: Query>(db: &C::Db, key: &C::Key) -> bool {
     let node = {
         let st = C::storage(db).inner.borrow();
-        match st.map.get(key) {
-            Some(&slot) => st.slot(slot).node,
+        match st.get(key) {
+            Some(slot) => st.slot(slot).node,
             None => return false,
         }
     };

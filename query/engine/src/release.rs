@@ -49,16 +49,14 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
             None => return,
         }
     };
-    let key = {
+    {
+        // The consumers read other queries' storages and the graph, not this storage:
+        // the key is passed borrowed, not cloned.
         let st = Q::storage(db).inner.borrow();
         let s = st.slot(slot);
-        if s.value.is_none() {
+        if s.value.is_none() || !Q::CONSUMERS.iter().all(|done| done(db, &s.key)) {
             return;
         }
-        s.key.clone()
-    };
-    if !Q::CONSUMERS.iter().all(|done| done(db, &key)) {
-        return;
     }
     let Some(value) = Q::storage(db)
         .inner

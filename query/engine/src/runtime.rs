@@ -295,22 +295,29 @@ impl Runtime {
     #[inline]
     pub(crate) fn record_read(&self, node: NodeId, durability: Durability) {
         let mut stack = self.stack.borrow_mut();
-        if let Some(top) = stack.last_mut() {
-            if top.deps.last() != Some(&node) {
-                top.deps.push(node);
-            }
-            if durability < top.durability {
-                top.durability = durability;
-            }
-        } else {
+        let Some(top) = stack.last_mut() else {
             drop(stack);
-            let mut g = self.graph.borrow_mut();
-            let n = g.node_mut(node);
-            if !n.has(flags::ROOT) {
-                n.flags.insert(flags::ROOT);
-                drop(g);
-                crate::session::note_dirty(self, node);
-            }
+            return self.record_root(node);
+        };
+        if top.deps.last() != Some(&node) {
+            top.deps.push(node);
+        }
+        if durability < top.durability {
+            top.durability = durability;
+        }
+    }
+
+    /// A read by the embedder (no query executing): marks `node` a root. Out of line, so
+    /// that the reads of providers, which are most reads, inline [`Runtime::record_read`].
+    #[cold]
+    #[inline(never)]
+    fn record_root(&self, node: NodeId) {
+        let mut g = self.graph.borrow_mut();
+        let n = g.node_mut(node);
+        if !n.has(flags::ROOT) {
+            n.flags.insert(flags::ROOT);
+            drop(g);
+            crate::session::note_dirty(self, node);
         }
     }
 

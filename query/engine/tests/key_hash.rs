@@ -1,0 +1,133 @@
+//! Keys whose in-memory hashes collide: a query's storage finds each key by its hash and
+//! then by `==`, so distinct keys of one hash keep distinct memos, in one session and
+//! when a saved session is loaded again.
+
+use query::{
+    define_queries, CacheOptions, DatabaseExt, Durability, Options, StableHash, StableHasher,
+};
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+
+/// A key whose `Hash` is the same for every value (its stable hash, the node's identity
+/// across sessions, is that of the number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Colliding(u32);
+
+impl Hash for Colliding {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(7);
+    }
+}
+
+impl<Cx: ?Sized> StableHash<Cx> for Colliding {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        StableHash::<Cx>::stable_hash(&self.0, h)
+    }
+}
+
+define_queries! {
+    /// The test database.
+    pub struct Db;
+    /// Marker types.
+    pub mod q;
+
+    /// A number per key (input).
+    input [] fn base(Colliding) -> u64, "reading a number", set_base;
+    /// The number doubled (persisted, so that a later session loads it rather than
+    /// re-executing it).
+    query [cache_on_disk] fn double(Colliding) -> u64, "doubling a number", double;
+    /// The sum of the doubled numbers of keys `0..n`.
+    query [cache_on_disk] fn total(u32) -> u64, "summing", total;
+}
+
+fn double(db: &Db, k: Colliding) -> u64 {
+    db.base(k) * 2
+}
+
+fn total(db: &Db, n: u32) -> u64 {
+    (0..n).map(|i| db.double(Colliding(i))).sum()
+}
+
+const KEYS: u32 = 50;
+
+fn db_in(dir: &Path) -> Db {
+    let mut cache = CacheOptions::new(dir, "test-build-1");
+    cache.fsync = false;
+    Db::new(Options {
+        cache: Some(cache),
+        ..Options::default()
+    })
+}
+
+fn set_all(db: &mut Db, changed: Option<u32>) {
+    for i in 0..KEYS {
+        let v = u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000;
+        db.set_base(Colliding(i), v, Durability::Low);
+    }
+}
+
+fn executed(db: &Db, query: &str) -> u64 {
+    db.stats().queries.get(query).map_or(0, |s| s.executed)
+}
+
+/// The expected total with key `changed` (if any) raised by 1000.
+fn expected(changed: Option<u32>) -> u64 {
+    (0..KEYS)
+        .map(|i| 2 * (u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000))
+        .sum()
+}
+
+#[test]
+fn colliding_keys_keep_their_own_memos() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = db_in(dir.path());
+    set_all(&mut db, None);
+    assert_eq!(db.total(KEYS), expected(None));
+    assert_eq!(executed(&db, "double"), u64::from(KEYS));
+    for i in 0..KEYS {
+        assert_eq!(db.double(Colliding(i)), 2 * (u64::from(i) + 1));
+    }
+    assert_eq!(
+        executed(&db, "double"),
+        u64::from(KEYS),
+        "every read was cached"
+    );
+    // One key changes: only its memo re-executes.
+    db.set_base(Colliding(3), 1004, Durability::Low);
+    assert_eq!(db.total(KEYS), expected(Some(3)));
+    assert_eq!(executed(&db, "double"), u64::from(KEYS) + 1);
+    assert!(db.save().saved);
+}
+
+#[test]
+fn colliding_keys_are_found_again_in_a_loaded_session() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut db = db_in(dir.path());
+        set_all(&mut db, None);
+        assert_eq!(db.total(KEYS), expected(None));
+        assert!(db.save().saved);
+    }
+    // Nothing changed: every memo is green, nothing executes.
+    {
+        let mut db = db_in(dir.path());
+        set_all(&mut db, None);
+        assert_eq!(db.total(KEYS), expected(None));
+        assert_eq!(executed(&db, "double"), 0);
+        assert_eq!(executed(&db, "total"), 0);
+        assert!(db.save().saved);
+    }
+    // One key changed: its memo re-executes (its key recovered from the cache among keys
+    // of the same hash), and so does the total; the other keys' values are loaded.
+    let mut db = db_in(dir.path());
+    set_all(&mut db, Some(17));
+    assert_eq!(db.total(KEYS), expected(Some(17)));
+    assert_eq!(executed(&db, "double"), 1);
+    assert_eq!(executed(&db, "total"), 1);
+    let loaded = db.stats().queries.get("double").map_or(0, |s| s.loaded);
+    assert_eq!(loaded, u64::from(KEYS) - 1);
+    for i in 0..KEYS {
+        let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
+        assert_eq!(db.double(Colliding(i)), 2 * v);
+    }
+}

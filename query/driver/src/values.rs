@@ -706,8 +706,9 @@ pub struct ItemDef {
     pub ordinal: u32,
 }
 
-/// A `use` item of a module, without its position.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A `use` item of a module, without its position. Serialized compactly (see [`wire`]):
+/// its visibility as "its module's" when it is restricted to its module.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ModuleUse {
     pub module: DefId,
     pub vis: Vis,
@@ -790,7 +791,8 @@ impl DefShard {
     }
 }
 
-/// The compact serialized forms of [`DefInfo`], [`ModuleItems`] and [`ScopeValue`]. They
+/// The compact serialized forms of [`DefInfo`], [`ModuleItems`], [`ModuleUse`] and
+/// [`ScopeValue`]. They
 /// are persisted (`cache_on_disk`) and their bytes are their fingerprints' input, so they
 /// avoid repeating what a value already holds: a def's name when it is its path's last
 /// segment, a visibility restricted to the def's own parent, a def's full path when its
@@ -882,6 +884,35 @@ mod wire {
                 path: w.path,
                 parent: w.parent,
                 name_span: w.name_span,
+            })
+        }
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct UseW {
+        module: DefId,
+        vis: VisW,
+        def: Arc<UseDef>,
+    }
+
+    impl Serialize for ModuleUse {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            UseW {
+                module: self.module,
+                vis: VisW::new(self.vis, Some(self.module)),
+                def: self.def.clone(),
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for ModuleUse {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ModuleUse, D::Error> {
+            let w = UseW::deserialize(d)?;
+            Ok(ModuleUse {
+                module: w.module,
+                vis: w.vis.get(Some(w.module))?,
+                def: w.def,
             })
         }
     }
@@ -1501,6 +1532,11 @@ mod tests {
         let items = items();
         let bytes = query::codec_encode(&items).unwrap();
         assert_eq!(query::codec_decode::<ModuleItems>(&bytes).unwrap(), items);
+        let bytes = query::codec_encode(&items.uses).unwrap();
+        assert_eq!(
+            query::codec_decode::<Vec<ModuleUse>>(&bytes).unwrap(),
+            items.uses
+        );
         for d in &items.defs {
             let info = query::codec_encode(&d.info).unwrap();
             assert_eq!(query::codec_decode::<DefInfo>(&info).unwrap(), d.info);

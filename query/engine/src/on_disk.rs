@@ -391,7 +391,7 @@ fn grouped_offsets(offsets: &[u32]) -> Vec<u8> {
 /// Whether `len` bytes can be grouped offsets of `n` entries (the far list whole).
 fn grouped_len_ok(len: u64, n: u64) -> bool {
     let min = 4 * n.div_ceil(OFFSET_BLOCK as u64) + 2 * n;
-    len >= min && (len - min) % 8 == 0
+    len >= min && (len - min).is_multiple_of(8)
 }
 
 /// Entry `i` of the grouped offsets `b` of `n` entries; `None` if it is out of range or

@@ -850,7 +850,18 @@ mod wire {
         }
     }
 
-    #[derive(Serialize, Deserialize)]
+    /// [`DefInfo`] serialized (decoded into [`DefInfoW`], the same fields owned).
+    #[derive(Serialize)]
+    struct DefInfoRef<'a> {
+        kind: DefKind,
+        path: &'a DefPath,
+        name: Option<Symbol>,
+        parent: Option<DefId>,
+        vis: VisW,
+        name_span: Span,
+    }
+
+    #[derive(Deserialize)]
     struct DefInfoW {
         kind: DefKind,
         path: DefPath,
@@ -862,9 +873,9 @@ mod wire {
 
     impl Serialize for DefInfo {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            DefInfoW {
+            DefInfoRef {
                 kind: self.kind,
-                path: self.path.clone(),
+                path: &self.path,
                 name: name_w(self),
                 parent: self.parent,
                 vis: VisW::new(self.vis, self.parent),

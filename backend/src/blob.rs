@@ -22,7 +22,7 @@ pub struct CodeBlob {
     pub data: Vec<(u32, u32)>,
     /// The number of parameters the function takes (the `sret` address included).
     pub params: u32,
-    #[serde(with = "reloc_records")]
+    #[serde(with = "reloc_stream")]
     pub relocations: Vec<Relocation>,
 }
 
@@ -186,15 +186,13 @@ pub(crate) mod byte_buf {
     }
 }
 
-/// Relocations as one byte buffer of fixed 32-byte records, where serde's derive would
-/// spend a struct, an enum and a variant per relocation to encode, decode and fingerprint
-/// them. A record: offset (u32), addend (i32), target kind (0 function, 1 runtime entry,
+/// Relocations as fixed 32-byte records (the link state's relocation table, which is
+/// indexed by record). A record: offset (u32), addend (i32), target kind (0 function, 1 runtime entry,
 /// 2 context word), the entry's or word's index, two zero bytes, the call's argument count
 /// (u32) and the callee's def-path hash (u128), little-endian; fields a kind does not use
 /// are zero. Anything else fails to decode.
 pub(crate) mod reloc_records {
     use super::{ContextField, RelocTarget, Relocation, RuntimeFn};
-    use serde::{de, Deserializer, Serializer};
     use shared_frontend::sema::def::DefPathHash;
 
     /// The size of one record.
@@ -248,24 +246,157 @@ pub(crate) mod reloc_records {
             addend: u32_at(4) as i32,
         })
     }
+}
+
+/// Relocations as one byte buffer of variable-length entries (a `CodeBlob`'s serialized
+/// form, what the query cache stores), where serde's derive would spend a struct, an enum
+/// and a variant per relocation to encode, decode and fingerprint them, and where fixed
+/// records ([`reloc_records`]) would spend 32 bytes on what is mostly 2. An entry:
+///
+/// - a head byte: the target kind in bits 0–1 (0 function, 1 runtime entry, 2 context
+///   word), the runtime entry's or context word's index in bits 2–5 (0 for a function),
+///   bit 6 set when the addend is not -4 (the addend of every field code generation
+///   writes), bit 7 zero;
+/// - the offset, as the zigzag LEB128 varint of its difference from the previous entry's
+///   offset (the first: from 0); relocations come in increasing order, so this is the
+///   gap, mostly one byte;
+/// - with bit 6, the addend as a zigzag varint;
+/// - for a function: the call's argument count (varint), then the callee's def-path hash
+///   (u128, little-endian).
+///
+/// Varints are canonical (no trailing zero groups) and in range, and the head byte's
+/// unused bits are zero: anything else fails to decode, so every value has one encoding.
+pub(crate) mod reloc_stream {
+    use super::{ContextField, RelocTarget, Relocation, RuntimeFn};
+    use serde::{de, Deserializer, Serializer};
+    use shared_frontend::sema::def::DefPathHash;
+
+    /// The addend that needs no bytes.
+    const USUAL_ADDEND: i32 = -4;
+    /// Head bit: an explicit addend follows the offset.
+    const OTHER_ADDEND: u8 = 1 << 6;
+
+    fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+        while x >= 0x80 {
+            out.push(x as u8 | 0x80);
+            x >>= 7;
+        }
+        out.push(x as u8);
+    }
+
+    fn zigzag(x: i64) -> u64 {
+        ((x << 1) ^ (x >> 63)) as u64
+    }
+
+    fn unzigzag(x: u64) -> i64 {
+        (x >> 1) as i64 ^ -((x & 1) as i64)
+    }
+
+    /// Reads a canonical LEB128 varint of at most 64 bits at `*at`, advancing it.
+    fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+        let mut x = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *b.get(*at)?;
+            *at += 1;
+            let bits = u64::from(byte & 0x7f);
+            if shift == 63 && bits > 1 {
+                return None;
+            }
+            x |= bits << shift;
+            if byte & 0x80 == 0 {
+                // A last group of zero after others would be a second encoding.
+                return (byte != 0 || shift == 0).then_some(x);
+            }
+        }
+        None
+    }
+
+    /// Appends the entries of `relocs` to `out`.
+    pub(crate) fn encode(relocs: &[Relocation], out: &mut Vec<u8>) {
+        let mut prev = 0i64;
+        for r in relocs {
+            let (kind, index) = match r.target {
+                RelocTarget::Function { .. } => (0u8, 0u8),
+                RelocTarget::Runtime(f) => {
+                    let i = RuntimeFn::ALL.iter().position(|&x| x == f).unwrap_or(0);
+                    (1, i as u8)
+                }
+                RelocTarget::Context(c) => (2, c.index() as u8),
+            };
+            let other = r.addend != USUAL_ADDEND;
+            out.push(kind | index << 2 | if other { OTHER_ADDEND } else { 0 });
+            put_varint(out, zigzag(i64::from(r.offset) - prev));
+            prev = i64::from(r.offset);
+            if other {
+                put_varint(out, zigzag(i64::from(r.addend)));
+            }
+            if let RelocTarget::Function { callee, args } = r.target {
+                put_varint(out, u64::from(args));
+                out.extend_from_slice(&{ callee.0 }.to_le_bytes());
+            }
+        }
+    }
+
+    /// The relocations of a buffer written by [`encode`]; `None` if it is malformed.
+    pub(crate) fn decode(b: &[u8]) -> Option<Vec<Relocation>> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        let mut prev = 0i64;
+        while at < b.len() {
+            let head = b[at];
+            at += 1;
+            if head & 0x80 != 0 {
+                return None;
+            }
+            let offset = prev.checked_add(unzigzag(varint(b, &mut at)?))?;
+            let offset = u32::try_from(offset).ok()?;
+            prev = i64::from(offset);
+            let addend = if head & OTHER_ADDEND != 0 {
+                let a = i32::try_from(unzigzag(varint(b, &mut at)?)).ok()?;
+                // The usual addend has no explicit form.
+                (a != USUAL_ADDEND).then_some(a)?
+            } else {
+                USUAL_ADDEND
+            };
+            let index = (head >> 2) & 0xf;
+            let target = match head & 3 {
+                0 if index == 0 => {
+                    let args = u32::try_from(varint(b, &mut at)?).ok()?;
+                    let callee = b.get(at..at.checked_add(16)?)?;
+                    at += 16;
+                    let mut x = [0u8; 16];
+                    x.copy_from_slice(callee);
+                    RelocTarget::Function {
+                        callee: DefPathHash(u128::from_le_bytes(x)),
+                        args,
+                    }
+                }
+                1 => RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize)?),
+                2 => RelocTarget::Context(match index {
+                    0 => ContextField::Limit,
+                    1 => ContextField::State,
+                    _ => return None,
+                }),
+                _ => return None,
+            };
+            out.push(Relocation {
+                offset,
+                target,
+                addend,
+            });
+        }
+        Some(out)
+    }
 
     pub fn serialize<S: Serializer>(relocs: &[Relocation], s: S) -> Result<S::Ok, S::Error> {
-        let mut out = Vec::with_capacity(relocs.len() * RECORD);
-        for r in relocs {
-            encode(r, &mut out);
-        }
+        let mut out = Vec::with_capacity(relocs.len() * 4);
+        encode(relocs, &mut out);
         s.serialize_bytes(&out)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Relocation>, D::Error> {
         let bytes = super::byte_buf::deserialize(d)?;
-        if bytes.len() % RECORD != 0 {
-            return Err(de::Error::custom("relocation records of the wrong length"));
-        }
-        bytes
-            .chunks_exact(RECORD)
-            .map(|b| decode(b).ok_or_else(|| de::Error::custom("malformed relocation record")))
-            .collect()
+        decode(&bytes).ok_or_else(|| de::Error::custom("malformed relocations"))
     }
 }
 
@@ -352,22 +483,81 @@ mod tests {
     }
 
     #[test]
-    fn malformed_relocation_records_do_not_decode() {
-        #[derive(Serialize, Deserialize, Debug)]
-        struct Relocs(#[serde(with = "reloc_records")] Vec<Relocation>);
-        let good = bincode::serde::encode_to_vec(Relocs(blob().relocations), config()).unwrap();
-        let decode = |b: &[u8]| bincode::serde::decode_from_slice::<Relocs, _>(b, config());
-        assert!(decode(&good).is_ok());
-        // The records are the encoding's last bytes, after their length.
-        let start = good.len() - blob().relocations.len() * 32;
-        for (field, value) in [(8, 3u8), (9, 200), (10, 1), (11, 1)] {
-            let mut bad = good.clone();
-            bad[start + field] = value;
-            assert!(decode(&bad).is_err(), "byte {field} = {value}");
+    fn relocation_records_round_trip() {
+        for r in blob().relocations {
+            let mut b = Vec::new();
+            reloc_records::encode(&r, &mut b);
+            assert_eq!(b.len(), reloc_records::RECORD);
+            assert_eq!(reloc_records::decode(&b), Some(r));
         }
-        // A runtime entry with a callee.
-        let mut bad = good.clone();
-        bad[start + 31] = 1;
-        assert!(decode(&bad).is_err());
+    }
+
+    #[test]
+    fn usual_relocations_take_a_few_bytes() {
+        let relocs = [
+            Relocation {
+                offset: 10,
+                target: RelocTarget::Context(ContextField::Limit),
+                addend: -4,
+            },
+            Relocation {
+                offset: 30,
+                target: RelocTarget::Runtime(RuntimeFn::PrintI64),
+                addend: -4,
+            },
+            Relocation {
+                offset: 50,
+                target: RelocTarget::Function {
+                    callee: DefPathHash(u128::MAX - 1),
+                    args: 2,
+                },
+                addend: -4,
+            },
+        ];
+        let mut b = Vec::new();
+        reloc_stream::encode(&relocs, &mut b);
+        assert_eq!(b.len(), 2 + 2 + (2 + 1 + 16));
+        assert_eq!(reloc_stream::decode(&b).as_deref(), Some(&relocs[..]));
+    }
+
+    #[test]
+    fn malformed_relocations_do_not_decode() {
+        #[derive(Serialize, Deserialize, Debug)]
+        struct Relocs(#[serde(with = "reloc_stream")] Vec<Relocation>);
+        let mut good = Vec::new();
+        reloc_stream::encode(&blob().relocations, &mut good);
+        assert_eq!(
+            reloc_stream::decode(&good).as_deref(),
+            Some(&blob().relocations[..])
+        );
+        let encoded = bincode::serde::encode_to_vec(Relocs(blob().relocations), config()).unwrap();
+        let decode = |b: &[u8]| bincode::serde::decode_from_slice::<Relocs, _>(b, config());
+        assert_eq!(decode(&encoded).unwrap().0 .0, blob().relocations);
+        let bad: &[&[u8]] = &[
+            // The head's high bit, kind 3, runtime entry 9, context word 2, a function
+            // with an index.
+            &[0x80, 0],
+            &[3, 0],
+            &[1 | 9 << 2, 0],
+            &[2 | 2 << 2, 0],
+            &[1 << 2, 0, 0],
+            // An overlong offset, an offset below 0, one past u32, a cut varint.
+            &[2, 0x80, 0],
+            &[2, 1],
+            &[2, 0x80, 0x80, 0x80, 0x80, 0x20],
+            &[2, 0x80],
+            // The usual addend written out, an addend past i32.
+            &[2 | 1 << 6, 0, 7],
+            &[2 | 1 << 6, 0, 0x80, 0x80, 0x80, 0x80, 0x10],
+            // A function whose callee is cut short.
+            &[0, 0, 0, 1, 2, 3],
+        ];
+        for b in bad {
+            assert!(reloc_stream::decode(b).is_none(), "{b:?}");
+        }
+        // One good entry of each kind decodes.
+        for b in [&[2u8, 0][..], &[1 | 8 << 2, 4], &[2 | 1 << 6, 2, 3]] {
+            assert!(reloc_stream::decode(b).is_some(), "{b:?}");
+        }
     }
 }

@@ -583,8 +583,10 @@ pub struct DefMap {
     pub resolved: ResolvedCrate,
 }
 
-/// What the rest of the compiler may know about a def, without positions.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What the rest of the compiler may know about a def, without positions. Serialized
+/// compactly (see [`wire`]): its name only when it is not its path's last segment's, its
+/// visibility as "its parent's" when it is restricted to its parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DefInfo {
     pub kind: DefKind,
     pub path: DefPath,
@@ -704,8 +706,9 @@ pub struct ItemDef {
     pub ordinal: u32,
 }
 
-/// A `use` item of a module, without its position.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A `use` item of a module, without its position. Serialized compactly (see [`wire`]):
+/// its visibility as "its module's" when it is restricted to its module.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ModuleUse {
     pub module: DefId,
     pub vis: Vis,
@@ -715,8 +718,9 @@ pub struct ModuleUse {
 /// The item tree of one file module: the defs of its file (inline modules included, file
 /// modules' contents not), the `use` items of each of its modules, and whether building
 /// it found an error (a name defined twice, an item named like a primitive type). Built
-/// from the file's skeleton and the module's path only.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// from the file's skeleton and the module's path only. Serialized compactly (see
+/// [`wire`]): modules by index, a def's path as its parent's and its last segment.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModuleItems {
     /// In source order (a module before its items).
     pub defs: Vec<ItemDef>,
@@ -787,6 +791,413 @@ impl DefShard {
     }
 }
 
+/// The compact serialized forms of [`DefInfo`], [`ModuleItems`], [`ModuleUse`] and
+/// [`ScopeValue`]. They
+/// are persisted (`cache_on_disk`) and their bytes are their fingerprints' input, so they
+/// avoid repeating what a value already holds: a def's name when it is its path's last
+/// segment, a visibility restricted to the def's own parent, a def's full path when its
+/// parent's path is known, a module's 17-byte id where an index names it. Each form is
+/// written as a serde struct (bincode in the cache), and decoding checks every index and
+/// rebuilds exactly the value that was encoded.
+mod wire {
+    use super::*;
+    use serde::de::Error as _;
+    use shared_frontend::sema::def::DefPathSegment;
+
+    /// A visibility, relative to a module (a def's parent, a `use`'s module).
+    #[derive(Serialize, Deserialize)]
+    enum VisW {
+        Public,
+        /// Restricted to the module it is relative to.
+        Own,
+        Restricted(DefId),
+    }
+
+    impl VisW {
+        fn new(vis: Vis, own: Option<DefId>) -> VisW {
+            match vis {
+                Vis::Public => VisW::Public,
+                Vis::Restricted(m) if Some(m) == own => VisW::Own,
+                Vis::Restricted(m) => VisW::Restricted(m),
+            }
+        }
+
+        fn get<E: serde::de::Error>(self, own: Option<DefId>) -> Result<Vis, E> {
+            Ok(match self {
+                VisW::Public => Vis::Public,
+                VisW::Own => Vis::Restricted(own.ok_or_else(|| E::custom("no own module"))?),
+                VisW::Restricted(m) => Vis::Restricted(m),
+            })
+        }
+    }
+
+    /// A def's name: `None` when it is its path's last segment's.
+    fn name_w(info: &DefInfo) -> Option<Symbol> {
+        match info.path.segments.last() {
+            Some(last) if last.name == info.name => None,
+            _ => Some(info.name),
+        }
+    }
+
+    fn name_get<E: serde::de::Error>(name: Option<Symbol>, path: &DefPath) -> Result<Symbol, E> {
+        match name {
+            Some(n) => Ok(n),
+            None => path
+                .segments
+                .last()
+                .map(|s| s.name)
+                .ok_or_else(|| E::custom("no name")),
+        }
+    }
+
+    /// [`DefInfo`] serialized (decoded into [`DefInfoW`], the same fields owned).
+    #[derive(Serialize)]
+    struct DefInfoRef<'a> {
+        kind: DefKind,
+        path: &'a DefPath,
+        name: Option<Symbol>,
+        parent: Option<DefId>,
+        vis: VisW,
+        name_span: Span,
+    }
+
+    #[derive(Deserialize)]
+    struct DefInfoW {
+        kind: DefKind,
+        path: DefPath,
+        name: Option<Symbol>,
+        parent: Option<DefId>,
+        vis: VisW,
+        name_span: Span,
+    }
+
+    impl Serialize for DefInfo {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            DefInfoRef {
+                kind: self.kind,
+                path: &self.path,
+                name: name_w(self),
+                parent: self.parent,
+                vis: VisW::new(self.vis, self.parent),
+                name_span: self.name_span,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for DefInfo {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DefInfo, D::Error> {
+            let w = DefInfoW::deserialize(d)?;
+            Ok(DefInfo {
+                kind: w.kind,
+                name: name_get(w.name, &w.path)?,
+                vis: w.vis.get(w.parent)?,
+                path: w.path,
+                parent: w.parent,
+                name_span: w.name_span,
+            })
+        }
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct UseW {
+        module: DefId,
+        vis: VisW,
+        def: Arc<UseDef>,
+    }
+
+    impl Serialize for ModuleUse {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            UseW {
+                module: self.module,
+                vis: VisW::new(self.vis, Some(self.module)),
+                def: self.def.clone(),
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for ModuleUse {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ModuleUse, D::Error> {
+            let w = UseW::deserialize(d)?;
+            Ok(ModuleUse {
+                module: w.module,
+                vis: w.vis.get(Some(w.module))?,
+                def: w.def,
+            })
+        }
+    }
+
+    /// A def's path: its parent's with one more segment, or written out.
+    #[derive(Serialize, Deserialize)]
+    enum PathW {
+        Child(DefPathSegment),
+        Full(DefPath),
+    }
+
+    /// A def of [`ModuleItems`]. A module reference is an index into the value's
+    /// `modules`, then its `defs` (0: none; 1 + i: the i-th of the two lists together).
+    #[derive(Serialize, Deserialize)]
+    struct ItemDefW {
+        id: DefId,
+        kind: DefKind,
+        parent: u32,
+        path: PathW,
+        name: Option<Symbol>,
+        vis: VisW,
+        name_span: Span,
+        ordinal: u32,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct ModuleUseW {
+        module: u32,
+        vis: VisW,
+        def: Arc<UseDef>,
+    }
+
+    /// [`ModuleItems`] serialized: the modules its defs and uses name that are not among
+    /// its defs (each with its path when a def's path extends it), its defs, its uses.
+    #[derive(Serialize, Deserialize)]
+    struct ModuleItemsW {
+        modules: Vec<(DefId, Option<DefPath>)>,
+        defs: Vec<ItemDefW>,
+        uses: Vec<ModuleUseW>,
+        has_errors: bool,
+    }
+
+    impl Serialize for ModuleItems {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            // Each module's reference: a def before (for a def's parent) or any def (for
+            // a use), else an entry of `modules`, added on first sight.
+            enum Ref {
+                None,
+                Module(usize),
+                Def(usize),
+            }
+            let mut modules: Vec<(DefId, Option<DefPath>)> = Vec::new();
+            let mut module_at: rustc_hash::FxHashMap<DefId, usize> = Default::default();
+            let mut def_at: rustc_hash::FxHashMap<DefId, usize> = Default::default();
+            let mut refer =
+                |id: DefId, def_at: &rustc_hash::FxHashMap<DefId, usize>| match def_at.get(&id) {
+                    Some(&j) => Ref::Def(j),
+                    None => Ref::Module(*module_at.entry(id).or_insert_with(|| {
+                        modules.push((id, None));
+                        modules.len() - 1
+                    })),
+                };
+            let mut parents = Vec::with_capacity(self.defs.len());
+            for (i, d) in self.defs.iter().enumerate() {
+                parents.push(match d.info.parent {
+                    None => Ref::None,
+                    Some(p) => refer(p, &def_at),
+                });
+                def_at.entry(d.id).or_insert(i);
+            }
+            let uses_modules: Vec<Ref> =
+                self.uses.iter().map(|u| refer(u.module, &def_at)).collect();
+            let m = modules.len();
+            let resolve = |r: &Ref| match *r {
+                Ref::None => 0,
+                Ref::Module(k) => 1 + k as u32,
+                Ref::Def(j) => (1 + m + j) as u32,
+            };
+            let mut defs = Vec::with_capacity(self.defs.len());
+            for (d, parent) in self.defs.iter().zip(&parents) {
+                let parent = resolve(parent);
+                // The parent's path, when known (a module's from the first child that
+                // extends it).
+                let segs = &d.info.path.segments;
+                let child = match segs.split_last() {
+                    Some((last, prefix)) if parent != 0 => {
+                        let known = if parent as usize <= m {
+                            let slot = &mut modules[parent as usize - 1].1;
+                            slot.get_or_insert_with(|| DefPath {
+                                segments: prefix.to_vec(),
+                            })
+                            .segments
+                                == prefix
+                        } else {
+                            self.defs[parent as usize - 1 - m].info.path.segments == prefix
+                        };
+                        known.then_some(*last)
+                    }
+                    _ => None,
+                };
+                defs.push(ItemDefW {
+                    id: d.id,
+                    kind: d.info.kind,
+                    parent,
+                    path: match child {
+                        Some(seg) => PathW::Child(seg),
+                        None => PathW::Full(d.info.path.clone()),
+                    },
+                    name: name_w(&d.info),
+                    vis: VisW::new(d.info.vis, d.info.parent),
+                    name_span: d.info.name_span,
+                    ordinal: d.ordinal,
+                });
+            }
+            let uses = self
+                .uses
+                .iter()
+                .zip(uses_modules)
+                .map(|(u, r)| ModuleUseW {
+                    module: resolve(&r),
+                    vis: VisW::new(u.vis, Some(u.module)),
+                    def: u.def.clone(),
+                })
+                .collect();
+            ModuleItemsW {
+                modules,
+                defs,
+                uses,
+                has_errors: self.has_errors,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for ModuleItems {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ModuleItems, D::Error> {
+            let w = ModuleItemsW::deserialize(d)?;
+            let mut defs: Vec<ItemDef> = Vec::with_capacity(w.defs.len());
+            // Module `r` (not 0): its id and its path, if known.
+            fn module<'a>(
+                r: u32,
+                modules: &'a [(DefId, Option<DefPath>)],
+                defs: &'a [ItemDef],
+            ) -> Option<(DefId, Option<&'a DefPath>)> {
+                let i = (r as usize).checked_sub(1)?;
+                match modules.get(i) {
+                    Some((id, path)) => Some((*id, path.as_ref())),
+                    None => defs
+                        .get(i - modules.len())
+                        .map(|d| (d.id, Some(&d.info.path))),
+                }
+            }
+            let bad = || D::Error::custom("a module index out of range");
+            for dw in w.defs {
+                let (parent, parent_path) = match dw.parent {
+                    0 => (None, None),
+                    r => {
+                        let (id, path) = module(r, &w.modules, &defs).ok_or_else(bad)?;
+                        (Some(id), path)
+                    }
+                };
+                let path = match dw.path {
+                    PathW::Full(p) => p,
+                    PathW::Child(seg) => parent_path
+                        .ok_or_else(|| D::Error::custom("a path relative to no path"))?
+                        .child(seg),
+                };
+                defs.push(ItemDef {
+                    id: dw.id,
+                    info: DefInfo {
+                        kind: dw.kind,
+                        name: name_get(dw.name, &path)?,
+                        path,
+                        parent,
+                        vis: dw.vis.get(parent)?,
+                        name_span: dw.name_span,
+                    },
+                    ordinal: dw.ordinal,
+                });
+            }
+            let uses = w
+                .uses
+                .into_iter()
+                .map(|u| {
+                    let (module, _) = module(u.module, &w.modules, &defs).ok_or_else(bad)?;
+                    Ok(ModuleUse {
+                        module,
+                        vis: u.vis.get(Some(module))?,
+                        def: u.def,
+                    })
+                })
+                .collect::<Result<_, D::Error>>()?;
+            Ok(ModuleItems {
+                defs,
+                uses,
+                has_errors: w.has_errors,
+            })
+        }
+    }
+
+    /// A binding of a [`ScopeValue`]: its visibility as 0 (public) or 1 + the index of
+    /// the module it is restricted to.
+    #[derive(Serialize, Deserialize)]
+    struct BindingW {
+        res: Option<Res>,
+        vis: u32,
+        import: bool,
+    }
+
+    /// [`ScopeValue`] serialized: the modules its bindings' visibilities are restricted
+    /// to (nearly all to the scope's own module), then each namespace's bindings.
+    #[derive(Serialize, Deserialize)]
+    struct ScopeW {
+        modules: Vec<DefId>,
+        types: Vec<(Symbol, BindingW)>,
+        values: Vec<(Symbol, BindingW)>,
+    }
+
+    impl Serialize for ScopeValue {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut modules = Vec::new();
+            let mut at: rustc_hash::FxHashMap<DefId, u32> = Default::default();
+            let mut ns = |map: &rustc_hash::FxHashMap<Symbol, Binding>| {
+                map.iter()
+                    .map(|(&name, b)| {
+                        let vis = match b.vis {
+                            Vis::Public => 0,
+                            Vis::Restricted(m) => *at.entry(m).or_insert_with(|| {
+                                modules.push(m);
+                                modules.len() as u32
+                            }),
+                        };
+                        let (res, import) = (b.res, b.import);
+                        (name, BindingW { res, vis, import })
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let types = ns(&self.0.types);
+            let values = ns(&self.0.values);
+            ScopeW {
+                modules,
+                types,
+                values,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for ScopeValue {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ScopeValue, D::Error> {
+            let w = ScopeW::deserialize(d)?;
+            let ns = |list: Vec<(Symbol, BindingW)>| {
+                list.into_iter()
+                    .map(|(name, b)| {
+                        let vis =
+                            match b.vis {
+                                0 => Vis::Public,
+                                k => Vis::Restricted(*w.modules.get(k as usize - 1).ok_or_else(
+                                    || D::Error::custom("a module index out of range"),
+                                )?),
+                            };
+                        let (res, import) = (b.res, b.import);
+                        Ok((name, Binding { res, vis, import }))
+                    })
+                    .collect::<Result<rustc_hash::FxHashMap<_, _>, D::Error>>()
+            };
+            Ok(ScopeValue(Arc::new(ModuleScope {
+                types: ns(w.types)?,
+                values: ns(w.values)?,
+            })))
+        }
+    }
+}
+
 /// Every module's imports, resolved (positionless: only whether there are errors).
 #[derive(Debug, Default)]
 pub struct Imports {
@@ -794,8 +1205,9 @@ pub struct Imports {
     pub has_errors: bool,
 }
 
-/// A module's scope, fingerprinted in a stable (sorted) order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A module's scope, fingerprinted in a stable (sorted) order. Serialized compactly (see
+/// [`wire`]): each module a visibility is restricted to once, then indices.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScopeValue(pub Arc<ModuleScope>);
 
 impl StableHash<RillDb> for ScopeValue {
@@ -913,11 +1325,12 @@ impl Granularity {
 mod tests {
     use super::*;
     use query::HasherKind;
-    use shared_frontend::sema::def::DefPathHash;
     use shared_frontend::ir::{
         BasicBlock, BlockId, CallInst, DataId, Inst, IrBinOp, IrFunction, PanicKind, PrintArg,
         ScalarTy, Slot, SlotId, Terminator, VReg,
     };
+    use shared_frontend::sema::def::{DefPathHash, DefPathSegment};
+    use shared_frontend::sema::resolve::ModuleScope;
 
     fn fp(f: &IrFunction) -> query::Fingerprint {
         fp_with(HasherKind::Sip128, f)
@@ -988,6 +1401,272 @@ mod tests {
                 },
             ],
         }
+    }
+
+    fn seg(name: &str, ns: Namespace, disambiguator: u32) -> DefPathSegment {
+        DefPathSegment {
+            ns,
+            name: Symbol::intern(name),
+            disambiguator,
+        }
+    }
+
+    fn use_def(name: &str) -> Arc<UseDef> {
+        use shared_frontend::syntax::ast::{
+            Path, PathSegment, PathSegmentKind, UseTree, UseTreeKind,
+        };
+        let segment = PathSegment {
+            kind: PathSegmentKind::Name(Symbol::intern(name)),
+            span: Span { lo: 4, hi: 9 },
+        };
+        Arc::new(UseDef {
+            tree: UseTree {
+                prefix: Path {
+                    segments: vec![segment].into(),
+                    span: Span { lo: 4, hi: 9 },
+                },
+                kind: UseTreeKind::Simple { rename: None },
+                span: Span { lo: 4, hi: 9 },
+            },
+        })
+    }
+
+    /// A file module's items: a function, an inline module with a struct and a private
+    /// function, a duplicate, a def whose path does not extend its parent's, a def without
+    /// a parent, visibilities restricted to the parent and elsewhere, and uses in the
+    /// file module, the inline module and a module that is neither.
+    fn items() -> ModuleItems {
+        let file = DefPath::root().child(seg("geometry", Namespace::Type, 0));
+        let file_id = file.hash();
+        let def = |path: DefPath, kind, parent, vis, name: &str, ordinal| ItemDef {
+            id: path.hash(),
+            info: DefInfo {
+                kind,
+                name: Symbol::intern(name),
+                path,
+                parent,
+                vis,
+                name_span: Span {
+                    lo: 3,
+                    hi: 3 + name.len() as u32,
+                },
+            },
+            ordinal,
+        };
+        let f = file.child(seg("area", Namespace::Value, 0));
+        let inner = file.child(seg("shapes", Namespace::Type, 0));
+        let inner_id = inner.hash();
+        let elsewhere = DefPath::root().child(seg("other", Namespace::Type, 0));
+        ModuleItems {
+            defs: vec![
+                def(
+                    f.clone(),
+                    DefKind::Fn,
+                    Some(file_id),
+                    Vis::Public,
+                    "area",
+                    0,
+                ),
+                def(
+                    inner.clone(),
+                    DefKind::Mod,
+                    Some(file_id),
+                    Vis::Restricted(file_id),
+                    "shapes",
+                    1,
+                ),
+                def(
+                    inner.child(seg("Rect", Namespace::Type, 0)),
+                    DefKind::Struct,
+                    Some(inner_id),
+                    Vis::Public,
+                    "Rect",
+                    2,
+                ),
+                def(
+                    inner.child(seg("side", Namespace::Value, 0)),
+                    DefKind::Fn,
+                    Some(inner_id),
+                    Vis::Restricted(inner_id),
+                    "side",
+                    3,
+                ),
+                def(
+                    inner.child(seg("side", Namespace::Value, 1)),
+                    DefKind::Fn,
+                    Some(inner_id),
+                    Vis::Restricted(file_id),
+                    "side",
+                    4,
+                ),
+                def(
+                    elsewhere.child(seg("odd", Namespace::Value, 0)),
+                    DefKind::Const,
+                    Some(inner_id),
+                    Vis::Restricted(elsewhere.hash()),
+                    "odd",
+                    5,
+                ),
+                def(
+                    f.clone(),
+                    DefKind::Fn,
+                    Some(file_id),
+                    Vis::Public,
+                    "renamed",
+                    6,
+                ),
+                def(DefPath::root(), DefKind::Mod, None, Vis::Public, "crate", 7),
+            ],
+            uses: vec![
+                ModuleUse {
+                    module: file_id,
+                    vis: Vis::Restricted(file_id),
+                    def: use_def("a"),
+                },
+                ModuleUse {
+                    module: inner_id,
+                    vis: Vis::Public,
+                    def: use_def("b"),
+                },
+                ModuleUse {
+                    module: elsewhere.hash(),
+                    vis: Vis::Restricted(file_id),
+                    def: use_def("c"),
+                },
+            ],
+            has_errors: true,
+        }
+    }
+
+    #[test]
+    fn compact_forms_round_trip() {
+        let items = items();
+        let bytes = query::codec_encode(&items).unwrap();
+        assert_eq!(query::codec_decode::<ModuleItems>(&bytes).unwrap(), items);
+        let bytes = query::codec_encode(&items.uses).unwrap();
+        assert_eq!(
+            query::codec_decode::<Vec<ModuleUse>>(&bytes).unwrap(),
+            items.uses
+        );
+        for d in &items.defs {
+            let info = query::codec_encode(&d.info).unwrap();
+            assert_eq!(query::codec_decode::<DefInfo>(&info).unwrap(), d.info);
+        }
+        let mut scope = ModuleScope::default();
+        for (i, d) in items.defs.iter().enumerate() {
+            let map = if i % 2 == 0 {
+                &mut scope.types
+            } else {
+                &mut scope.values
+            };
+            map.insert(
+                d.info.name,
+                Binding {
+                    res: (i != 3).then_some(Res::Def(d.info.kind, d.id)),
+                    vis: d.info.vis,
+                    import: i % 3 == 0,
+                },
+            );
+        }
+        let scope = ScopeValue(Arc::new(scope));
+        let bytes = query::codec_encode(&scope).unwrap();
+        assert_eq!(query::codec_decode::<ScopeValue>(&bytes).unwrap(), scope);
+    }
+
+    #[test]
+    fn compact_forms_are_smaller() {
+        // What the derived serialization wrote: every path in full, every id.
+        #[derive(Serialize)]
+        struct Plain<'a> {
+            defs: Vec<(
+                DefId,
+                DefKind,
+                &'a DefPath,
+                Symbol,
+                Option<DefId>,
+                Vis,
+                Span,
+                u32,
+            )>,
+            uses: Vec<(DefId, Vis, &'a UseDef)>,
+            has_errors: bool,
+        }
+        let items = items();
+        let plain = Plain {
+            defs: items
+                .defs
+                .iter()
+                .map(|d| {
+                    let i = &d.info;
+                    (
+                        d.id,
+                        i.kind,
+                        &i.path,
+                        i.name,
+                        i.parent,
+                        i.vis,
+                        i.name_span,
+                        d.ordinal,
+                    )
+                })
+                .collect(),
+            uses: items
+                .uses
+                .iter()
+                .map(|u| (u.module, u.vis, &*u.def))
+                .collect(),
+            has_errors: true,
+        };
+        let plain = query::codec_encode(&plain).unwrap().len();
+        let compact = query::codec_encode(&items).unwrap().len();
+        assert!(compact * 10 < plain * 8, "{compact} bytes against {plain}");
+    }
+
+    #[test]
+    fn malformed_compact_forms_do_not_decode() {
+        // Module references past the lists, in a def and in a use.
+        let mut bytes = query::codec_encode(&items()).unwrap();
+        let mut decoded = 0;
+        for at in 0..bytes.len() {
+            let old = bytes[at];
+            bytes[at] = 200;
+            if let Ok(v) = query::codec_decode::<ModuleItems>(&bytes) {
+                decoded += 1;
+                assert_ne!(v, items(), "byte {at}");
+            }
+            bytes[at] = old;
+        }
+        assert!(decoded < bytes.len());
+        // A path relative to no parent; a visibility relative to no parent.
+        #[derive(Serialize)]
+        enum PathW {
+            Child(DefPathSegment),
+        }
+        #[derive(Serialize)]
+        enum VisW {
+            _Public,
+            Own,
+        }
+        let child = (
+            DefKind::Fn,
+            PathW::Child(seg("f", Namespace::Value, 0)),
+            None::<Symbol>,
+            None::<DefId>,
+            VisW::Own,
+            Span::DUMMY,
+        );
+        let bytes = query::codec_encode(&child).unwrap();
+        assert!(query::codec_decode::<DefInfo>(&bytes).is_err());
+        let own = (
+            DefKind::Fn,
+            DefPath::root().child(seg("f", Namespace::Value, 0)),
+            None::<Symbol>,
+            None::<DefId>,
+            VisW::Own,
+            Span::DUMMY,
+        );
+        let bytes = query::codec_encode(&own).unwrap();
+        assert!(query::codec_decode::<DefInfo>(&bytes).is_err());
     }
 
     #[test]

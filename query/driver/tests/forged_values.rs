@@ -16,7 +16,7 @@ use serde::Serialize;
 use shared_frontend::sema::modules::MemLoader;
 use shared_frontend::sema::ty::{ConstValue, IntTy, Ty};
 
-/// The cache file's layout (format 6, see `query/engine/src/on_disk.rs`), as a forger
+/// The cache file's layout (format 7, see `query/engine/src/on_disk.rs`), as a forger
 /// reads it.
 const INDEX_LEN: usize = 208;
 const SECTIONS: usize = 9;
@@ -33,6 +33,43 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 
 fn u64_at(b: &[u8], at: usize) -> usize {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize
+}
+
+/// Grouped offsets of `n` entries, as a list: a u32 per block of 16 entries, a u16 per
+/// entry from its block's (`0xffff`: in the far list of (entry, offset) pairs after them).
+fn ungroup(b: &[u8], n: usize) -> Vec<u32> {
+    let blocks = n.div_ceil(16);
+    let mut out: Vec<u32> = (0..n)
+        .map(|i| {
+            let d = u16::from_le_bytes(b[4 * blocks + 2 * i..][..2].try_into().unwrap());
+            u32_at(b, 4 * (i / 16)) + u32::from(d)
+        })
+        .collect();
+    for pair in b[4 * blocks + 2 * n..].chunks_exact(8) {
+        out[u32_at(pair, 0) as usize] = u32_at(pair, 4);
+    }
+    out
+}
+
+/// `offsets` as grouped offsets (see [`ungroup`]).
+fn group(offsets: &[u32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut far = Vec::new();
+    for block in offsets.chunks(16) {
+        out.extend_from_slice(&block[0].to_le_bytes());
+    }
+    for (i, &o) in offsets.iter().enumerate() {
+        match o.checked_sub(offsets[i / 16 * 16]).filter(|&d| d < 0xffff) {
+            Some(d) => out.extend_from_slice(&(d as u16).to_le_bytes()),
+            None => {
+                out.extend_from_slice(&0xffffu16.to_le_bytes());
+                far.extend_from_slice(&(i as u32).to_le_bytes());
+                far.extend_from_slice(&o.to_le_bytes());
+            }
+        }
+    }
+    out.extend_from_slice(&far);
+    out
 }
 
 fn xxh64(b: &[u8]) -> u64 {
@@ -123,8 +160,13 @@ fn kinds(p: &Parts) -> Vec<String> {
 fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
     let k = kinds(p).iter().position(|n| n == kind).expect("kind") as u16;
     let mut forged = 0;
-    for r in 0..p.sections[RECORDS].len() / 4 {
-        let start = u32_at(&p.sections[RECORDS], 4 * r) as usize;
+    let nodes = u64_at(&p.tail, 0);
+    let mut records = ungroup(&p.sections[RECORDS], nodes);
+    let keys = &p.sections[KEYS];
+    let offsets_len = u32_at(keys, 4) as usize;
+    let key_offsets = ungroup(&keys[8..8 + offsets_len], u32_at(keys, 0) as usize);
+    for r in 0..nodes {
+        let start = records[r] as usize;
         let body = &p.sections[BODIES][start..];
         let mut at = 4;
         let kind = leb(body, &mut at);
@@ -154,9 +196,8 @@ fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
         put_leb(&mut rec, v.len() as u32);
         rec.extend_from_slice(&v);
         // The checksum covers the record, then its key's entry, then its fingerprint.
-        let keys = &p.sections[KEYS];
-        let entries = &keys[4 + 4 * u32_at(keys, 0) as usize..];
-        let start = u32_at(keys, 4 + 4 * key) as usize;
+        let entries = &p.sections[KEYS][8 + offsets_len..];
+        let start = key_offsets[key] as usize;
         let mut end = start + 16;
         end += leb(entries, &mut end) as usize;
         let seeded = xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -164,9 +205,10 @@ fn forge(p: &mut Parts, kind: &str, pattern: &[u8], with: &[u8]) -> usize {
         let new_start = p.sections[BODIES].len() as u32;
         p.sections[BODIES].extend_from_slice(&sum.to_le_bytes());
         p.sections[BODIES].extend_from_slice(&rec);
-        p.sections[RECORDS][4 * r..4 * r + 4].copy_from_slice(&new_start.to_le_bytes());
+        records[r] = new_start;
         forged += 1;
     }
+    p.sections[RECORDS] = group(&records);
     forged
 }
 

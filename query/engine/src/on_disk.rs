@@ -10,14 +10,15 @@
 //!                    belong to)
 //! kinds              query kind names (u32 count, then each as u32 length and UTF-8)
 //! bodies             one record per node, in dependency order, back to back (see below)
-//! keys               the distinct keys: u32 count, a u32 offset per key, then each key
-//!                    as its fingerprint (16), a varint length and its bincode bytes
-//!                    (checked with the records that use it)
+//! keys               the distinct keys: u32 count, the byte length (u32) of their grouped
+//!                    offsets (see below) in the entries, the offsets, then each key as
+//!                    its fingerprint (16), a varint length and its bincode bytes (checked
+//!                    with the records that use it)
 //! fps                the distinct result fingerprints (16 bytes each), in the order the
 //!                    records first use them (checked with the records that use them)
-//! records            a u32 per node: where its record starts in the bodies
-//! table              (kind, key fingerprint) → node: open addressing, a power of two of
-//!                    more than 5/4 of the nodes; each slot a u32 whose low bits hold
+//! records            where each node's record starts in the bodies, as grouped offsets
+//! table              (kind, key fingerprint) → node: open addressing, 5/4 of the nodes
+//!                    and one more slots; each slot a u32 whose low bits hold
 //!                    node + 1 (0: empty; as many bits as the node count needs) and whose
 //!                    high bits a tag (the low bits of the high half of the slot hash)
 //! reverse            the reverse edges: a u32 start per block of [`REVERSE_BLOCK`] nodes
@@ -28,8 +29,14 @@
 //!                    session re-checks first), and the embedder's top-level reads
 //! index (208 bytes)  offset and length (u64 each) of the nine sections above, the node
 //!                    and key counts, checksums (xxh3-64) of the kinds, reverse, volatile
-//!                    and roots sections, 8 zero bytes and the magic "RILLIDX\x05"
+//!                    and roots sections, 8 zero bytes and the magic "RILLIDX\x06"
 //! ```
+//!
+//! Grouped offsets ([`grouped_offsets`]), of `n` increasing offsets: a u32 per block of
+//! [`OFFSET_BLOCK`] entries (the block's first offset), then a u16 per entry (its offset
+//! less its block's; `0xffff`: listed as far), then the far entries (the index of the
+//! entry and its offset, u32 each) in increasing order of index. Nearly every block spans
+//! less than 64 KiB, so an offset takes a little over 2 bytes instead of 4.
 //!
 //! A node's record (see [`Store::record`]):
 //!
@@ -79,10 +86,12 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 /// changes. (5: the result fingerprint of a `cache_on_disk` query is the hash of its
 /// value's encoding, unless the query is `own_hash`. 6: a 32-bit record checksum, the
 /// kind as a varint with flags and durability in one byte, the result fingerprints
-/// stored once each, table slots of 32 bits.)
-pub const FORMAT_VERSION: u32 = 6;
+/// stored once each, table slots of 32 bits. 7: record and key offsets grouped, a table of
+/// 5/4 of the nodes and one more slots (not a power of two); the driver's compact value
+/// encodings.)
+pub const FORMAT_VERSION: u32 = 7;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
-const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x05";
+const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x06";
 pub(crate) const HEADER_LEN: usize = 64;
 const SECTIONS: usize = 9;
 const INDEX_LEN: usize = SECTIONS * 16 + 2 * 8 + 4 * 8 + 8 + 8;
@@ -94,6 +103,10 @@ const DURABILITY_SHIFT: u32 = 4;
 const SLOT: usize = 4;
 /// The size of a fingerprint.
 const FP_LEN: usize = 16;
+/// The entries of grouped offsets that share one u32 base.
+const OFFSET_BLOCK: usize = 16;
+/// The u16 of a grouped offset that is listed as far.
+const FAR: u16 = u16::MAX;
 /// The nodes whose reverse lists share one start offset: a lookup skips at most this
 /// many lists less one, by their lengths.
 const REVERSE_BLOCK: usize = 16;
@@ -337,10 +350,74 @@ fn table_hash(kind: u16, key_fp: Fingerprint) -> u64 {
     key_fp.0 ^ key_fp.1.rotate_left(17) ^ u64::from(kind).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// The number of table slots for `n` nodes: a power of two above 5/4 of them, so that
-/// a search always ends at an empty slot.
+/// The number of table slots for `n` nodes: 5/4 of them and one more, so that a search
+/// always ends at an empty slot, and the table is at most 80% full.
 fn table_slots(n: usize) -> usize {
-    (n + n / 4 + 1).next_power_of_two()
+    n + n / 4 + 1
+}
+
+/// The slot where the search for a hash starts in a table of `cap` slots: its low 32 bits
+/// scaled to the table (multiply and shift, as for any table size).
+fn table_start(h: u64, cap: usize) -> usize {
+    (((h & 0xffff_ffff) * cap as u64) >> 32) as usize
+}
+
+/// `offsets` (increasing) as grouped offsets (see the module documentation).
+fn grouped_offsets(offsets: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 * offsets.len().div_ceil(OFFSET_BLOCK) + 2 * offsets.len());
+    for block in offsets.chunks(OFFSET_BLOCK) {
+        out.extend_from_slice(&block[0].to_le_bytes());
+    }
+    let mut far = Vec::new();
+    for (i, &o) in offsets.iter().enumerate() {
+        let base = offsets[i / OFFSET_BLOCK * OFFSET_BLOCK];
+        match o
+            .checked_sub(base)
+            .and_then(|d| u16::try_from(d).ok())
+            .filter(|&d| d != FAR)
+        {
+            Some(d) => out.extend_from_slice(&d.to_le_bytes()),
+            None => {
+                out.extend_from_slice(&FAR.to_le_bytes());
+                far.extend_from_slice(&(i as u32).to_le_bytes());
+                far.extend_from_slice(&o.to_le_bytes());
+            }
+        }
+    }
+    out.extend_from_slice(&far);
+    out
+}
+
+/// Whether `len` bytes can be grouped offsets of `n` entries (the far list whole).
+fn grouped_len_ok(len: u64, n: u64) -> bool {
+    let min = 4 * n.div_ceil(OFFSET_BLOCK as u64) + 2 * n;
+    len >= min && (len - min).is_multiple_of(8)
+}
+
+/// Entry `i` of the grouped offsets `b` of `n` entries; `None` if it is out of range or
+/// cannot be found.
+fn grouped_offset(b: &[u8], n: usize, i: usize) -> Option<u32> {
+    if i >= n {
+        return None;
+    }
+    let blocks = n.div_ceil(OFFSET_BLOCK);
+    let base = u32_at(b.get(4 * (i / OFFSET_BLOCK)..)?.get(..4)?, 0);
+    let d = u16_at(b.get(4 * blocks + 2 * i..)?.get(..2)?, 0);
+    if d != FAR {
+        return base.checked_add(u32::from(d));
+    }
+    // The far list, by binary search on the index.
+    let far = b.get(4 * blocks + 2 * n..)?;
+    let (mut lo, mut hi) = (0, far.len() / 8);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match (u32_at(far, 8 * mid) as usize).cmp(&i) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(u32_at(far, 8 * mid + 4)),
+        }
+    }
+    None
 }
 
 /// The number of low bits of a table slot that hold node + 1, for `n` nodes (fewer than
@@ -636,9 +713,11 @@ impl<W: Write + Seek> Writer<W> {
         self.index.nodes = n as u64;
         self.index.bodies.len = self.pos - self.index.bodies.off;
         // Keys.
-        let mut keys = Vec::with_capacity(4 + 4 * self.key_offsets.len() + self.keys.len());
+        let offsets = grouped_offsets(&self.key_offsets);
+        let mut keys = Vec::with_capacity(8 + offsets.len() + self.keys.len());
         keys.extend_from_slice(&(self.key_offsets.len() as u32).to_le_bytes());
-        keys.extend_from_slice(&u32s(&self.key_offsets));
+        keys.extend_from_slice(&(offsets.len() as u32).to_le_bytes());
+        keys.extend_from_slice(&offsets);
         keys.extend_from_slice(&self.keys);
         self.index.key_count = self.key_offsets.len() as u64;
         self.index.keys = self.section(&keys)?;
@@ -646,7 +725,7 @@ impl<W: Write + Seek> Writer<W> {
         let fps = std::mem::take(&mut self.fps);
         self.index.fps = self.section(&fps)?;
         drop(fps);
-        let offsets = u32s(&self.offsets);
+        let offsets = grouped_offsets(&self.offsets);
         self.index.records = self.section(&offsets)?;
         drop(offsets);
         // Table.
@@ -654,9 +733,9 @@ impl<W: Write + Seek> Writer<W> {
         let bits = node_bits(n as u64);
         let mut table = vec![0u8; cap * SLOT];
         for (i, &h) in self.hashes.iter().enumerate() {
-            let mut at = (h as usize) & (cap - 1);
+            let mut at = table_start(h, cap);
             while u32_at(&table, at * SLOT) != 0 {
-                at = (at + 1) & (cap - 1);
+                at = if at + 1 == cap { 0 } else { at + 1 };
             }
             let slot = slot_tag(h, bits) | (i as u32 + 1);
             table[at * SLOT..at * SLOT + SLOT].copy_from_slice(&slot.to_le_bytes());
@@ -869,12 +948,11 @@ impl Store {
         let slots = index.table.len / SLOT as u64;
         if n >= u64::from(u32::MAX / 2)
             || index.bodies.len > u64::from(u32::MAX)
-            || index.records.len != n * 4
+            || !grouped_len_ok(index.records.len, n)
             || index.key_count >= u64::from(u32::MAX / 4)
             || index.table.len % SLOT as u64 != 0
             || index.fps.len % FP_LEN as u64 != 0
-            || !slots.is_power_of_two()
-            || slots <= n
+            || slots != table_slots(n as usize) as u64
             || index.reverse.len < 4 * (n.div_ceil(REVERSE_BLOCK as u64) + 1)
         {
             return Err(LoadError::Invalid("section lengths"));
@@ -888,9 +966,10 @@ impl Store {
             return Err(LoadError::Invalid("kind count"));
         }
         let keys = slice(&bytes, index.keys).ok_or(LoadError::Invalid("keys"))?;
-        if keys.len() < 4
+        if keys.len() < 8
             || u64::from(u32_at(keys, 0)) != index.key_count
-            || (keys.len() as u64 - 4) / 4 < index.key_count
+            || !grouped_len_ok(u64::from(u32_at(keys, 4)), index.key_count)
+            || keys.len() as u64 - 8 < u64::from(u32_at(keys, 4))
         {
             return Err(LoadError::Invalid("keys"));
         }
@@ -927,7 +1006,7 @@ impl Store {
         }
         let records = slice(&self.bytes, self.index.records)?;
         let bodies = slice(&self.bytes, self.index.bodies)?;
-        let start = u32_at(records, 4 * i as usize) as usize;
+        let start = grouped_offset(records, self.index.nodes as usize, i as usize)? as usize;
         let b = bodies.get(start..)?;
         let sum = u32_at(b.get(..RECORD_SUM)?, 0);
         let mut at = RECORD_SUM;
@@ -992,8 +1071,10 @@ impl Store {
             return None;
         }
         let keys = slice(&self.bytes, self.index.keys)?;
-        let entries = keys.get(4 + 4 * self.index.key_count as usize..)?;
-        let off = u32_at(keys, 4 + 4 * k as usize) as usize;
+        let offsets_len = u32_at(keys, 4) as usize;
+        let offsets = keys.get(8..8 + offsets_len)?;
+        let entries = keys.get(8 + offsets_len..)?;
+        let off = grouped_offset(offsets, self.index.key_count as usize, k as usize)? as usize;
         let fp = fp_at(entries.get(off..off.checked_add(16)?)?, 0);
         let mut at = off + 16;
         let len = varint(entries, &mut at)? as usize;
@@ -1035,13 +1116,13 @@ impl Store {
         let bits = node_bits(self.index.nodes);
         let tag = slot_tag(h, bits);
         let node_mask = (1u64 << bits).wrapping_sub(1) as u32;
-        let mut at = (h as usize) & cap.wrapping_sub(1);
+        let mut at = if cap == 0 { 0 } else { table_start(h, cap) };
         let mut left = cap;
         std::iter::from_fn(move || {
             while left > 0 {
                 left -= 1;
                 let slot = u32_at(table, at * SLOT);
-                at = (at + 1) & (cap - 1);
+                at = if at + 1 == cap { 0 } else { at + 1 };
                 if slot == 0 {
                     left = 0;
                     return None;
@@ -1266,6 +1347,38 @@ mod tests {
     }
 
     #[test]
+    fn grouped_offsets_round_trip_with_far_entries() {
+        // Blocks within 64 KiB, a block that spans more, an offset exactly 0xffff past its
+        // block's, and a last partial block.
+        let mut offsets: Vec<u32> = (0..20).map(|i| i * 100).collect();
+        offsets.extend([70_000, 70_001, 200_000, 70_001 + 0xffff, 300_000]);
+        offsets.sort_unstable();
+        offsets.extend((0..19).map(|i| 400_000 + i * 5000));
+        let b = grouped_offsets(&offsets);
+        let n = offsets.len();
+        assert!(grouped_len_ok(b.len() as u64, n as u64));
+        assert!(!grouped_len_ok(b.len() as u64 - 1, n as u64));
+        assert!(
+            b.len() > 4 * n.div_ceil(OFFSET_BLOCK) + 2 * n,
+            "some entries are far"
+        );
+        for (i, &o) in offsets.iter().enumerate() {
+            assert_eq!(grouped_offset(&b, n, i), Some(o), "entry {i}");
+        }
+        assert_eq!(grouped_offset(&b, n, n), None);
+        assert_eq!(grouped_offset(&[], 0, 0), None);
+        // A damaged far list loses only its entries.
+        let mut bad = b.clone();
+        let far = 4 * n.div_ceil(OFFSET_BLOCK) + 2 * n;
+        bad[far] ^= 0x40;
+        assert_eq!(grouped_offset(&bad, n, 0), Some(0));
+        let found = (0..n)
+            .filter(|&i| grouped_offset(&bad, n, i) == Some(offsets[i]))
+            .count();
+        assert!(found < n);
+    }
+
+    #[test]
     fn records_keys_values_and_the_table_round_trip() {
         let store = open(file()).unwrap();
         assert_eq!(store.len(), 40);
@@ -1310,8 +1423,9 @@ mod tests {
         let good = file();
         let store = open(good.clone()).unwrap();
         let bodies = store.index.bodies.off as usize;
-        let records = store.index.records.off as usize;
-        let start = |i: usize| bodies + u32_at(&good, records + 4 * i) as usize;
+        let records = store.index.records;
+        let record_offsets = slice(&good, records).unwrap();
+        let start = |i: usize| bodies + grouped_offset(record_offsets, 40, i).unwrap() as usize;
         // A flipped bit anywhere in record 5 (its value included): only it is refused.
         // (None of these flips gets past the 32-bit checksum.)
         for at in start(5)..start(6) {
@@ -1323,9 +1437,11 @@ mod tests {
         }
         // A flipped bit in a key's entry: the records of the nodes with that key (8 and
         // 9) are refused.
-        let keys = store.index.keys;
-        let entries = keys.off as usize + 4 + 4 * store.index.key_count as usize;
-        let key4 = entries + u32_at(&good, keys.off as usize + 4 + 4 * 4) as usize;
+        let keys = store.index.keys.off as usize;
+        let offsets_len = u32_at(&good, keys + 4) as usize;
+        let offsets = &good[keys + 8..keys + 8 + offsets_len];
+        let entries = keys + 8 + offsets_len;
+        let key4 = entries + grouped_offset(offsets, 20, 4).unwrap() as usize;
         for at in [key4, key4 + 15, key4 + 16, key4 + 17] {
             let mut b = good.clone();
             b[at] ^= 1;
@@ -1355,8 +1471,10 @@ mod tests {
         assert!(store.value_bytes(3).is_some());
         // A record offset pointing at another node's record.
         let mut b = good.clone();
-        let other = u32_at(&good, records + 4 * 6);
-        b[records + 4 * 5..records + 4 * 6].copy_from_slice(&other.to_le_bytes());
+        // (Nodes 5 and 6 are in the first block: their u16 offsets follow its 3 bases.)
+        let rel = records.off as usize + 4 * 3;
+        let other = u16_at(&good, rel + 2 * 6);
+        b[rel + 2 * 5..rel + 2 * 6].copy_from_slice(&other.to_le_bytes());
         assert!(open(b).unwrap().record(5).is_none());
         // A flipped bit in the reverse edges: the section is refused as a whole.
         let mut b = good.clone();

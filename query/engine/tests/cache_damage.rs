@@ -283,13 +283,41 @@ fn leb(b: &[u8], at: &mut usize) -> Option<u32> {
     None
 }
 
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(
+        b.get(at..at.checked_add(4)?)?.try_into().unwrap(),
+    ))
+}
+
+/// Entry `i` of `n` grouped offsets at `at` (a u32 per block of 16 entries, a u16 per
+/// entry from its block's, `0xffff`: in the far list of (entry, offset) pairs after them).
+fn grouped_offset(b: &[u8], at: usize, n: usize, i: usize) -> Option<usize> {
+    let blocks = n.div_ceil(16);
+    let base = u32_at(b, at + 4 * (i / 16))? as usize;
+    let rel = at + 4 * blocks + 2 * i;
+    let d = u16::from_le_bytes(b.get(rel..rel + 2)?.try_into().unwrap());
+    if d != u16::MAX {
+        return Some(base + usize::from(d));
+    }
+    let far = at + 4 * blocks + 2 * n;
+    (0..)
+        .map(|k| far + 8 * k)
+        .take_while(|&p| p + 8 <= b.len())
+        .find(|&p| u32_at(b, p) == Some(i as u32))
+        .and_then(|p| u32_at(b, p + 4))
+        .map(|o| o as usize)
+}
+
 /// Key `k`'s entry (fingerprint, length, bytes) in the keys section.
 fn key_entry(b: &[u8], k: usize) -> Option<std::ops::Range<usize>> {
     let keys = sections(b)[2];
-    let count = u32::from_le_bytes(b.get(keys.0..keys.0 + 4)?.try_into().unwrap()) as usize;
-    let entries = keys.0 + 4 + 4 * count;
-    let off = b.get(keys.0 + 4 + 4 * k..keys.0 + 8 + 4 * k)?;
-    let start = entries + u32::from_le_bytes(off.try_into().unwrap()) as usize;
+    let count = u32_at(b, keys.0)? as usize;
+    let offsets_len = u32_at(b, keys.0 + 4)? as usize;
+    if k >= count {
+        return None;
+    }
+    let entries = keys.0 + 8 + offsets_len;
+    let start = entries + grouped_offset(b, keys.0 + 8, count, k)?;
     let mut at = start + 16;
     let len = leb(b, &mut at)? as usize;
     let end = at.checked_add(len)?;
@@ -311,8 +339,11 @@ struct RecordAt {
 fn record_at(b: &[u8], i: usize) -> Option<RecordAt> {
     let secs = sections(b);
     let (bodies, fps, records) = (secs[1], secs[3], secs[4]);
-    let off = b.get(records.0 + 4 * i..records.0 + 4 * i + 4)?;
-    let start = bodies.0 + u32::from_le_bytes(off.try_into().unwrap()) as usize;
+    let n = node_count(b);
+    if i >= n || records.0 + records.1 > b.len() {
+        return None;
+    }
+    let start = bodies.0 + grouped_offset(&b[..records.0 + records.1], records.0, n, i)?;
     let mut at = start + 4;
     leb(b, &mut at)?;
     let flags = *b.get(at)?;
@@ -353,7 +384,7 @@ fn node_count(b: &[u8]) -> usize {
 /// Recomputes every checksum of the file (records, sections, index) and its length, as
 /// a forger would; a file too damaged to be parsed is returned as it is.
 fn reseal(mut b: Vec<u8>) -> Vec<u8> {
-    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x05" {
+    if b.len() < 64 + INDEX_LEN || &b[b.len() - 8..] != b"RILLIDX\x06" {
         return b;
     }
     let len = b.len() as u64;
@@ -363,7 +394,7 @@ fn reseal(mut b: Vec<u8>) -> Vec<u8> {
         .iter()
         .all(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= b.len()));
     if in_bounds {
-        for i in 0..node_count(&b).min(secs[4].1 / 4) {
+        for i in 0..node_count(&b).min(secs[4].1 / 2) {
             if let Some(r) = record_at(&b, i) {
                 use xxhash_rust::xxh3::xxh3_64_with_seed as seeded;
                 let sum = seeded(&b[r.key], seeded(&b[r.start + 4..r.end], i as u64));

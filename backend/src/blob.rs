@@ -186,72 +186,11 @@ pub(crate) mod byte_buf {
     }
 }
 
-/// Relocations as fixed 32-byte records (the link state's relocation table, which is
-/// indexed by record). A record: offset (u32), addend (i32), target kind (0 function, 1 runtime entry,
-/// 2 context word), the entry's or word's index, two zero bytes, the call's argument count
-/// (u32) and the callee's def-path hash (u128), little-endian; fields a kind does not use
-/// are zero. Anything else fails to decode.
-pub(crate) mod reloc_records {
-    use super::{ContextField, RelocTarget, Relocation, RuntimeFn};
-    use shared_frontend::sema::def::DefPathHash;
-
-    /// The size of one record.
-    pub(crate) const RECORD: usize = 32;
-
-    /// Appends `r`'s record to `out`.
-    pub(crate) fn encode(r: &Relocation, out: &mut Vec<u8>) {
-        let (kind, index, args, callee) = match r.target {
-            RelocTarget::Function { callee, args } => (0u8, 0u8, args, callee.0),
-            RelocTarget::Runtime(f) => {
-                let i = RuntimeFn::ALL.iter().position(|&x| x == f).unwrap_or(0);
-                (1, i as u8, 0, 0)
-            }
-            RelocTarget::Context(c) => (2, c.index() as u8, 0, 0),
-        };
-        out.extend_from_slice(&r.offset.to_le_bytes());
-        out.extend_from_slice(&r.addend.to_le_bytes());
-        out.extend_from_slice(&[kind, index, 0, 0]);
-        out.extend_from_slice(&args.to_le_bytes());
-        out.extend_from_slice(&callee.to_le_bytes());
-    }
-
-    /// The relocation of a record of [`RECORD`] bytes; `None` if it is malformed.
-    pub(crate) fn decode(b: &[u8]) -> Option<Relocation> {
-        let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-        let mut callee = [0u8; 16];
-        callee.copy_from_slice(&b[16..32]);
-        let callee = u128::from_le_bytes(callee);
-        let (args, index) = (u32_at(12), b[9]);
-        if b[10..12] != [0, 0] {
-            return None;
-        }
-        let target = match b[8] {
-            0 if index == 0 => RelocTarget::Function {
-                callee: DefPathHash(callee),
-                args,
-            },
-            1 if args == 0 && callee == 0 => {
-                RelocTarget::Runtime(*RuntimeFn::ALL.get(index as usize)?)
-            }
-            2 if args == 0 && callee == 0 => RelocTarget::Context(match index {
-                0 => ContextField::Limit,
-                1 => ContextField::State,
-                _ => return None,
-            }),
-            _ => return None,
-        };
-        Some(Relocation {
-            offset: u32_at(0),
-            target,
-            addend: u32_at(4) as i32,
-        })
-    }
-}
-
 /// Relocations as one byte buffer of variable-length entries (a `CodeBlob`'s serialized
-/// form, what the query cache stores), where serde's derive would spend a struct, an enum
-/// and a variant per relocation to encode, decode and fingerprint them, and where fixed
-/// records ([`reloc_records`]) would spend 32 bytes on what is mostly 2. An entry:
+/// form, what the query cache stores, and each slot's relocations in the link state),
+/// where serde's derive would spend a struct, an enum and a variant per relocation to
+/// encode, decode and fingerprint them, and fixed records 32 bytes on what is mostly 2.
+/// An entry:
 ///
 /// - a head byte: the target kind in bits 0–1 (0 function, 1 runtime entry, 2 context
 ///   word), the runtime entry's or context word's index in bits 2–5 (0 for a function),
@@ -480,16 +419,6 @@ mod tests {
             bincode::serde::decode_from_slice(&encoded, config()).unwrap();
         assert_eq!(read, encoded.len());
         assert_eq!(decoded, blob);
-    }
-
-    #[test]
-    fn relocation_records_round_trip() {
-        for r in blob().relocations {
-            let mut b = Vec::new();
-            reloc_records::encode(&r, &mut b);
-            assert_eq!(b.len(), reloc_records::RECORD);
-            assert_eq!(reloc_records::decode(&b), Some(r));
-        }
     }
 
     #[test]

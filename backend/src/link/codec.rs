@@ -8,13 +8,15 @@
 //! header (128 bytes)
 //!   0 magic "RILLLNK\x02"   8 version u32, 4 zero bytes   16 tag u64 (the owner's generation)
 //!  24 entry point u128       40 image hash u128            56 context page offset u64
-//!  64 code length u64        72 live bytes u64             80 slots u64   88 relocations u64
+//!  64 code length u64        72 live bytes u64             80 slots u64   88 relocation bytes u64
 //!  96 edges u64             104 16 zero bytes             120 xxh3 of bytes 0..120 and the directory
 //! directory: slot fences (first def-id of each block of 64 slots, 16 bytes each), slot block
 //!   checksums (8 each), edge fences and checksums likewise, code chunk checksums (4 KiB chunks)
 //! slots (64 bytes each, sorted by def-id): def-id u128, offset u32, length u32, capacity u32,
-//!   parameters u32, first relocation u32, relocations u32, xxh3 of its relocations u64, hash u128
-//! relocations (32 bytes each, as `CodeBlob`'s records), grouped by slot
+//!   parameters u32, where its relocations start in the relocation bytes u32, their length in
+//!   bytes u32, xxh3 of its relocations u64, hash u128
+//! relocations: each slot's as one run of variable-length entries (`CodeBlob`'s serialized
+//!   form, `blob::reloc_stream`), in slot order
 //! edges (32 bytes each, sorted): callee u128, caller u128, the reverse index
 //! zero bytes up to the next multiple of 4 KiB
 //! code: the patched buffer, page-aligned in the file so that an image can map it
@@ -39,18 +41,17 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::state::Slot;
 use super::{align_up, MAX_IMAGE, PAGE};
-use crate::blob::{reloc_records, RelocTarget};
+use crate::blob::{reloc_stream, RelocTarget};
 
 const MAGIC: [u8; 8] = *b"RILLLNK\x02";
 /// The version of the format; bump it when the layout or meaning of a field changes.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 const HEADER: usize = 128;
 /// Records per checked block of a table.
 const BLOCK: usize = 64;
 /// Bytes per checked chunk of code (a journal page, so a patch checks what it copies).
 const CHUNK: usize = JPAGE;
 const SLOT: usize = 64;
-const RELOC: usize = reloc_records::RECORD;
 const EDGE: usize = 32;
 const JMAGIC: [u8; 8] = *b"RILLJNL\x01";
 /// Length of the journal's header.
@@ -114,13 +115,11 @@ fn bounded(x: u64, max: usize) -> Result<usize, DecodeError> {
         .ok_or(DecodeError::Length)
 }
 
-/// A slot's fixed record; its relocations are `first..first + count` of the relocation
-/// table (or follow the record, in the journal).
-fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) {
-    let mut relocs = Vec::with_capacity(s.relocs.len() * RELOC);
-    s.relocs
-        .iter()
-        .for_each(|r| reloc_records::encode(r, &mut relocs));
+/// Appends a slot's fixed record to `out` and returns its relocations' bytes, which start
+/// at byte `first` of the relocation bytes (or follow the record, in the journal).
+fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) -> Vec<u8> {
+    let mut relocs = Vec::with_capacity(s.relocs.len() * 4);
+    reloc_stream::encode(&s.relocs, &mut relocs);
     out.extend_from_slice(&s.def.0.to_le_bytes());
     for x in [
         s.offset,
@@ -128,12 +127,13 @@ fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) {
         s.cap,
         s.params,
         first,
-        s.relocs.len() as u32,
+        relocs.len() as u32,
     ] {
         out.extend_from_slice(&x.to_le_bytes());
     }
     out.extend_from_slice(&xxh3_64(&relocs).to_le_bytes());
     out.extend_from_slice(&s.hash.to_le_bytes());
+    relocs
 }
 
 /// A slot from its record and its relocations' bytes, checked against the buffer of
@@ -142,10 +142,8 @@ fn decode_slot(rec: &[u8], relocs: &[u8], code_len: usize) -> Result<Slot, Decod
     if xxh3_64(relocs) != u64_at(rec, 40) {
         return Err(DecodeError::Checksum);
     }
-    let relocs = relocs
-        .chunks_exact(RELOC)
-        .map(|b| reloc_records::decode(b).ok_or(DecodeError::Invalid("a malformed relocation")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let relocs =
+        reloc_stream::decode(relocs).ok_or(DecodeError::Invalid("a malformed relocation"))?;
     let s = Slot {
         def: DefPathHash(u128_at(rec, 0)),
         offset: u32_at(rec, 16),
@@ -276,7 +274,7 @@ impl Base {
         }
         let size = b.len();
         let n_slots = bounded(u64_at(b, 80), size / SLOT)?;
-        let n_relocs = bounded(u64_at(b, 88), size / RELOC)?;
+        let n_relocs = bounded(u64_at(b, 88), size)?;
         let n_edges = bounded(u64_at(b, 96), size / EDGE)?;
         let code_len = bounded(u64_at(b, 64), size)?;
         let (sb, eb, cb) = (
@@ -287,7 +285,7 @@ impl Base {
         let dir_len = sb * 24 + eb * 24 + cb * 8;
         let slots_at = HEADER + dir_len;
         let relocs_at = slots_at + n_slots * SLOT;
-        let edges_at = relocs_at + n_relocs * RELOC;
+        let edges_at = relocs_at + n_relocs;
         let edges_end = edges_at + n_edges * EDGE;
         let code_at = align_up(edges_end, PAGE);
         if code_at.checked_add(code_len) != Some(size) {
@@ -417,10 +415,10 @@ impl Base {
         let first = u32_at(rec, 32) as usize;
         let count = u32_at(rec, 36) as usize;
         if first.checked_add(count).is_none_or(|e| e > self.n_relocs) {
-            return Err(DecodeError::Invalid("relocations outside their table"));
+            return Err(DecodeError::Invalid("relocations outside their bytes"));
         }
-        let at = self.relocs_at + first * RELOC;
-        let relocs = &self.b()[at..at + count * RELOC];
+        let at = self.relocs_at + first;
+        let relocs = &self.b()[at..at + count];
         self.read.fetch_add(relocs.len() as u64, Ordering::Relaxed);
         decode_slot(rec, relocs, self.scalars.code_len)
     }
@@ -510,10 +508,10 @@ pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) ->
     let mut edges: Vec<(u128, u128)> = Vec::new();
     let mut first = 0u32;
     for slot in slots {
-        encode_slot(slot, first, &mut recs);
-        first += slot.relocs.len() as u32;
+        let bytes = encode_slot(slot, first, &mut recs);
+        first += bytes.len() as u32;
+        relocs.extend_from_slice(&bytes);
         for r in &slot.relocs {
-            reloc_records::encode(r, &mut relocs);
             if let RelocTarget::Function { callee, .. } = r.target {
                 edges.push((callee.0, slot.def.0));
             }
@@ -617,10 +615,8 @@ pub(crate) fn encode_record(r: &Record) -> Vec<u8> {
         p.extend_from_slice(page);
     }
     for s in &r.slots {
-        encode_slot(s, 0, &mut p);
-        s.relocs
-            .iter()
-            .for_each(|r| reloc_records::encode(r, &mut p));
+        let relocs = encode_slot(s, 0, &mut p);
+        p.extend_from_slice(&relocs);
     }
     for d in &r.removed {
         p.extend_from_slice(&d.0.to_le_bytes());
@@ -671,7 +667,7 @@ fn decode_payload(p: &[u8]) -> Result<Record, DecodeError> {
     for _ in 0..n_slots {
         let rec = take(SLOT)?;
         let count = u32_at(rec, 36) as usize;
-        let relocs = take(count.checked_mul(RELOC).ok_or(short.clone())?)?;
+        let relocs = take(count)?;
         slots.push(decode_slot(rec, relocs, scalars.code_len)?);
     }
     let mut removed = Vec::with_capacity(n_removed.min(p.len() / 16));

@@ -121,14 +121,7 @@ fn encode_slot(s: &Slot, first: u32, out: &mut Vec<u8>) -> Vec<u8> {
     let mut relocs = Vec::with_capacity(s.relocs.len() * 4);
     reloc_stream::encode(&s.relocs, &mut relocs);
     out.extend_from_slice(&s.def.0.to_le_bytes());
-    for x in [
-        s.offset,
-        s.len,
-        s.cap,
-        s.params,
-        first,
-        relocs.len() as u32,
-    ] {
+    for x in [s.offset, s.len, s.cap, s.params, first, relocs.len() as u32] {
         out.extend_from_slice(&x.to_le_bytes());
     }
     out.extend_from_slice(&xxh3_64(&relocs).to_le_bytes());

@@ -77,11 +77,11 @@ use shared_frontend::span::{SourceFile, SourceMap};
 
 pub use linker::LinkStats;
 use providers::*;
-use skeleton::{ChunkParse, ChunkSkeleton, FileSplit, SplitChunk};
 use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,
     Verify,
 };
+use skeleton::{ChunkParse, ChunkSkeleton, FileSplit, SplitChunk};
 pub use values::{
     shard_count, shard_of, ChangeDetection, DefInfo, DefMap, DefShard, DefSource, DiagPhase,
     FileDiagnostics, FileStamp, FileStatus, FileText, Granularity, Imports, ItemDef, ItemSyntax,

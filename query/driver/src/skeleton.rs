@@ -574,7 +574,10 @@ mod tests {
             return false;
         };
         let (ast, diags) = parse_file(text);
-        assert!(diags.is_empty(), "split taken for a file with errors: {diags:?}\n{text}");
+        assert!(
+            diags.is_empty(),
+            "split taken for a file with errors: {diags:?}\n{text}"
+        );
         let assembled = assemble(
             pieces
                 .iter()
@@ -597,7 +600,8 @@ mod tests {
     }
 
     fn corpus_files() -> Vec<String> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/corpus");
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/corpus");
         let mut out = Vec::new();
         let mut dirs = vec![root];
         while let Some(dir) = dirs.pop() {
@@ -643,10 +647,42 @@ mod tests {
     #[test]
     fn the_split_is_the_parse_after_random_edits() {
         const SNIPPETS: &[&str] = &[
-            "{", "}", "(", ")", "[", "]", ";", "/*", "*/", "//", "///", "//!", "\"", "'", "r#\"",
-            "\"#", "#", "#[", "pub ", "mod m {", "mod m;", "fn f() {}", "const C: i32 = 1;",
-            "struct S;", "use a::b;", "\n", " ", "'a", "b'x'", "1", "x", "/** d */", "#![a]",
-            "fn g() -> [i32; 2] { [1; 2] }", "const D: i32 = { 1 };", "type T = i32;",
+            "{",
+            "}",
+            "(",
+            ")",
+            "[",
+            "]",
+            ";",
+            "/*",
+            "*/",
+            "//",
+            "///",
+            "//!",
+            "\"",
+            "'",
+            "r#\"",
+            "\"#",
+            "#",
+            "#[",
+            "pub ",
+            "mod m {",
+            "mod m;",
+            "fn f() {}",
+            "const C: i32 = 1;",
+            "struct S;",
+            "use a::b;",
+            "\n",
+            " ",
+            "'a",
+            "b'x'",
+            "1",
+            "x",
+            "/** d */",
+            "#![a]",
+            "fn g() -> [i32; 2] { [1; 2] }",
+            "const D: i32 = { 1 };",
+            "type T = i32;",
         ];
         let files = corpus_files();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

@@ -47,7 +47,10 @@ fn program(fns: usize) -> String {
     }
     text.push_str("fn main() {\n    let mut total: i64 = 0;\n");
     for m in 0..modules {
-        text.push_str(&format!("    total = total + m{m}::g{}(total % 11);\n", m % 25));
+        text.push_str(&format!(
+            "    total = total + m{m}::g{}(total % 11);\n",
+            m % 25
+        ));
     }
     text.push_str(&format!("    total = total + f{}(total % 13);\n", fns / 2));
     text.push_str("    println!(\"{}\", total);\n}\n");
@@ -215,7 +218,10 @@ fn edit(rng: &mut Rng, text: &str) -> String {
         }
         7 => {
             let at = somewhere(rng, &t, "\nfn ");
-            t.insert_str(at, &format!("\nfn extra{}() -> i64 {{ 1 }}\n", rng.below(1000)));
+            t.insert_str(
+                at,
+                &format!("\nfn extra{}() -> i64 {{ 1 }}\n", rng.below(1000)),
+            );
         }
         _ => {
             let at = somewhere(rng, &t, "// step");

@@ -509,32 +509,18 @@ pub fn split(text: &str) -> Option<Vec<Piece>> {
                     _ => return None,
                 }
             }
-            // Up to a `;`, or the end of the first `{ … }` group, outside delimiters.
-            TokenKind::Keyword(Keyword::Fn | Keyword::Struct) => {
+            // Up to a `;` outside delimiters, or for a function or struct the end of its
+            // first `{ … }` group.
+            TokenKind::Keyword(
+                kw
+                @ (Keyword::Fn | Keyword::Struct | Keyword::Const | Keyword::Type | Keyword::Use),
+            ) => {
+                let brace_ends = matches!(kw, Keyword::Fn | Keyword::Struct);
                 let end = loop {
                     t = toks.next().ok()?;
                     match t.kind {
                         TokenKind::Semi => break t.hi,
-                        TokenKind::OpenBrace => break toks.skip_group(t).ok()?,
-                        TokenKind::OpenParen | TokenKind::OpenBracket => {
-                            toks.skip_group(t).ok()?;
-                        }
-                        TokenKind::CloseParen
-                        | TokenKind::CloseBracket
-                        | TokenKind::CloseBrace
-                        | TokenKind::Eof => return None,
-                        _ => {}
-                    }
-                };
-                piece.hi = end;
-                piece.end = end;
-            }
-            // Up to a `;` outside delimiters.
-            TokenKind::Keyword(Keyword::Const | Keyword::Type | Keyword::Use) => {
-                let end = loop {
-                    t = toks.next().ok()?;
-                    match t.kind {
-                        TokenKind::Semi => break t.hi,
+                        TokenKind::OpenBrace if brace_ends => break toks.skip_group(t).ok()?,
                         TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
                             toks.skip_group(t).ok()?;
                         }

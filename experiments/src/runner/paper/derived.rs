@@ -1029,20 +1029,7 @@ pub fn e8_fault_values(values: &mut Values, samples: &[crate::runner::samples::S
     };
     let sys: Vec<f64> = scratch.iter().map(|s| s.cpu_sys_ms).collect();
     let faults = scratch.iter().filter_map(|s| s.minor_faults);
-    let mut configs: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
-    for s in &scratch {
-        configs
-            .entry((&s.scenario, &s.architecture))
-            .or_default()
-            .push(s.cpu_ms());
-    }
-    let mut extra = Vec::new();
-    for cpu in configs.values() {
-        let Some(m) = stats::median(cpu) else {
-            continue;
-        };
-        extra.extend(cpu.iter().filter(|c| **c > 1.5 * m).map(|c| c - m));
-    }
+    let extra = slow(&scratch);
     put(
         values,
         "derived.e8.faults.builds",

@@ -116,7 +116,14 @@ fn expected(jobs: &[Job], tmp: &Path) -> Vec<Shown> {
 /// After the concurrent builds: the next build of `job` is right and warns about
 /// nothing; a no-change rebuild then executes only the file reads (and the list of code
 /// blobs handed to the linker, never persisted).
+///
+/// The concurrent builds may have stamped the program's files while they were still
+/// racy (younger than `query_driver::stamp`'s window), which makes the stamps hold the
+/// content. The check waits until the files are older than the window; the first build
+/// then replaces those stamps (reading each such file once more, as a file that stops
+/// being racy is), and the second is the no-change rebuild.
 fn valid_afterwards(job: &Job, cache: &Path, tmp: &Path, want: &Shown) {
+    settle(job.main.parent().expect("a program directory"));
     let c = cache.to_str().unwrap();
     let stats = tmp.join("after.json");
     let next = rill(&job.args("query", Some(c)), &stats);
@@ -147,6 +154,39 @@ fn valid_afterwards(job: &Job, cache: &Path, tmp: &Path, want: &Shown) {
         total, every_session,
         "a no-change rebuild executed more than what runs in every session: {}",
         again.stats["queries"]
+    );
+}
+
+/// Waits until no file under `dir` is racy (at most ten seconds).
+fn settle(dir: &Path) {
+    use query_driver::stamp::is_racy;
+    use shared_frontend::sema::modules::{system_time_ns, FileStat};
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    files(dir, &mut all);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        let now = system_time_ns(std::time::SystemTime::now());
+        let racy = all
+            .iter()
+            .any(|p| is_racy(&FileStat::from_metadata(std::fs::metadata(p)), now));
+        if !racy {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!(
+        "the files under {} stayed racy for ten seconds",
+        dir.display()
     );
 }
 

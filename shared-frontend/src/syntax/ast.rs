@@ -266,11 +266,70 @@ pub struct StmtId(pub u32);
 )]
 pub struct TypeId(pub u32);
 
+/// A list of expressions of one item (call arguments, array elements, `println!`
+/// arguments): a range of its arena's [`Arena::expr_lists`], read as `&arena[list]`.
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+pub struct ExprList {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A block's statements: a range of its arena's [`Arena::stmt_lists`], read as
+/// `&arena[list]`.
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+pub struct StmtList {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A struct literal's fields: a range of its arena's [`Arena::field_inits`], read as
+/// `&arena[list]`.
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+pub struct FieldList {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl ExprList {
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+impl StmtList {
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The nodes of one item. The child lists of nodes (a block's statements, a call's
+/// arguments, …) are ranges of `expr_lists` and `stmt_lists`, so that an item's syntax
+/// is a handful of vectors whatever its number of nodes, not one vector per list.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Arena {
     pub exprs: Vec<Expr>,
     pub stmts: Vec<Stmt>,
     pub types: Vec<Type>,
+    /// The elements of every [`ExprList`] of the item, each list contiguous.
+    pub expr_lists: Vec<ExprId>,
+    /// The statements of every [`StmtList`] of the item, each list contiguous.
+    pub stmt_lists: Vec<StmtId>,
+    /// The fields of every [`FieldList`] of the item, each list contiguous.
+    pub field_inits: Vec<FieldInit>,
 }
 
 impl Arena {
@@ -289,6 +348,36 @@ impl Arena {
         self.types.push(t);
         TypeId(self.types.len() as u32 - 1)
     }
+    /// Appends `items` as one list.
+    #[inline]
+    pub fn alloc_expr_list(&mut self, items: &[ExprId]) -> ExprList {
+        let start = self.expr_lists.len() as u32;
+        self.expr_lists.extend_from_slice(items);
+        ExprList {
+            start,
+            len: items.len() as u32,
+        }
+    }
+    /// Appends `items` as one list.
+    #[inline]
+    pub fn alloc_field_list(&mut self, items: &[FieldInit]) -> FieldList {
+        let start = self.field_inits.len() as u32;
+        self.field_inits.extend_from_slice(items);
+        FieldList {
+            start,
+            len: items.len() as u32,
+        }
+    }
+    /// Appends `items` as one list.
+    #[inline]
+    pub fn alloc_stmt_list(&mut self, items: &[StmtId]) -> StmtList {
+        let start = self.stmt_lists.len() as u32;
+        self.stmt_lists.extend_from_slice(items);
+        StmtList {
+            start,
+            len: items.len() as u32,
+        }
+    }
 }
 
 impl std::ops::Index<ExprId> for Arena {
@@ -301,6 +390,27 @@ impl std::ops::Index<StmtId> for Arena {
     type Output = Stmt;
     fn index(&self, id: StmtId) -> &Stmt {
         &self.stmts[id.0 as usize]
+    }
+}
+impl std::ops::Index<ExprList> for Arena {
+    type Output = [ExprId];
+    fn index(&self, list: ExprList) -> &[ExprId] {
+        let start = list.start as usize;
+        &self.expr_lists[start..start + list.len as usize]
+    }
+}
+impl std::ops::Index<StmtList> for Arena {
+    type Output = [StmtId];
+    fn index(&self, list: StmtList) -> &[StmtId] {
+        let start = list.start as usize;
+        &self.stmt_lists[start..start + list.len as usize]
+    }
+}
+impl std::ops::Index<FieldList> for Arena {
+    type Output = [FieldInit];
+    fn index(&self, list: FieldList) -> &[FieldInit] {
+        let start = list.start as usize;
+        &self.field_inits[start..start + list.len as usize]
     }
 }
 impl std::ops::Index<TypeId> for Arena {
@@ -444,9 +554,9 @@ pub struct Expr {
     pub span: Span,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Block {
-    pub stmts: Vec<StmtId>,
+    pub stmts: StmtList,
     /// The final expression without `;`, which gives the block its value.
     pub tail: Option<ExprId>,
 }
@@ -492,12 +602,12 @@ pub enum ExprKind {
     AssignOp(BinOp, ExprId, ExprId),
     Cast(ExprId, TypeId),
     /// `callee(args)`; the callee is any expression syntactically, a path in Rill.
-    Call(ExprId, Vec<ExprId>),
+    Call(ExprId, ExprList),
     Field(ExprId, Ident),
     Index(ExprId, ExprId),
-    StructLit(Path, Vec<FieldInit>),
+    StructLit(Path, FieldList),
     /// `[a, b, c]`
-    Array(Vec<ExprId>),
+    Array(ExprList),
     /// `[value; count]`
     Repeat(ExprId, ExprId),
     Block(Block),
@@ -535,7 +645,7 @@ pub enum ExprKind {
     /// `println!(format, args)`; the format string is already split into pieces.
     Println {
         pieces: Vec<FmtPiece>,
-        args: Vec<ExprId>,
+        args: ExprList,
     },
 }
 

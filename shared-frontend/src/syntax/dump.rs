@@ -291,7 +291,7 @@ impl Printer {
                 self.line(format_args!("Call {s}"));
                 self.nested(|p| {
                     p.expr(a, *callee);
-                    for arg in args {
+                    for arg in &a[*args] {
                         p.expr(a, *arg);
                     }
                 });
@@ -310,7 +310,7 @@ impl Printer {
             ExprKind::StructLit(path, fields) => {
                 self.line(format_args!("StructLit {} {s}", path_str(path)));
                 self.nested(|p| {
-                    for f in fields {
+                    for f in &a[*fields] {
                         let short = if f.shorthand { " (shorthand)" } else { "" };
                         p.line(format_args!(
                             "FieldInit {}{short} {}",
@@ -324,7 +324,7 @@ impl Printer {
             ExprKind::Array(elems) => {
                 self.line(format_args!("Array {s}"));
                 self.nested(|p| {
-                    for e in elems {
+                    for e in &a[*elems] {
                         p.expr(a, *e);
                     }
                 });
@@ -339,7 +339,7 @@ impl Printer {
             ExprKind::Block(block) => {
                 self.line(format_args!("Block {s}"));
                 self.nested(|p| {
-                    for &st in &block.stmts {
+                    for &st in &a[block.stmts] {
                         p.stmt(a, st);
                     }
                     if let Some(tail) = block.tail {
@@ -421,7 +421,7 @@ impl Printer {
                 }
                 self.line(format_args!("Println {}{s}", fmt));
                 self.nested(|p| {
-                    for arg in args {
+                    for arg in &a[*args] {
                         p.expr(a, *arg);
                     }
                 });

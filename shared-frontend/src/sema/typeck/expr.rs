@@ -533,11 +533,11 @@ impl<'a> Checker<'a> {
             ExprKind::Assign(place, value) => self.check_assign(*place, *value, span),
             ExprKind::AssignOp(op, place, value) => self.check_assign_op(*op, *place, *value, span),
             ExprKind::Cast(source, ty) => self.check_cast(*source, *ty, span),
-            ExprKind::Call(callee, args) => self.check_call(*callee, args, span),
+            ExprKind::Call(callee, args) => self.check_call(*callee, &arena[*args], span),
             ExprKind::Field(base, name) => self.check_field(*base, *name, span),
             ExprKind::Index(base, index) => self.check_index(*base, *index, span),
-            ExprKind::StructLit(path, fields) => self.check_struct_lit(path, fields, span),
-            ExprKind::Array(elems) => self.check_array(elems, span, expect),
+            ExprKind::StructLit(path, fields) => self.check_struct_lit(path, &arena[*fields], span),
+            ExprKind::Array(elems) => self.check_array(&arena[*elems], span, expect),
             ExprKind::Repeat(value, count) => self.check_repeat(*value, *count, span, expect),
             ExprKind::Block(block) => self.check_block(block, span, expect),
             ExprKind::If {
@@ -558,7 +558,7 @@ impl<'a> Checker<'a> {
             ExprKind::Break { label, value } => self.check_break(*label, *value, span),
             ExprKind::Continue { label } => self.check_continue(*label, span),
             ExprKind::Return(value) => self.check_return(*value, span),
-            ExprKind::Println { pieces, args } => self.check_println(pieces, args, span),
+            ExprKind::Println { pieces, args } => self.check_println(pieces, &arena[*args], span),
         }
     }
 
@@ -684,8 +684,9 @@ impl<'a> Checker<'a> {
 
     pub(super) fn check_block(&mut self, block: &Block, span: Span, expect: &Expect) -> TExprId {
         let mark = self.buf.scopes.mark();
+        let arena = self.arena;
         let mut stmts = Vec::with_capacity(block.stmts.len());
-        for &s in &block.stmts {
+        for &s in &arena[block.stmts] {
             self.check_stmt(s, &mut stmts);
         }
         let (tail, ty) = match block.tail {
@@ -808,23 +809,16 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Reads each expression and statement of a body once, in address order, and the start of
-/// each operand or statement list (which lives apart). The syntax tree was written long
-/// before (the whole crate is parsed first) and checking reads it in tree order; reading it
-/// this way first lets the memory loads overlap instead of checking waiting on each in turn.
+/// Reads each expression, statement and list element of a body once, in address order.
+/// The syntax tree was written long before (the whole crate is parsed first) and checking
+/// reads it in tree order; reading it this way first lets the memory loads overlap
+/// instead of checking waiting on each in turn.
 fn prefetch(arena: &Arena) {
-    let stmts = arena.stmts.iter().fold(0u32, |a, s| a ^ s.span.lo);
-    std::hint::black_box(arena.exprs.iter().fold(stmts, |a, e| {
-        let list = match &e.kind {
-            ExprKind::Call(_, l) | ExprKind::Array(l) | ExprKind::Println { args: l, .. } => {
-                l.first().map_or(0, |x| x.0)
-            }
-            ExprKind::StructLit(_, fields) => fields.first().map_or(0, |f| f.value.0),
-            ExprKind::Block(b) => b.stmts.first().map_or(0, |s| s.0),
-            _ => 0,
-        };
-        a ^ e.span.lo ^ list
-    }));
+    let a = arena.stmts.iter().fold(0u32, |a, s| a ^ s.span.lo);
+    let a = arena.expr_lists.iter().fold(a, |a, e| a ^ e.0);
+    let a = arena.stmt_lists.iter().fold(a, |a, s| a ^ s.0);
+    let a = arena.field_inits.iter().fold(a, |a, f| a ^ f.value.0);
+    std::hint::black_box(arena.exprs.iter().fold(a, |a, e| a ^ e.span.lo));
 }
 
 /// Checks a function body (see [`super::typeck_fn`]).

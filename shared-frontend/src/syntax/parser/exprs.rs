@@ -11,8 +11,8 @@ use crate::diag::Diagnostic;
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use crate::syntax::ast::{
-    BinOp, Binding, ExprId, ExprKind, FieldInit, Label, Path, PathSegment, PathSegmentKind,
-    PathSegments, Pattern, TypeKind, UnOp,
+    BinOp, Binding, ExprId, ExprKind, ExprList, FieldInit, Label, Path, PathSegment,
+    PathSegmentKind, PathSegments, Pattern, TypeKind, UnOp,
 };
 use crate::syntax::lexer::{Keyword as Kw, LiteralKind, TokenKind as T};
 
@@ -569,7 +569,7 @@ impl<'a> Parser<'a> {
     }
 
     /// At `(`: comma-separated arguments up to and including the `)`.
-    pub(super) fn parse_call_args(&mut self) -> Vec<ExprId> {
+    pub(super) fn parse_call_args(&mut self) -> ExprList {
         let open = self.lo();
         self.bump_over();
         let mark = self.scratch_exprs.len();
@@ -577,12 +577,12 @@ impl<'a> Parser<'a> {
         self.take_scratch_exprs(mark)
     }
 
-    /// The expressions pushed on the scratch stack since `mark`, as an exactly sized
-    /// vector (one allocation, no regrowth).
-    fn take_scratch_exprs(&mut self, mark: usize) -> Vec<ExprId> {
-        let v = self.scratch_exprs[mark..].to_vec();
+    /// The expressions pushed on the scratch stack since `mark`, as a list of the
+    /// item's arena.
+    pub(super) fn take_scratch_exprs(&mut self, mark: usize) -> ExprList {
+        let list = self.arena.alloc_expr_list(&self.scratch_exprs[mark..]);
         self.scratch_exprs.truncate(mark);
-        v
+        list
     }
 
     /// Comma-separated expressions up to and including `close` (a trailing comma
@@ -1104,7 +1104,7 @@ impl<'a> Parser<'a> {
         self.bump_over();
         if self.eat(T::CloseBracket) {
             let span = self.rel_from(lo);
-            return self.alloc_expr(ExprKind::Array(Vec::new()), span);
+            return self.alloc_expr(ExprKind::Array(ExprList::default()), span);
         }
         let first = self.parse_expr();
         if self.eat(T::Semi) {
@@ -1257,7 +1257,7 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        let fields = self.scratch_fields[mark..].to_vec();
+        let fields = self.arena.alloc_field_list(&self.scratch_fields[mark..]);
         self.scratch_fields.truncate(mark);
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::StructLit(path, fields), span)

@@ -6,7 +6,7 @@ use super::Parser;
 use crate::diag::Diagnostic;
 use crate::limits::MAX_LITERAL_LEN;
 use crate::span::Span;
-use crate::syntax::ast::{ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, LitValue};
+use crate::syntax::ast::{ExprId, ExprKind, ExprList, FmtPiece, IntLit, IntSuffix, LitValue};
 use crate::syntax::lexer::{literal_suffix_start, Base, LiteralKind, TokenKind as T};
 
 impl<'a> Parser<'a> {
@@ -192,9 +192,9 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let mut pieces = Vec::new();
-        let mut args = Vec::new();
         if self.eat(close) {
             let span = self.rel_from(lo);
+            let args = ExprList::default();
             return self.alloc_expr(ExprKind::Println { pieces, args }, span);
         }
         let fmt_tok = self.tok();
@@ -226,6 +226,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        let mark = self.scratch_exprs.len();
         loop {
             if self.eat(close) {
                 break;
@@ -252,17 +253,18 @@ impl<'a> Parser<'a> {
             if let ExprKind::Assign(..) = self.arena[e].kind {
                 self.unsupported("named arguments in `println!`", arg_lo, self.prev_hi());
             }
-            args.push(e);
+            self.scratch_exprs.push(e);
         }
+        let args = self.take_scratch_exprs(mark);
         if let Some(holes) = holes {
-            self.check_format_args(holes, &args, fmt_tok.lo, fmt_tok.hi);
+            self.check_format_args(holes, args, fmt_tok.lo, fmt_tok.hi);
         }
         let span = self.rel_from(lo);
         self.alloc_expr(ExprKind::Println { pieces, args }, span)
     }
 
     /// rustc's count check between `{}` holes and arguments.
-    fn check_format_args(&mut self, holes: usize, args: &[ExprId], lo: u32, hi: u32) {
+    fn check_format_args(&mut self, holes: usize, args: ExprList, lo: u32, hi: u32) {
         let n = args.len();
         if holes > n {
             let pl = if holes == 1 { "" } else { "s" };
@@ -276,9 +278,8 @@ impl<'a> Parser<'a> {
                 Span::new(lo, hi),
             ));
         } else if n > holes {
-            let extra = &args[holes..];
-            let first = self.arena[extra[0]].span.shift(self.base);
-            let msg = if extra.len() == 1 {
+            let first = self.arena[self.arena[args][holes]].span.shift(self.base);
+            let msg = if n - holes == 1 {
                 "argument never used"
             } else {
                 "multiple unused formatting arguments"

@@ -477,6 +477,9 @@ impl<'a> Parser<'a> {
         used.exprs.clear();
         used.stmts.clear();
         used.types.clear();
+        used.expr_lists.clear();
+        used.stmt_lists.clear();
+        used.field_inits.clear();
         self.arena_pool.push(used);
     }
 
@@ -485,6 +488,9 @@ impl<'a> Parser<'a> {
         self.arena.exprs.clear();
         self.arena.stmts.clear();
         self.arena.types.clear();
+        self.arena.expr_lists.clear();
+        self.arena.stmt_lists.clear();
+        self.arena.field_inits.clear();
     }
 
     /// Takes the finished nodes of the current item as an exactly sized arena, leaving
@@ -494,6 +500,9 @@ impl<'a> Parser<'a> {
             exprs: take_exact(&mut self.arena.exprs),
             stmts: take_exact(&mut self.arena.stmts),
             types: take_exact(&mut self.arena.types),
+            expr_lists: take_exact(&mut self.arena.expr_lists),
+            stmt_lists: take_exact(&mut self.arena.stmt_lists),
+            field_inits: take_exact(&mut self.arena.field_inits),
         }
     }
 

@@ -105,7 +105,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let stmts = self.scratch_stmts[mark..].to_vec();
+        let stmts = self.arena.alloc_stmt_list(&self.scratch_stmts[mark..]);
         self.scratch_stmts.truncate(mark);
         Block { stmts, tail }
     }

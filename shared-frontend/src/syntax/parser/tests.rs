@@ -1279,3 +1279,53 @@ fn wildcard_for_binding() {
         "#]],
     );
 }
+
+#[test]
+fn child_lists_live_in_the_item_arena() {
+    use crate::syntax::ast::{Expr, ExprKind, ItemKind, StmtKind};
+    let ast = parse_file(
+        "fn f() { let a = g(1, 2); let s = S { x: a, y: [a, a] }; println!(\"{}\", a); }",
+    )
+    .0;
+    let ItemKind::Fn(f) = &ast.items[0].kind else {
+        panic!("not a function");
+    };
+    let arena = &f.arena;
+    let ExprKind::Block(body) = arena[f.body].kind else {
+        panic!("body is not a block");
+    };
+    assert_eq!(arena[body.stmts].len(), 3);
+    let StmtKind::Let { init, .. } = arena[arena[body.stmts][0]].kind else {
+        panic!("not a let");
+    };
+    let ExprKind::Call(_, args) = arena[init].kind else {
+        panic!("not a call");
+    };
+    let args: Vec<_> = arena[args].iter().map(|&a| &arena[a].kind).collect();
+    assert!(matches!(args[..], [ExprKind::Int(_), ExprKind::Int(_)]));
+    let StmtKind::Let { init, .. } = arena[arena[body.stmts][1]].kind else {
+        panic!("not a let");
+    };
+    let ExprKind::StructLit(_, fields) = &arena[init].kind else {
+        panic!("not a struct literal");
+    };
+    let names: Vec<_> = arena[*fields]
+        .iter()
+        .map(|f| f.name.name.as_str())
+        .collect();
+    assert_eq!(names, ["x", "y"]);
+    let ExprKind::Array(elems) = arena[arena[*fields][1].value].kind else {
+        panic!("not an array");
+    };
+    assert_eq!(arena[elems].len(), 2);
+    // Every list of the item is in the arena's side vectors, nothing else.
+    assert_eq!(arena.expr_lists.len(), 2 + 2 + 1);
+    assert_eq!(arena.stmt_lists.len(), 3);
+    assert_eq!(arena.field_inits.len(), 2);
+    // Lists are ranges, so a node is no larger than its widest fixed-size variant.
+    assert!(
+        std::mem::size_of::<Expr>() <= 64,
+        "an expression node takes {} bytes",
+        std::mem::size_of::<Expr>()
+    );
+}

@@ -162,6 +162,7 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     // analyses stay exact if they are at the start.
     let exact = f.blocks.len().saturating_mul(f.vregs.len()) <= fold::MAX_TRACKED;
     sc.superset_classes_ok = exact;
+    sc.skip_unreachable = exact;
     let mut todo = ALL;
     for _ in 0..MAX_ROUNDS {
         if todo == 0 {

@@ -243,6 +243,10 @@ fn propagate_local(
     copy_of.clear();
     copy_of.resize(n, (NONE, 0, 0));
     let vregs = &f.vregs;
+    // Blocks unreachable from the entry may be left alone (see
+    // `Scratch::skip_unreachable`; `propagate_global` computed the block order).
+    let skip_unreachable = sc.skip_unreachable;
+    let rpo_index = &sc.rpo_index;
     // A copy is only propagated within its block: a block without one has nothing to
     // rewrite (the versions of its writes matter to no later block either).
     let mut last_block = NONE;
@@ -251,6 +255,9 @@ fn propagate_local(
             continue;
         }
         last_block = bi;
+        if skip_unreachable && rpo_index[bi as usize] == NONE {
+            continue;
+        }
         let b = &mut f.blocks[bi as usize];
         // Versions only grow, so entries recorded before this block are older than this.
         let block_start = clock;

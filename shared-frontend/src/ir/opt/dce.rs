@@ -2,6 +2,11 @@
 //! backward liveness analysis over the registers that live across blocks (bitsets per
 //! block) and a backward scan within each block. Calls, prints, stores and copies to
 //! memory always stay.
+//!
+//! Within [`super::optimize`], blocks unreachable from the entry are left as they are
+//! (see [`Scratch::skip_unreachable`]): nothing they do is seen by a reachable block
+//! (their reads make nothing live there), and CFG simplification drops them whole later
+//! in the same round.
 
 use super::visit::{
     def_of, for_each_use, is_pure, successors, term_use, uses_then_def, RegClasses, Scratch, NONE,
@@ -124,7 +129,8 @@ struct Dce {
     /// Per block, whether an edge in `order` goes to it from a block no later in
     /// reverse postorder (a sweep in postorder reads its live-in set before updating it).
     retreat_target: Vec<bool>,
-    /// The blocks not in `order` (unreachable from the entry).
+    /// The blocks not in `order` (unreachable from the entry) that are scanned: none
+    /// when [`Scratch::skip_unreachable`].
     unreachable: Vec<u32>,
     /// The live globals at the scan's point (see [`Dce::scan_live`]), and the globals the
     /// scanned block reads before writing and those it writes.
@@ -189,8 +195,10 @@ impl Dce {
             [b, s0, s1]
         }));
         dce.unreachable.clear();
-        dce.unreachable
-            .extend((0..nb as u32).filter(|&b| rpo_index[b as usize] == NONE));
+        if !sc.skip_unreachable {
+            dce.unreachable
+                .extend((0..nb as u32).filter(|&b| rpo_index[b as usize] == NONE));
+        }
         dce.live_stamp.clear();
         dce.live_stamp.resize(f.vregs.len(), 0);
         dce
@@ -384,7 +392,8 @@ impl Dce {
         self.classes.recompute(f, &mut self.block_of);
     }
 
-    /// One round over every block: gen/kill, liveness, scan.
+    /// One round over the blocks (the reachable ones, then those in `unreachable`):
+    /// gen/kill, liveness, scan.
     fn all_blocks(&mut self, f: &mut IrFunction, stats: &mut OptStats) {
         let nb = f.blocks.len();
         let g = self.classes.globals.len();
@@ -400,8 +409,11 @@ impl Dce {
             self.live_out = BitSet::new(0, g, std::mem::take(&mut self.live_out.words));
         }
         self.removed_global_read = false;
-        for bi in 0..nb {
-            self.scan(f, bi, stats);
+        for i in 0..self.order.len() {
+            self.scan(f, self.order[i][0] as usize, stats);
+        }
+        for i in 0..self.unreachable.len() {
+            self.scan(f, self.unreachable[i] as usize, stats);
         }
     }
 

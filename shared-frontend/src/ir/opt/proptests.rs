@@ -457,7 +457,12 @@ pub(super) fn optimize_every_pass_every_round(f: &IrFunction) -> (IrFunction, Op
     if !well_formed_registers(&f) {
         return (f, stats);
     }
-    let mut sc = visit::Scratch::default();
+    // The classes are recomputed whenever stale (no superset), but blocks unreachable
+    // from the entry are left alone as `optimize` leaves them when exact.
+    let mut sc = visit::Scratch {
+        skip_unreachable: f.blocks.len().saturating_mul(f.vregs.len()) <= fold::MAX_TRACKED,
+        ..visit::Scratch::default()
+    };
     let mut bufs = fold::FoldBufs::default();
     for _ in 0..MAX_ROUNDS {
         stats.rounds += 1;

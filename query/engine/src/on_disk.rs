@@ -1096,6 +1096,26 @@ impl Store {
         Some(self.key_entry(self.record(i)?.key)?.1)
     }
 
+    /// Node `i`'s key bytes without checking its record again: for a node whose record
+    /// was checked when it was loaded (`cache_dir::ensure`), read by a caller that checks
+    /// the decoded key against that record's key fingerprint (as `fetch::key_of` does),
+    /// so that bytes other than the checked ones cannot pass for its key.
+    pub(crate) fn loaded_key_bytes(&self, i: u32) -> Option<&[u8]> {
+        if u64::from(i) >= self.index.nodes {
+            return None;
+        }
+        let records = slice(&self.bytes, self.index.records)?;
+        let bodies = slice(&self.bytes, self.index.bodies)?;
+        let start = grouped_offset(records, self.index.nodes as usize, i as usize)? as usize;
+        let b = bodies.get(start..)?;
+        // The checksum, the kind and the flags byte, then the key's index.
+        let mut at = RECORD_SUM;
+        varint(b, &mut at)?;
+        at += 1;
+        let key = varint(b, &mut at)?;
+        Some(self.key_entry(key)?.1)
+    }
+
     /// Node `i`'s value bytes: `None` if it has no value, an error if its record is
     /// damaged.
     pub(crate) fn value(&self, i: u32) -> Option<Result<&[u8], Damaged>> {
@@ -1440,6 +1460,7 @@ mod tests {
             assert_eq!(r.fp, fp(i));
             assert_eq!(r.deps().collect::<Vec<_>>(), deps);
             assert_eq!(store.key_bytes(i).unwrap(), key(i));
+            assert_eq!(store.loaded_key_bytes(i).unwrap(), key(i));
             assert_eq!(
                 store.value_bytes(i),
                 i.is_multiple_of(3).then(|| value(i)).as_deref()

@@ -1,7 +1,7 @@
 //! The checks of a stored link state's code started ahead, on a thread of their own
 //! (`LinkState::check_code_ahead`): the image made afterwards is the same, each code chunk
-//! is hashed once whichever thread gets to it, and a damaged chunk still makes the image
-//! fail, wherever it is.
+//! is hashed once whichever thread gets to it (but for one the threads may meet on), and a
+//! damaged chunk still makes the image fail, wherever it is.
 
 use std::sync::Arc;
 
@@ -78,7 +78,7 @@ fn open(bytes: &[u8]) -> LinkState {
 }
 
 #[test]
-fn checked_ahead_the_image_is_the_same_and_each_chunk_is_hashed_once() {
+fn checked_ahead_the_image_is_the_same_and_the_chunks_are_hashed_once() {
     let (bytes, code_len) = base_bytes();
     let plain = open(&bytes);
     let at_open = plain.base_bytes_read();
@@ -92,8 +92,14 @@ fn checked_ahead_the_image_is_the_same_and_each_chunk_is_hashed_once() {
         let image = ahead.image().unwrap();
         assert_eq!(image.code(), expected.code());
         assert_eq!(image.hash(), expected.hash());
-        // Every chunk hashed once, by one thread or the other: what the image alone read.
-        assert_eq!(ahead.base_bytes_read() - at_open, plain_read);
+        // Every chunk hashed once, by one thread or the other (what the image alone
+        // read), but for the one both may meet on, which the image hashes rather than
+        // waiting for.
+        let read = ahead.base_bytes_read() - at_open;
+        assert!(
+            (plain_read..=plain_read + 4096).contains(&read),
+            "{read} bytes read, {plain_read} without the thread"
+        );
     }
 }
 

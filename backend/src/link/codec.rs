@@ -238,9 +238,9 @@ pub(crate) struct Base {
     n_relocs: usize,
     code_at: usize,
     code_sums: usize,
-    /// Each code chunk's state: [`UNCHECKED`], [`CHECKING`] (by one thread, which then
-    /// sets it) or [`GOOD`]. A chunk found damaged goes back to `UNCHECKED`: each use
-    /// checks it again and fails again.
+    /// Each code chunk's state: [`UNCHECKED`], [`CHECKING`] (by the thread that claimed
+    /// it, which then sets it) or [`GOOD`]. A chunk found damaged goes back to
+    /// `UNCHECKED`: each use checks it again and fails again.
     code_checked: Box<[AtomicU8]>,
     /// Bytes of the file read so far (checked blocks, records, code).
     read: AtomicU64,
@@ -485,27 +485,23 @@ impl Base {
     /// Checks `bytes` as code chunk `k` (all of it: [`CHUNK`] bytes, fewer for the last),
     /// unless that chunk was checked already: the bytes of the file's code, read here or
     /// through another mapping of the same file. A chunk that another thread is checking
-    /// ([`Base::check_code`]) is waited for; each chunk is hashed once.
+    /// at that moment ([`Base::check_code`]) is hashed here too rather than waited for (the
+    /// other thread may be descheduled), and its state left to that thread.
     pub fn check_chunk(&self, k: usize, bytes: &[u8]) -> Result<(), DecodeError> {
-        let mut spins = 0u32;
-        loop {
-            match self.code_checked[k].compare_exchange(
-                UNCHECKED,
-                CHECKING,
-                Ordering::Acquire,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return self.hash_chunk(k, bytes),
-                Err(GOOD) => return Ok(()),
-                Err(_) => {
-                    // Another thread is hashing it (a fraction of a microsecond).
-                    spins += 1;
-                    if spins < 256 {
-                        std::hint::spin_loop();
-                    } else {
-                        std::thread::yield_now();
-                    }
+        match self.code_checked[k].compare_exchange(
+            UNCHECKED,
+            CHECKING,
+            Ordering::Acquire,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => self.hash_chunk(k, bytes),
+            Err(GOOD) => Ok(()),
+            Err(_) => {
+                self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                if xxh3_64(bytes) != u64_at(self.b(), self.code_sums + 8 * k) {
+                    return Err(DecodeError::Checksum);
                 }
+                Ok(())
             }
         }
     }

@@ -38,14 +38,14 @@
 //! # Stamps taken ahead
 //!
 //! The first build on a loaded cache re-executes the stamp of every path the previous
-//! session looked at (each module's two candidate files), one after the other, each after
-//! the engine has found and decoded its node. When the loader is the file system's
+//! session looked at (each module's two candidate files), one after the other, with the
+//! engine's work on each node in between. When the loader is the file system's
 //! ([`FsLoader`]) and there are many such paths, [`Ahead::start`] reads their metadata on a
 //! second thread, in the order the session's start re-executes them, so that the main
 //! thread finds most of them read. A stamp taken ahead is the same stamp: its `now` is read
 //! on that thread just before its metadata, in this build, and each is used once (a path
 //! stamped again, in a later build or by verify mode, is read again). The main thread
-//! reads a path itself when the thread has not come to it yet.
+//! reads a path itself when the thread has not come to it yet, or is reading it.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -204,31 +204,18 @@ impl Ahead {
                 .position(|p| p == path)?;
         self.next.set(i + 1);
         let e = &shared.entries[i];
-        let mut spins = 0u32;
-        loop {
-            match e
+        match e
+            .state
+            .compare_exchange(FREE, USED, Ordering::Acquire, Ordering::Acquire)
+        {
+            // Read by the caller: not come to yet, used already, or being read (the
+            // thread may be descheduled, so it is not waited for; what it reads is unused).
+            Ok(_) | Err(USED) | Err(READING) => None,
+            Err(_) => e
                 .state
-                .compare_exchange(FREE, USED, Ordering::Acquire, Ordering::Acquire)
-            {
-                Ok(_) | Err(USED) => return None,
-                Err(READ) => {
-                    if e.state
-                        .compare_exchange(READ, USED, Ordering::Acquire, Ordering::Relaxed)
-                        .is_ok()
-                    {
-                        return e.stat.get().cloned();
-                    }
-                }
-                // Being read: a stat takes about a microsecond.
-                Err(_) => {
-                    spins += 1;
-                    if spins < 256 {
-                        std::hint::spin_loop();
-                    } else {
-                        std::thread::yield_now();
-                    }
-                }
-            }
+                .compare_exchange(READ, USED, Ordering::Acquire, Ordering::Relaxed)
+                .ok()
+                .and_then(|_| e.stat.get().cloned()),
         }
     }
 

@@ -34,7 +34,7 @@
 //! size before it is used.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use shared_frontend::sema::def::{DefId, DefPathHash};
 use xxhash_rust::xxh3::xxh3_64;
@@ -218,6 +218,13 @@ pub trait BaseBytes: AsRef<[u8]> + Send + Sync {
 
 impl BaseBytes for Vec<u8> {}
 
+/// A code chunk not checked yet (or found damaged).
+const UNCHECKED: u8 = 0;
+/// A code chunk one thread is checking.
+const CHECKING: u8 = 1;
+/// A code chunk found intact.
+const GOOD: u8 = 2;
+
 /// A base file, read in place.
 pub(crate) struct Base {
     bytes: Box<dyn BaseBytes>,
@@ -231,7 +238,10 @@ pub(crate) struct Base {
     n_relocs: usize,
     code_at: usize,
     code_sums: usize,
-    code_checked: Box<[AtomicBool]>,
+    /// Each code chunk's state: [`UNCHECKED`], [`CHECKING`] (by the thread that claimed
+    /// it, which then sets it) or [`GOOD`]. A chunk found damaged goes back to
+    /// `UNCHECKED`: each use checks it again and fails again.
+    code_checked: Box<[AtomicU8]>,
     /// Bytes of the file read so far (checked blocks, records, code).
     read: AtomicU64,
 }
@@ -328,7 +338,7 @@ impl Base {
             n_relocs,
             code_at,
             code_sums,
-            code_checked: (0..cb).map(|_| AtomicBool::new(false)).collect(),
+            code_checked: (0..cb).map(|_| AtomicU8::new(UNCHECKED)).collect(),
             read: AtomicU64::new((slots_at + code_at - edges_end) as u64),
             bytes,
         })
@@ -474,17 +484,60 @@ impl Base {
 
     /// Checks `bytes` as code chunk `k` (all of it: [`CHUNK`] bytes, fewer for the last),
     /// unless that chunk was checked already: the bytes of the file's code, read here or
-    /// through another mapping of the same file.
+    /// through another mapping of the same file. A chunk that another thread is checking
+    /// at that moment ([`Base::check_code`]) is hashed here too rather than waited for (the
+    /// other thread may be descheduled), and its state left to that thread.
     pub fn check_chunk(&self, k: usize, bytes: &[u8]) -> Result<(), DecodeError> {
-        if self.code_checked[k].load(Ordering::Relaxed) {
-            return Ok(());
+        match self.code_checked[k].compare_exchange(
+            UNCHECKED,
+            CHECKING,
+            Ordering::Acquire,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => self.hash_chunk(k, bytes),
+            Err(GOOD) => Ok(()),
+            Err(_) => {
+                self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                if xxh3_64(bytes) != u64_at(self.b(), self.code_sums + 8 * k) {
+                    return Err(DecodeError::Checksum);
+                }
+                Ok(())
+            }
         }
+    }
+
+    /// Hashes chunk `k`, which this thread claimed (`CHECKING`), and records the result.
+    fn hash_chunk(&self, k: usize, bytes: &[u8]) -> Result<(), DecodeError> {
         self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         if xxh3_64(bytes) != u64_at(self.b(), self.code_sums + 8 * k) {
+            self.code_checked[k].store(UNCHECKED, Ordering::Release);
             return Err(DecodeError::Checksum);
         }
-        self.code_checked[k].store(true, Ordering::Relaxed);
+        self.code_checked[k].store(GOOD, Ordering::Release);
         Ok(())
+    }
+
+    /// Checks the code chunks, first to last, through this base's own bytes, skipping
+    /// those another thread has claimed; stops at the first damaged one (whoever uses it
+    /// checks it again and reports it). Run on a thread of its own
+    /// ([`crate::LinkState::check_code_ahead`]) while the build does other work, so that
+    /// making the image ([`crate::LinkState::image`], which checks the chunks from last to
+    /// first) finds most of them checked.
+    pub fn check_code(&self) {
+        let code_len = self.scalars.code_len;
+        for k in 0..self.code_checked.len() {
+            if self.code_checked[k]
+                .compare_exchange(UNCHECKED, CHECKING, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            let s = self.code_at + k * CHUNK;
+            let e = self.code_at + ((k + 1) * CHUNK).min(code_len);
+            if self.hash_chunk(k, &self.b()[s..e]).is_err() {
+                return;
+            }
+        }
     }
 
     /// The file the base was read from and the offset of its code there (page-aligned),

@@ -96,6 +96,11 @@ pub use values::{
 pub struct Host {
     pub loader: Option<Arc<dyn FileLoader>>,
     pub change_detection: ChangeDetection,
+    /// The loader is the file system's ([`FsLoader`]): the first build on a loaded cache
+    /// may read the files' metadata ahead, on a second thread (`stamp::Ahead`).
+    pub file_system: bool,
+    /// The metadata read ahead for the current build.
+    pub ahead: stamp::Ahead,
 }
 
 define_queries! {
@@ -397,8 +402,13 @@ impl Session {
     /// Builds up to `goal`. Every build after the first starts a new revision, so the
     /// files are stamped again.
     pub fn build(&mut self, goal: Goal) -> Build {
+        self.db.host.ahead = stamp::Ahead::default();
         if self.builds > 0 {
             self.db.runtime_mut().new_revision();
+        } else if self.db.host.file_system && self.db.host.change_detection == ChangeDetection::Stat
+        {
+            let paths = self.db.volatile_keys::<rq::file_stamp>();
+            self.db.host.ahead = stamp::Ahead::start(paths);
         }
         self.builds += 1;
         let db = &self.db;
@@ -488,12 +498,24 @@ impl Session {
 
 /// One build in a fresh session (a `rill` process): load the cache, build, save.
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
+    build_in(loader, false, root, goal, options)
+}
+
+/// [`build`]; `file_system` tells that `loader` is [`FsLoader`].
+fn build_in(
+    loader: Arc<dyn FileLoader>,
+    file_system: bool,
+    root: &Path,
+    goal: Goal,
+    options: BuildOptions,
+) -> Build {
     let start = Instant::now();
     let exit_after = options.exit_after;
     // What a rebuild from scratch needs, kept only where verify mode may ask for one.
     let again = (options.engine.verify != Verify::Off)
         .then(|| (Arc::clone(&loader), options.for_another_build()));
     let mut session = Session::new(loader, root, goal, options);
+    session.db.host.file_system = file_system;
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));
@@ -519,7 +541,7 @@ pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: Buil
 
 /// [`build`] from the file system.
 pub fn build_path(root: &Path, goal: Goal, options: BuildOptions) -> Build {
-    build(Arc::new(FsLoader), root, goal, options)
+    build_in(Arc::new(FsLoader), true, root, goal, options)
 }
 
 /// The key of an event of the engine's log as a person reads it: an item as its def path

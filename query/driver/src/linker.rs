@@ -23,7 +23,8 @@
 //! memory-mapped and read in place: opening it reads its header and directory, the
 //! journal's records are applied, and the rest is checked when first used. The image maps
 //! the base's code from the file too ([`LinkState::image`]), so a build that changed
-//! nothing copies no code. A state that
+//! nothing copies no code; the checks of that code start on a second thread as the state
+//! is opened ([`LinkState::check_code_ahead`]). A state that
 //! does not lead to the loaded cache's generation (older, or a write cut short) is
 //! ignored; a damaged one is a warning; either way the build links from scratch.
 
@@ -91,7 +92,14 @@ impl Linker {
         warnings: &mut Vec<String>,
     ) -> Linker {
         let state = generation.and_then(|g| match load(&dir, g) {
-            Ok(state) => state,
+            Ok(state) => {
+                // The image made at the link checks every chunk of the base's code; most
+                // of that is done meanwhile, while the session re-validates its queries.
+                if let Some(state) = &state {
+                    state.check_code_ahead();
+                }
+                state
+            }
             Err(e) => {
                 warnings.push(format!(
                     "link state: `{}` ignored: {e}; linking from scratch",

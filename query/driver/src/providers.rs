@@ -35,7 +35,12 @@ use rustc_hash::FxHashMap;
 // Files and the crate's structure.
 
 pub(super) fn p_file_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
-    stamp::stamp(db.host.loader.as_deref(), &path, db.host.change_detection)
+    stamp::stamp_with(
+        db.host.loader.as_deref(),
+        &path,
+        db.host.change_detection,
+        &db.host.ahead,
+    )
 }
 
 /// The text is read only when the stamp changed (or when a dependent needs the bytes of

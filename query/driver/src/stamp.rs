@@ -34,12 +34,26 @@
 //!
 //! The ctime makes an edit visible even when the mtime is put back
 //! (`File::set_modified`, `touch -d`, `cp -p`): no user can set it.
+//!
+//! # Stamps taken ahead
+//!
+//! The first build on a loaded cache re-executes the stamp of every path the previous
+//! session looked at (each module's two candidate files), one after the other, with the
+//! engine's work on each node in between. When the loader is the file system's
+//! ([`FsLoader`]) and there are many such paths, [`Ahead::start`] reads their metadata on a
+//! second thread, in the order the session's start re-executes them, so that the main
+//! thread finds most of them read. A stamp taken ahead is the same stamp: its `now` is read
+//! on that thread just before its metadata, in this build, and each is used once (a path
+//! stamped again, in a later build or by verify mode, is read again). The main thread
+//! reads a path itself when the thread has not come to it yet, or is reading it.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
-use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat};
+use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat, FsLoader};
 
 use crate::values::{ChangeDetection, FileStamp, FileText};
 
@@ -81,12 +95,26 @@ pub fn stamp(
     path: &Path,
     detection: ChangeDetection,
 ) -> FileStamp {
+    stamp_with(loader, path, detection, &Ahead::default())
+}
+
+/// [`stamp`], with the metadata taken from `ahead` when it read the path in this build.
+pub(crate) fn stamp_with(
+    loader: Option<&dyn FileLoader>,
+    path: &Path,
+    detection: ChangeDetection,
+    ahead: &Ahead,
+) -> FileStamp {
     let stat = match (detection, loader) {
         (ChangeDetection::Stat, Some(loader)) => {
-            let now = system_time_ns(SystemTime::now());
-            loader
-                .stat(path)
-                .map(|stat| (is_racy(&stat, now) && stat.kind == FileKind::File, stat))
+            let (now, stat) = match ahead.take(path) {
+                Some((now, stat)) => (now, Some(stat)),
+                None => {
+                    let now = system_time_ns(SystemTime::now());
+                    (now, loader.stat(path))
+                }
+            };
+            stat.map(|stat| (is_racy(&stat, now) && stat.kind == FileKind::File, stat))
         }
         _ => None,
     };
@@ -97,6 +125,131 @@ pub fn stamp(
     FileStamp {
         stat,
         text: read_it.then(|| Arc::new(read(loader, path))),
+    }
+}
+
+/// Paths from which [`Ahead::start`] starts a thread (starting one costs some 30 µs, a
+/// stat about 1 µs).
+pub const AHEAD_MIN_PATHS: usize = 64;
+
+/// How far past the expected path [`Ahead::take`] looks for the one asked for.
+const LOOK_AHEAD: usize = 4;
+
+/// An entry not taken by either thread.
+const FREE: u8 = 0;
+/// An entry the second thread is reading.
+const READING: u8 = 1;
+/// An entry the second thread read (its metadata is set).
+const READ: u8 = 2;
+/// An entry used, or claimed by the main thread to read itself.
+const USED: u8 = 3;
+
+/// The metadata of the paths a session's start will stamp, read ahead on a second thread
+/// (see the module's docs). The default holds nothing.
+#[derive(Default)]
+pub struct Ahead {
+    shared: Option<Arc<AheadPaths>>,
+    /// The next path the main thread is expected to stamp: the session's start stamps
+    /// them in their order, so a path is found without hashing it.
+    next: Cell<usize>,
+}
+
+/// The paths and what was read of each.
+pub struct AheadPaths {
+    paths: Vec<PathBuf>,
+    entries: Vec<AheadEntry>,
+}
+
+struct AheadEntry {
+    state: AtomicU8,
+    /// The time read just before the metadata, and the metadata.
+    stat: OnceLock<(i128, FileStat)>,
+}
+
+impl Ahead {
+    /// Starts reading the metadata of `paths` (with [`FsLoader`]) on a thread of its own,
+    /// in their order, when there are at least [`AHEAD_MIN_PATHS`]; else holds nothing.
+    pub fn start(paths: Vec<PathBuf>) -> Ahead {
+        if paths.len() < AHEAD_MIN_PATHS {
+            return Ahead::default();
+        }
+        let entries = (0..paths.len())
+            .map(|_| AheadEntry {
+                state: AtomicU8::new(FREE),
+                stat: OnceLock::new(),
+            })
+            .collect();
+        let shared = Arc::new(AheadPaths { paths, entries });
+        let worker = Arc::clone(&shared);
+        // A thread that cannot be started leaves every path to the main thread.
+        let started = std::thread::Builder::new()
+            .name("file-stamps".to_string())
+            .spawn(move || worker.read_all());
+        Ahead {
+            shared: started.is_ok().then_some(shared),
+            next: Cell::new(0),
+        }
+    }
+
+    /// The time and metadata read ahead for `path`, once; `None` when it is not among the
+    /// next few of the paths (a path out of order is read by the caller), was used
+    /// already, or the thread has not come to it (then it never will).
+    fn take(&self, path: &Path) -> Option<(i128, FileStat)> {
+        let shared = self.shared.as_ref()?;
+        let from = self.next.get();
+        let end = shared.paths.len().min(from + LOOK_AHEAD);
+        let i = from
+            + shared.paths[from.min(end)..end]
+                .iter()
+                .position(|p| p == path)?;
+        self.next.set(i + 1);
+        let e = &shared.entries[i];
+        match e
+            .state
+            .compare_exchange(FREE, USED, Ordering::Acquire, Ordering::Acquire)
+        {
+            // Read by the caller: not come to yet, used already, or being read (the
+            // thread may be descheduled, so it is not waited for; what it reads is unused).
+            Ok(_) | Err(USED) | Err(READING) => None,
+            Err(_) => e
+                .state
+                .compare_exchange(READ, USED, Ordering::Acquire, Ordering::Relaxed)
+                .ok()
+                .and_then(|_| e.stat.get().cloned()),
+        }
+    }
+
+    /// How many paths it was started with (0: no thread).
+    pub fn len(&self) -> usize {
+        self.shared.as_ref().map_or(0, |s| s.paths.len())
+    }
+
+    /// Whether it holds no paths.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl AheadPaths {
+    /// The second thread: reads each path the main thread has not claimed, in order.
+    fn read_all(&self) {
+        for (path, e) in self.paths.iter().zip(&self.entries) {
+            if e.state
+                .compare_exchange(FREE, READING, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            let now = system_time_ns(SystemTime::now());
+            let stat = FsLoader.stat(path);
+            if let Some(stat) = stat {
+                let _ = e.stat.set((now, stat));
+                e.state.store(READ, Ordering::Release);
+            } else {
+                // Not reached with `FsLoader`, which always has metadata.
+                e.state.store(USED, Ordering::Release);
+            }
+        }
     }
 }
 

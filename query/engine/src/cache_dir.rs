@@ -298,6 +298,15 @@ impl Loaded {
         }
     }
 
+    /// [`Loaded::key_bytes`] of a node whose record was checked when it was loaded,
+    /// without checking it again (see `Store::loaded_key_bytes`).
+    pub(crate) fn loaded_key_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
+        match self.delta.nodes.get(&prev.get()) {
+            Some(n) => self.delta.bytes.get(n.key.clone()),
+            None => self.store.loaded_key_bytes(prev.get()),
+        }
+    }
+
     pub(crate) fn value_bytes(&self, prev: PrevIndex) -> Option<&[u8]> {
         self.value(prev)?.ok()
     }

@@ -217,7 +217,9 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     if let Some(slot) = slot {
         return Some(Q::storage(db).inner.borrow().slot(slot).key.clone());
     }
-    let bytes = rt.prev.as_ref()?.key_bytes(prev?)?;
+    // The node's record was checked when it was loaded (that is where `prev` and
+    // `key_fp` come from), and the decoded key must hash to the record's key fingerprint.
+    let bytes = rt.prev.as_ref()?.loaded_key_bytes(prev?)?;
     let key: Q::Key = crate::query::codec_decode(bytes).ok()?;
     if hash_key::<Q>(db, &key) != key_fp {
         // A damaged cache whose key bytes no longer match the node's identity.

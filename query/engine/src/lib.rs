@@ -159,6 +159,14 @@ pub trait DatabaseExt: Database {
         session::complete(self.runtime())
     }
 
+    /// The keys of the loaded `eval_always` nodes of query `Q`, in the order the session's
+    /// start will re-execute them; empty once it started, or without a loaded cache. The
+    /// keys are decoded (and checked) as the start would decode them, so that the embedder
+    /// can prepare their reads, on another thread say.
+    fn volatile_keys<Q: Query<Db = Self>>(&self) -> Vec<Q::Key> {
+        session::volatile_keys::<Q>(self)
+    }
+
     /// Brings `Q(key)` up to date without reading its value when it is green (rustc's
     /// `ensure`): a value persisted on disk stays undecoded. Only at the top level (not
     /// inside a provider, where a read must be recorded: there it is a plain read).

@@ -34,7 +34,7 @@
 use crate::dep_graph::{flags, NodeId, UNKNOWN_KIND};
 use crate::durability::Durability;
 use crate::execute::is_input;
-use crate::query::{Database, Flags};
+use crate::query::{Database, Flags, Query};
 use crate::revision::Revision;
 use crate::runtime::Runtime;
 use std::cmp::Reverse;
@@ -181,7 +181,16 @@ pub(crate) fn start<Db: Database>(db: &Db) {
     let before = lc;
     lc.record(Durability::Low, rev);
     rt.last_changed.set(lc);
+    // Once a seed is found, the push will need the reverse edges: their check starts
+    // on a second thread while the rest of the outside world is re-read.
+    let mut reverse_checked = false;
     for &id in &volatile {
+        if !reverse_checked && !seeds.is_empty() {
+            reverse_checked = true;
+            if let Some(prev) = rt.prev.as_ref() {
+                prev.store.check_reverse_ahead();
+            }
+        }
         let kind = rt.graph.borrow().node(id).kind;
         let eval_always = rt
             .kind_flags
@@ -268,6 +277,31 @@ pub(crate) fn start<Db: Database>(db: &Db) {
     let mut s = rt.session.borrow_mut();
     s.push = None;
     s.clean_below = u32::MAX;
+}
+
+/// The keys of the loaded `eval_always` nodes of `Q`, in the order [`start`] re-executes
+/// them (see `DatabaseExt::volatile_keys`).
+pub(crate) fn volatile_keys<Q: Query>(db: &Q::Db) -> Vec<Q::Key> {
+    let rt = db.runtime();
+    if !Q::FLAGS.contains(Flags::EVAL_ALWAYS) {
+        return Vec::new();
+    }
+    let ids = {
+        let s = rt.session.borrow();
+        if s.started {
+            return Vec::new();
+        }
+        s.volatile.clone()
+    };
+    ids.into_iter()
+        .filter_map(|id| {
+            crate::cache_dir::ensure(rt, id);
+            let kind = rt.graph.borrow().node(id).kind;
+            (kind == Q::KIND)
+                .then(|| crate::fetch::key_of::<Q>(db, id))
+                .flatten()
+        })
+        .collect()
 }
 
 /// Re-executes loaded node `id` (rustc's "force"); `false` if its key is lost.

@@ -495,6 +495,18 @@ static ASCII_ID_CONTINUE: [bool; 256] = {
     table
 };
 
+/// The bytes after an identifier's ASCII bytes that need a closer look: `#`, `"` and `'`
+/// (an unknown prefix) and non-ASCII bytes (the identifier may go on).
+static AFTER_IDENT_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b >= 0x80 || b == b'#' as usize || b == b'"' as usize || b == b'\'' as usize;
+        b += 1;
+    }
+    table
+};
+
 /// What a token starting with a given byte can be: the first dispatch of
 /// [`Cursor::token_kind`], one class per arm.
 #[derive(Clone, Copy)]
@@ -672,6 +684,16 @@ impl<'a> Cursor<'a> {
 
     #[inline(always)]
     fn eat_id_continue(&mut self) {
+        self.eat_ascii_id_continue();
+        let bytes = self.bytes;
+        if self.pos < bytes.len() && bytes[self.pos] >= 0x80 {
+            self.eat_id_continue_unicode();
+        }
+    }
+
+    /// Moves past ASCII identifier bytes.
+    #[inline(always)]
+    fn eat_ascii_id_continue(&mut self) {
         let bytes = self.bytes;
         let mut i = self.pos;
         // Eight bytes at a time where eight are left: the unrolled tests need no bounds
@@ -697,9 +719,6 @@ impl<'a> Cursor<'a> {
             }
         }
         self.pos = i;
-        if i < bytes.len() && bytes[i] >= 0x80 {
-            self.eat_id_continue_unicode();
-        }
     }
 
     #[cold]
@@ -782,7 +801,7 @@ impl<'a> Cursor<'a> {
                     let terminated = self.raw_string();
                     self.literal(LiteralKind::RawStr { terminated }, start)
                 }
-                _ => self.ident_or_unknown_prefix(start),
+                _ => self.ascii_ident(start, true),
             },
             ByteClass::LowerB => match (self.peek(0), self.peek(1)) {
                 (b'\'', _) => {
@@ -800,7 +819,7 @@ impl<'a> Cursor<'a> {
                     let terminated = self.raw_string();
                     self.literal(LiteralKind::RawByteStr { terminated }, start)
                 }
-                _ => self.ident_or_unknown_prefix(start),
+                _ => self.ascii_ident(start, true),
             },
             ByteClass::LowerC => match (self.peek(0), self.peek(1)) {
                 (b'"', _) => {
@@ -813,16 +832,10 @@ impl<'a> Cursor<'a> {
                     let terminated = self.raw_string();
                     self.literal(LiteralKind::RawCStr { terminated }, start)
                 }
-                _ => self.ident_or_unknown_prefix(start),
+                _ => self.ascii_ident(start, true),
             },
-            ByteClass::IdPlain => {
-                self.eat_id_continue();
-                match self.peek(0) {
-                    b'#' | b'"' | b'\'' if !self.at_end() => UnknownPrefix,
-                    _ => Ident,
-                }
-            }
-            ByteClass::IdStart => self.ident_or_unknown_prefix(start),
+            ByteClass::IdPlain => self.ascii_ident(start, false),
+            ByteClass::IdStart => self.ascii_ident(start, true),
             ByteClass::Digit => {
                 if let Some(kind) = self.plain_decimal(start) {
                     return kind;
@@ -1011,30 +1024,61 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// An identifier or keyword whose first byte, at `start`, is ASCII (the cursor after
+    /// it); `keywords` is false for a first letter that starts no keyword
+    /// ([`ByteClass::IdPlain`]). The rare continuations (a non-ASCII character, an unknown
+    /// prefix) are found by one table test on the byte after the ASCII bytes and left to
+    /// [`Cursor::ident_or_unknown_prefix`].
     #[inline(always)]
+    fn ascii_ident(&mut self, start: usize, keywords: bool) -> TokenKind {
+        self.eat_ascii_id_continue();
+        let bytes = self.bytes;
+        if let Some(&next) = bytes.get(self.pos) {
+            if AFTER_IDENT_SPECIAL[next as usize] {
+                return self.ident_or_unknown_prefix(start);
+            }
+        }
+        let len = self.pos - start;
+        if !keywords {
+            // No keyword starts with this letter, and `_` is not one of them.
+            return TokenKind::Ident;
+        }
+        self.keyword_or_ident(start, len)
+    }
+
+    /// After an identifier of `len` bytes at `start`: its keyword, `_`, or `Ident`.
+    #[inline(always)]
+    fn keyword_or_ident(&self, start: usize, len: usize) -> TokenKind {
+        if (2..=8).contains(&len) {
+            // Pack the candidate with one load where 8 bytes are available.
+            let key = match self.bytes.get(start..start + 8) {
+                Some(word) => {
+                    let word = u64::from_le_bytes([
+                        word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+                    ]);
+                    word & (u64::MAX >> (64 - 8 * len))
+                }
+                None => pack(&self.bytes[start..start + len]),
+            };
+            match Keyword::from_packed(key) {
+                Some(k) => TokenKind::Keyword(k),
+                None => TokenKind::Ident,
+            }
+        } else if len == 1 && self.bytes[start] == b'_' {
+            TokenKind::Underscore
+        } else {
+            TokenKind::Ident
+        }
+    }
+
+    /// An identifier, keyword or unknown prefix starting at `start`, the cursor after its
+    /// first character.
+    #[inline(never)]
     fn ident_or_unknown_prefix(&mut self, start: usize) -> TokenKind {
         self.eat_id_continue();
-        let len = self.pos - start;
         match self.peek(0) {
             b'#' | b'"' | b'\'' if !self.at_end() => TokenKind::UnknownPrefix,
-            _ if (2..=8).contains(&len) => {
-                // Pack the candidate with one load where 8 bytes are available.
-                let key = match self.bytes.get(start..start + 8) {
-                    Some(word) => {
-                        let word = u64::from_le_bytes([
-                            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
-                        ]);
-                        word & (u64::MAX >> (64 - 8 * len))
-                    }
-                    None => pack(&self.bytes[start..self.pos]),
-                };
-                match Keyword::from_packed(key) {
-                    Some(k) => TokenKind::Keyword(k),
-                    None => TokenKind::Ident,
-                }
-            }
-            _ if len == 1 && self.bytes[start] == b'_' => TokenKind::Underscore,
-            _ => TokenKind::Ident,
+            _ => self.keyword_or_ident(start, self.pos - start),
         }
     }
 

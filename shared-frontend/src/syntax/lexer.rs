@@ -105,33 +105,48 @@ macro_rules! keywords {
             }
 
             /// The keyword whose bytes, packed by [`pack`], are `key` (a candidate of 2
-            /// to 8 bytes): one multiplicative-hash probe and one comparison.
+            /// to 8 bytes).
             #[inline]
             fn from_packed(key: u64) -> Option<Keyword> {
+                match Keyword::token_from_packed(key) {
+                    TokenKind::Keyword(k) => Some(k),
+                    _ => None,
+                }
+            }
+
+            /// The token an identifier of 2 to 8 bytes, packed by [`pack`] into `key`,
+            /// is: its keyword or [`TokenKind::Ident`]. One multiplicative-hash probe and
+            /// one comparison choosing between the slot's token and `Ident`.
+            #[inline(always)]
+            fn token_from_packed(key: u64) -> TokenKind {
                 const ALL: &[(Keyword, &str)] = &[$((Keyword::$variant, $text),)*];
-                const TABLE: [(u64, Option<Keyword>); 1 << KEYWORD_HASH_BITS] = {
-                    let mut table = [(0u64, None); 1 << KEYWORD_HASH_BITS];
+                // Empty slots hold key 0, which no identifier packs to.
+                const TABLE: [(u64, TokenKind); 1 << KEYWORD_HASH_BITS] = {
+                    let mut table = [(0u64, TokenKind::Ident); 1 << KEYWORD_HASH_BITS];
                     let mut i = 0;
                     while i < ALL.len() {
                         let key = pack(ALL[i].1.as_bytes());
                         let slot = keyword_slot(key);
                         // A collision fails the build: pick another multiplier.
-                        assert!(table[slot].1.is_none(), "keyword hash collision");
+                        assert!(
+                            !matches!(table[slot].1, TokenKind::Keyword(_)),
+                            "keyword hash collision"
+                        );
                         // Identifiers starting with an `IdPlain` letter skip the lookup.
                         assert!(
                             !matches!(byte_class(ALL[i].1.as_bytes()[0]), ByteClass::IdPlain),
                             "a keyword starts with a letter classed as starting none"
                         );
-                        table[slot] = (key, Some(ALL[i].0));
+                        table[slot] = (key, TokenKind::Keyword(ALL[i].0));
                         i += 1;
                     }
                     table
                 };
-                let (k, kw) = TABLE[keyword_slot(key)];
+                let (k, kind) = TABLE[keyword_slot(key)];
                 if k == key {
-                    kw
+                    kind
                 } else {
-                    None
+                    TokenKind::Ident
                 }
             }
         }
@@ -1060,10 +1075,7 @@ impl<'a> Cursor<'a> {
                 }
                 None => pack(&self.bytes[start..start + len]),
             };
-            match Keyword::from_packed(key) {
-                Some(k) => TokenKind::Keyword(k),
-                None => TokenKind::Ident,
-            }
+            Keyword::token_from_packed(key)
         } else if len == 1 && self.bytes[start] == b'_' {
             TokenKind::Underscore
         } else {

@@ -1471,6 +1471,50 @@ mod tests {
         );
     }
 
+    /// Identifiers past their ASCII bytes: an unknown prefix, a non-ASCII continuation,
+    /// the end of the text, `_`, and keywords by first-letter class.
+    #[test]
+    fn identifier_endings() {
+        let text = "g#x k\"s\" fn'a' xé fé fn# _ _x self gogogogogo Self q";
+        let mut cursor = Cursor::new(text);
+        let mut found = Vec::new();
+        while let Some(t) = cursor.next_token() {
+            let start = cursor.pos() - t.len as usize;
+            if t.kind != TokenKind::Whitespace {
+                found.push((&text[start..cursor.pos()], t.kind));
+            }
+        }
+        use TokenKind::*;
+        let string = Literal {
+            kind: LiteralKind::Str { terminated: true },
+        };
+        let char = Literal {
+            kind: LiteralKind::Char { terminated: true },
+        };
+        assert_eq!(
+            found,
+            [
+                ("g", UnknownPrefix),
+                ("#", Pound),
+                ("x", Ident),
+                ("k", UnknownPrefix),
+                ("\"s\"", string),
+                ("fn", UnknownPrefix),
+                ("'a'", char),
+                ("xé", Ident),
+                ("fé", Ident),
+                ("fn", UnknownPrefix),
+                ("#", Pound),
+                ("_", Underscore),
+                ("_x", Ident),
+                ("self", Keyword(super::Keyword::SelfValue)),
+                ("gogogogogo", Ident),
+                ("Self", Keyword(super::Keyword::SelfType)),
+                ("q", Ident),
+            ]
+        );
+    }
+
     proptest! {
         /// A literal lexed on its own has the suffix it had in its context, which is what
         /// lets tokens leave the suffix start out.

@@ -105,33 +105,48 @@ macro_rules! keywords {
             }
 
             /// The keyword whose bytes, packed by [`pack`], are `key` (a candidate of 2
-            /// to 8 bytes): one multiplicative-hash probe and one comparison.
+            /// to 8 bytes).
             #[inline]
             fn from_packed(key: u64) -> Option<Keyword> {
+                match Keyword::token_from_packed(key) {
+                    TokenKind::Keyword(k) => Some(k),
+                    _ => None,
+                }
+            }
+
+            /// The token an identifier of 2 to 8 bytes, packed by [`pack`] into `key`,
+            /// is: its keyword or [`TokenKind::Ident`]. One multiplicative-hash probe and
+            /// one comparison choosing between the slot's token and `Ident`.
+            #[inline(always)]
+            fn token_from_packed(key: u64) -> TokenKind {
                 const ALL: &[(Keyword, &str)] = &[$((Keyword::$variant, $text),)*];
-                const TABLE: [(u64, Option<Keyword>); 1 << KEYWORD_HASH_BITS] = {
-                    let mut table = [(0u64, None); 1 << KEYWORD_HASH_BITS];
+                // Empty slots hold key 0, which no identifier packs to.
+                const TABLE: [(u64, TokenKind); 1 << KEYWORD_HASH_BITS] = {
+                    let mut table = [(0u64, TokenKind::Ident); 1 << KEYWORD_HASH_BITS];
                     let mut i = 0;
                     while i < ALL.len() {
                         let key = pack(ALL[i].1.as_bytes());
                         let slot = keyword_slot(key);
                         // A collision fails the build: pick another multiplier.
-                        assert!(table[slot].1.is_none(), "keyword hash collision");
+                        assert!(
+                            !matches!(table[slot].1, TokenKind::Keyword(_)),
+                            "keyword hash collision"
+                        );
                         // Identifiers starting with an `IdPlain` letter skip the lookup.
                         assert!(
                             !matches!(byte_class(ALL[i].1.as_bytes()[0]), ByteClass::IdPlain),
                             "a keyword starts with a letter classed as starting none"
                         );
-                        table[slot] = (key, Some(ALL[i].0));
+                        table[slot] = (key, TokenKind::Keyword(ALL[i].0));
                         i += 1;
                     }
                     table
                 };
-                let (k, kw) = TABLE[keyword_slot(key)];
+                let (k, kind) = TABLE[keyword_slot(key)];
                 if k == key {
-                    kw
+                    kind
                 } else {
-                    None
+                    TokenKind::Ident
                 }
             }
         }
@@ -495,6 +510,18 @@ static ASCII_ID_CONTINUE: [bool; 256] = {
     table
 };
 
+/// The bytes after an identifier's ASCII bytes that need a closer look: `#`, `"` and `'`
+/// (an unknown prefix) and non-ASCII bytes (the identifier may go on).
+static AFTER_IDENT_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b >= 0x80 || b == b'#' as usize || b == b'"' as usize || b == b'\'' as usize;
+        b += 1;
+    }
+    table
+};
+
 /// What a token starting with a given byte can be: the first dispatch of
 /// [`Cursor::token_kind`], one class per arm.
 #[derive(Clone, Copy)]
@@ -672,6 +699,16 @@ impl<'a> Cursor<'a> {
 
     #[inline(always)]
     fn eat_id_continue(&mut self) {
+        self.eat_ascii_id_continue();
+        let bytes = self.bytes;
+        if self.pos < bytes.len() && bytes[self.pos] >= 0x80 {
+            self.eat_id_continue_unicode();
+        }
+    }
+
+    /// Moves past ASCII identifier bytes.
+    #[inline(always)]
+    fn eat_ascii_id_continue(&mut self) {
         let bytes = self.bytes;
         let mut i = self.pos;
         // Eight bytes at a time where eight are left: the unrolled tests need no bounds
@@ -697,9 +734,6 @@ impl<'a> Cursor<'a> {
             }
         }
         self.pos = i;
-        if i < bytes.len() && bytes[i] >= 0x80 {
-            self.eat_id_continue_unicode();
-        }
     }
 
     #[cold]
@@ -782,7 +816,7 @@ impl<'a> Cursor<'a> {
                     let terminated = self.raw_string();
                     self.literal(LiteralKind::RawStr { terminated }, start)
                 }
-                _ => self.ident_or_unknown_prefix(start),
+                _ => self.ascii_ident(start, true),
             },
             ByteClass::LowerB => match (self.peek(0), self.peek(1)) {
                 (b'\'', _) => {
@@ -800,7 +834,7 @@ impl<'a> Cursor<'a> {
                     let terminated = self.raw_string();
                     self.literal(LiteralKind::RawByteStr { terminated }, start)
                 }
-                _ => self.ident_or_unknown_prefix(start),
+                _ => self.ascii_ident(start, true),
             },
             ByteClass::LowerC => match (self.peek(0), self.peek(1)) {
                 (b'"', _) => {
@@ -813,16 +847,10 @@ impl<'a> Cursor<'a> {
                     let terminated = self.raw_string();
                     self.literal(LiteralKind::RawCStr { terminated }, start)
                 }
-                _ => self.ident_or_unknown_prefix(start),
+                _ => self.ascii_ident(start, true),
             },
-            ByteClass::IdPlain => {
-                self.eat_id_continue();
-                match self.peek(0) {
-                    b'#' | b'"' | b'\'' if !self.at_end() => UnknownPrefix,
-                    _ => Ident,
-                }
-            }
-            ByteClass::IdStart => self.ident_or_unknown_prefix(start),
+            ByteClass::IdPlain => self.ascii_ident(start, false),
+            ByteClass::IdStart => self.ascii_ident(start, true),
             ByteClass::Digit => {
                 if let Some(kind) = self.plain_decimal(start) {
                     return kind;
@@ -1011,30 +1039,58 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// An identifier or keyword whose first byte, at `start`, is ASCII (the cursor after
+    /// it); `keywords` is false for a first letter that starts no keyword
+    /// ([`ByteClass::IdPlain`]). The rare continuations (a non-ASCII character, an unknown
+    /// prefix) are found by one table test on the byte after the ASCII bytes and left to
+    /// [`Cursor::ident_or_unknown_prefix`].
     #[inline(always)]
+    fn ascii_ident(&mut self, start: usize, keywords: bool) -> TokenKind {
+        self.eat_ascii_id_continue();
+        let bytes = self.bytes;
+        if let Some(&next) = bytes.get(self.pos) {
+            if AFTER_IDENT_SPECIAL[next as usize] {
+                return self.ident_or_unknown_prefix(start);
+            }
+        }
+        let len = self.pos - start;
+        if !keywords {
+            // No keyword starts with this letter, and `_` is not one of them.
+            return TokenKind::Ident;
+        }
+        self.keyword_or_ident(start, len)
+    }
+
+    /// After an identifier of `len` bytes at `start`: its keyword, `_`, or `Ident`.
+    #[inline(always)]
+    fn keyword_or_ident(&self, start: usize, len: usize) -> TokenKind {
+        if (2..=8).contains(&len) {
+            // Pack the candidate with one load where 8 bytes are available.
+            let key = match self.bytes.get(start..start + 8) {
+                Some(word) => {
+                    let word = u64::from_le_bytes([
+                        word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+                    ]);
+                    word & (u64::MAX >> (64 - 8 * len))
+                }
+                None => pack(&self.bytes[start..start + len]),
+            };
+            Keyword::token_from_packed(key)
+        } else if len == 1 && self.bytes[start] == b'_' {
+            TokenKind::Underscore
+        } else {
+            TokenKind::Ident
+        }
+    }
+
+    /// An identifier, keyword or unknown prefix starting at `start`, the cursor after its
+    /// first character.
+    #[inline(never)]
     fn ident_or_unknown_prefix(&mut self, start: usize) -> TokenKind {
         self.eat_id_continue();
-        let len = self.pos - start;
         match self.peek(0) {
             b'#' | b'"' | b'\'' if !self.at_end() => TokenKind::UnknownPrefix,
-            _ if (2..=8).contains(&len) => {
-                // Pack the candidate with one load where 8 bytes are available.
-                let key = match self.bytes.get(start..start + 8) {
-                    Some(word) => {
-                        let word = u64::from_le_bytes([
-                            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
-                        ]);
-                        word & (u64::MAX >> (64 - 8 * len))
-                    }
-                    None => pack(&self.bytes[start..self.pos]),
-                };
-                match Keyword::from_packed(key) {
-                    Some(k) => TokenKind::Keyword(k),
-                    None => TokenKind::Ident,
-                }
-            }
-            _ if len == 1 && self.bytes[start] == b'_' => TokenKind::Underscore,
-            _ => TokenKind::Ident,
+            _ => self.keyword_or_ident(start, self.pos - start),
         }
     }
 
@@ -1411,6 +1467,50 @@ mod tests {
                 ("c\"w\"q", 4),
                 ("'ab'", 4),
                 ("\"unterminated", 13),
+            ]
+        );
+    }
+
+    /// Identifiers past their ASCII bytes: an unknown prefix, a non-ASCII continuation,
+    /// the end of the text, `_`, and keywords by first-letter class.
+    #[test]
+    fn identifier_endings() {
+        let text = "g#x k\"s\" fn'a' xé fé fn# _ _x self gogogogogo Self q";
+        let mut cursor = Cursor::new(text);
+        let mut found = Vec::new();
+        while let Some(t) = cursor.next_token() {
+            let start = cursor.pos() - t.len as usize;
+            if t.kind != TokenKind::Whitespace {
+                found.push((&text[start..cursor.pos()], t.kind));
+            }
+        }
+        use TokenKind::*;
+        let string = Literal {
+            kind: LiteralKind::Str { terminated: true },
+        };
+        let char = Literal {
+            kind: LiteralKind::Char { terminated: true },
+        };
+        assert_eq!(
+            found,
+            [
+                ("g", UnknownPrefix),
+                ("#", Pound),
+                ("x", Ident),
+                ("k", UnknownPrefix),
+                ("\"s\"", string),
+                ("fn", UnknownPrefix),
+                ("'a'", char),
+                ("xé", Ident),
+                ("fé", Ident),
+                ("fn", UnknownPrefix),
+                ("#", Pound),
+                ("_", Underscore),
+                ("_x", Ident),
+                ("self", Keyword(super::Keyword::SelfValue)),
+                ("gogogogogo", Ident),
+                ("Self", Keyword(super::Keyword::SelfType)),
+                ("q", Ident),
             ]
         );
     }

@@ -30,48 +30,44 @@ use shared_frontend::syntax::ast::{Path, PathSegmentKind};
 const MEMO_PATH_LEN: usize = 4;
 
 /// A path as resolution sees it: the module it is written in, where it is written, and
-/// its segments without their spans (which only diagnostics use). Segments past `len`
-/// are `Crate` and take no part in hashing.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// its segments without their spans (which only diagnostics use), so that it hashes and
+/// compares as a few plain words. A segment is a symbol in `segs` and a 2-bit kind in
+/// `tag` (a name, `crate`, `self`, `super`); a keyword's symbol, and every symbol past
+/// the path's length, is [`Tables::filler`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct PathKey {
     from: DefId,
-    source: PathSource,
-    len: u8,
-    segs: [PathSegmentKind; MEMO_PATH_LEN],
+    /// The source (2 bits), the length (3 bits) and the segments' kinds (2 bits each).
+    tag: u16,
+    segs: [Symbol; MEMO_PATH_LEN],
 }
 
 impl PathKey {
-    fn new(from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
+    #[inline]
+    fn new(filler: Symbol, from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
         let segs = path.segments.as_slice();
         if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
             return None;
         }
-        let mut kinds = [PathSegmentKind::Crate; MEMO_PATH_LEN];
-        for (k, s) in kinds.iter_mut().zip(segs) {
-            *k = s.kind;
+        let mut syms = [filler; MEMO_PATH_LEN];
+        let mut tag = source as u16 | (segs.len() as u16) << 2;
+        for (i, (k, s)) in syms.iter_mut().zip(segs).enumerate() {
+            let kind = match s.kind {
+                PathSegmentKind::Name(name) => {
+                    *k = name;
+                    0
+                }
+                PathSegmentKind::Crate => 1,
+                PathSegmentKind::SelfMod => 2,
+                PathSegmentKind::Super => 3,
+            };
+            tag |= kind << (5 + 2 * i);
         }
         Some(PathKey {
             from,
-            source,
-            len: segs.len() as u8,
-            segs: kinds,
+            tag,
+            segs: syms,
         })
-    }
-}
-
-impl std::hash::Hash for PathKey {
-    /// One word per segment: lookups are frequent and most paths are short.
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.from.hash(state);
-        state.write_u8(self.source as u8 | (self.len << 4));
-        for seg in &self.segs[..self.len as usize] {
-            match seg {
-                PathSegmentKind::Name(name) => name.hash(state),
-                PathSegmentKind::Crate => state.write_u32(u32::MAX),
-                PathSegmentKind::SelfMod => state.write_u32(u32::MAX - 1),
-                PathSegmentKind::Super => state.write_u32(u32::MAX - 2),
-            }
-        }
     }
 }
 
@@ -102,6 +98,9 @@ pub struct Tables<'a> {
     /// The same for paths of one plain name (most paths in bodies), with a key that is
     /// cheaper to hash and compare.
     names: RefCell<FxHashMap<(DefId, Symbol, PathSource), Res>>,
+    /// The symbol in a [`PathKey`] where a segment has none (`crate`'s, interned by the
+    /// item tree for the root already).
+    filler: Symbol,
     /// [`SemaEnv::lookup_name`]'s answers, found or not (no diagnostic is involved).
     lookups: RefCell<FxHashMap<(DefId, Symbol, Namespace), Option<Res>>>,
     /// Every name some module binds in the value namespace: any other name is found in
@@ -156,6 +155,7 @@ impl<'a> Tables<'a> {
             const_values: memo(consts),
             paths: memo(items),
             names: memo(items),
+            filler: Symbol::intern("crate"),
             lookups: memo(items),
             value_names: value_names(resolved),
             struct_layouts: Default::default(),
@@ -288,7 +288,7 @@ impl<'a> Tables<'a> {
                 return Ok(res);
             }
         }
-        if let Some(key) = PathKey::new(from, path, source) {
+        if let Some(key) = PathKey::new(self.filler, from, path, source) {
             self.paths.borrow_mut().insert(key, res);
         }
         Ok(res)
@@ -330,7 +330,7 @@ impl SemaEnv for Tables<'_> {
                 }
                 _ => None,
             },
-            _ => PathKey::new(from, path, source)
+            _ => PathKey::new(self.filler, from, path, source)
                 .and_then(|key| self.paths.borrow().get(&key).copied()),
         };
         match known {

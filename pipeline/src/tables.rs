@@ -23,34 +23,38 @@ use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
-use shared_frontend::syntax::ast::{Path, PathSegmentKind};
+use shared_frontend::syntax::ast::{Path, PathSegment, PathSegmentKind};
 
-/// Paths of at most this many segments are memoized (see [`Tables::paths`]); longer
-/// ones, rare in practice, are resolved every time.
-const MEMO_PATH_LEN: usize = 4;
+/// Paths of at most this many segments are memoized in [`Tables::paths`].
+const SHORT_PATH_LEN: usize = 4;
+
+/// Longer paths of at most this many segments are memoized in [`Tables::long_paths`];
+/// longer still, rare in practice, are resolved every time. Generated crates name items
+/// through paths of up to 8 segments (`super::super::a::b::c::X`); one in ten has 5 or
+/// more.
+const LONG_PATH_LEN: usize = 8;
 
 /// A path as resolution sees it: the module it is written in, where it is written, and
 /// its segments without their spans (which only diagnostics use), so that it hashes and
 /// compares as a few plain words. A segment is a symbol in `segs` and a 2-bit kind in
 /// `tag` (a name, `crate`, `self`, `super`); a keyword's symbol, and every symbol past
-/// the path's length, is [`Tables::filler`].
+/// the path's length, is [`Tables::filler`]. `N` is the most segments a key holds (at
+/// most [`LONG_PATH_LEN`], so that the tag has room for every kind).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct PathKey {
+struct PathKey<const N: usize> {
     from: DefId,
-    /// The source (2 bits), the length (3 bits) and the segments' kinds (2 bits each).
-    tag: u16,
-    segs: [Symbol; MEMO_PATH_LEN],
+    /// The source (2 bits), the length (4 bits) and the segments' kinds (2 bits each).
+    tag: u32,
+    segs: [Symbol; N],
 }
 
-impl PathKey {
+impl<const N: usize> PathKey<N> {
+    /// The key of a path of at most `N` segments `segs`.
     #[inline]
-    fn new(filler: Symbol, from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
-        let segs = path.segments.as_slice();
-        if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
-            return None;
-        }
-        let mut syms = [filler; MEMO_PATH_LEN];
-        let mut tag = source as u16 | (segs.len() as u16) << 2;
+    fn new(filler: Symbol, from: DefId, segs: &[PathSegment], source: PathSource) -> PathKey<N> {
+        debug_assert!(segs.len() <= N && N <= LONG_PATH_LEN);
+        let mut syms = [filler; N];
+        let mut tag = source as u32 | (segs.len() as u32) << 2;
         for (i, (k, s)) in syms.iter_mut().zip(segs).enumerate() {
             let kind = match s.kind {
                 PathSegmentKind::Name(name) => {
@@ -61,13 +65,13 @@ impl PathKey {
                 PathSegmentKind::SelfMod => 2,
                 PathSegmentKind::Super => 3,
             };
-            tag |= kind << (5 + 2 * i);
+            tag |= kind << (6 + 2 * i);
         }
-        Some(PathKey {
+        PathKey {
             from,
             tag,
             segs: syms,
-        })
+        }
     }
 }
 
@@ -94,7 +98,10 @@ pub struct Tables<'a> {
     /// Successful path resolutions. Resolution reads only the item tree and the resolved
     /// imports, so its answer for a key never changes; bodies name the same items over
     /// and over. Failures are not kept: their diagnostics carry the path's spans.
-    paths: RefCell<FxHashMap<PathKey, Res>>,
+    paths: RefCell<FxHashMap<PathKey<SHORT_PATH_LEN>, Res>>,
+    /// The same for paths longer than [`SHORT_PATH_LEN`], so that the short paths' keys
+    /// stay small.
+    long_paths: RefCell<FxHashMap<PathKey<LONG_PATH_LEN>, Res>>,
     /// The same for paths of one plain name (most paths in bodies), with a key that is
     /// cheaper to hash and compare.
     names: RefCell<FxHashMap<(DefId, Symbol, PathSource), Res>>,
@@ -156,6 +163,7 @@ impl<'a> Tables<'a> {
             const_tys: memo(consts),
             const_values: memo(consts),
             paths: memo(2 * items),
+            long_paths: memo(items / 4),
             names: memo(2 * items),
             filler: Symbol::intern("crate"),
             lookups: memo(items),
@@ -290,10 +298,25 @@ impl<'a> Tables<'a> {
                 return Ok(res);
             }
         }
-        if let Some(key) = PathKey::new(self.filler, from, path, source) {
+        let segs = path.segments.as_slice();
+        if segs.len() <= SHORT_PATH_LEN {
+            let key = PathKey::new(self.filler, from, segs, source);
             self.paths.borrow_mut().insert(key, res);
+        } else if segs.len() <= LONG_PATH_LEN {
+            let key = PathKey::new(self.filler, from, segs, source);
+            self.long_paths.borrow_mut().insert(key, res);
         }
         Ok(res)
+    }
+
+    /// A path longer than [`SHORT_PATH_LEN`] resolved before, if it is memoized.
+    #[inline(never)]
+    fn long_path(&self, from: DefId, segs: &[PathSegment], source: PathSource) -> Option<Res> {
+        if segs.len() > LONG_PATH_LEN {
+            return None;
+        }
+        let key = PathKey::new(self.filler, from, segs, source);
+        self.long_paths.borrow().get(&key).copied()
     }
 
     fn module_of(&self, def: DefId) -> DefId {
@@ -332,8 +355,11 @@ impl SemaEnv for Tables<'_> {
                 }
                 _ => None,
             },
-            _ => PathKey::new(self.filler, from, path, source)
-                .and_then(|key| self.paths.borrow().get(&key).copied()),
+            segs if segs.len() <= SHORT_PATH_LEN => {
+                let key = PathKey::new(self.filler, from, segs, source);
+                self.paths.borrow().get(&key).copied()
+            }
+            segs => self.long_path(from, segs, source),
         };
         match known {
             Some(res) => Ok(res),

@@ -23,54 +23,54 @@ use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
-use shared_frontend::syntax::ast::{Path, PathSegmentKind};
+use shared_frontend::syntax::ast::{Path, PathSegment, PathSegmentKind};
 
-/// Paths of at most this many segments are memoized (see [`Tables::paths`]); longer
-/// ones, rare in practice, are resolved every time.
-const MEMO_PATH_LEN: usize = 4;
+/// Paths of at most this many segments are memoized in [`Tables::paths`].
+const SHORT_PATH_LEN: usize = 4;
+
+/// Longer paths of at most this many segments are memoized in [`Tables::long_paths`];
+/// longer still, rare in practice, are resolved every time. Generated crates name items
+/// through paths of up to 8 segments (`super::super::a::b::c::X`); one in ten has 5 or
+/// more.
+const LONG_PATH_LEN: usize = 8;
 
 /// A path as resolution sees it: the module it is written in, where it is written, and
-/// its segments without their spans (which only diagnostics use). Segments past `len`
-/// are `Crate` and take no part in hashing.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct PathKey {
+/// its segments without their spans (which only diagnostics use), so that it hashes and
+/// compares as a few plain words. A segment is a symbol in `segs` and a 2-bit kind in
+/// `tag` (a name, `crate`, `self`, `super`); a keyword's symbol, and every symbol past
+/// the path's length, is [`Tables::filler`]. `N` is the most segments a key holds (at
+/// most [`LONG_PATH_LEN`], so that the tag has room for every kind).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PathKey<const N: usize> {
     from: DefId,
-    source: PathSource,
-    len: u8,
-    segs: [PathSegmentKind; MEMO_PATH_LEN],
+    /// The source (2 bits), the length (4 bits) and the segments' kinds (2 bits each).
+    tag: u32,
+    segs: [Symbol; N],
 }
 
-impl PathKey {
-    fn new(from: DefId, path: &Path, source: PathSource) -> Option<PathKey> {
-        let segs = path.segments.as_slice();
-        if segs.is_empty() || segs.len() > MEMO_PATH_LEN {
-            return None;
+impl<const N: usize> PathKey<N> {
+    /// The key of a path of at most `N` segments `segs`.
+    #[inline]
+    fn new(filler: Symbol, from: DefId, segs: &[PathSegment], source: PathSource) -> PathKey<N> {
+        debug_assert!(segs.len() <= N && N <= LONG_PATH_LEN);
+        let mut syms = [filler; N];
+        let mut tag = source as u32 | (segs.len() as u32) << 2;
+        for (i, (k, s)) in syms.iter_mut().zip(segs).enumerate() {
+            let kind = match s.kind {
+                PathSegmentKind::Name(name) => {
+                    *k = name;
+                    0
+                }
+                PathSegmentKind::Crate => 1,
+                PathSegmentKind::SelfMod => 2,
+                PathSegmentKind::Super => 3,
+            };
+            tag |= kind << (6 + 2 * i);
         }
-        let mut kinds = [PathSegmentKind::Crate; MEMO_PATH_LEN];
-        for (k, s) in kinds.iter_mut().zip(segs) {
-            *k = s.kind;
-        }
-        Some(PathKey {
+        PathKey {
             from,
-            source,
-            len: segs.len() as u8,
-            segs: kinds,
-        })
-    }
-}
-
-impl std::hash::Hash for PathKey {
-    /// One word per segment: lookups are frequent and most paths are short.
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.from.hash(state);
-        state.write_u8(self.source as u8 | (self.len << 4));
-        for seg in &self.segs[..self.len as usize] {
-            match seg {
-                PathSegmentKind::Name(name) => name.hash(state),
-                PathSegmentKind::Crate => state.write_u32(u32::MAX),
-                PathSegmentKind::SelfMod => state.write_u32(u32::MAX - 1),
-                PathSegmentKind::Super => state.write_u32(u32::MAX - 2),
-            }
+            tag,
+            segs: syms,
         }
     }
 }
@@ -98,10 +98,16 @@ pub struct Tables<'a> {
     /// Successful path resolutions. Resolution reads only the item tree and the resolved
     /// imports, so its answer for a key never changes; bodies name the same items over
     /// and over. Failures are not kept: their diagnostics carry the path's spans.
-    paths: RefCell<FxHashMap<PathKey, Res>>,
+    paths: RefCell<FxHashMap<PathKey<SHORT_PATH_LEN>, Res>>,
+    /// The same for paths longer than [`SHORT_PATH_LEN`], so that the short paths' keys
+    /// stay small.
+    long_paths: RefCell<FxHashMap<PathKey<LONG_PATH_LEN>, Res>>,
     /// The same for paths of one plain name (most paths in bodies), with a key that is
     /// cheaper to hash and compare.
     names: RefCell<FxHashMap<(DefId, Symbol, PathSource), Res>>,
+    /// The symbol in a [`PathKey`] where a segment has none (`crate`'s, interned by the
+    /// item tree for the root already).
+    filler: Symbol,
     /// [`SemaEnv::lookup_name`]'s answers, found or not (no diagnostic is involved).
     lookups: RefCell<FxHashMap<(DefId, Symbol, Namespace), Option<Res>>>,
     /// Every name some module binds in the value namespace: any other name is found in
@@ -144,7 +150,9 @@ impl<'a> Tables<'a> {
         let count = |kind: DefKind| tree.defs().iter().filter(|d| d.kind == kind).count();
         let fns = count(DefKind::Fn);
         let consts = count(DefKind::Const);
-        // Bodies name about as many distinct paths per module as there are items.
+        // Bodies name about three distinct paths per item of the crate (measured on
+        // generated crates of 10k and 100k lines), plain names and longer paths about
+        // evenly: room for both without growing.
         let items = tree.defs().len();
         Tables {
             tree,
@@ -154,8 +162,10 @@ impl<'a> Tables<'a> {
             alias_tys: memo(count(DefKind::TypeAlias)),
             const_tys: memo(consts),
             const_values: memo(consts),
-            paths: memo(items),
-            names: memo(items),
+            paths: memo(2 * items),
+            long_paths: memo(items / 4),
+            names: memo(2 * items),
+            filler: Symbol::intern("crate"),
             lookups: memo(items),
             value_names: value_names(resolved),
             struct_layouts: Default::default(),
@@ -288,10 +298,25 @@ impl<'a> Tables<'a> {
                 return Ok(res);
             }
         }
-        if let Some(key) = PathKey::new(from, path, source) {
+        let segs = path.segments.as_slice();
+        if segs.len() <= SHORT_PATH_LEN {
+            let key = PathKey::new(self.filler, from, segs, source);
             self.paths.borrow_mut().insert(key, res);
+        } else if segs.len() <= LONG_PATH_LEN {
+            let key = PathKey::new(self.filler, from, segs, source);
+            self.long_paths.borrow_mut().insert(key, res);
         }
         Ok(res)
+    }
+
+    /// A path longer than [`SHORT_PATH_LEN`] resolved before, if it is memoized.
+    #[inline(never)]
+    fn long_path(&self, from: DefId, segs: &[PathSegment], source: PathSource) -> Option<Res> {
+        if segs.len() > LONG_PATH_LEN {
+            return None;
+        }
+        let key = PathKey::new(self.filler, from, segs, source);
+        self.long_paths.borrow().get(&key).copied()
     }
 
     fn module_of(&self, def: DefId) -> DefId {
@@ -330,8 +355,11 @@ impl SemaEnv for Tables<'_> {
                 }
                 _ => None,
             },
-            _ => PathKey::new(from, path, source)
-                .and_then(|key| self.paths.borrow().get(&key).copied()),
+            segs if segs.len() <= SHORT_PATH_LEN => {
+                let key = PathKey::new(self.filler, from, segs, source);
+                self.paths.borrow().get(&key).copied()
+            }
+            segs => self.long_path(from, segs, source),
         };
         match known {
             Some(res) => Ok(res),

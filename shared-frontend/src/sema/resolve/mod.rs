@@ -152,6 +152,12 @@ pub trait ScopeLookup {
     /// exist). Paths read scopes only through this, one name at a time, so that a
     /// driver can record which names a path depended on.
     fn name_in(&self, module: DefId, name: Symbol) -> NameBindings;
+    /// What `name` is bound to in `module`'s namespace `ns`: the same answer as
+    /// `name_in(module, name).get(ns)`, which paths ask where only that namespace
+    /// matters (as long as they succeed). An implementation may answer it more cheaply.
+    fn binding_in(&self, module: DefId, name: Symbol, ns: Namespace) -> Option<Binding> {
+        self.name_in(module, name).get(ns).copied()
+    }
     /// A type alias's module and syntax (for `Alias::MAX`).
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)>;
     /// An item's name.
@@ -207,6 +213,11 @@ impl ScopeLookup for CrateScopes<'_> {
             .get(&module)
             .map(|s| s.name(name))
             .unwrap_or_default()
+    }
+
+    /// One probe of one namespace, where [`ScopeLookup::name_in`] reads both.
+    fn binding_in(&self, module: DefId, name: Symbol, ns: Namespace) -> Option<Binding> {
+        self.resolved.scopes.get(&module)?.get(ns, name).copied()
     }
 
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)> {

@@ -115,7 +115,7 @@ pub fn resolve_path_as(
 /// [`resolve_path`] answers for a one-segment path when it succeeds, without building the
 /// diagnostic when it does not.
 pub fn lookup_name(ctx: &dyn ScopeLookup, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
-    if let Some(b) = ctx.name_in(from, name).get(ns) {
+    if let Some(b) = ctx.binding_in(from, name, ns) {
         return b.res;
     }
     match ns {
@@ -142,17 +142,16 @@ fn resolve(
     let mut i;
     match first.kind {
         PathSegmentKind::Name(name) => {
-            let bound = ctx.name_in(from, name);
             if segs.len() == 1 {
-                return single_segment(
-                    bound.get(ns),
-                    bound.get(other(ns)),
-                    name,
-                    first.span,
-                    source,
-                );
+                return match ctx.binding_in(from, name, ns) {
+                    Some(b) => single_segment(Some(&b), None, name, first.span, source),
+                    None => {
+                        let bound = ctx.name_in(from, name);
+                        single_segment(None, bound.get(other(ns)), name, first.span, source)
+                    }
+                };
             }
-            match bound.get(Namespace::Type) {
+            match ctx.binding_in(from, name, Namespace::Type) {
                 Some(b) => match b.res {
                     None => return Err(failed_import(name, first.span)),
                     Some(Res::Def(DefKind::Mod, m)) => {
@@ -166,7 +165,7 @@ fn resolve(
                         return type_relative(ctx, segs, 1, prim, source, alias_depth);
                     }
                     return Err(first_segment_not_module(
-                        bound.get(Namespace::Value),
+                        ctx.binding_in(from, name, Namespace::Value).as_ref(),
                         name,
                         first.span,
                     ));
@@ -203,11 +202,10 @@ fn resolve(
     while i + 1 < segs.len() {
         let seg = &segs[i];
         let name = segment_name(seg)?;
-        let bound = ctx.name_in(module, name);
-        match bound.get(Namespace::Type) {
+        match ctx.binding_in(module, name, Namespace::Type) {
             Some(b) => {
                 if !is_accessible(ctx, b.vis, from) {
-                    return Err(privacy_error(b, name, seg.span));
+                    return Err(privacy_error(&b, name, seg.span));
                 }
                 match b.res {
                     None => return Err(failed_import(name, seg.span)),
@@ -217,7 +215,8 @@ fn resolve(
             }
             None => {
                 let within = module_ref(&segs[i - 1]);
-                let label = match bound.get(Namespace::Value).and_then(|b| b.res) {
+                let value = ctx.binding_in(module, name, Namespace::Value);
+                let label = match value.and_then(|b| b.res) {
                     Some(res) => format!(
                         "expected type, found {} `{name}` in {within}",
                         super::res_descr(res)
@@ -238,11 +237,10 @@ fn resolve(
     // The last segment, in the namespace asked for.
     let last = &segs[i];
     let name = segment_name(last)?;
-    let bound = ctx.name_in(module, name);
-    match bound.get(ns) {
+    match ctx.binding_in(module, name, ns) {
         Some(b) => {
             if !is_accessible(ctx, b.vis, from) {
-                return Err(privacy_error(b, name, last.span));
+                return Err(privacy_error(&b, name, last.span));
             }
             match b.res {
                 None => Err(failed_import(name, last.span)),
@@ -250,7 +248,7 @@ fn resolve(
             }
         }
         None => {
-            if let Some(res) = bound.get(other(ns)).and_then(|b| b.res) {
+            if let Some(res) = ctx.binding_in(module, name, other(ns)).and_then(|b| b.res) {
                 return Err(wrong_kind(res, &path_text(segs), path.span, source));
             }
             let prefix = &segs[..i];

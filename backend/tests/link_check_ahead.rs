@@ -3,6 +3,8 @@
 //! is hashed once whichever thread gets to it (but for one the threads may meet on), and a
 //! damaged chunk still makes the image fail, wherever it is.
 
+mod common;
+
 use std::sync::Arc;
 
 use backend::link::{MappedFile, SavePlan, CHECK_AHEAD_MIN};
@@ -62,16 +64,7 @@ fn base_bytes() -> (Vec<u8>, usize) {
 /// The state in `bytes`, opened from a file as the driver opens it (mapped, so that the
 /// image maps its code from the file).
 fn open(bytes: &[u8]) -> LinkState {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "rill-link-check-ahead-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&path, bytes).unwrap();
-    let file = std::fs::File::open(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
+    let file = common::unlinked_file(bytes);
     LinkState::open(Box::new(MappedFile::map(file).unwrap()), &[], 1)
         .unwrap()
         .expect("the state of tag 1")

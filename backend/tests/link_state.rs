@@ -249,24 +249,9 @@ impl Disk {
     /// Opens the state from a base file, as the driver does: mapped, so that an image
     /// maps its code from the file.
     fn open(&self, tag: u64) -> Result<Option<LinkState>, backend::link::DecodeError> {
-        let file = base_file(&self.base);
+        let file = common::unlinked_file(&self.base);
         LinkState::open(Box::new(MappedFile::map(file).unwrap()), &self.journal, tag)
     }
-}
-
-/// A file holding `bytes`, opened for reading and already unlinked.
-fn base_file(bytes: &[u8]) -> std::fs::File {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "rill-link-state-test-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&path, bytes).unwrap();
-    let file = std::fs::File::open(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    file
 }
 
 /// A chain of `n` functions, each calling the next (the last returns), and `main`
@@ -386,7 +371,7 @@ fn an_image_maps_its_code_from_the_base_file_and_checks_it() {
         (a.unwrap()..b.unwrap()).contains(&addr)
     });
     assert!(
-        mapping.is_some_and(|l| l.contains("rill-link-state-test")),
+        mapping.is_some_and(|l| l.contains("rill-backend-test")),
         "{mapping:?}"
     );
     // Every 4 KiB of code the image keeps from the file is checked: a damaged byte in any

@@ -65,3 +65,19 @@ pub fn fib_program(n: u64) -> IrProgram {
     m.ret(None);
     program(vec![m.finish(), f.finish()], fn_def_id("main"))
 }
+
+/// A file holding `bytes`, opened for reading and already unlinked (as a cache file is
+/// mapped by the driver).
+pub fn unlinked_file(bytes: &[u8]) -> std::fs::File {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "rill-backend-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&path, bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    file
+}

@@ -1007,15 +1007,21 @@ impl Store {
         self.bytes.len() as u64
     }
 
-    /// Node `i`'s record, checked; `None` if it is damaged.
-    pub(crate) fn record(&self, i: u32) -> Option<Record<'_>> {
+    /// The bodies' bytes from node `i`'s record to their end, unchecked; `None` if `i` or
+    /// the record's offset is out of range.
+    fn record_bytes(&self, i: u32) -> Option<&[u8]> {
         if u64::from(i) >= self.index.nodes {
             return None;
         }
         let records = slice(&self.bytes, self.index.records)?;
         let bodies = slice(&self.bytes, self.index.bodies)?;
         let start = grouped_offset(records, self.index.nodes as usize, i as usize)? as usize;
-        let b = bodies.get(start..)?;
+        bodies.get(start..)
+    }
+
+    /// Node `i`'s record, checked; `None` if it is damaged.
+    pub(crate) fn record(&self, i: u32) -> Option<Record<'_>> {
+        let b = self.record_bytes(i)?;
         let sum = u32_at(b.get(..RECORD_SUM)?, 0);
         let mut at = RECORD_SUM;
         let kind = u16::try_from(varint(b, &mut at)?).ok()?;
@@ -1101,13 +1107,7 @@ impl Store {
     /// the decoded key against that record's key fingerprint (as `fetch::key_of` does),
     /// so that bytes other than the checked ones cannot pass for its key.
     pub(crate) fn loaded_key_bytes(&self, i: u32) -> Option<&[u8]> {
-        if u64::from(i) >= self.index.nodes {
-            return None;
-        }
-        let records = slice(&self.bytes, self.index.records)?;
-        let bodies = slice(&self.bytes, self.index.bodies)?;
-        let start = grouped_offset(records, self.index.nodes as usize, i as usize)? as usize;
-        let b = bodies.get(start..)?;
+        let b = self.record_bytes(i)?;
         // The checksum, the kind and the flags byte, then the key's index.
         let mut at = RECORD_SUM;
         varint(b, &mut at)?;

@@ -14,9 +14,11 @@ use shared_frontend::syntax::ast::{Path, TypeAliasDef};
 
 use super::RillDb;
 
-/// The crate root's def id (the hash of the empty def-path).
+/// The crate root's def id (the hash of the empty def-path), hashed once per process:
+/// path resolution asks for it at every path that starts at the root.
 pub fn root_def() -> DefId {
-    DefPath::root().hash()
+    static ROOT: std::sync::OnceLock<DefId> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| DefPath::root().hash())
 }
 
 /// [`SemaEnv`] and [`ScopeLookup`] over the database.
@@ -107,5 +109,16 @@ impl SemaEnv for QEnv<'_> {
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
         self.0.const_value(def).value.clone().ok_or(ErrorReported)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_def_is_the_hash_of_the_empty_def_path() {
+        assert_eq!(root_def(), DefPath::root().hash());
+        assert_eq!(root_def(), root_def());
     }
 }

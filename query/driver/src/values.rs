@@ -720,38 +720,81 @@ pub struct ModuleUse {
 /// it found an error (a name defined twice, an item named like a primitive type). Built
 /// from the file's skeleton and the module's path only. Serialized compactly (see
 /// [`wire`]): modules by index, a def's path as its parent's and its last segment.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ModuleItems {
     /// In source order (a module before its items).
     pub defs: Vec<ItemDef>,
     pub uses: Vec<ModuleUse>,
     pub has_errors: bool,
+    /// The look-ups of [`ModuleItems::def`] and [`ModuleItems::binding`], built on first
+    /// use (also for a value read from the cache) from the fields above, which must not
+    /// change after it.
+    index: std::sync::OnceLock<ItemsIndex>,
+}
+
+/// A file module's defs by id and its modules' item bindings by name.
+#[derive(Clone, Debug, Default)]
+struct ItemsIndex {
+    /// Each def's index in [`ModuleItems::defs`] (the first, should one repeat).
+    defs: rustc_hash::FxHashMap<DefId, u32>,
+    /// What a name is bound to among a module's items.
+    bindings: rustc_hash::FxHashMap<(DefId, Symbol), NameBindings>,
+}
+
+impl PartialEq for ModuleItems {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.defs, &self.uses, self.has_errors) == (&other.defs, &other.uses, other.has_errors)
+    }
 }
 
 impl ModuleItems {
+    /// The item tree of a file module: its defs in source order, its modules' `use`
+    /// items, and whether building it found an error.
+    pub fn new(defs: Vec<ItemDef>, uses: Vec<ModuleUse>, has_errors: bool) -> ModuleItems {
+        ModuleItems {
+            defs,
+            uses,
+            has_errors,
+            index: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn index(&self) -> &ItemsIndex {
+        self.index.get_or_init(|| {
+            let mut index = ItemsIndex::default();
+            for (i, d) in self.defs.iter().enumerate() {
+                index.defs.entry(d.id).or_insert(i as u32);
+                let Some(parent) = d.info.parent else {
+                    continue;
+                };
+                let bindings = index.bindings.entry((parent, d.info.name)).or_default();
+                let slot = match d.info.kind.namespace() {
+                    Namespace::Type => &mut bindings.types,
+                    Namespace::Value => &mut bindings.values,
+                };
+                slot.get_or_insert(Binding {
+                    res: Some(Res::Def(d.info.kind, d.id)),
+                    vis: d.info.vis,
+                    import: false,
+                });
+            }
+            index
+        })
+    }
+
     pub fn def(&self, def: DefId) -> Option<&ItemDef> {
-        self.defs.iter().find(|d| d.id == def)
+        let &i = self.index().defs.get(&def)?;
+        self.defs.get(i as usize)
     }
 
     /// What `name` is bound to among the items of `module` (one of this file's): the
     /// first item of that name in each namespace.
     pub fn binding(&self, module: DefId, name: Symbol) -> NameBindings {
-        let mut out = NameBindings::default();
-        for d in &self.defs {
-            if d.info.parent != Some(module) || d.info.name != name {
-                continue;
-            }
-            let slot = match d.info.kind.namespace() {
-                Namespace::Type => &mut out.types,
-                Namespace::Value => &mut out.values,
-            };
-            slot.get_or_insert(Binding {
-                res: Some(Res::Def(d.info.kind, d.id)),
-                vis: d.info.vis,
-                import: false,
-            });
-        }
-        out
+        self.index()
+            .bindings
+            .get(&(module, name))
+            .copied()
+            .unwrap_or_default()
     }
 }
 
@@ -1116,11 +1159,7 @@ mod wire {
                     })
                 })
                 .collect::<Result<_, D::Error>>()?;
-            Ok(ModuleItems {
-                defs,
-                uses,
-                has_errors: w.has_errors,
-            })
+            Ok(ModuleItems::new(defs, uses, w.has_errors))
         }
     }
 
@@ -1457,8 +1496,8 @@ mod tests {
         let inner = file.child(seg("shapes", Namespace::Type, 0));
         let inner_id = inner.hash();
         let elsewhere = DefPath::root().child(seg("other", Namespace::Type, 0));
-        ModuleItems {
-            defs: vec![
+        ModuleItems::new(
+            vec![
                 def(
                     f.clone(),
                     DefKind::Fn,
@@ -1517,7 +1556,7 @@ mod tests {
                 ),
                 def(DefPath::root(), DefKind::Mod, None, Vis::Public, "crate", 7),
             ],
-            uses: vec![
+            vec![
                 ModuleUse {
                     module: file_id,
                     vis: Vis::Restricted(file_id),
@@ -1534,7 +1573,66 @@ mod tests {
                     def: use_def("c"),
                 },
             ],
-            has_errors: true,
+            true,
+        )
+    }
+
+    /// `def` and `binding` answer from an index: the first def of an id, and the first
+    /// item of a name in each namespace among a module's own items, as a scan of the defs
+    /// in source order finds them; also on a value decoded from the cache.
+    #[test]
+    fn item_look_ups_find_the_first_match_in_source_order() {
+        let items = items();
+        let decoded =
+            query::codec_decode::<ModuleItems>(&query::codec_encode(&items).unwrap()).unwrap();
+        for items in [&items, &decoded] {
+            for d in &items.defs {
+                let first = items.defs.iter().find(|e| e.id == d.id);
+                assert_eq!(items.def(d.id).map(|e| e.ordinal), first.map(|e| e.ordinal));
+            }
+            let area = items.defs[0].id;
+            assert_eq!(
+                items.def(area).map(|d| d.info.name.as_str().to_string()),
+                Some("area".into())
+            );
+            for d in &items.defs {
+                let Some(module) = d.info.parent else {
+                    continue;
+                };
+                let mut scan = NameBindings::default();
+                for e in items.defs.iter().filter(|e| e.info.parent == Some(module)) {
+                    if e.info.name != d.info.name {
+                        continue;
+                    }
+                    let slot = match e.info.kind.namespace() {
+                        Namespace::Type => &mut scan.types,
+                        Namespace::Value => &mut scan.values,
+                    };
+                    slot.get_or_insert(Binding {
+                        res: Some(Res::Def(e.info.kind, e.id)),
+                        vis: e.info.vis,
+                        import: false,
+                    });
+                }
+                assert_eq!(items.binding(module, d.info.name), scan);
+            }
+            // Two items named `side` in one module: the first is bound.
+            let inner = items.defs[1].id;
+            let side = items.binding(inner, Symbol::intern("side"));
+            assert_eq!(
+                side.values.and_then(|b| b.res),
+                Some(Res::Def(DefKind::Fn, items.defs[3].id))
+            );
+            assert_eq!(side.types, None);
+            // A name of another module, and a module that has no items.
+            assert_eq!(
+                items.binding(inner, Symbol::intern("area")),
+                NameBindings::default()
+            );
+            assert_eq!(
+                items.binding(area, Symbol::intern("side")),
+                NameBindings::default()
+            );
         }
     }
 

@@ -43,7 +43,17 @@ pub(crate) fn result_changed<Q: Query>(
             return old_value != new_value;
         }
     }
-    match (old.fingerprint, new_fp()) {
+    // A memo not hashed when it executed (nothing is saved or verified, see
+    // `Runtime::hash_on_execute`) is hashed now, from its value: the fingerprint it
+    // would have had.
+    let old_fp = match (old.fingerprint, old.value) {
+        (Some(fp), _) => Some(fp),
+        (None, Some(v)) if Q::HASH.is_some() && rt.cutoff_by_fingerprint(Q::FLAGS) => {
+            Some(crate::execute::hash_value::<Q>(rt, v))
+        }
+        (None, _) => None,
+    };
+    match (old_fp, new_fp()) {
         (Some(a), Some(b)) => a != b,
         _ => true,
     }

@@ -93,7 +93,7 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
         "the executing frame is the top of the stack"
     );
     debug_assert!(rt.graph.borrow().node(node).has(flags::IN_PROGRESS));
-    let hash_now = Q::HASH.is_some() && rt.hash_on_execute(Q::FLAGS);
+    let hash_now = Q::HASH.is_some() && rt.hash_on_execute();
     if hash_now {
         rt.profiler
             .borrow_mut()
@@ -151,9 +151,17 @@ fn finish<Q: Query>(
         && old_verified == rt.revision.get()
         && frame.cycle.is_none();
     let changed = if recomputed {
-        // A fingerprint that differs all the same (an untracked read) is a change.
+        // A fingerprint that differs all the same (an untracked read) is a change. (The
+        // released value was hashed when it was released, see `release`.)
         if new_fp.is_none() {
-            new_fp = old_fp;
+            new_fp = if Q::HASH.is_some() && old_fp.is_some() && rt.cutoff_by_fingerprint(Q::FLAGS)
+            {
+                let (fp, bytes) = fingerprint::<Q>(rt, &value, rt.persists());
+                encoded = bytes;
+                Some(fp)
+            } else {
+                old_fp
+            };
         }
         old_fp.zip(new_fp).is_some_and(|(a, b)| a != b)
     } else {

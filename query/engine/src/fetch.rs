@@ -185,8 +185,14 @@ fn node_for_hashed_key<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId 
 #[inline(never)]
 fn new_slot<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
     let rt = db.runtime();
-    let key_fp = hash_key::<Q>(db, key);
-    let loaded = crate::cache_dir::lookup(rt, Q::KIND, key_fp);
+    // Without a cache directory no node was loaded, and nothing reads a key's
+    // fingerprint (see `Runtime::hashes_keys`).
+    let (key_fp, loaded) = if rt.hashes_keys() {
+        let key_fp = hash_key::<Q>(db, key);
+        (key_fp, crate::cache_dir::lookup(rt, Q::KIND, key_fp))
+    } else {
+        (crate::Fingerprint::ZERO, None)
+    };
     let mut g = rt.graph.borrow_mut();
     let node = match loaded {
         Some(id) => id,

@@ -344,11 +344,28 @@ impl Runtime {
         }
     }
 
-    /// Whether values are hashed when executed (otherwise only on demand).
+    /// Whether values are hashed when executed: when their fingerprints are saved or
+    /// verified. Otherwise a fingerprint is computed only when it is compared (a
+    /// re-execution's early cutoff, a release; see `execute::finish`): a build that keeps
+    /// nothing between runs hashes only what executes twice.
     #[inline]
-    pub(crate) fn hash_on_execute(&self, flags: Flags) -> bool {
+    pub(crate) fn hash_on_execute(&self) -> bool {
+        self.options.cache.is_some() || self.options.verify != Verify::Off
+    }
+
+    /// Whether early cutoff of a query with modifiers `flags` compares fingerprints: then
+    /// a memo whose fingerprint was not computed when it executed
+    /// ([`Runtime::hash_on_execute`]) is hashed from its value when it is compared.
+    #[inline]
+    pub(crate) fn cutoff_by_fingerprint(&self, flags: Flags) -> bool {
         self.options.cutoff == Cutoff::Fingerprint && !flags.contains(Flags::BACKDATE_EQ)
-            || self.options.cache.is_some()
-            || self.options.verify != Verify::Off
+    }
+
+    /// Whether keys are fingerprinted when their nodes are created. A key's fingerprint
+    /// is its node's identity in the cache file (the look-up of a loaded node, the saved
+    /// key): without a cache directory no one reads it, and it stays zero.
+    #[inline]
+    pub(crate) fn hashes_keys(&self) -> bool {
+        self.options.cache.is_some()
     }
 }

@@ -166,12 +166,12 @@ fn backdating_by_equality_gives_the_same_cutoff_as_fingerprints() {
             green scaled_sign("a")
         "#]],
         );
-        // Equality mode hashes nothing in memory; fingerprint mode hashes every result.
+        // In memory keys are not hashed; equality mode hashes no result either, and
+        // fingerprint mode hashes the results it compares (`sign`'s old and new).
         let hashed = db.stats().queries.get("sign").map_or(0, |q| q.hashed_bytes);
-        let keys_only = 8 + 1; // the key "a": length + byte
         match cutoff {
-            Cutoff::Equality => assert_eq!(hashed, keys_only),
-            _ => assert!(hashed > keys_only),
+            Cutoff::Equality => assert_eq!(hashed, 0),
+            _ => assert_eq!(hashed, 2 * 8),
         }
     }
 }
@@ -467,10 +467,58 @@ fn no_timing_reads_no_clock_but_counts() {
     });
     db.set_num(s("a"), 5, Durability::Low);
     assert_eq!(db.plus_one(s("a")), 11);
+    // A result is hashed when a re-execution compares it.
+    db.set_num(s("a"), 6, Durability::Low);
+    assert_eq!(db.plus_one(s("a")), 13);
     let stats = db.stats();
-    assert_eq!(stats.totals.executed, 2);
+    assert_eq!(stats.totals.executed, 4);
     assert_eq!(stats.queries["plus_one"].provider_ms, 0.0);
     assert!(stats.queries["plus_one"].hashed_bytes > 0);
+}
+
+/// Without a cache directory nothing is hashed when it executes (no key, no result): a
+/// result's fingerprint is computed when a re-execution compares it, from the old value,
+/// and early cutoff is what hashing every result gave. With a cache (or verify mode)
+/// keys and results are hashed as they execute, to be saved (or checked).
+#[test]
+fn in_memory_a_result_is_hashed_only_when_a_re_execution_compares_it() {
+    let mut db = db();
+    db.set_num(s("a"), 5, Durability::Low);
+    assert_eq!(db.scaled_sign(s("a")), 100);
+    log(&db);
+    let hashed = |db: &Db, q: &str| db.stats().queries.get(q).map_or(0, |q| q.hashed_bytes);
+    assert_eq!((hashed(&db, "sign"), hashed(&db, "scaled_sign")), (0, 0));
+    // Same sign: `sign` re-executes and compares its old and new results (8 bytes each),
+    // and `scaled_sign` is cut off, never re-executed nor hashed.
+    db.set_num(s("a"), 7, Durability::Low);
+    assert_eq!(db.scaled_sign(s("a")), 100);
+    check(
+        &db,
+        expect![[r#"
+        executed sign("a")
+        green scaled_sign("a")
+    "#]],
+    );
+    assert_eq!((hashed(&db, "sign"), hashed(&db, "scaled_sign")), (16, 0));
+    // Another sign: `sign` changed, its dependent re-executes and compares its own.
+    db.set_num(s("a"), -7, Durability::Low);
+    assert_eq!(db.scaled_sign(s("a")), -100);
+    check(
+        &db,
+        expect![[r#"
+        executed sign("a")
+        executed scaled_sign("a")
+    "#]],
+    );
+    // `sign`'s last fingerprint was kept from its comparison: only the new one is hashed.
+    assert_eq!((hashed(&db, "sign"), hashed(&db, "scaled_sign")), (24, 16));
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = common::db_in(dir.path());
+    db.set_num(s("a"), 5, Durability::Low);
+    assert_eq!(db.scaled_sign(s("a")), 100);
+    // The key "a" (length and byte) and the result, hashed as it executed.
+    assert_eq!(hashed(&db, "sign"), 8 + 1 + 8);
 }
 
 #[test]

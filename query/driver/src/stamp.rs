@@ -469,6 +469,30 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_stamp_changes_with_its_entries_and_is_racy_while_recent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path();
+        let fresh = dir_stamp(path);
+        assert!(fresh.is_dir());
+        assert!(fresh.racy.is_some(), "a directory created just now is racy");
+        assert_ne!(fresh, dir_stamp(path), "a racy stamp equals no other");
+        std::thread::sleep(std::time::Duration::from_millis(
+            (RACY_WINDOW_FINE_NS / 1_000_000) as u64 + 50,
+        ));
+        let settled = dir_stamp(path);
+        if settled.racy.is_none() {
+            // (Not on a file system with whole-second times: still in its window.)
+            assert_eq!(settled, dir_stamp(path));
+        }
+        std::fs::write(path.join("x.rs"), "").unwrap();
+        let added = dir_stamp(path);
+        assert_ne!(added.stat, settled.stat, "an entry created changes the directory");
+        assert_eq!(dir_stamp(&path.join("x.rs")).stat.kind, FileKind::File);
+        assert_eq!(dir_stamp(&path.join("y")).stat.kind, FileKind::Missing);
+        assert!(dir_stamp(&path.join("x.rs/z")).stat.kind != FileKind::Directory);
+    }
+
+    #[test]
     fn times_before_the_epoch_are_old() {
         assert!(!is_racy(
             &file(-5 * NS_PER_SEC - 1, -5 * NS_PER_SEC - 1),

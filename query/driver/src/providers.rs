@@ -56,16 +56,25 @@ fn directory_stamps(db: &RillDb) -> bool {
 }
 
 /// The stamp of a path as `file_stamp` gives it, without stamping a missing path on its
-/// own (`stamp`'s "Directory stamps"): the path's directory is looked at first (the
-/// directory of the crate root by its `dir_stamp`, a directory below it by its own
-/// `path_stamp`), then
-/// - a path in a missing directory is missing, without a look;
-/// - a path in a directory is looked at after the directory's `dir_stamp` was taken; a
-///   missing path is missing (and stays so while that stamp is unchanged), a directory is
-///   stamped by its `dir_stamp`, anything else by its own `file_stamp`;
-/// - a path in anything else (a file: `ENOTDIR`) is stamped by its own `file_stamp`.
+/// own (`stamp`'s "Directory stamps"). A path is looked at first: a file (or a special
+/// file, or a path that cannot be looked at) is stamped by its own `file_stamp`, which
+/// alone stands for it. A missing path or a directory, an entry of its directory, is
+/// implied by that directory: the directory's own kind is found first (the crate root's
+/// directory by its `dir_stamp`, a directory below it by its own `path_stamp`), then
+/// - in a missing directory, the path is missing;
+/// - in a directory, its `dir_stamp` is taken and the path looked at again, so that an
+///   entry created, removed or replaced after that look changes the stamp: a missing
+///   path or a directory is stamped by its kind, anything else by its `file_stamp`;
+/// - in anything else (a file: `ENOTDIR`), the path is stamped by its `file_stamp`.
+///
+/// So a no-change rebuild stamps each file and each directory that holds a missing path
+/// (or a directory looked into), and no missing path.
 pub(super) fn p_path_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
     if !directory_stamps(db) {
+        return db.file_stamp(path);
+    }
+    let implied = |kind: &FileKind| matches!(kind, FileKind::Missing | FileKind::Directory);
+    if !implied(&stamp::dir_stat(&path).kind) {
         return db.file_stamp(path);
     }
     let Some(dir) = path.parent() else {
@@ -81,19 +90,13 @@ pub(super) fn p_path_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
             _ => return db.file_stamp(path),
         }
     }
-    // The directory's stamp is taken before the path is looked at: an entry created after
-    // this look changes it.
     match db.dir_stamp(dir.to_path_buf()).stat.kind {
         FileKind::Directory => {}
         FileKind::Missing => return kind_stamp(FileKind::Missing),
         _ => return db.file_stamp(path),
     }
     match stamp::dir_stat(&path).kind {
-        FileKind::Missing => kind_stamp(FileKind::Missing),
-        FileKind::Directory => {
-            db.dir_stamp(path);
-            kind_stamp(FileKind::Directory)
-        }
+        kind if implied(&kind) => kind_stamp(kind),
         _ => db.file_stamp(path),
     }
 }

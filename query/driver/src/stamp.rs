@@ -46,11 +46,16 @@
 //! every existing file keeps its own stamp. The racy rule is the files' rule: a directory
 //! whose newest time is within the racy window (or in the future) has a stamp that equals
 //! no other ([`DirStamp::racy`]), and every missing path in it is looked at again in each
-//! build until it settles. A directory that does not exist is itself implied absent by
-//! its parent's stamp, up to the directory of the crate root, which is always stamped.
-//! The query driver's `path_stamp` puts this together; a directory replaced by a file, a
-//! symbolic link or another directory changes kind or inode, and a file replaced by a
-//! directory changes its own stamp's kind.
+//! build until it settles. A directory that does not exist, and the kind of a directory
+//! that does, are themselves implied by the parent's stamp (they are entries of it), up to
+//! the directory of the crate root, which is stamped on its own; so a directory has a
+//! stamp only when a missing path or a directory in it was looked for. The query driver's
+//! `path_stamp` puts this together, looking at the path again after its directory's stamp
+//! was taken. A directory replaced by a file, a symbolic link or another directory, and a
+//! file replaced by a directory, change an entry of the parent (and an existing file's
+//! own stamp its kind; a directory's stamp holds its inode). A file system mounted over a
+//! directory changes no entry of its parent, but the device of every stamp taken through
+//! it, and each path is implied by a stamp taken through its whole path.
 //!
 //! # Stamps taken ahead
 //!

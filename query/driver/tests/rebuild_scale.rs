@@ -23,7 +23,8 @@ use query_driver::{self as rill, stamp, Build, BuildOptions, Goal};
 /// Functions in each module file.
 const FNS_PER_MODULE: usize = 40;
 
-/// Whether module `m` is written as `m{m}/mod.rs` (one in ten), not `m{m}.rs`.
+/// Whether module `m` is written as `m{m}/mod.rs` with a module `m{m}/extra.rs` (one in
+/// ten), not `m{m}.rs`.
 fn in_own_directory(m: usize) -> bool {
     m % 10 == 3
 }
@@ -33,9 +34,9 @@ fn own_directories(modules: usize) -> usize {
     (0..modules).filter(|&m| in_own_directory(m)).count()
 }
 
-/// Writes a crate of `modules` module files (`m{i}.rs`, or `m{i}/mod.rs` for one in ten,
-/// each with a constant and [`FNS_PER_MODULE`] functions calling one another) and a
-/// `main` calling into each.
+/// Writes a crate of `modules` module files (`m{i}.rs`, or `m{i}/mod.rs` and its module
+/// `m{i}/extra.rs` for one in ten, each with a constant and [`FNS_PER_MODULE`] functions
+/// calling one another) and a `main` calling into each.
 fn write_program(dir: &Path, modules: usize) {
     let mut main = String::new();
     for m in 0..modules {
@@ -59,6 +60,12 @@ fn write_program(dir: &Path, modules: usize) {
         }
         let file = if in_own_directory(m) {
             fs::create_dir_all(dir.join(format!("m{m}"))).unwrap();
+            fs::write(
+                dir.join(format!("m{m}/extra.rs")),
+                "pub fn e(x: i64) -> i64 {\n    x + 1\n}\n",
+            )
+            .unwrap();
+            text = format!("pub mod extra;\n{text}");
             format!("m{m}/mod.rs")
         } else {
             format!("m{m}.rs")
@@ -166,12 +173,14 @@ fn a_rebuild_stamps_each_file_and_directory_once_and_executes_the_same_queries_a
     let (small, big) = (70, 160);
     assert!(small + 1 >= stamp::AHEAD_MIN_PATHS);
     let (s, b) = (rebuilds(small), rebuilds(big));
-    // Every file once (the root and each module's file), and every directory that holds
-    // a candidate once: the crate's (it holds each `m.rs`, and implies that each missing
-    // `m.rs` and `m/` is missing, and so `m/mod.rs` too), and each `m/` that holds an
-    // `m/mod.rs`. No missing path is stamped.
+    // Every file once (the root, each module's file, each `extra.rs`), and every
+    // directory that holds a missing candidate once: the crate's (it implies that each
+    // missing `m.rs` and `m/` is missing, and so `m/mod.rs` too), and each `m/` (it
+    // implies that `m/extra/` is missing, and so `m/extra/mod.rs`). No missing path is
+    // stamped.
     for (modules, c) in [(small, &s), (big, &b)] {
-        let stamps = (modules as u64 + 1, own_directories(modules) as u64 + 1);
+        let own = own_directories(modules) as u64;
+        let stamps = (modules as u64 + 1 + own, own + 1);
         assert_eq!((c.no_change_stamps, c.leaf_stamps), (stamps, stamps), "{c:?}");
         assert!(c.no_change_executed.is_empty(), "{c:?}");
         assert_eq!((c.leaf_relinked, c.leaf_rewritten), (1, 1), "{c:?}");

@@ -491,7 +491,10 @@ mod tests {
         }
         std::fs::write(path.join("x.rs"), "").unwrap();
         let added = dir_stamp(path);
-        assert_ne!(added.stat, settled.stat, "an entry created changes the directory");
+        assert_ne!(
+            added.stat, settled.stat,
+            "an entry created changes the directory"
+        );
         assert_eq!(dir_stamp(&path.join("x.rs")).stat.kind, FileKind::File);
         assert_eq!(dir_stamp(&path.join("y")).stat.kind, FileKind::Missing);
         assert!(dir_stamp(&path.join("x.rs/z")).stat.kind != FileKind::Directory);

@@ -515,7 +515,12 @@ fn a_directory_that_appears_then_gains_a_candidate_then_disappears() {
     p.write("a.rs", A_INNER);
     // Neither `a/inner.rs` nor `a/inner/mod.rs`: `a/` itself is missing.
     let missing = p.build();
-    assert_eq!(code(&missing), Some("E0583"), "{:?}", missing.build.diagnostics);
+    assert_eq!(
+        code(&missing),
+        Some("E0583"),
+        "{:?}",
+        missing.build.diagnostics
+    );
     p.settle();
     let quiet = p.build();
     assert_eq!(code(&quiet), Some("E0583"));
@@ -531,7 +536,11 @@ fn a_directory_that_appears_then_gains_a_candidate_then_disappears() {
     // The directories were racy in the last build: their stamps change once more.
     p.build();
     let quiet = p.build();
-    assert_eq!(quiet.executed("dir_stamp"), 2, "the crate's directory and `a/`");
+    assert_eq!(
+        quiet.executed("dir_stamp"),
+        2,
+        "the crate's directory and `a/`"
+    );
     assert_eq!(quiet.executed("file_stamp"), 4);
     assert_eq!(quiet.executed("path_stamp"), 0);
     // `a/inner/mod.rs` beside `a/inner.rs`: E0761.
@@ -566,10 +575,7 @@ fn a_candidate_appearing_in_a_directory_whose_mtime_is_put_back_is_seen_by_its_c
     p.settle();
     let settle_dir = || {
         // The directory's ctime, set by each change, leaves the racy window.
-        while is_racy(
-            &dir_stat(&dir),
-            system_time_ns(SystemTime::now()),
-        ) {
+        while is_racy(&dir_stat(&dir), system_time_ns(SystemTime::now())) {
             std::thread::sleep(Duration::from_millis(20));
         }
     };

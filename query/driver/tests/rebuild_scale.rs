@@ -181,7 +181,11 @@ fn a_rebuild_stamps_each_file_and_directory_once_and_executes_the_same_queries_a
     for (modules, c) in [(small, &s), (big, &b)] {
         let own = own_directories(modules) as u64;
         let stamps = (modules as u64 + 1 + own, own + 1);
-        assert_eq!((c.no_change_stamps, c.leaf_stamps), (stamps, stamps), "{c:?}");
+        assert_eq!(
+            (c.no_change_stamps, c.leaf_stamps),
+            (stamps, stamps),
+            "{c:?}"
+        );
         assert!(c.no_change_executed.is_empty(), "{c:?}");
         assert_eq!((c.leaf_relinked, c.leaf_rewritten), (1, 1), "{c:?}");
     }
@@ -253,7 +257,12 @@ fn a_module_file_that_appears_or_disappears_is_noticed() {
     fs::write(dir.path().join("m13.rs"), m13.replacen("x * 2", "x * 3", 1)).unwrap();
     settle();
     let both = rill::build_path(&root, Goal::Image, options());
-    assert_eq!(codes(&both).first(), Some(&"E0761"), "{:?}", both.diagnostics);
+    assert_eq!(
+        codes(&both).first(),
+        Some(&"E0761"),
+        "{:?}",
+        both.diagnostics
+    );
     fs::remove_file(dir.path().join("m13/mod.rs")).unwrap();
     settle();
     let moved = build(&root, cache.path());

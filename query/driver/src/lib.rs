@@ -2,7 +2,10 @@
 //! called as query providers at item granularity.
 //!
 //! ```text
-//! file_stamp(file) [eval_always] ─► file_text(file) ─► parse_file(file) ─► file_skeleton(file)
+//! dir_stamp(dir), file_stamp(file) [eval_always]: a path's stamp, a missing path's implied
+//! by its directory's (`stamp`)
+//!   ▼
+//! path_stamp(file) ◄─ *_stamp    ─► file_text(file) ─► parse_file(file) ─► file_skeleton(file)
 //!   file_status(file) ◄─ file_text                                        │          │
 //!        └──────────► module_tree ◄─ file_modules(file) ◄─────────────────┘          │
 //!                        │  (the `mod` items only)                                     │
@@ -101,6 +104,10 @@ pub struct Host {
     pub file_system: bool,
     /// The metadata read ahead for the current build.
     pub ahead: stamp::Ahead,
+    /// The loader's paths are the file system's: a missing path's absence is implied by
+    /// its directory's metadata, read with `std::fs` (`dir_stamp`, `path_stamp`), under
+    /// [`ChangeDetection::Stat`].
+    pub directories: bool,
 }
 
 define_queries! {
@@ -119,6 +126,13 @@ define_queries! {
     /// A path's stamp (its metadata, or its content where that cannot stand for it:
     /// `stamp`), taken every session.
     query [eval_always] fn file_stamp(PathBuf) -> FileStamp, "looking at a source file", p_file_stamp;
+    /// A directory's stamp (`stamp::dir_stamp`: its metadata, which changes when an entry
+    /// is created, removed or renamed in it), taken every session: what implies that a
+    /// path missing from it is still missing.
+    query [eval_always] fn dir_stamp(PathBuf) -> stamp::DirStamp, "looking at a directory", p_dir_stamp;
+    /// A path's stamp as `file_stamp` gives it, a missing path's implied by its
+    /// directory's `dir_stamp` (with `Host::directories`; else the path's `file_stamp`).
+    query [] fn path_stamp(PathBuf) -> FileStamp, "looking for a source file", p_path_stamp;
     /// A source file's bytes, read through the host's loader when its stamp changed.
     query [] fn file_text(PathBuf) -> Arc<FileText>, "reading a source file", p_file_text;
     /// A file's syntax tree (never hashed: its dependents compare their own results).
@@ -408,7 +422,8 @@ impl Session {
         } else if self.db.host.file_system && self.db.host.change_detection == ChangeDetection::Stat
         {
             let paths = self.db.volatile_keys::<rq::file_stamp>();
-            self.db.host.ahead = stamp::Ahead::start(paths);
+            let dirs = self.db.volatile_keys::<rq::dir_stamp>();
+            self.db.host.ahead = stamp::Ahead::start(paths, dirs);
         }
         self.builds += 1;
         let db = &self.db;
@@ -516,6 +531,7 @@ fn build_in(
         .then(|| (Arc::clone(&loader), options.for_another_build()));
     let mut session = Session::new(loader, root, goal, options);
     session.db.host.file_system = file_system;
+    session.db.host.directories = file_system;
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     out.phases.insert(0, ("load_cache", load_ms));

@@ -13,7 +13,9 @@ use shared_frontend::sema::entry;
 use shared_frontend::sema::items::{
     def_name, ChildModule, ItemAst, ItemTree, ModuleEntry, ModuleOrigin, ModuleWalk, UseItem,
 };
-use shared_frontend::sema::modules::{load_crate_parsed, FileLoader, LoadedCrate};
+use shared_frontend::sema::modules::{
+    load_crate_parsed, FileKind, FileLoader, FileStat, LoadedCrate,
+};
 use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve::{self, Binding, CrateItems, NameBindings};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
@@ -43,11 +45,79 @@ pub(super) fn p_file_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
     )
 }
 
+pub(super) fn p_dir_stamp(db: &RillDb, path: PathBuf) -> stamp::DirStamp {
+    stamp::dir_stamp_with(&path, &db.host.ahead)
+}
+
+/// Whether a missing path's absence may be implied by its directory's stamp: the paths
+/// are the file system's (`Host::directories`) and files are stamped by their metadata.
+fn directory_stamps(db: &RillDb) -> bool {
+    db.host.directories && db.host.change_detection == ChangeDetection::Stat
+}
+
+/// The stamp of a path as `file_stamp` gives it, without stamping a missing path on its
+/// own (`stamp`'s "Directory stamps"). A path is looked at first: a file (or a special
+/// file, or a path that cannot be looked at) is stamped by its own `file_stamp`, which
+/// alone stands for it. A missing path or a directory, an entry of its directory, is
+/// implied by that directory: the directory's own kind is found first (the crate root's
+/// directory by its `dir_stamp`, a directory below it by its own `path_stamp`), then
+/// - in a missing directory, the path is missing;
+/// - in a directory, its `dir_stamp` is taken and the path looked at again, so that an
+///   entry created, removed or replaced after that look changes the stamp: a missing
+///   path or a directory is stamped by its kind, anything else by its `file_stamp`;
+/// - in anything else (a file: `ENOTDIR`), the path is stamped by its `file_stamp`.
+///
+/// So a no-change rebuild stamps each file and each directory that holds a missing path
+/// (or a directory looked into), and no missing path.
+pub(super) fn p_path_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
+    if !directory_stamps(db) {
+        return db.file_stamp(path);
+    }
+    let implied = |kind: &FileKind| matches!(kind, FileKind::Missing | FileKind::Directory);
+    if !implied(&stamp::dir_stat(&path).kind) {
+        return db.file_stamp(path);
+    }
+    let Some(dir) = path.parent() else {
+        return db.file_stamp(path);
+    };
+    let root = db.crate_root(());
+    let base = root.parent().unwrap_or(Path::new(""));
+    // A directory below the crate root's is looked at as its parent's stamp implies.
+    if dir != base && dir.starts_with(base) {
+        match db.path_stamp(dir.to_path_buf()).stat.map(|s| s.kind) {
+            Some(FileKind::Directory) => {}
+            Some(FileKind::Missing) => return kind_stamp(FileKind::Missing),
+            _ => return db.file_stamp(path),
+        }
+    }
+    match db.dir_stamp(dir.to_path_buf()).stat.kind {
+        FileKind::Directory => {}
+        FileKind::Missing => return kind_stamp(FileKind::Missing),
+        _ => return db.file_stamp(path),
+    }
+    match stamp::dir_stat(&path).kind {
+        kind if implied(&kind) => kind_stamp(kind),
+        _ => db.file_stamp(path),
+    }
+}
+
+/// The stamp `file_stamp` gives a path of this kind that is not a file: its kind only.
+fn kind_stamp(kind: FileKind) -> FileStamp {
+    FileStamp {
+        stat: Some(FileStat::of_kind(kind)),
+        text: None,
+    }
+}
+
 /// The text is read only when the stamp changed (or when a dependent needs the bytes of
 /// a file whose text is green from the previous session); a stamp that had to read the
 /// file hands over what it read.
 pub(super) fn p_file_text(db: &RillDb, path: PathBuf) -> Arc<FileText> {
-    let stamp = db.file_stamp(path.clone());
+    let stamp = if directory_stamps(db) {
+        db.path_stamp(path.clone())
+    } else {
+        db.file_stamp(path.clone())
+    };
     match stamp.text {
         Some(text) => text,
         None => Arc::new(stamp::read(db.host.loader.as_deref(), &path)),

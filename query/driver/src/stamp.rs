@@ -35,6 +35,28 @@
 //! The ctime makes an edit visible even when the mtime is put back
 //! (`File::set_modified`, `touch -d`, `cp -p`): no user can set it.
 //!
+//! # Directory stamps
+//!
+//! Each `mod x;` looks at two paths, `x.rs` and `x/mod.rs`, and one of them is usually
+//! missing. A missing path is not stamped on its own: its absence is implied by the stamp
+//! of its directory ([`dir_stamp`]: the directory's kind, size, mtime, ctime, inode and
+//! device). POSIX sets a directory's mtime and ctime whenever an entry is created,
+//! removed or renamed in it, so an entry that was absent from a directory whose stamp is
+//! unchanged is still absent; a file written *inside* a directory does not touch it, so
+//! every existing file keeps its own stamp. The racy rule is the files' rule: a directory
+//! whose newest time is within the racy window (or in the future) has a stamp that equals
+//! no other ([`DirStamp::racy`]), and every missing path in it is looked at again in each
+//! build until it settles. A directory that does not exist, and the kind of a directory
+//! that does, are themselves implied by the parent's stamp (they are entries of it), up to
+//! the directory of the crate root, which is stamped on its own; so a directory has a
+//! stamp only when a missing path or a directory in it was looked for. The query driver's
+//! `path_stamp` puts this together, looking at the path again after its directory's stamp
+//! was taken. A directory replaced by a file, a symbolic link or another directory, and a
+//! file replaced by a directory, change an entry of the parent (and an existing file's
+//! own stamp its kind; a directory's stamp holds its inode). A file system mounted over a
+//! directory changes no entry of its parent, but the device of every stamp taken through
+//! it, and each path is implied by a stamp taken through its whole path.
+//!
 //! # Stamps taken ahead
 //!
 //! The first build on a loaded cache re-executes the stamp of every path the previous
@@ -45,7 +67,9 @@
 //! thread finds most of them read. A stamp taken ahead is the same stamp: its `now` is read
 //! on that thread just before its metadata, in this build, and each is used once (a path
 //! stamped again, in a later build or by verify mode, is read again). The main thread
-//! reads a path itself when the thread has not come to it yet, or is reading it.
+//! reads a path itself when the thread has not come to it yet, or is reading it. The
+//! directories' stamps ([`dir_stamp`]) are read ahead in the same way, beside the files':
+//! the thread takes from both lists in proportion, as the session's start interleaves them.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -53,9 +77,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
+use query::{hash_serde, StableHash, StableHasher};
 use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat, FsLoader};
 
 use crate::values::{ChangeDetection, FileStamp, FileText};
+use crate::RillDb;
 
 /// The racy window of a file system with sub-second timestamps (see the module's docs).
 pub const RACY_WINDOW_FINE_NS: i128 = 100_000_000;
@@ -128,6 +154,107 @@ pub(crate) fn stamp_with(
     }
 }
 
+/// What [`dir_stamp`] found at a directory's path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirStamp {
+    /// The metadata ([`dir_stat`]): for a directory its size, times and identity, which
+    /// change whenever an entry is created, removed or renamed in it.
+    pub stat: FileStat,
+    /// Set, to the time the stamp was taken, when the directory is racy (its newest time
+    /// within the racy window, or in the future): the stamp then equals no stamp of
+    /// another build, and what it stands for is looked at again.
+    pub racy: Option<i128>,
+}
+
+impl DirStamp {
+    /// Whether a directory is at the path.
+    pub fn is_dir(&self) -> bool {
+        self.stat.kind == FileKind::Directory
+    }
+}
+
+impl StableHash<RillDb> for DirStamp {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        let stat = &self.stat;
+        match &stat.kind {
+            FileKind::Missing => h.write_u8(0),
+            FileKind::File => h.write_u8(1),
+            FileKind::Directory => h.write_u8(2),
+            FileKind::Other => h.write_u8(3),
+            FileKind::Unreadable { os, message } => {
+                h.write_u8(4);
+                hash_serde(os, h);
+                h.write_str(message);
+            }
+        }
+        h.write_u64(stat.size);
+        h.write_u128(stat.mtime_ns as u128);
+        h.write_u128(stat.ctime_ns as u128);
+        h.write_u64(stat.inode);
+        h.write_u64(stat.device);
+        match self.racy {
+            None => h.write_u8(0),
+            Some(now) => {
+                h.write_u8(1);
+                h.write_u128(now as u128);
+            }
+        }
+    }
+}
+
+/// The metadata of a directory's path (symbolic links followed): a directory's size,
+/// mtime, ctime, inode and device, which [`FileStat::from_metadata`] leaves out; what
+/// `FileStat::from_metadata` gives for anything else. The empty path is the current
+/// directory (the directory of a relative path without one).
+pub fn dir_stat(path: &Path) -> FileStat {
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => meta,
+        other => return FileStat::from_metadata(other),
+    };
+    let mtime_ns = meta.modified().map_or(0, system_time_ns);
+    #[cfg(unix)]
+    let (ctime_ns, inode, device) = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+            meta.ino(),
+            meta.dev(),
+        )
+    };
+    #[cfg(not(unix))]
+    let (ctime_ns, inode, device) = (0, 0, 0);
+    FileStat {
+        kind: FileKind::Directory,
+        size: meta.len(),
+        mtime_ns,
+        ctime_ns,
+        inode,
+        device,
+    }
+}
+
+/// The stamp of the directory `path` (see the module's docs): its time `now` is read
+/// before its metadata, as a file's is.
+pub fn dir_stamp(path: &Path) -> DirStamp {
+    dir_stamp_with(path, &Ahead::default())
+}
+
+/// [`dir_stamp`], with the metadata taken from `ahead` when it read the directory in this
+/// build.
+pub(crate) fn dir_stamp_with(path: &Path, ahead: &Ahead) -> DirStamp {
+    let (now, stat) = ahead.take_dir(path).unwrap_or_else(|| {
+        let now = system_time_ns(SystemTime::now());
+        (now, dir_stat(path))
+    });
+    let racy = (stat.kind == FileKind::Directory && is_racy(&stat, now)).then_some(now);
+    DirStamp { stat, racy }
+}
+
 /// Paths from which [`Ahead::start`] starts a thread (starting one costs some 30 µs, a
 /// stat about 1 µs).
 pub const AHEAD_MIN_PATHS: usize = 64;
@@ -149,14 +276,18 @@ const USED: u8 = 3;
 #[derive(Default)]
 pub struct Ahead {
     shared: Option<Arc<AheadPaths>>,
-    /// The next path the main thread is expected to stamp: the session's start stamps
+    /// The next file the main thread is expected to stamp: the session's start stamps
     /// them in their order, so a path is found without hashing it.
     next: Cell<usize>,
+    /// The next directory (an index into the paths, from `AheadPaths::files`).
+    next_dir: Cell<usize>,
 }
 
-/// The paths and what was read of each.
+/// The paths and what was read of each: the files' paths, then the directories'.
 pub struct AheadPaths {
     paths: Vec<PathBuf>,
+    /// How many of the paths are files' (the rest are directories').
+    files: usize,
     entries: Vec<AheadEntry>,
 }
 
@@ -167,9 +298,12 @@ struct AheadEntry {
 }
 
 impl Ahead {
-    /// Starts reading the metadata of `paths` (with [`FsLoader`]) on a thread of its own,
-    /// in their order, when there are at least [`AHEAD_MIN_PATHS`]; else holds nothing.
-    pub fn start(paths: Vec<PathBuf>) -> Ahead {
+    /// Starts reading the metadata of the files `paths` (with [`FsLoader`]) and of the
+    /// directories `dirs` (with [`dir_stat`]) on a thread of its own, each list in its
+    /// order, when there are at least [`AHEAD_MIN_PATHS`] in all; else holds nothing.
+    pub fn start(mut paths: Vec<PathBuf>, dirs: Vec<PathBuf>) -> Ahead {
+        let files = paths.len();
+        paths.extend(dirs);
         if paths.len() < AHEAD_MIN_PATHS {
             return Ahead::default();
         }
@@ -179,30 +313,47 @@ impl Ahead {
                 stat: OnceLock::new(),
             })
             .collect();
-        let shared = Arc::new(AheadPaths { paths, entries });
+        let shared = Arc::new(AheadPaths {
+            paths,
+            files,
+            entries,
+        });
         let worker = Arc::clone(&shared);
         // A thread that cannot be started leaves every path to the main thread.
         let started = std::thread::Builder::new()
             .name("file-stamps".to_string())
             .spawn(move || worker.read_all());
         Ahead {
+            next_dir: Cell::new(files),
             shared: started.is_ok().then_some(shared),
             next: Cell::new(0),
         }
     }
 
-    /// The time and metadata read ahead for `path`, once; `None` when it is not among the
-    /// next few of the paths (a path out of order is read by the caller), was used
-    /// already, or the thread has not come to it (then it never will).
+    /// The time and metadata read ahead for the file `path`, once; `None` when it is not
+    /// among the next few of the files (a path out of order is read by the caller), was
+    /// used already, or the thread has not come to it (then it never will).
     fn take(&self, path: &Path) -> Option<(i128, FileStat)> {
+        let files = self.shared.as_ref()?.files;
+        self.take_in(path, &self.next, files)
+    }
+
+    /// [`Ahead::take`] for the directory `path`.
+    fn take_dir(&self, path: &Path) -> Option<(i128, FileStat)> {
+        let all = self.shared.as_ref()?.paths.len();
+        self.take_in(path, &self.next_dir, all)
+    }
+
+    /// The entry for `path` among the next few from `next`, below `limit`, once.
+    fn take_in(&self, path: &Path, next: &Cell<usize>, limit: usize) -> Option<(i128, FileStat)> {
         let shared = self.shared.as_ref()?;
-        let from = self.next.get();
-        let end = shared.paths.len().min(from + LOOK_AHEAD);
+        let from = next.get();
+        let end = limit.min(from + LOOK_AHEAD);
         let i = from
             + shared.paths[from.min(end)..end]
                 .iter()
                 .position(|p| p == path)?;
-        self.next.set(i + 1);
+        next.set(i + 1);
         let e = &shared.entries[i];
         match e
             .state
@@ -231,24 +382,46 @@ impl Ahead {
 }
 
 impl AheadPaths {
-    /// The second thread: reads each path the main thread has not claimed, in order.
+    /// The second thread: reads each path the main thread has not claimed, the files and
+    /// the directories each in their order, taking next from the list it is least far
+    /// through (in proportion to its length).
     fn read_all(&self) {
-        for (path, e) in self.paths.iter().zip(&self.entries) {
-            if e.state
-                .compare_exchange(FREE, READING, Ordering::Acquire, Ordering::Relaxed)
-                .is_err()
-            {
-                continue;
-            }
-            let now = system_time_ns(SystemTime::now());
-            let stat = FsLoader.stat(path);
-            if let Some(stat) = stat {
-                let _ = e.stat.set((now, stat));
-                e.state.store(READ, Ordering::Release);
+        let (files, dirs) = (self.files, self.paths.len() - self.files);
+        let (mut f, mut d) = (0, 0);
+        while f < files || d < dirs {
+            // f / files <= d / dirs, without dividing.
+            let i = if d == dirs || (f < files && f * dirs <= d * files) {
+                f += 1;
+                f - 1
             } else {
-                // Not reached with `FsLoader`, which always has metadata.
-                e.state.store(USED, Ordering::Release);
-            }
+                d += 1;
+                files + d - 1
+            };
+            self.read(i);
+        }
+    }
+
+    /// Reads entry `i` unless the main thread claimed it.
+    fn read(&self, i: usize) {
+        let (path, e) = (&self.paths[i], &self.entries[i]);
+        if e.state
+            .compare_exchange(FREE, READING, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let now = system_time_ns(SystemTime::now());
+        let stat = if i < self.files {
+            FsLoader.stat(path)
+        } else {
+            Some(dir_stat(path))
+        };
+        if let Some(stat) = stat {
+            let _ = e.stat.set((now, stat));
+            e.state.store(READ, Ordering::Release);
+        } else {
+            // Not reached with `FsLoader`, which always has metadata.
+            e.state.store(USED, Ordering::Release);
         }
     }
 }
@@ -298,6 +471,33 @@ mod tests {
             NOW
         ));
         assert!(is_racy(&file(NOW - 3_600 * NS_PER_SEC, NOW + 1), NOW));
+    }
+
+    #[test]
+    fn a_directory_stamp_changes_with_its_entries_and_is_racy_while_recent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path();
+        let fresh = dir_stamp(path);
+        assert!(fresh.is_dir());
+        assert!(fresh.racy.is_some(), "a directory created just now is racy");
+        assert_ne!(fresh, dir_stamp(path), "a racy stamp equals no other");
+        std::thread::sleep(std::time::Duration::from_millis(
+            (RACY_WINDOW_FINE_NS / 1_000_000) as u64 + 50,
+        ));
+        let settled = dir_stamp(path);
+        if settled.racy.is_none() {
+            // (Not on a file system with whole-second times: still in its window.)
+            assert_eq!(settled, dir_stamp(path));
+        }
+        std::fs::write(path.join("x.rs"), "").unwrap();
+        let added = dir_stamp(path);
+        assert_ne!(
+            added.stat, settled.stat,
+            "an entry created changes the directory"
+        );
+        assert_eq!(dir_stamp(&path.join("x.rs")).stat.kind, FileKind::File);
+        assert_eq!(dir_stamp(&path.join("y")).stat.kind, FileKind::Missing);
+        assert!(dir_stamp(&path.join("x.rs/z")).stat.kind != FileKind::Directory);
     }
 
     #[test]

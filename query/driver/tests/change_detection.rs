@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use query_driver::stamp::is_racy;
+use query_driver::stamp::{dir_stat, is_racy};
 use query_driver::{Build, BuildOptions, ChangeDetection, Goal, Session};
 use shared_frontend::sema::modules::{system_time_ns, FileLoader, FileStat, FsLoader};
 
@@ -79,6 +79,9 @@ struct Project {
     cache: tempfile::TempDir,
     detection: ChangeDetection,
     coarse: bool,
+    /// A missing path's absence is implied by its directory's stamp (as in a `rill`
+    /// process: `Host::directories`).
+    directories: bool,
 }
 
 /// One build on the project's cache and what it showed.
@@ -121,6 +124,7 @@ impl Project {
             cache: tempfile::tempdir().unwrap(),
             detection: ChangeDetection::Stat,
             coarse: false,
+            directories: true,
         };
         p.write("main.rs", MAIN);
         p.write("a.rs", A);
@@ -165,16 +169,17 @@ impl Project {
         assert_eq!(after.len(), before.len());
     }
 
-    /// Waits until no file of the project is racy (its times older than the racy window),
-    /// but for files whose mtime is in the future.
+    /// Waits until no file or directory of the project is racy (its times older than the
+    /// racy window), but for those whose mtime is in the future.
     fn settle(&self) {
-        let files: Vec<PathBuf> = walk(self.dir.path());
+        let mut paths: Vec<PathBuf> = walk(self.dir.path());
+        paths.push(self.dir.path().to_path_buf());
         let deadline = SystemTime::now() + Duration::from_secs(10);
         loop {
             let now = system_time_ns(SystemTime::now());
             // A file with a time in the future stays racy: it is compared by content.
-            let racy = files.iter().any(|p| {
-                let stat = FileStat::from_metadata(fs::metadata(p));
+            let racy = paths.iter().any(|p| {
+                let stat = dir_stat(p);
                 stat.mtime_ns <= now && is_racy(&stat, now)
             });
             if !racy {
@@ -198,6 +203,7 @@ impl Project {
             ..BuildOptions::default()
         };
         let mut session = Session::new(fs.clone(), &root, Goal::Image, options);
+        session.db.host.directories = self.directories;
         let mut build = session.build(Goal::Image);
         session.finish(&mut build);
         let paths = ["main.rs", "a.rs", "b.rs", "a/mod.rs", "b/mod.rs"];
@@ -230,13 +236,14 @@ impl Project {
     }
 }
 
-/// Every file under `dir`.
+/// Every file and directory under `dir`.
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
             out.extend(walk(&path));
+            out.push(path);
         } else {
             out.push(path);
         }
@@ -463,7 +470,12 @@ fn a_no_change_rebuild_reads_no_file_with_stat_and_every_file_with_hash() {
         assert_eq!(first.executed("file_text"), 5);
         let second = p.build();
         let stamps = second.executed("file_stamp");
-        assert_eq!(stamps, 5);
+        match detection {
+            // The three files, and the project's directory for the missing candidates.
+            ChangeDetection::Stat => assert_eq!((stamps, second.executed("dir_stamp")), (3, 1)),
+            // Every path looked at, the missing candidates too.
+            ChangeDetection::Hash => assert_eq!((stamps, second.executed("dir_stamp")), (5, 0)),
+        }
         assert_eq!(second.executed("file_text"), 0, "{detection:?}");
         assert_eq!(second.executed("parse_file"), 0, "{detection:?}");
         match detection {
@@ -478,4 +490,152 @@ fn a_no_change_rebuild_reads_no_file_with_stat_and_every_file_with_hash() {
             }
         }
     }
+}
+
+/// `a.rs` with a module `inner` below it, whose files are in `a/`.
+const A_INNER: &str = "pub mod inner;
+
+pub fn f() -> i64 {
+    inner::h()
+}
+";
+const INNER: &str = "pub fn h() -> i64 {
+    7
+}
+";
+
+/// The code of the first diagnostic (the structure error; what follows from it varies).
+fn code(b: &Built) -> Option<&'static str> {
+    b.build.diagnostics.first().and_then(|d| d.code)
+}
+
+#[test]
+fn a_directory_that_appears_then_gains_a_candidate_then_disappears() {
+    let p = Project::new();
+    p.write("a.rs", A_INNER);
+    // Neither `a/inner.rs` nor `a/inner/mod.rs`: `a/` itself is missing.
+    let missing = p.build();
+    assert_eq!(
+        code(&missing),
+        Some("E0583"),
+        "{:?}",
+        missing.build.diagnostics
+    );
+    p.settle();
+    let quiet = p.build();
+    assert_eq!(code(&quiet), Some("E0583"));
+    // The crate's directory and the files; the missing `a/` and what is below it are
+    // implied missing by the crate directory's stamp.
+    assert_eq!(quiet.executed("dir_stamp"), 1);
+    assert_eq!(quiet.executed("file_stamp"), 3);
+    // `a/` appears with `a/inner.rs` in it.
+    p.write("a/inner.rs", INNER);
+    let appeared = p.build();
+    assert_eq!(appeared.stdout, "1007\n");
+    p.settle();
+    // The directories were racy in the last build: their stamps change once more.
+    p.build();
+    let quiet = p.build();
+    assert_eq!(
+        quiet.executed("dir_stamp"),
+        2,
+        "the crate's directory and `a/`"
+    );
+    assert_eq!(quiet.executed("file_stamp"), 4);
+    assert_eq!(quiet.executed("path_stamp"), 0);
+    // `a/inner/mod.rs` beside `a/inner.rs`: E0761.
+    p.write("a/inner/mod.rs", "pub fn h() -> i64 {\n    8\n}\n");
+    let both = p.build();
+    assert_eq!(code(&both), Some("E0761"), "{:?}", both.build.diagnostics);
+    // `a/inner.rs` removed while `a/inner/mod.rs` exists.
+    fs::remove_file(p.path("a/inner.rs")).unwrap();
+    assert_eq!(p.build().stdout, "1008\n");
+    // The directory `a/inner/` removed.
+    fs::remove_dir_all(p.path("a/inner")).unwrap();
+    let gone = p.build();
+    assert_eq!(code(&gone), Some("E0583"));
+    // And `a/` removed, then back with its file.
+    fs::remove_dir_all(p.path("a")).unwrap();
+    assert_eq!(code(&p.build()), Some("E0583"));
+    p.write("a/inner.rs", INNER);
+    assert_eq!(p.build().stdout, "1007\n");
+}
+
+#[test]
+fn a_candidate_appearing_in_a_directory_whose_mtime_is_put_back_is_seen_by_its_ctime() {
+    let p = Project::new();
+    p.write("a.rs", A_INNER);
+    p.write("a/inner.rs", INNER);
+    // Removed when `a/inner/` is created, so that `a/` keeps its number of entries (and
+    // its size, on file systems that count them).
+    p.write("a/spare.txt", "x");
+    let dir = p.path("a");
+    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    let set_dir_mtime = |t: SystemTime| {
+        fs::File::open(&dir).unwrap().set_modified(t).unwrap();
+    };
+    set_dir_mtime(old);
+    p.settle();
+    let settle_dir = || {
+        // The directory's ctime, set by each change, leaves the racy window.
+        while is_racy(&dir_stat(&dir), system_time_ns(SystemTime::now())) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    settle_dir();
+    assert_eq!(p.build().stdout, "1007\n");
+    let before = dir_stat(&dir);
+    assert_eq!(before.mtime_ns, system_time_ns(old));
+
+    // `a/inner/mod.rs` appears (and `a/spare.txt` goes), and `a/`'s mtime is put back
+    // (`touch -d`): only its ctime tells, which no user can set back.
+    p.write("a/inner/mod.rs", "pub fn h() -> i64 {\n    8\n}\n");
+    fs::remove_file(p.path("a/spare.txt")).unwrap();
+    set_dir_mtime(old);
+    settle_dir();
+    let after = dir_stat(&dir);
+    assert_eq!(
+        (after.mtime_ns, after.size, after.inode, after.device),
+        (before.mtime_ns, before.size, before.inode, before.device)
+    );
+    assert_ne!(after.ctime_ns, before.ctime_ns);
+    let both = p.build();
+    assert_eq!(code(&both), Some("E0761"), "{:?}", both.build.diagnostics);
+    assert!(both.executed("path_stamp") > 0);
+}
+
+#[test]
+fn a_racy_directory_is_looked_into_again_until_it_settles() {
+    let p = Project::new();
+    p.settle();
+    p.build();
+    // An entry that the build does not look for: the directory's stamp changes, its
+    // missing candidates are looked at again, and nothing else executes.
+    p.write("notes.txt", "x");
+    let racy = p.build();
+    assert_eq!(racy.executed("path_stamp"), 2, "`a/` and `b/`");
+    assert_eq!(racy.executed("file_text"), 0);
+    assert_eq!(racy.fs.reads(), 0);
+    // While the directory is racy its stamp equals no other; once it settles, one more
+    // look, then none.
+    p.settle();
+    let settling = p.build();
+    assert_eq!(settling.executed("file_text"), 0);
+    let quiet = p.build();
+    assert_eq!(quiet.executed("path_stamp"), 0);
+    assert_eq!(quiet.executed("dir_stamp"), 1);
+}
+
+#[test]
+fn without_directory_stamps_every_path_is_stamped_on_its_own() {
+    let mut p = Project::new();
+    p.directories = false;
+    p.settle();
+    p.build();
+    let second = p.build();
+    assert_eq!(second.executed("file_stamp"), 5);
+    assert_eq!(second.executed("dir_stamp"), 0);
+    p.write("a/mod.rs", "pub fn f() -> i64 {\n    5\n}\n");
+    let both = p.build();
+    assert_eq!(code(&both), Some("E0761"));
 }

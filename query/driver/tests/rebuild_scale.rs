@@ -1,9 +1,12 @@
 //! What a rebuild of a program on disk touches, at two program sizes: the same queries on
-//! the same number of keys, apart from the one stamp per path the previous build looked at.
+//! the same number of keys, apart from the one stamp per file and per directory the
+//! previous build looked at.
 //!
-//! A `rill` process (`query_driver::build_path`) re-stamps every path of a loaded cache:
-//! each module's two candidate files, one of them missing. Those stamps are read ahead on
-//! a second thread (`stamp::Ahead`) once there are enough of them, and the checks of the
+//! A `rill` process (`query_driver::build_path`) re-stamps every file and directory of a
+//! loaded cache: each module's file, and each directory that holds a module's candidate
+//! files (the missing candidate's absence is implied by its directory's stamp). Those
+//! stamps are read ahead on a second thread (`stamp::Ahead`) once there are enough of
+//! them, and the checks of the
 //! link state's code start on another (`LinkState::check_code_ahead`); the counts here
 //! hold whichever thread gets to a path or a chunk first. Both sizes are above
 //! `stamp::AHEAD_MIN_PATHS` paths, and both images (with a link state's code of more than
@@ -20,8 +23,20 @@ use query_driver::{self as rill, stamp, Build, BuildOptions, Goal};
 /// Functions in each module file.
 const FNS_PER_MODULE: usize = 40;
 
-/// Writes a crate of `modules` module files (`m{i}.rs`, each with a constant and
-/// [`FNS_PER_MODULE`] functions calling one another) and a `main` calling into each.
+/// Whether module `m` is written as `m{m}/mod.rs` with a module `m{m}/extra.rs` (one in
+/// ten), not `m{m}.rs`.
+fn in_own_directory(m: usize) -> bool {
+    m % 10 == 3
+}
+
+/// How many modules [`write_program`] writes in a directory of their own.
+fn own_directories(modules: usize) -> usize {
+    (0..modules).filter(|&m| in_own_directory(m)).count()
+}
+
+/// Writes a crate of `modules` module files (`m{i}.rs`, or `m{i}/mod.rs` and its module
+/// `m{i}/extra.rs` for one in ten, each with a constant and [`FNS_PER_MODULE`] functions
+/// calling one another) and a `main` calling into each.
 fn write_program(dir: &Path, modules: usize) {
     let mut main = String::new();
     for m in 0..modules {
@@ -43,7 +58,19 @@ fn write_program(dir: &Path, modules: usize) {
             };
             text.push_str(&format!("\npub fn f{f}(x: i64) -> i64 {{\n{body}\n}}\n"));
         }
-        fs::write(dir.join(format!("m{m}.rs")), text).unwrap();
+        let file = if in_own_directory(m) {
+            fs::create_dir_all(dir.join(format!("m{m}"))).unwrap();
+            fs::write(
+                dir.join(format!("m{m}/extra.rs")),
+                "pub fn e(x: i64) -> i64 {\n    x + 1\n}\n",
+            )
+            .unwrap();
+            text = format!("pub mod extra;\n{text}");
+            format!("m{m}/mod.rs")
+        } else {
+            format!("m{m}.rs")
+        };
+        fs::write(dir.join(file), text).unwrap();
     }
 }
 
@@ -70,23 +97,24 @@ fn build(root: &Path, cache: &Path) -> Build {
     build
 }
 
+/// The queries that look at the file system in every build.
+const STAMPS: [&str; 2] = ["file_stamp", "dir_stamp"];
+
 /// Executions per query, without the stamps.
 fn executed(build: &Build) -> BTreeMap<String, u64> {
     build
         .stats
         .queries
         .iter()
-        .filter(|(name, q)| q.executed > 0 && name.as_str() != "file_stamp")
+        .filter(|(name, q)| q.executed > 0 && !STAMPS.contains(&name.as_str()))
         .map(|(name, q)| (name.clone(), q.executed))
         .collect()
 }
 
-fn stamps(build: &Build) -> u64 {
-    build
-        .stats
-        .queries
-        .get("file_stamp")
-        .map_or(0, |q| q.executed)
+/// Executions of `file_stamp` and of `dir_stamp`.
+fn stamps(build: &Build) -> (u64, u64) {
+    let executed = |name| build.stats.queries.get(name).map_or(0, |q| q.executed);
+    (executed(STAMPS[0]), executed(STAMPS[1]))
 }
 
 fn image_hash(build: &Build) -> u128 {
@@ -97,9 +125,9 @@ fn image_hash(build: &Build) -> u128 {
 /// stamps and other executions, the leaf edit's, and its link.
 #[derive(Debug, PartialEq)]
 struct Counts {
-    no_change_stamps: u64,
+    no_change_stamps: (u64, u64),
     no_change_executed: BTreeMap<String, u64>,
-    leaf_stamps: u64,
+    leaf_stamps: (u64, u64),
     leaf_executed: BTreeMap<String, u64>,
     leaf_relinked: usize,
     leaf_rewritten: usize,
@@ -141,14 +169,23 @@ fn rebuilds(modules: usize) -> Counts {
 }
 
 #[test]
-fn a_rebuild_stamps_each_probed_path_once_and_executes_the_same_queries_at_two_sizes() {
-    let (small, big) = (40, 160);
-    assert!(2 * small + 1 >= stamp::AHEAD_MIN_PATHS);
+fn a_rebuild_stamps_each_file_and_directory_once_and_executes_the_same_queries_at_two_sizes() {
+    let (small, big) = (70, 160);
+    assert!(small + 1 >= stamp::AHEAD_MIN_PATHS);
     let (s, b) = (rebuilds(small), rebuilds(big));
-    // Every probed path once: the root, and each module's `m.rs` and missing `m/mod.rs`.
+    // Every file once (the root, each module's file, each `extra.rs`), and every
+    // directory that holds a missing candidate once: the crate's (it implies that each
+    // missing `m.rs` and `m/` is missing, and so `m/mod.rs` too), and each `m/` (it
+    // implies that `m/extra/` is missing, and so `m/extra/mod.rs`). No missing path is
+    // stamped.
     for (modules, c) in [(small, &s), (big, &b)] {
-        let paths = 2 * modules as u64 + 1;
-        assert_eq!((c.no_change_stamps, c.leaf_stamps), (paths, paths), "{c:?}");
+        let own = own_directories(modules) as u64;
+        let stamps = (modules as u64 + 1 + own, own + 1);
+        assert_eq!(
+            (c.no_change_stamps, c.leaf_stamps),
+            (stamps, stamps),
+            "{c:?}"
+        );
         assert!(c.no_change_executed.is_empty(), "{c:?}");
         assert_eq!((c.leaf_relinked, c.leaf_rewritten), (1, 1), "{c:?}");
     }
@@ -157,10 +194,13 @@ fn a_rebuild_stamps_each_probed_path_once_and_executes_the_same_queries_at_two_s
 }
 
 /// A module file that appears beside its candidate, or disappears, is noticed by a
-/// rebuild whose stamps were read ahead.
+/// rebuild whose stamps were read ahead: in the crate's directory (`m7/`, `m7/mod.rs`)
+/// and in a module's own (`m13.rs` beside `m13/mod.rs`, then `m13/mod.rs` gone).
 #[test]
 fn a_module_file_that_appears_or_disappears_is_noticed() {
-    let modules = 50;
+    let modules = 70;
+    assert!(modules + 1 >= stamp::AHEAD_MIN_PATHS);
+    assert!(in_own_directory(13) && !in_own_directory(7));
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     write_program(dir.path(), modules);
@@ -211,4 +251,26 @@ fn a_module_file_that_appears_or_disappears_is_noticed() {
     settle();
     let back = build(&root, cache.path());
     assert_eq!(image_hash(&back), hash);
+
+    // `m13.rs` beside `m13/mod.rs` (E0761), then `m13/mod.rs` gone, its directory empty.
+    let m13 = fs::read_to_string(dir.path().join("m13/mod.rs")).unwrap();
+    fs::write(dir.path().join("m13.rs"), m13.replacen("x * 2", "x * 3", 1)).unwrap();
+    settle();
+    let both = rill::build_path(&root, Goal::Image, options());
+    assert_eq!(
+        codes(&both).first(),
+        Some(&"E0761"),
+        "{:?}",
+        both.diagnostics
+    );
+    fs::remove_file(dir.path().join("m13/mod.rs")).unwrap();
+    settle();
+    let moved = build(&root, cache.path());
+    let scratch = rill::build_path(&root, Goal::Image, BuildOptions::default());
+    assert_eq!(image_hash(&moved), image_hash(&scratch));
+    assert_ne!(image_hash(&moved), hash);
+    fs::remove_file(dir.path().join("m13.rs")).unwrap();
+    write_program(dir.path(), modules);
+    settle();
+    assert_eq!(image_hash(&build(&root, cache.path())), hash);
 }

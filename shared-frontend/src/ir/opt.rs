@@ -2,8 +2,10 @@
 //! function of the function's IR, so a query engine can cache them per function:
 //! constant folding and propagation with branch folding ([`fold_constants`]), copy
 //! propagation ([`propagate`]), dead code elimination ([`eliminate_dead_code`]) and CFG
-//! simplification ([`simplify_cfg`]). [`optimize`] runs them to a fixpoint and then
-//! renumbers registers densely, so optimizing an optimized function changes nothing.
+//! simplification ([`simplify_cfg`]). [`optimize`] runs them to a fixpoint, in rounds
+//! of fold, CFG simplification, copy propagation and dead code elimination (see
+//! [`ORDER`]), and then renumbers registers densely, so optimizing an optimized function
+//! changes nothing.
 //!
 //! Every pass preserves the interpreter's behaviour exactly ([`crate::ir::interp`]):
 //! folding evaluates with the interpreter's own scalar semantics, and checks that panic
@@ -80,6 +82,28 @@ const DCE: u8 = 4;
 const CFG: u8 = 8;
 const ALL: u8 = FOLD | COPYPROP | DCE | CFG;
 
+/// The order of the passes in a round. CFG simplification comes right after folding, so
+/// that copy propagation and dead code elimination see the blocks folding cut off gone
+/// and chains of blocks merged: much of their cost is per block (dead code elimination's
+/// liveness sets, their solution and a scan per block; copy propagation's gathering and
+/// dominators). On the generated 100k-line program this makes [`optimize`] cost 7.6%
+/// fewer instructions than the order fold, copy propagation, dead code elimination, CFG
+/// simplification (191.2 M to 176.8 M: dead code elimination 53.3 M to 39.0 M, copy
+/// propagation 25.3 M to 17.6 M, while CFG simplification, now the first pass to see
+/// what folding cut off, grows from 19.2 M to 26.7 M).
+///
+/// The result is a fixpoint of all four passes in either order, with the same
+/// instructions in every function of the corpus and of the generated 10k- and 100k-line
+/// programs, but not always the same block order. A block `e` that a branch reaches and
+/// that jumps to a block `s` it is the only predecessor of gets `s` merged into it when
+/// CFG simplification runs first (`e`'s number survives, and dead code elimination then
+/// removes `e`'s own instructions); in the other order `e` was already empty, the branch
+/// was threaded past it to `s`, and `s`'s number survived (26 of the 5,210 functions of
+/// the 100k-line program, none of the corpus). Copy propagation also no longer counts
+/// writes in blocks folding cut off, so a copy whose source or destination was written
+/// there too may now be propagated across blocks (no measured program has one).
+pub(crate) const ORDER: [u8; 4] = [FOLD, CFG, COPYPROP, DCE];
+
 /// The passes that may change something after `pass` made the changes `ch`, when the
 /// analyses are `exact` (no size limit makes them give up precision). A pass left out
 /// would change nothing, so skipping it leaves the result of [`optimize`] exactly that
@@ -155,11 +179,10 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
         // Malformed IR is left for the interpreter or backend to report.
         return (f, stats);
     }
-    // Rounds of fold, copy propagation, dead code elimination and CFG simplification,
-    // skipping a pass that cannot change anything (see `enabled_by`): nothing changed
-    // since it last ran, or only what it does not depend on. A round where no pass is
-    // left to run is the fixpoint. Blocks and registers are never added, so the
-    // analyses stay exact if they are at the start.
+    // Rounds of the passes in `ORDER`, skipping a pass that cannot change anything (see
+    // `enabled_by`): nothing changed since it last ran, or only what it does not depend
+    // on. A round where no pass is left to run is the fixpoint. Blocks and registers are
+    // never added, so the analyses stay exact if they are at the start.
     let exact = f.blocks.len().saturating_mul(f.vregs.len()) <= fold::MAX_TRACKED;
     sc.superset_classes_ok = exact;
     sc.skip_unreachable = exact;
@@ -169,7 +192,7 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
             break;
         }
         stats.rounds += 1;
-        for pass in [FOLD, COPYPROP, DCE, CFG] {
+        for pass in ORDER {
             if todo & pass == 0 {
                 continue;
             }

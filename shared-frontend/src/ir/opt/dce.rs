@@ -5,8 +5,8 @@
 //!
 //! Within [`super::optimize`], blocks unreachable from the entry are left as they are
 //! (see [`Scratch::skip_unreachable`]): nothing they do is seen by a reachable block
-//! (their reads make nothing live there), and CFG simplification drops them whole later
-//! in the same round.
+//! (their reads make nothing live there), and CFG simplification, which runs right after
+//! folding (the only pass that cuts blocks off), has dropped them whole already.
 
 use super::visit::{
     def_of, for_each_use, is_pure, successors, term_use, uses_then_def, RegClasses, Scratch, NONE,

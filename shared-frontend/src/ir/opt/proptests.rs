@@ -448,9 +448,9 @@ fn cases() -> u32 {
 
 type Pass = fn(&mut IrFunction, &mut OptStats);
 
-/// [`optimize_with_stats`] without skipping passes: every pass in every round until a
-/// round changes nothing. `optimize` must give exactly its result and its counts (in at
-/// most as many rounds).
+/// [`optimize_with_stats`] without skipping passes: every pass in every round (in
+/// [`ORDER`]) until a round changes nothing. `optimize` must give exactly its result and
+/// its counts (in at most as many rounds).
 pub(super) fn optimize_every_pass_every_round(f: &IrFunction) -> (IrFunction, OptStats) {
     let mut stats = OptStats::default();
     let mut f = f.clone();
@@ -466,11 +466,16 @@ pub(super) fn optimize_every_pass_every_round(f: &IrFunction) -> (IrFunction, Op
     let mut bufs = fold::FoldBufs::default();
     for _ in 0..MAX_ROUNDS {
         stats.rounds += 1;
-        let mut changed =
-            fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut bufs).any;
-        changed |= copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc).any;
-        changed |= dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc).any;
-        changed |= cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc).any;
+        let mut changed = false;
+        for pass in ORDER {
+            changed |= match pass {
+                FOLD => fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut bufs),
+                COPYPROP => copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc),
+                CFG => cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc),
+                _ => dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc),
+            }
+            .any;
+        }
         if !changed {
             break;
         }

@@ -521,8 +521,8 @@ fn passes_enabled_by_later_ones_run_again() {
 
 /// Inside [`optimize`] (exact analyses, [`visit::Scratch::skip_unreachable`]) dead code
 /// elimination and copy propagation leave a block unreachable from the entry as it is,
-/// since CFG simplification drops it later in the same round; run on their own they
-/// still clean every block.
+/// since CFG simplification, which runs before them in the round, drops it; run on their
+/// own they still clean every block.
 #[test]
 fn unreachable_blocks_are_left_to_cfg_simplification_inside_optimize() {
     let mut b = FunctionBuilder::new("main");

@@ -80,7 +80,7 @@ use rustc_hash::FxHashMap;
 use std::fmt;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::ops::Deref;
-use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 
 /// The version of the file format; bump it when the layout or the meaning of a field
 /// changes. (5: the result fingerprint of a `cache_on_disk` query is the hash of its
@@ -562,7 +562,7 @@ pub(crate) struct Writer<W: Write + Seek> {
 }
 
 /// Writes `x` as a LEB128 varint at `*at` of `b` (which has room for it), advancing `*at`.
-#[inline]
+#[inline(always)]
 fn put_varint_at(b: &mut [u8], at: &mut usize, mut x: u32) {
     while x >= 0x80 {
         b[*at] = x as u8 | 0x80;
@@ -626,9 +626,11 @@ impl<W: Write + Seek> Writer<W> {
             edge_starts,
             keys: Vec::new(),
             key_offsets: Vec::new(),
-            key_index: FxHashMap::default(),
-            fps: Vec::new(),
-            fp_index: FxHashMap::default(),
+            // Nodes share keys and result fingerprints: a typical graph has about one key
+            // for four nodes and one result fingerprint for two.
+            key_index: FxHashMap::with_capacity_and_hasher(expect.nodes / 4, Default::default()),
+            fps: Vec::with_capacity(FP_LEN * (expect.nodes / 2)),
+            fp_index: FxHashMap::with_capacity_and_hasher(expect.nodes / 2, Default::default()),
             body: Vec::new(),
             build_id: build_id_fingerprint(build_id),
             hasher: hasher.tag(),
@@ -696,11 +698,15 @@ impl<W: Write + Seek> Writer<W> {
             .key_offsets
             .get(n.key as usize + 1)
             .map_or(self.keys.len(), |&e| e as usize);
-        // The record up to its value, written in place into room for its longest form
-        // (the checksum, the flags byte, and at most five varints besides the edges').
+        // The record, written in place into a scratch buffer kept at least as long as the
+        // longest form of the record (the checksum, the flags byte, at most five varints
+        // besides the edges', and the value): it is never cleared, only overwritten.
+        let value = if has_value { n.value } else { &[] };
+        let room = RECORD_SUM + 1 + MAX_VARINT * (5 + n.deps.len()) + value.len();
         let b = &mut self.body;
-        b.clear();
-        b.resize(RECORD_SUM + 1 + MAX_VARINT * (5 + n.deps.len()), 0);
+        if b.len() < room {
+            b.resize(room, 0);
+        }
         let mut at = RECORD_SUM;
         put_varint_at(b, &mut at, u32::from(n.kind));
         b[at] = n.flags.bits() | n.durability << DURABILITY_SHIFT;
@@ -721,11 +727,10 @@ impl<W: Write + Seek> Writer<W> {
         }
         if has_value {
             put_varint_at(b, &mut at, value_len);
+            b[at..at + value.len()].copy_from_slice(value);
+            at += value.len();
         }
-        b.truncate(at);
-        if has_value {
-            b.extend_from_slice(n.value);
-        }
+        let b = &mut b[..at];
         let fp = n.fp.to_le_bytes();
         let fp_entry: &[u8] = if has_fp { &fp } else { &[] };
         let sum = record_sum(
@@ -765,8 +770,30 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Writes `xs` as a section of little-endian u32s; gives where it is and its checksum.
     fn u32_section(&mut self, xs: &[u32]) -> io::Result<(Section, u64)> {
-        let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
-        Ok((self.section(&bytes)?, xxh3_64(&bytes)))
+        let off = self.pos;
+        let mut sum = Xxh3::new();
+        self.put_u32s(xs, &mut sum)?;
+        let s = Section {
+            off,
+            len: self.pos - off,
+        };
+        Ok((s, sum.digest()))
+    }
+
+    /// Writes `xs` as little-endian u32s, in pieces of at most [`PIECE`] bytes, each
+    /// hashed into `sum`.
+    fn put_u32s(&mut self, xs: &[u32], sum: &mut Xxh3) -> io::Result<()> {
+        let mut piece = vec![0u8; PIECE.min(4 * xs.len())];
+        for chunk in xs.chunks(PIECE / 4) {
+            let bytes = &mut piece[..4 * chunk.len()];
+            for (b, x) in bytes.chunks_exact_mut(4).zip(chunk) {
+                b.copy_from_slice(&x.to_le_bytes());
+            }
+            sum.update(bytes);
+            self.out.write_all(bytes)?;
+            self.pos += bytes.len() as u64;
+        }
+        Ok(())
     }
 
     /// Writes the sections after the records, the index and the header; gives the output
@@ -876,33 +903,45 @@ impl<W: Write + Seek> Writer<W> {
         }
         block_starts.push(u32::try_from(len).map_err(|_| too_big("the reverse edges"))?);
         let off = self.pos;
-        let mut sum = xxhash_rust::xxh3::Xxh3::new();
-        let mut piece: Vec<u8> = block_starts.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut sum = Xxh3::new();
+        self.put_u32s(&block_starts, &mut sum)?;
         drop(block_starts);
-        piece.reserve(PIECE.saturating_sub(piece.len()));
+        // The lists, each written in place at `at` of a scratch piece, flushed when the
+        // next list might not fit.
+        let mut piece = vec![0u8; PIECE];
+        let mut at = 0;
         for i in 0..n {
-            let g = gaps_len(i);
-            let need = MAX_VARINT + g;
-            if !piece.is_empty() && piece.len() + need > PIECE {
-                sum.update(&piece);
-                self.out.write_all(&piece)?;
-                self.pos += piece.len() as u64;
-                piece.clear();
+            let deps = list(i);
+            let need = MAX_VARINT * (1 + deps.len());
+            if at + need > piece.len() {
+                sum.update(&piece[..at]);
+                self.out.write_all(&piece[..at])?;
+                self.pos += at as u64;
+                at = 0;
+                if need > piece.len() {
+                    piece.resize(need, 0);
+                }
             }
-            let at0 = piece.len();
-            piece.resize(at0 + need, 0);
-            let mut at = at0;
-            put_varint_at(&mut piece, &mut at, g as u32);
+            // The gaps go one byte after the list's start: where they are when their
+            // length takes one byte, as nearly every one does; moved up otherwise.
+            let start = at;
+            at += 1;
             let mut prev = i as u32;
-            for &d in list(i) {
+            for &d in deps {
                 put_varint_at(&mut piece, &mut at, d - prev - 1);
                 prev = d;
             }
-            piece.truncate(at);
+            let g = at - start - 1;
+            let l = varint_len(g as u32);
+            if l > 1 {
+                piece.copy_within(start + 1..at, start + l);
+                at += l - 1;
+            }
+            put_varint_at(&mut piece, &mut { start }, g as u32);
         }
-        sum.update(&piece);
-        self.out.write_all(&piece)?;
-        self.pos += piece.len() as u64;
+        sum.update(&piece[..at]);
+        self.out.write_all(&piece[..at])?;
+        self.pos += at as u64;
         self.index.reverse = Section {
             off,
             len: self.pos - off,

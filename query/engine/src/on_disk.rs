@@ -76,7 +76,6 @@ use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::query::Query;
 use crate::NodeId;
-use rustc_hash::FxHashMap;
 use std::fmt;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::ops::Deref;
@@ -530,6 +529,65 @@ pub(crate) struct Expected {
 /// buffer of this size, hashed as they go.
 const PIECE: usize = 64 << 10;
 
+/// A set of distinct fingerprints kept by the writer in its own buffers, by index (0, 1,
+/// ...): an open-addressing table of u32 slots (index + 1; 0: empty), at most half full,
+/// whose every probe compares the fingerprint stored at the proposed index. Four bytes a
+/// slot instead of a hash map's entry of a fingerprint and an index.
+struct FpSet {
+    slots: Vec<u32>,
+    len: u32,
+}
+
+impl FpSet {
+    /// A set with room for `expected` fingerprints before it grows.
+    fn new(expected: usize) -> FpSet {
+        FpSet {
+            slots: vec![0; (2 * expected).next_power_of_two().max(64)],
+            len: 0,
+        }
+    }
+
+    /// The slot where the search for `fp` starts in a table of `cap` slots (a power of
+    /// two): fingerprints are hashes, so their low bits will do.
+    fn start(fp: Fingerprint, cap: usize) -> usize {
+        (fp.0 ^ fp.1) as usize & (cap - 1)
+    }
+
+    /// The index of `fp`, where `fp_of` gives the fingerprint of each index in the set;
+    /// otherwise the empty slot where it would go.
+    #[inline]
+    fn find(&self, fp: Fingerprint, fp_of: impl Fn(u32) -> Fingerprint) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut at = FpSet::start(fp, self.slots.len());
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                s if fp_of(s - 1) == fp => return Ok(s - 1),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds the next index at `slot` (what [`FpSet::find`] gave for its fingerprint, which
+    /// `fp_of` now gives too), growing the table once it is half full.
+    fn push(&mut self, slot: usize, fp_of: impl Fn(u32) -> Fingerprint) {
+        self.len += 1;
+        self.slots[slot] = self.len;
+        if 2 * self.len as usize > self.slots.len() {
+            let cap = 2 * self.slots.len();
+            let mut slots = vec![0u32; cap];
+            for i in 0..self.len {
+                let mut at = FpSet::start(fp_of(i), cap);
+                while slots[at] != 0 {
+                    at = (at + 1) & (cap - 1);
+                }
+                slots[at] = i + 1;
+            }
+            self.slots = slots;
+        }
+    }
+}
+
 /// Writes a cache file as its nodes are given, in one pass: the records go out as they
 /// come (nothing of the size of the values is held in memory), the sections that depend
 /// on all nodes are written at the end, each from tables of a few bytes per node and edge
@@ -550,10 +608,10 @@ pub(crate) struct Writer<W: Write + Seek> {
     /// The keys section's entries, where each starts, and each key's index.
     keys: Vec<u8>,
     key_offsets: Vec<u32>,
-    key_index: FxHashMap<Fingerprint, u32>,
+    key_index: FpSet,
     /// The fps section, and each fingerprint's index in it.
     fps: Vec<u8>,
-    fp_index: FxHashMap<Fingerprint, u32>,
+    fp_index: FpSet,
     /// The record being written.
     body: Vec<u8>,
     build_id: Fingerprint,
@@ -628,9 +686,9 @@ impl<W: Write + Seek> Writer<W> {
             key_offsets: Vec::new(),
             // Nodes share keys and result fingerprints: a typical graph has about one key
             // for four nodes and one result fingerprint for two.
-            key_index: FxHashMap::with_capacity_and_hasher(expect.nodes / 4, Default::default()),
-            fps: Vec::with_capacity(FP_LEN * (expect.nodes / 2)),
-            fp_index: FxHashMap::with_capacity_and_hasher(expect.nodes / 2, Default::default()),
+            key_index: FpSet::new(expect.nodes / 4),
+            fps: Vec::new(),
+            fp_index: FpSet::new(expect.nodes / 2),
             body: Vec::new(),
             build_id: build_id_fingerprint(build_id),
             hasher: hasher.tag(),
@@ -638,9 +696,20 @@ impl<W: Write + Seek> Writer<W> {
         })
     }
 
+    /// The fingerprint of key `i` (the start of its entry).
+    fn key_fp_of<'a>(keys: &'a [u8], key_offsets: &'a [u32]) -> impl Fn(u32) -> Fingerprint + 'a {
+        move |i| fp_at(keys, key_offsets[i as usize] as usize)
+    }
+
+    /// The fingerprint of result fingerprint `i`.
+    fn fp_of(fps: &[u8]) -> impl Fn(u32) -> Fingerprint + '_ {
+        move |i| fp_at(fps, FP_LEN * i as usize)
+    }
+
     /// The index of the key with fingerprint `key_fp`, if it was added.
     pub(crate) fn key(&self, key_fp: Fingerprint) -> Option<u32> {
-        self.key_index.get(&key_fp).copied()
+        let fp_of = Self::key_fp_of(&self.keys, &self.key_offsets);
+        self.key_index.find(key_fp, fp_of).ok()
     }
 
     /// Adds a key (not added before) and gives its index.
@@ -648,11 +717,17 @@ impl<W: Write + Seek> Writer<W> {
         let i = u32::try_from(self.key_offsets.len()).map_err(|_| too_big("the keys"))?;
         let off = u32::try_from(self.keys.len()).map_err(|_| too_big("the keys"))?;
         let len = u32::try_from(bytes.len()).map_err(|_| too_big("a key"))?;
+        let slot = self
+            .key_index
+            .find(key_fp, Self::key_fp_of(&self.keys, &self.key_offsets))
+            .err()
+            .ok_or_else(|| io::Error::other("a key added twice"))?;
         self.key_offsets.push(off);
         self.keys.extend_from_slice(&key_fp.to_le_bytes());
         put_varint(&mut self.keys, len);
         self.keys.extend_from_slice(bytes);
-        self.key_index.insert(key_fp, i);
+        self.key_index
+            .push(slot, Self::key_fp_of(&self.keys, &self.key_offsets));
         Ok(i)
     }
 
@@ -679,14 +754,19 @@ impl<W: Write + Seek> Writer<W> {
         } else {
             0
         };
-        let fp_at = if has_fp {
-            let next =
-                u32::try_from(self.fp_index.len()).map_err(|_| too_big("the fingerprints"))?;
-            let fps = &mut self.fps;
-            Some(*self.fp_index.entry(n.fp).or_insert_with(|| {
-                fps.extend_from_slice(&n.fp.to_le_bytes());
-                next
-            }))
+        let fp_index = if has_fp {
+            Some(match self.fp_index.find(n.fp, Self::fp_of(&self.fps)) {
+                Ok(at) => at,
+                Err(slot) => {
+                    let next = self.fp_index.len;
+                    if next == u32::MAX - 1 {
+                        return Err(too_big("the fingerprints"));
+                    }
+                    self.fps.extend_from_slice(&n.fp.to_le_bytes());
+                    self.fp_index.push(slot, Self::fp_of(&self.fps));
+                    next
+                }
+            })
         } else {
             None
         };
@@ -712,8 +792,8 @@ impl<W: Write + Seek> Writer<W> {
         b[at] = n.flags.bits() | n.durability << DURABILITY_SHIFT;
         at += 1;
         put_varint_at(b, &mut at, n.key);
-        if let Some(fp_at) = fp_at {
-            put_varint_at(b, &mut at, fp_at);
+        if let Some(fp_index) = fp_index {
+            put_varint_at(b, &mut at, fp_index);
         }
         put_varint_at(b, &mut at, n.deps.len() as u32);
         let mut prev = None;
@@ -810,11 +890,11 @@ impl<W: Write + Seek> Writer<W> {
         self.index.key_count = self.key_offsets.len() as u64;
         self.index.keys = self.section_of(&[&count, &offsets_len, &offsets, &keys])?;
         drop((keys, offsets, std::mem::take(&mut self.key_offsets)));
-        self.key_index = FxHashMap::default();
+        self.key_index = FpSet::new(0);
         let fps = std::mem::take(&mut self.fps);
         self.index.fps = self.section(&fps)?;
         drop(fps);
-        self.fp_index = FxHashMap::default();
+        self.fp_index = FpSet::new(0);
         let offsets = grouped_offsets(&std::mem::take(&mut self.offsets));
         self.index.records = self.section(&offsets)?;
         drop(offsets);
@@ -1566,6 +1646,43 @@ mod tests {
             put_varint_at(&mut b, &mut at, x);
             assert_eq!((&b[..at], varint_len(x)), (&v[..], v.len()), "{x}");
         }
+    }
+
+    #[test]
+    fn a_fingerprint_set_finds_each_index_across_growth() {
+        // Fingerprints whose low bits collide in pairs, stored as the writer stores them.
+        let fps: Vec<Fingerprint> = (0..5000u64)
+            .map(|i| Fingerprint((i / 2) << 20, i))
+            .collect();
+        let mut stored = Vec::new();
+        let mut set = FpSet::new(1);
+        for (i, &fp) in fps.iter().enumerate() {
+            let fp_of = |j: u32| fp_at(&stored, FP_LEN * j as usize);
+            let slot = set.find(fp, fp_of).expect_err("not added yet");
+            stored.extend_from_slice(&fp.to_le_bytes());
+            set.push(slot, |j: u32| fp_at(&stored, FP_LEN * j as usize));
+            assert_eq!(set.len as usize, i + 1);
+        }
+        assert!(set.slots.len() >= 2 * fps.len());
+        for (i, &fp) in fps.iter().enumerate() {
+            let fp_of = |j: u32| fp_at(&stored, FP_LEN * j as usize);
+            assert_eq!(set.find(fp, fp_of), Ok(i as u32));
+        }
+        let fp_of = |j: u32| fp_at(&stored, FP_LEN * j as usize);
+        assert!(set.find(Fingerprint(7, 7), fp_of).is_err());
+    }
+
+    #[test]
+    fn a_key_added_twice_is_refused() {
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w =
+            Writer::new(out, &["a"], "build-1", HasherKind::Sip128, 3, Expected::default())
+                .unwrap();
+        let fp = Fingerprint(1, 2);
+        assert_eq!(w.add_key(fp, b"k").unwrap(), 0);
+        assert_eq!(w.key(fp), Some(0));
+        assert!(w.add_key(fp, b"k").is_err());
+        assert_eq!(w.key(Fingerprint(2, 1)), None);
     }
 
     #[test]

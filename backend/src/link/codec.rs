@@ -547,8 +547,16 @@ impl Base {
     }
 }
 
-/// Writes a base file: `slots` sorted by def-id, `code` the buffer.
-pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) -> Vec<u8> {
+/// Writes a base file: `slots` sorted by def-id, the buffer of `code_len` bytes put in
+/// place by `fill_code` (given the file's code region, zeroed), so that the code is copied
+/// once, straight into the file's bytes; an error of `fill_code` is given back.
+pub(crate) fn encode_base<E>(
+    tag: u64,
+    s: &Scalars,
+    slots: &[Slot],
+    code_len: usize,
+    fill_code: impl FnOnce(&mut [u8]) -> Result<(), E>,
+) -> Result<Vec<u8>, E> {
     let mut recs = Vec::with_capacity(slots.len() * SLOT);
     let mut relocs = Vec::new();
     let mut edges: Vec<(u128, u128)> = Vec::new();
@@ -578,7 +586,7 @@ pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) ->
     out[40..56].copy_from_slice(&s.hash.to_le_bytes());
     for (at, x) in [
         (56, s.context),
-        (64, code.len()),
+        (64, code_len),
         (72, s.live),
         (80, slots.len()),
         (88, first as usize),
@@ -594,21 +602,36 @@ pub(crate) fn encode_base(tag: u64, s: &Scalars, slots: &[Slot], code: &[u8]) ->
             out.extend_from_slice(&xxh3_64(block).to_le_bytes());
         }
     }
-    for chunk in code.chunks(CHUNK) {
-        out.extend_from_slice(&xxh3_64(chunk).to_le_bytes());
-    }
-    let mut sum = xxhash_rust::xxh3::Xxh3::new();
-    sum.update(&out[..120]);
-    sum.update(&out[HEADER..]);
-    let id = sum.digest();
-    out[120..128].copy_from_slice(&id.to_le_bytes());
-    out.reserve(recs.len() + relocs.len() + edge_bytes.len() + PAGE + code.len());
+    // The code chunks' checksums (filled in once the code is in place), the records, the
+    // relocations and the edges, then the code from a page boundary: the whole file
+    // reserved at once.
+    let sums_at = out.len();
+    let sums_end = sums_at + 8 * code_len.div_ceil(CHUNK);
+    let code_at = align_up(
+        sums_end + recs.len() + relocs.len() + edge_bytes.len(),
+        PAGE,
+    );
+    out.reserve_exact(code_at + code_len - out.len());
+    out.resize(sums_end, 0);
     out.extend_from_slice(&recs);
     out.extend_from_slice(&relocs);
     out.extend_from_slice(&edge_bytes);
-    out.resize(align_up(out.len(), PAGE), 0);
-    out.extend_from_slice(code);
-    out
+    drop((recs, relocs, edge_bytes));
+    out.resize(code_at + code_len, 0);
+    let (head, code) = out.split_at_mut(code_at);
+    fill_code(code)?;
+    for (sum, chunk) in head[sums_at..sums_end]
+        .chunks_exact_mut(8)
+        .zip(code.chunks(CHUNK))
+    {
+        sum.copy_from_slice(&xxh3_64(chunk).to_le_bytes());
+    }
+    let mut sum = xxhash_rust::xxh3::Xxh3::new();
+    sum.update(&out[..120]);
+    sum.update(&out[HEADER..sums_end]);
+    let id = sum.digest();
+    out[120..128].copy_from_slice(&id.to_le_bytes());
+    Ok(out)
 }
 
 /// The id of a base file [`encode_base`] wrote.

@@ -605,8 +605,10 @@ impl LinkState {
     fn encode_base(&self, tag: u64) -> Result<Vec<u8>, LinkError> {
         let mut slots = self.all_slots()?;
         slots.sort_unstable_by_key(|s| s.def);
-        let code = self.code.to_vec().map_err(damaged)?;
-        Ok(codec::encode_base(tag, &self.scalars(), &slots, &code))
+        codec::encode_base(tag, &self.scalars(), &slots, self.code.len, |out| {
+            self.code.copy_into(out)
+        })
+        .map_err(damaged)
     }
 
     /// How to save the state for `tag`: a journal record of what changed since the last

@@ -21,7 +21,9 @@ use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::on_disk::{disk_flags, Bytes, DiskFlags, NodeOut, Store, Writer, HEADER_LEN};
+use crate::on_disk::{
+    disk_flags, Bytes, DiskFlags, Expected, NodeOut, Store, Writer, HEADER_LEN,
+};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
@@ -981,14 +983,20 @@ fn write_cache_file<Db: Database>(
     let result = (|| {
         let file = File::create(&tmp)?;
         let kinds: Vec<&str> = Db::KINDS.iter().map(|k| k.name).collect();
+        let (order, edges) = dependency_order(rt);
+        let expect = Expected {
+            nodes: order.len(),
+            edges,
+        };
         let w = Writer::new(
             BufWriter::with_capacity(1 << 16, file),
             &kinds,
             &cache.build_id,
             rt.options.hasher,
             generation,
+            expect,
         )?;
-        let (out, len) = write_nodes(db, w, report)?;
+        let (out, len) = write_nodes(db, order, w, report)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
         if cache.fsync {
             file.sync_all()?;
@@ -1007,11 +1015,11 @@ fn write_cache_file<Db: Database>(
 /// dependency order, with their keys and values, then the rest of the file.
 fn write_nodes<Db: Database, W: Write + Seek>(
     db: &Db,
+    order: Vec<NodeId>,
     mut w: Writer<W>,
     report: &mut SaveReport,
 ) -> std::io::Result<(W, u64)> {
     let rt = db.runtime();
-    let order = dependency_order(rt);
     let mut volatile = Vec::new();
     let mut roots = Vec::new();
     // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
@@ -1089,9 +1097,9 @@ fn write_nodes<Db: Database, W: Write + Seek>(
 }
 
 /// The current roots and the current nodes they reach, in
-/// post-order (dependencies first), by an iterative depth-first search; nodes reachable
-/// only through non-current ones are left out by `collect`.
-fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
+/// post-order (dependencies first), by an iterative depth-first search, and the number of
+/// their edges; nodes reachable only through non-current ones are left out by `collect`.
+fn dependency_order(rt: &Runtime) -> (Vec<NodeId>, usize) {
     // The loaded roots are filled in first (the others are reached through edges).
     if let Some(p) = rt.prev.as_ref() {
         for r in p.roots() {
@@ -1102,11 +1110,13 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
     // 0: not visited, 1: on the stack, 2: done.
     let mut state = vec![0u8; n];
     let mut order = Vec::new();
+    let mut edges = 0;
     let mut stack: Vec<(NodeId, u32)> = Vec::new();
+    // One borrow of the graph for the walk, let go only to fill in a loaded node.
+    let mut g = rt.graph.borrow();
     for root in 0..n {
         let root = NodeId(root as u32);
         {
-            let g = rt.graph.borrow();
             let rn = g.node(root);
             if state[root.index()] != 0 || !is_root(rn) || !is_current(rt, rn) {
                 continue;
@@ -1115,13 +1125,16 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
         state[root.index()] = 1;
         stack.push((root, 0));
         while let Some(&mut (id, ref mut next)) = stack.last_mut() {
-            let dep = rt.graph.borrow().dep(id, *next);
-            match dep {
+            match g.dep(id, *next) {
                 Some(dep) => {
                     *next += 1;
                     if state[dep.index()] == 0 {
-                        ensure(rt, dep);
-                        if is_current(rt, rt.graph.borrow().node(dep)) {
+                        if !g.node(dep).has(flags::PRESENT) {
+                            drop(g);
+                            ensure(rt, dep);
+                            g = rt.graph.borrow();
+                        }
+                        if is_current(rt, g.node(dep)) {
                             state[dep.index()] = 1;
                             stack.push((dep, 0));
                         }
@@ -1129,11 +1142,12 @@ fn dependency_order(rt: &Runtime) -> Vec<NodeId> {
                 }
                 None => {
                     state[id.index()] = 2;
+                    edges += *next as usize;
                     order.push(id);
                     stack.pop();
                 }
             }
         }
     }
-    order
+    (order, edges)
 }

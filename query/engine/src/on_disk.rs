@@ -76,11 +76,10 @@ use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::query::Query;
 use crate::NodeId;
-use rustc_hash::FxHashMap;
 use std::fmt;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::ops::Deref;
-use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 
 /// The version of the file format; bump it when the layout or the meaning of a field
 /// changes. (5: the result fingerprint of a `cache_on_disk` query is the hash of its
@@ -461,20 +460,21 @@ pub(crate) fn varint(b: &[u8], at: &mut usize) -> Option<u32> {
     None
 }
 
-/// Edge `d` of node `node` in its record, after the edge `prev` (the first edge: `None`).
+/// The varint code of edge `d` of node `node` in its record, after the edge `prev` (the
+/// first edge: `None`).
 #[inline]
-fn put_edge(out: &mut Vec<u8>, node: u32, prev: Option<u32>, d: u32) {
+fn edge_code(node: u32, prev: Option<u32>, d: u32) -> u32 {
     match prev {
-        None => put_varint(out, node - 1 - d),
+        None => node - 1 - d,
         Some(p) => {
             let delta = i64::from(d) - i64::from(p);
             // Both are below 2^31: the zigzag code fits in 32 bits.
-            put_varint(out, ((delta << 1) ^ (delta >> 63)) as u32);
+            ((delta << 1) ^ (delta >> 63)) as u32
         }
     }
 }
 
-/// Reads an edge of node `node` written by [`put_edge`]; `None` if it does not point below
+/// Reads an edge of node `node` written as [`edge_code`]; `None` if it does not point below
 /// the node.
 #[inline]
 fn edge(b: &[u8], at: &mut usize, node: u32, prev: Option<u32>) -> Option<u32> {
@@ -487,10 +487,6 @@ fn edge(b: &[u8], at: &mut usize, node: u32, prev: Option<u32>) -> Option<u32> {
         }
     };
     (d < node).then_some(d)
-}
-
-fn u32s(xs: &[u32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// The checksum of node `i`'s record: of its bytes after the checksum, then of its key's
@@ -520,9 +516,83 @@ pub(crate) struct NodeOut<'a> {
     pub value: &'a [u8],
 }
 
+/// What a [`Writer`] is told to expect, so that it reserves its tables once instead of
+/// growing them: the number of nodes and of edges it will be given (a hint: more or fewer
+/// are written all the same).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Expected {
+    pub nodes: usize,
+    pub edges: usize,
+}
+
+/// The bytes of the reverse section (or any section written in pieces) go out through a
+/// buffer of this size, hashed as they go.
+const PIECE: usize = 64 << 10;
+
+/// A set of distinct fingerprints kept by the writer in its own buffers, by index (0, 1,
+/// ...): an open-addressing table of u32 slots (index + 1; 0: empty), at most half full,
+/// whose every probe compares the fingerprint stored at the proposed index. Four bytes a
+/// slot instead of a hash map's entry of a fingerprint and an index.
+struct FpSet {
+    slots: Vec<u32>,
+    len: u32,
+}
+
+impl FpSet {
+    /// A set with room for `expected` fingerprints before it grows.
+    fn new(expected: usize) -> FpSet {
+        FpSet {
+            slots: vec![0; (2 * expected).next_power_of_two().max(64)],
+            len: 0,
+        }
+    }
+
+    /// The slot where the search for `fp` starts in a table of `cap` slots (a power of
+    /// two): fingerprints are hashes, so their low bits will do.
+    fn start(fp: Fingerprint, cap: usize) -> usize {
+        (fp.0 ^ fp.1) as usize & (cap - 1)
+    }
+
+    /// The index of `fp`, where `fp_of` gives the fingerprint of each index in the set;
+    /// otherwise the empty slot where it would go.
+    #[inline]
+    fn find(&self, fp: Fingerprint, fp_of: impl Fn(u32) -> Fingerprint) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut at = FpSet::start(fp, self.slots.len());
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                s if fp_of(s - 1) == fp => return Ok(s - 1),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds the next index at `slot` (what [`FpSet::find`] gave for its fingerprint, which
+    /// `fp_of` now gives too), growing the table once it is half full.
+    fn push(&mut self, slot: usize, fp_of: impl Fn(u32) -> Fingerprint) {
+        self.len += 1;
+        self.slots[slot] = self.len;
+        if 2 * self.len as usize > self.slots.len() {
+            let cap = 2 * self.slots.len();
+            let mut slots = vec![0u32; cap];
+            for i in 0..self.len {
+                let mut at = FpSet::start(fp_of(i), cap);
+                while slots[at] != 0 {
+                    at = (at + 1) & (cap - 1);
+                }
+                slots[at] = i + 1;
+            }
+            self.slots = slots;
+        }
+    }
+}
+
 /// Writes a cache file as its nodes are given, in one pass: the records go out as they
-/// come (nothing of the size of the values is held in memory), the small sections that
-/// depend on all nodes are written at the end, and the header last, in place.
+/// come (nothing of the size of the values is held in memory), the sections that depend
+/// on all nodes are written at the end, each from tables of a few bytes per node and edge
+/// (dropped as soon as their section is out; the reverse edges go out in pieces of
+/// [`PIECE`] bytes), and the header last, in place.
 pub(crate) struct Writer<W: Write + Seek> {
     out: W,
     /// Bytes written so far.
@@ -538,10 +608,10 @@ pub(crate) struct Writer<W: Write + Seek> {
     /// The keys section's entries, where each starts, and each key's index.
     keys: Vec<u8>,
     key_offsets: Vec<u32>,
-    key_index: FxHashMap<Fingerprint, u32>,
+    key_index: FpSet,
     /// The fps section, and each fingerprint's index in it.
     fps: Vec<u8>,
-    fp_index: FxHashMap<Fingerprint, u32>,
+    fp_index: FpSet,
     /// The record being written.
     body: Vec<u8>,
     build_id: Fingerprint,
@@ -549,14 +619,38 @@ pub(crate) struct Writer<W: Write + Seek> {
     generation: u64,
 }
 
+/// Writes `x` as a LEB128 varint at `*at` of `b` (which has room for it), advancing `*at`.
+#[inline(always)]
+fn put_varint_at(b: &mut [u8], at: &mut usize, mut x: u32) {
+    while x >= 0x80 {
+        b[*at] = x as u8 | 0x80;
+        *at += 1;
+        x >>= 7;
+    }
+    b[*at] = x as u8;
+    *at += 1;
+}
+
+/// The length of `x` as a LEB128 varint.
+#[inline]
+fn varint_len(x: u32) -> usize {
+    // 1 + ⌊(bits − 1) / 7⌋ for the significant bits (at least one).
+    1 + (31 - (x | 1).leading_zeros() as usize) / 7
+}
+
+/// The longest varint of 32 bits.
+const MAX_VARINT: usize = 5;
+
 impl<W: Write + Seek> Writer<W> {
-    /// Starts a file on `out` (at its start) with the query kinds `kinds`.
+    /// Starts a file on `out` (at its start) with the query kinds `kinds`, reserving room
+    /// for what it is told to `expect`.
     pub(crate) fn new(
         mut out: W,
         kinds: &[&str],
         build_id: &str,
         hasher: HasherKind,
         generation: u64,
+        expect: Expected,
     ) -> io::Result<Writer<W>> {
         out.write_all(&[0u8; HEADER_LEN])?;
         let mut k = Vec::new();
@@ -575,6 +669,8 @@ impl<W: Write + Seek> Writer<W> {
             ..Index::default()
         };
         let pos = (HEADER_LEN + k.len()) as u64;
+        let mut edge_starts = Vec::with_capacity(expect.nodes + 1);
+        edge_starts.push(0);
         Ok(Writer {
             out,
             pos,
@@ -582,15 +678,17 @@ impl<W: Write + Seek> Writer<W> {
                 bodies: Section { off: pos, len: 0 },
                 ..index
             },
-            offsets: Vec::new(),
-            hashes: Vec::new(),
-            edges: Vec::new(),
-            edge_starts: vec![0],
+            offsets: Vec::with_capacity(expect.nodes),
+            hashes: Vec::with_capacity(expect.nodes),
+            edges: Vec::with_capacity(expect.edges),
+            edge_starts,
             keys: Vec::new(),
             key_offsets: Vec::new(),
-            key_index: FxHashMap::default(),
+            // Nodes share keys and result fingerprints: a typical graph has about one key
+            // for four nodes and one result fingerprint for two.
+            key_index: FpSet::new(expect.nodes / 4),
             fps: Vec::new(),
-            fp_index: FxHashMap::default(),
+            fp_index: FpSet::new(expect.nodes / 2),
             body: Vec::new(),
             build_id: build_id_fingerprint(build_id),
             hasher: hasher.tag(),
@@ -598,9 +696,20 @@ impl<W: Write + Seek> Writer<W> {
         })
     }
 
+    /// The fingerprint of key `i` (the start of its entry).
+    fn key_fp_of<'a>(keys: &'a [u8], key_offsets: &'a [u32]) -> impl Fn(u32) -> Fingerprint + 'a {
+        move |i| fp_at(keys, key_offsets[i as usize] as usize)
+    }
+
+    /// The fingerprint of result fingerprint `i`.
+    fn fp_of(fps: &[u8]) -> impl Fn(u32) -> Fingerprint + '_ {
+        move |i| fp_at(fps, FP_LEN * i as usize)
+    }
+
     /// The index of the key with fingerprint `key_fp`, if it was added.
     pub(crate) fn key(&self, key_fp: Fingerprint) -> Option<u32> {
-        self.key_index.get(&key_fp).copied()
+        let fp_of = Self::key_fp_of(&self.keys, &self.key_offsets);
+        self.key_index.find(key_fp, fp_of).ok()
     }
 
     /// Adds a key (not added before) and gives its index.
@@ -608,11 +717,17 @@ impl<W: Write + Seek> Writer<W> {
         let i = u32::try_from(self.key_offsets.len()).map_err(|_| too_big("the keys"))?;
         let off = u32::try_from(self.keys.len()).map_err(|_| too_big("the keys"))?;
         let len = u32::try_from(bytes.len()).map_err(|_| too_big("a key"))?;
+        let slot = self
+            .key_index
+            .find(key_fp, Self::key_fp_of(&self.keys, &self.key_offsets))
+            .err()
+            .ok_or_else(|| io::Error::other("a key added twice"))?;
         self.key_offsets.push(off);
         self.keys.extend_from_slice(&key_fp.to_le_bytes());
         put_varint(&mut self.keys, len);
         self.keys.extend_from_slice(bytes);
-        self.key_index.insert(key_fp, i);
+        self.key_index
+            .push(slot, Self::key_fp_of(&self.keys, &self.key_offsets));
         Ok(i)
     }
 
@@ -628,50 +743,33 @@ impl<W: Write + Seek> Writer<W> {
             return Err(too_big("the node count"));
         }
         let off = self.pos - self.index.bodies.off;
-        self.offsets
-            .push(u32::try_from(off).map_err(|_| too_big("the records"))?);
-        self.hashes.push(table_hash(n.kind, n.key_fp));
+        let off = u32::try_from(off).map_err(|_| too_big("the records"))?;
         if n.flags.bits() >> DURABILITY_SHIFT != 0 || n.durability >> DURABILITY_SHIFT != 0 {
             return Err(io::Error::other("flags or durability out of range"));
         }
-        let fp = n.fp.to_le_bytes();
-        let fp_entry: &[u8] = if n.flags.contains(disk_flags::HAS_FP) {
-            &fp
+        let has_fp = n.flags.contains(disk_flags::HAS_FP);
+        let has_value = n.flags.contains(disk_flags::HAS_VALUE);
+        let value_len = if has_value {
+            u32::try_from(n.value.len()).map_err(|_| too_big("a value"))?
         } else {
-            &[]
+            0
         };
-        let b = &mut self.body;
-        b.clear();
-        b.extend_from_slice(&[0u8; RECORD_SUM]);
-        put_varint(b, u32::from(n.kind));
-        b.push(n.flags.bits() | n.durability << DURABILITY_SHIFT);
-        put_varint(b, n.key);
-        if !fp_entry.is_empty() {
-            let next =
-                u32::try_from(self.fp_index.len()).map_err(|_| too_big("the fingerprints"))?;
-            let at = *self.fp_index.entry(n.fp).or_insert_with(|| {
-                self.fps.extend_from_slice(&fp);
-                next
-            });
-            put_varint(b, at);
-        }
-        put_varint(b, n.deps.len() as u32);
-        let mut prev = None;
-        for &d in n.deps {
-            // The file is in dependency order: edges point to earlier nodes.
-            if d >= i {
-                return Err(io::Error::other("an edge points forward"));
-            }
-            put_edge(b, i, prev, d);
-            prev = Some(d);
-        }
-        if n.flags.contains(disk_flags::HAS_VALUE) {
-            put_varint(
-                b,
-                u32::try_from(n.value.len()).map_err(|_| too_big("a value"))?,
-            );
-            b.extend_from_slice(n.value);
-        }
+        let fp_index = if has_fp {
+            Some(match self.fp_index.find(n.fp, Self::fp_of(&self.fps)) {
+                Ok(at) => at,
+                Err(slot) => {
+                    let next = self.fp_index.len;
+                    if next == u32::MAX - 1 {
+                        return Err(too_big("the fingerprints"));
+                    }
+                    self.fps.extend_from_slice(&n.fp.to_le_bytes());
+                    self.fp_index.push(slot, Self::fp_of(&self.fps));
+                    next
+                }
+            })
+        } else {
+            None
+        };
         let start = *self
             .key_offsets
             .get(n.key as usize)
@@ -680,6 +778,41 @@ impl<W: Write + Seek> Writer<W> {
             .key_offsets
             .get(n.key as usize + 1)
             .map_or(self.keys.len(), |&e| e as usize);
+        // The record, written in place into a scratch buffer kept at least as long as the
+        // longest form of the record (the checksum, the flags byte, at most five varints
+        // besides the edges', and the value): it is never cleared, only overwritten.
+        let value = if has_value { n.value } else { &[] };
+        let room = RECORD_SUM + 1 + MAX_VARINT * (5 + n.deps.len()) + value.len();
+        let b = &mut self.body;
+        if b.len() < room {
+            b.resize(room, 0);
+        }
+        let mut at = RECORD_SUM;
+        put_varint_at(b, &mut at, u32::from(n.kind));
+        b[at] = n.flags.bits() | n.durability << DURABILITY_SHIFT;
+        at += 1;
+        put_varint_at(b, &mut at, n.key);
+        if let Some(fp_index) = fp_index {
+            put_varint_at(b, &mut at, fp_index);
+        }
+        put_varint_at(b, &mut at, n.deps.len() as u32);
+        let mut prev = None;
+        for &d in n.deps {
+            // The file is in dependency order: edges point to earlier nodes.
+            if d >= i {
+                return Err(io::Error::other("an edge points forward"));
+            }
+            put_varint_at(b, &mut at, edge_code(i, prev, d));
+            prev = Some(d);
+        }
+        if has_value {
+            put_varint_at(b, &mut at, value_len);
+            b[at..at + value.len()].copy_from_slice(value);
+            at += value.len();
+        }
+        let b = &mut b[..at];
+        let fp = n.fp.to_le_bytes();
+        let fp_entry: &[u8] = if has_fp { &fp } else { &[] };
         let sum = record_sum(
             &b[RECORD_SUM..],
             &self.keys[start as usize..end],
@@ -689,21 +822,58 @@ impl<W: Write + Seek> Writer<W> {
         b[..RECORD_SUM].copy_from_slice(&sum.to_le_bytes());
         self.out.write_all(b)?;
         self.pos += b.len() as u64;
+        self.offsets.push(off);
+        self.hashes.push(table_hash(n.kind, n.key_fp));
         self.edges.extend_from_slice(n.deps);
         self.edge_starts
             .push(u32::try_from(self.edges.len()).map_err(|_| too_big("the edges"))?);
         Ok(i)
     }
 
+    /// Writes `pieces` back to back as one section; gives where it is.
+    fn section_of(&mut self, pieces: &[&[u8]]) -> io::Result<Section> {
+        let off = self.pos;
+        for p in pieces {
+            self.out.write_all(p)?;
+            self.pos += p.len() as u64;
+        }
+        Ok(Section {
+            off,
+            len: self.pos - off,
+        })
+    }
+
     /// Writes a section; gives where it is.
     fn section(&mut self, bytes: &[u8]) -> io::Result<Section> {
-        self.out.write_all(bytes)?;
+        self.section_of(&[bytes])
+    }
+
+    /// Writes `xs` as a section of little-endian u32s; gives where it is and its checksum.
+    fn u32_section(&mut self, xs: &[u32]) -> io::Result<(Section, u64)> {
+        let off = self.pos;
+        let mut sum = Xxh3::new();
+        self.put_u32s(xs, &mut sum)?;
         let s = Section {
-            off: self.pos,
-            len: bytes.len() as u64,
+            off,
+            len: self.pos - off,
         };
-        self.pos += bytes.len() as u64;
-        Ok(s)
+        Ok((s, sum.digest()))
+    }
+
+    /// Writes `xs` as little-endian u32s, in pieces of at most [`PIECE`] bytes, each
+    /// hashed into `sum`.
+    fn put_u32s(&mut self, xs: &[u32], sum: &mut Xxh3) -> io::Result<()> {
+        let mut piece = vec![0u8; PIECE.min(4 * xs.len())];
+        for chunk in xs.chunks(PIECE / 4) {
+            let bytes = &mut piece[..4 * chunk.len()];
+            for (b, x) in bytes.chunks_exact_mut(4).zip(chunk) {
+                b.copy_from_slice(&x.to_le_bytes());
+            }
+            sum.update(bytes);
+            self.out.write_all(bytes)?;
+            self.pos += bytes.len() as u64;
+        }
+        Ok(())
     }
 
     /// Writes the sections after the records, the index and the header; gives the output
@@ -712,85 +882,41 @@ impl<W: Write + Seek> Writer<W> {
         let n = self.offsets.len();
         self.index.nodes = n as u64;
         self.index.bodies.len = self.pos - self.index.bodies.off;
-        // Keys.
+        // Keys: the count, the offsets' length, the offsets, the entries (as they are).
         let offsets = grouped_offsets(&self.key_offsets);
-        let mut keys = Vec::with_capacity(8 + offsets.len() + self.keys.len());
-        keys.extend_from_slice(&(self.key_offsets.len() as u32).to_le_bytes());
-        keys.extend_from_slice(&(offsets.len() as u32).to_le_bytes());
-        keys.extend_from_slice(&offsets);
-        keys.extend_from_slice(&self.keys);
+        let count = (self.key_offsets.len() as u32).to_le_bytes();
+        let offsets_len = (offsets.len() as u32).to_le_bytes();
+        let keys = std::mem::take(&mut self.keys);
         self.index.key_count = self.key_offsets.len() as u64;
-        self.index.keys = self.section(&keys)?;
-        drop(keys);
+        self.index.keys = self.section_of(&[&count, &offsets_len, &offsets, &keys])?;
+        drop((keys, offsets, std::mem::take(&mut self.key_offsets)));
+        self.key_index = FpSet::new(0);
         let fps = std::mem::take(&mut self.fps);
         self.index.fps = self.section(&fps)?;
         drop(fps);
-        let offsets = grouped_offsets(&self.offsets);
+        self.fp_index = FpSet::new(0);
+        let offsets = grouped_offsets(&std::mem::take(&mut self.offsets));
         self.index.records = self.section(&offsets)?;
         drop(offsets);
         // Table.
         let cap = table_slots(n);
         let bits = node_bits(n as u64);
-        let mut table = vec![0u8; cap * SLOT];
-        for (i, &h) in self.hashes.iter().enumerate() {
+        let mut table = vec![0u32; cap];
+        for (i, &h) in std::mem::take(&mut self.hashes).iter().enumerate() {
             let mut at = table_start(h, cap);
-            while u32_at(&table, at * SLOT) != 0 {
+            while table[at] != 0 {
                 at = if at + 1 == cap { 0 } else { at + 1 };
             }
-            let slot = slot_tag(h, bits) | (i as u32 + 1);
-            table[at * SLOT..at * SLOT + SLOT].copy_from_slice(&slot.to_le_bytes());
+            table[at] = slot_tag(h, bits) | (i as u32 + 1);
         }
-        self.index.table = self.section(&table)?;
+        let (table_section, _) = self.u32_section(&table)?;
+        self.index.table = table_section;
         drop(table);
-        // Reverse edges (counting sort: each list in increasing order).
-        let mut start = vec![0u32; n + 1];
-        for &d in &self.edges {
-            start[d as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut dependents = vec![0u32; self.edges.len()];
-        for i in 0..n {
-            let (s, e) = (
-                self.edge_starts[i] as usize,
-                self.edge_starts[i + 1] as usize,
-            );
-            for &dep in &self.edges[s..e] {
-                let at = &mut fill[dep as usize];
-                dependents[*at as usize] = i as u32;
-                *at += 1;
-            }
-        }
-        let mut list = Vec::with_capacity(dependents.len() * 2 + n);
-        let mut byte_start = Vec::with_capacity(n / REVERSE_BLOCK + 2);
-        let mut gaps = Vec::new();
-        for i in 0..n {
-            if i % REVERSE_BLOCK == 0 {
-                byte_start
-                    .push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
-            }
-            gaps.clear();
-            let mut prev = i as u32;
-            for &d in &dependents[start[i] as usize..start[i + 1] as usize] {
-                put_varint(&mut gaps, d - prev - 1);
-                prev = d;
-            }
-            put_varint(&mut list, gaps.len() as u32);
-            list.extend_from_slice(&gaps);
-        }
-        byte_start.push(u32::try_from(list.len()).map_err(|_| too_big("the reverse edges"))?);
-        let mut reverse = u32s(&byte_start);
-        reverse.extend_from_slice(&list);
-        self.index.reverse_sum = xxh3_64(&reverse);
-        self.index.reverse = self.section(&reverse)?;
-        let volatile = u32s(volatile);
-        self.index.volatile_sum = xxh3_64(&volatile);
-        self.index.volatile = self.section(&volatile)?;
-        let roots = u32s(roots);
-        self.index.roots_sum = xxh3_64(&roots);
-        self.index.roots = self.section(&roots)?;
+        self.write_reverse(n)?;
+        let (s, sum) = self.u32_section(volatile)?;
+        (self.index.volatile, self.index.volatile_sum) = (s, sum);
+        let (s, sum) = self.u32_section(roots)?;
+        (self.index.roots, self.index.roots_sum) = (s, sum);
         let index = self.index.encode();
         self.section(&index)?;
         let header = Header {
@@ -804,6 +930,104 @@ impl<W: Write + Seek> Writer<W> {
         self.out.seek(SeekFrom::Start(0))?;
         self.out.write_all(&header.encode())?;
         Ok((self.out, self.pos))
+    }
+
+    /// Writes the reverse section for `n` nodes from the edges (which it drops): the
+    /// dependents by a counting sort (each list in increasing order), the byte lengths of
+    /// the lists from their varints' lengths, then the block starts and the lists, out in
+    /// pieces and hashed as they go.
+    fn write_reverse(&mut self, n: usize) -> io::Result<()> {
+        let edges = std::mem::take(&mut self.edges);
+        let edge_starts = std::mem::take(&mut self.edge_starts);
+        // `start[d]`: where node d's dependents start; after the fill, where they end.
+        let mut start = vec![0u32; n + 1];
+        for &d in &edges {
+            start[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut dependents = vec![0u32; edges.len()];
+        for i in 0..n {
+            let (s, e) = (edge_starts[i] as usize, edge_starts[i + 1] as usize);
+            for &dep in &edges[s..e] {
+                let at = &mut start[dep as usize];
+                dependents[*at as usize] = i as u32;
+                *at += 1;
+            }
+        }
+        drop((edges, edge_starts));
+        // Node i's dependents are now `dependents[start[i - 1]..start[i]]` (from 0 for the
+        // first).
+        let list = |i: usize| {
+            let s = if i == 0 { 0 } else { start[i - 1] as usize };
+            &dependents[s..start[i] as usize]
+        };
+        let gaps_len = |i: usize| {
+            let mut prev = i as u32;
+            let mut len = 0;
+            for &d in list(i) {
+                len += varint_len(d - prev - 1);
+                prev = d;
+            }
+            len
+        };
+        let mut block_starts = Vec::with_capacity(n.div_ceil(REVERSE_BLOCK) + 1);
+        let mut len = 0usize;
+        for i in 0..n {
+            if i % REVERSE_BLOCK == 0 {
+                block_starts.push(u32::try_from(len).map_err(|_| too_big("the reverse edges"))?);
+            }
+            let g = gaps_len(i);
+            len += varint_len(g as u32) + g;
+        }
+        block_starts.push(u32::try_from(len).map_err(|_| too_big("the reverse edges"))?);
+        let off = self.pos;
+        let mut sum = Xxh3::new();
+        self.put_u32s(&block_starts, &mut sum)?;
+        drop(block_starts);
+        // The lists, each written in place at `at` of a scratch piece, flushed when the
+        // next list might not fit.
+        let mut piece = vec![0u8; PIECE];
+        let mut at = 0;
+        for i in 0..n {
+            let deps = list(i);
+            let need = MAX_VARINT * (1 + deps.len());
+            if at + need > piece.len() {
+                sum.update(&piece[..at]);
+                self.out.write_all(&piece[..at])?;
+                self.pos += at as u64;
+                at = 0;
+                if need > piece.len() {
+                    piece.resize(need, 0);
+                }
+            }
+            // The gaps go one byte after the list's start: where they are when their
+            // length takes one byte, as nearly every one does; moved up otherwise.
+            let start = at;
+            at += 1;
+            let mut prev = i as u32;
+            for &d in deps {
+                put_varint_at(&mut piece, &mut at, d - prev - 1);
+                prev = d;
+            }
+            let g = at - start - 1;
+            let l = varint_len(g as u32);
+            if l > 1 {
+                piece.copy_within(start + 1..at, start + l);
+                at += l - 1;
+            }
+            put_varint_at(&mut piece, &mut { start }, g as u32);
+        }
+        sum.update(&piece[..at]);
+        self.out.write_all(&piece[..at])?;
+        self.pos += at as u64;
+        self.index.reverse = Section {
+            off,
+            len: self.pos - off,
+        };
+        self.index.reverse_sum = sum.digest();
+        Ok(())
     }
 }
 
@@ -872,7 +1096,7 @@ pub(crate) struct Record<'a> {
     /// Its key's index.
     key: u32,
     edge_count: u32,
-    /// The edges, as written by [`put_edge`] (each checked to point below the node).
+    /// The edges, as written by [`edge_code`] (each checked to point below the node).
     edges: &'a [u8],
     /// The value's bytes (empty without `HAS_VALUE`).
     value: &'a [u8],
@@ -1354,8 +1578,14 @@ mod tests {
     }
 
     fn file() -> Vec<u8> {
+        file_expecting(Expected::default())
+    }
+
+    /// The test file, written by a writer told to expect `expect`.
+    fn file_expecting(expect: Expected) -> Vec<u8> {
         let out = std::io::Cursor::new(Vec::new());
-        let mut w = Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9).unwrap();
+        let mut w = Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect)
+            .unwrap();
         for i in 0..40u32 {
             let (kind, flags, durability, key_fp, deps) = node(i);
             let key = match w.key(key_fp) {
@@ -1403,6 +1633,109 @@ mod tests {
         // Past 32 bits, or never ending.
         assert_eq!(varint(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut 0), None);
         assert_eq!(varint(&[0x80; 6], &mut 0), None);
+    }
+
+    #[test]
+    fn varints_written_in_place_match_and_their_lengths_are_exact() {
+        let xs = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 21, 1 << 28, u32::MAX];
+        for x in xs {
+            let mut v = Vec::new();
+            put_varint(&mut v, x);
+            let mut b = [0u8; MAX_VARINT];
+            let mut at = 0;
+            put_varint_at(&mut b, &mut at, x);
+            assert_eq!((&b[..at], varint_len(x)), (&v[..], v.len()), "{x}");
+        }
+    }
+
+    #[test]
+    fn a_fingerprint_set_finds_each_index_across_growth() {
+        // Fingerprints whose low bits collide in pairs, stored as the writer stores them.
+        let fps: Vec<Fingerprint> = (0..5000u64)
+            .map(|i| Fingerprint((i / 2) << 20, i))
+            .collect();
+        let mut stored = Vec::new();
+        let mut set = FpSet::new(1);
+        for (i, &fp) in fps.iter().enumerate() {
+            let fp_of = |j: u32| fp_at(&stored, FP_LEN * j as usize);
+            let slot = set.find(fp, fp_of).expect_err("not added yet");
+            stored.extend_from_slice(&fp.to_le_bytes());
+            set.push(slot, |j: u32| fp_at(&stored, FP_LEN * j as usize));
+            assert_eq!(set.len as usize, i + 1);
+        }
+        assert!(set.slots.len() >= 2 * fps.len());
+        for (i, &fp) in fps.iter().enumerate() {
+            let fp_of = |j: u32| fp_at(&stored, FP_LEN * j as usize);
+            assert_eq!(set.find(fp, fp_of), Ok(i as u32));
+        }
+        let fp_of = |j: u32| fp_at(&stored, FP_LEN * j as usize);
+        assert!(set.find(Fingerprint(7, 7), fp_of).is_err());
+    }
+
+    #[test]
+    fn a_key_added_twice_is_refused() {
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w =
+            Writer::new(out, &["a"], "build-1", HasherKind::Sip128, 3, Expected::default())
+                .unwrap();
+        let fp = Fingerprint(1, 2);
+        assert_eq!(w.add_key(fp, b"k").unwrap(), 0);
+        assert_eq!(w.key(fp), Some(0));
+        assert!(w.add_key(fp, b"k").is_err());
+        assert_eq!(w.key(Fingerprint(2, 1)), None);
+    }
+
+    #[test]
+    fn the_bytes_do_not_depend_on_what_the_writer_expected() {
+        let plain = file();
+        for (nodes, edges) in [(1, 1), (40, 80), (1000, 5000)] {
+            assert_eq!(file_expecting(Expected { nodes, edges }), plain);
+        }
+    }
+
+    /// A file of many nodes with long dependent lists: the reverse section spans several
+    /// pieces, and its lists and checksum are those of the edges.
+    #[test]
+    fn a_reverse_section_of_several_pieces_round_trips() {
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w =
+            Writer::new(out, &["a"], "build-1", HasherKind::Sip128, 3, Expected::default())
+                .unwrap();
+        let n = 40_000u32;
+        for i in 0..n {
+            let key_fp = Fingerprint(u64::from(i), 1);
+            let key = w.add_key(key_fp, &i.to_le_bytes()).unwrap();
+            // Every node reads the first 8 nodes and its predecessor.
+            let mut deps: Vec<u32> = (0..i.min(8)).collect();
+            if i > 8 {
+                deps.push(i - 1);
+            }
+            w.node(&NodeOut {
+                kind: 0,
+                flags: DiskFlags::EMPTY,
+                durability: 0,
+                key,
+                key_fp,
+                fp: Fingerprint::ZERO,
+                deps: &deps,
+                value: &[],
+            })
+            .unwrap();
+        }
+        let (out, _) = w.finish(&[], &[n - 1]).unwrap();
+        let store = open(out.into_inner()).unwrap();
+        assert!(store.index.reverse.len > 2 * PIECE as u64);
+        assert!(store.reverse_intact());
+        assert_eq!(store.dependents(0).unwrap().count(), n as usize - 1);
+        assert_eq!(
+            store.dependents(100).unwrap().collect::<Vec<_>>(),
+            vec![101]
+        );
+        assert_eq!(
+            store.dependents(7).unwrap().take(3).collect::<Vec<_>>(),
+            vec![8, 9, 10]
+        );
+        assert_eq!(store.dependents(n - 1).unwrap().count(), 0);
     }
 
     #[test]

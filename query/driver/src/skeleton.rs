@@ -347,6 +347,7 @@ pub fn assemble(items: impl IntoIterator<Item = (u32, Item)>) -> SourceFileAst {
 /// The significant tokens of a text as [`split`] reads them: whitespace and plain
 /// comments skipped; `Err` at a token the lexer reports an error for.
 struct Tokens<'a> {
+    bytes: &'a [u8],
     cursor: Cursor<'a>,
 }
 
@@ -357,7 +358,92 @@ struct Tok {
     hi: u32,
 }
 
+/// Whether [`split`] gives up at a token: a lexical error the parse would report.
+fn is_lexical_error(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::BlockComment {
+            terminated: false,
+            ..
+        } | TokenKind::Unknown
+            | TokenKind::UnknownPrefix
+            | TokenKind::RawIdent
+            | TokenKind::RawLifetime
+            | TokenKind::Lifetime {
+                starts_with_number: true,
+            }
+    )
+}
+
+/// What [`Tokens::next_delimiter`] does at a byte where it stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scan {
+    /// A byte that is a token of its own or part of a whitespace or punctuation token,
+    /// never of another kind of token, and never a delimiter or `;`: ASCII whitespace
+    /// and the punctuation other than `/` (which may start a comment).
+    Skip,
+    /// An ASCII letter or `_`: an identifier or keyword, unless the byte after its ASCII
+    /// bytes makes it something else (see [`AFTER_WORD`]).
+    Word,
+    /// `( ) [ ] { } ;`.
+    Delimiter,
+    /// Anything else is read by the lexer: digits (a number's token may hold `.`, `+`,
+    /// `-` and a suffix), quotes, `/`, non-ASCII and control bytes, `\`, `` ` ``.
+    Lex,
+}
+
+/// [`Scan`] of every byte.
+static SCAN: [Scan; 256] = {
+    let mut table = [Scan::Lex; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = match c {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Scan::Skip,
+            b'!' | b'#' | b'$' | b'%' | b'&' | b'*' | b'+' | b',' | b'-' | b'.' | b':' | b'<'
+            | b'=' | b'>' | b'?' | b'@' | b'^' | b'|' | b'~' => Scan::Skip,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => Scan::Word,
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' => Scan::Delimiter,
+            _ => Scan::Lex,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The bytes that continue an identifier's ASCII bytes.
+static WORD_CONTINUE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    table
+};
+
+/// The bytes after a word's ASCII bytes that make the word's token something other than
+/// an identifier or keyword ending there, or leave it undecided: a quote or `#` (a
+/// literal's prefix, a raw identifier, a reserved prefix) and non-ASCII bytes (the
+/// identifier may go on). The lexer reads the word then.
+static AFTER_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b >= 0x80 || b == b'#' as usize || b == b'"' as usize || b == b'\'' as usize;
+        b += 1;
+    }
+    table
+};
+
 impl Tokens<'_> {
+    fn new(text: &str) -> Tokens<'_> {
+        Tokens {
+            bytes: text.as_bytes(),
+            cursor: Cursor::new(text),
+        }
+    }
+
     fn next(&mut self) -> Result<Tok, ()> {
         loop {
             self.cursor.skip_ascii_whitespace();
@@ -378,17 +464,89 @@ impl Tokens<'_> {
                     doc_style: None,
                     terminated: true,
                 } => continue,
-                TokenKind::BlockComment {
-                    terminated: false, ..
-                }
-                | TokenKind::Unknown
-                | TokenKind::UnknownPrefix
-                | TokenKind::RawIdent
-                | TokenKind::RawLifetime
-                | TokenKind::Lifetime {
-                    starts_with_number: true,
-                } => return Err(()),
+                _ if is_lexical_error(kind) => return Err(()),
                 _ => return Ok(Tok { kind, lo, hi }),
+            }
+        }
+    }
+
+    /// The next delimiter (`( ) [ ] { }`), `;` or the end, past every other token: the
+    /// tokens the scan of an item's interior reads. The same as [`Tokens::next`] until
+    /// one of those (`Err` at the same lexical errors), but a byte table ([`SCAN`])
+    /// moves past whitespace, punctuation and identifiers, the bulk of a body, and the
+    /// lexer reads only the tokens that start with any other byte. Every position the
+    /// loop stands at is the start of a token, or inside a whitespace or punctuation
+    /// token, whose bytes the table skips one at a time to the same end.
+    fn next_delimiter(&mut self) -> Result<Tok, ()> {
+        let bytes = self.bytes;
+        let mut i = self.cursor.pos();
+        loop {
+            let Some(&b) = bytes.get(i) else {
+                self.cursor.set_pos(i);
+                let lo = i as u32;
+                return Ok(Tok {
+                    kind: TokenKind::Eof,
+                    lo,
+                    hi: lo,
+                });
+            };
+            match SCAN[b as usize] {
+                Scan::Skip => {
+                    i += 1;
+                    continue;
+                }
+                Scan::Delimiter => {
+                    let kind = match b {
+                        b'(' => TokenKind::OpenParen,
+                        b')' => TokenKind::CloseParen,
+                        b'[' => TokenKind::OpenBracket,
+                        b']' => TokenKind::CloseBracket,
+                        b'{' => TokenKind::OpenBrace,
+                        b'}' => TokenKind::CloseBrace,
+                        _ => TokenKind::Semi,
+                    };
+                    self.cursor.set_pos(i + 1);
+                    return Ok(Tok {
+                        kind,
+                        lo: i as u32,
+                        hi: i as u32 + 1,
+                    });
+                }
+                Scan::Word => {
+                    let mut end = i + 1;
+                    while end < bytes.len() && WORD_CONTINUE[bytes[end] as usize] {
+                        end += 1;
+                    }
+                    if !bytes
+                        .get(end)
+                        .is_some_and(|&next| AFTER_WORD[next as usize])
+                    {
+                        i = end;
+                        continue;
+                    }
+                }
+                Scan::Lex => {}
+            }
+            // The lexer reads the token at `i`.
+            self.cursor.set_pos(i);
+            let kind = self.cursor.token_kind();
+            let hi = self.cursor.pos();
+            match kind {
+                _ if is_lexical_error(kind) => return Err(()),
+                TokenKind::OpenParen
+                | TokenKind::CloseParen
+                | TokenKind::OpenBracket
+                | TokenKind::CloseBracket
+                | TokenKind::OpenBrace
+                | TokenKind::CloseBrace
+                | TokenKind::Semi => {
+                    return Ok(Tok {
+                        kind,
+                        lo: i as u32,
+                        hi: hi as u32,
+                    })
+                }
+                _ => i = hi,
             }
         }
     }
@@ -409,7 +567,7 @@ impl Tokens<'_> {
                 TokenKind::Eof => return Err(()),
                 _ => {}
             }
-            t = self.next()?;
+            t = self.next_delimiter()?;
         }
     }
 }
@@ -429,9 +587,7 @@ pub fn split(text: &str) -> Option<Vec<Piece>> {
     if text.len() > shared_frontend::limits::MAX_FILE_SIZE {
         return None;
     }
-    let mut toks = Tokens {
-        cursor: Cursor::new(text),
-    };
+    let mut toks = Tokens::new(text);
     let mut pieces: Vec<Piece> = Vec::new();
     // The pieces of the modules whose bodies are open.
     let mut open: Vec<usize> = Vec::new();
@@ -517,7 +673,7 @@ pub fn split(text: &str) -> Option<Vec<Piece>> {
             ) => {
                 let brace_ends = matches!(kw, Keyword::Fn | Keyword::Struct);
                 let end = loop {
-                    t = toks.next().ok()?;
+                    t = toks.next_delimiter().ok()?;
                     match t.kind {
                         TokenKind::Semi => break t.hi,
                         TokenKind::OpenBrace if brace_ends => break toks.skip_group(t).ok()?,
@@ -545,10 +701,153 @@ mod tests {
     use super::*;
     use shared_frontend::syntax::parser::parse_file;
 
+    /// The split as it was before [`Tokens::next_delimiter`]: every token of an item's
+    /// interior read by the lexer. [`split`] must give the same on every input.
+    fn split_reference(text: &str) -> Option<Vec<Piece>> {
+        if text.len() > shared_frontend::limits::MAX_FILE_SIZE {
+            return None;
+        }
+        let mut toks = Tokens::new(text);
+        let mut pieces: Vec<Piece> = Vec::new();
+        // The pieces of the modules whose bodies are open.
+        let mut open: Vec<usize> = Vec::new();
+        // Inner doc comments are skipped at the start of a file or module body only.
+        let mut body_start = true;
+        loop {
+            let mut t = toks.next().ok()?;
+            match t.kind {
+                TokenKind::Eof if open.is_empty() => return Some(pieces),
+                TokenKind::Eof => return None,
+                TokenKind::CloseBrace => {
+                    let module = open.pop()?;
+                    pieces[module].end = t.hi;
+                    body_start = false;
+                    continue;
+                }
+                TokenKind::LineComment {
+                    doc_style: Some(DocStyle::Inner),
+                }
+                | TokenKind::BlockComment {
+                    doc_style: Some(DocStyle::Inner),
+                    ..
+                } if body_start => continue,
+                _ => {}
+            }
+            body_start = false;
+            let lo = t.lo;
+            // Outer doc comments and attributes.
+            loop {
+                match t.kind {
+                    TokenKind::LineComment {
+                        doc_style: Some(DocStyle::Outer),
+                    }
+                    | TokenKind::BlockComment {
+                        doc_style: Some(DocStyle::Outer),
+                        ..
+                    } => t = toks.next().ok()?,
+                    TokenKind::Pound => {
+                        let bracket = toks.next().ok()?;
+                        if !matches!(bracket.kind, TokenKind::OpenBracket) {
+                            return None;
+                        }
+                        skip_group_reference(&mut toks, bracket).ok()?;
+                        t = toks.next().ok()?;
+                    }
+                    _ => break,
+                }
+            }
+            if matches!(t.kind, TokenKind::Keyword(Keyword::Pub)) {
+                t = toks.next().ok()?;
+            }
+            let depth = open.len() as u32;
+            let mut piece = Piece {
+                lo,
+                hi: 0,
+                end: 0,
+                depth,
+                body: false,
+            };
+            match t.kind {
+                TokenKind::Keyword(Keyword::Mod) => {
+                    toks.next().ok()?; // the name
+                    let after = toks.next().ok()?;
+                    match after.kind {
+                        TokenKind::Semi => {
+                            piece.hi = after.hi;
+                            piece.end = after.hi;
+                        }
+                        TokenKind::OpenBrace if depth < MAX_MODULE_DEPTH => {
+                            piece.hi = after.hi;
+                            piece.body = true;
+                            open.push(pieces.len());
+                            body_start = true;
+                        }
+                        _ => return None,
+                    }
+                }
+                // Up to a `;` outside delimiters, or for a function or struct the end of its
+                // first `{ … }` group.
+                TokenKind::Keyword(
+                    kw @ (Keyword::Fn
+                    | Keyword::Struct
+                    | Keyword::Const
+                    | Keyword::Type
+                    | Keyword::Use),
+                ) => {
+                    let brace_ends = matches!(kw, Keyword::Fn | Keyword::Struct);
+                    let end = loop {
+                        t = toks.next().ok()?;
+                        match t.kind {
+                            TokenKind::Semi => break t.hi,
+                            TokenKind::OpenBrace if brace_ends => {
+                                break skip_group_reference(&mut toks, t).ok()?
+                            }
+                            TokenKind::OpenParen
+                            | TokenKind::OpenBracket
+                            | TokenKind::OpenBrace => {
+                                skip_group_reference(&mut toks, t).ok()?;
+                            }
+                            TokenKind::CloseParen
+                            | TokenKind::CloseBracket
+                            | TokenKind::CloseBrace
+                            | TokenKind::Eof => return None,
+                            _ => {}
+                        }
+                    };
+                    piece.hi = end;
+                    piece.end = end;
+                }
+                _ => return None,
+            }
+            pieces.push(piece);
+        }
+    }
+
+    /// [`Tokens::skip_group`] reading every token with [`Tokens::next`].
+    fn skip_group_reference(toks: &mut Tokens<'_>, open: Tok) -> Result<u32, ()> {
+        let mut depth = 0usize;
+        let mut t = open;
+        loop {
+            match t.kind {
+                TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => depth += 1,
+                TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(t.hi);
+                    }
+                }
+                TokenKind::Eof => return Err(()),
+                _ => {}
+            }
+            t = toks.next()?;
+        }
+    }
+
     /// Whether the split of `text` is taken (every item parsed cleanly on its own), and
     /// then that it gives exactly the file parse's items: the positionless skeleton, each
     /// item's extent, and each item's syntax.
     fn check(text: &str) -> bool {
+        assert_eq!(split(text), split_reference(text), "{text}");
         let Some(pieces) = split(text) else {
             return false;
         };
@@ -617,6 +916,253 @@ mod tests {
         fn below(&mut self, n: usize) -> usize {
             (self.next() % n.max(1) as u64) as usize
         }
+    }
+
+    /// `split` and [`split_reference`] agree on `text`; whether the split is found.
+    fn same_split(text: &str) -> bool {
+        let fast = split(text);
+        assert_eq!(fast, split_reference(text), "{text:?}");
+        fast.is_some()
+    }
+
+    /// The corpus, and each file cut short at a few dozen places (unbalanced delimiters,
+    /// literals and comments cut open).
+    #[test]
+    fn the_split_is_the_reference_on_the_corpus_and_its_prefixes() {
+        let files = corpus_files();
+        let found = files.iter().filter(|t| same_split(t)).count();
+        assert!(found * 2 > files.len(), "{found} of {}", files.len());
+        for text in &files {
+            let step = (text.len() / 40).max(1);
+            for mut at in (0..text.len()).step_by(step) {
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                same_split(&text[..at]);
+                same_split(&text[at..]);
+            }
+        }
+    }
+
+    /// Generated programs, their ill-formed mutations and their edits.
+    #[test]
+    fn the_split_is_the_reference_on_generated_programs() {
+        let (mut found, mut total) = (0, 0);
+        for seed in 0..12u64 {
+            let program = rill_gen::generate(&rill_gen::GenConfig {
+                seed,
+                target_lines: 300 + 400 * seed as usize,
+                ..rill_gen::GenConfig::default()
+            });
+            let mut variants = vec![program.clone()];
+            variants.extend((0..8).filter_map(|s| {
+                Some(rill_gen::mutate_ill_formed(&program, seed * 8 + s)?.program)
+            }));
+            variants.extend(
+                rill_gen::edit_history(&program, 8, seed)
+                    .into_iter()
+                    .map(|e| e.program),
+            );
+            for p in &variants {
+                for f in &p.files {
+                    total += 1;
+                    found += usize::from(same_split(&f.text));
+                }
+            }
+        }
+        // Generated programs are valid, their mutations mostly beyond the syntax.
+        assert!(found * 10 > total * 9, "{found} of {total}");
+    }
+
+    /// What can hide a delimiter or `;` from a scan that does not lex (strings, raw
+    /// strings, characters, comments), what looks like one of those and is not
+    /// (lifetimes, literal suffixes, reserved prefixes), lexical errors and non-ASCII
+    /// text, in every position of a few item shapes.
+    const ADVERSARIAL: &[&str] = &[
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ";",
+        "\"{\"",
+        "\"}\"",
+        "\"\\\"}\"",
+        "\"\\\\\"",
+        "\"",
+        "'",
+        "'{'",
+        "'}'",
+        "';'",
+        "'\\''",
+        "'\\\\'",
+        "b'}'",
+        "b'{",
+        "b\"}\"",
+        "b\"",
+        "br\"}\"",
+        "br#\"}\"#",
+        "r\"}\"",
+        "r#\"}\"#",
+        "r#\"\"}\"#",
+        "r##\"}\"#}\"##",
+        "r#\"",
+        "r##\"}\"#",
+        "c\"}\"",
+        "cr\"}\"",
+        "cr#\"}\"#",
+        "rb\"}\"",
+        "r#x",
+        "r#",
+        "r#_",
+        "'a",
+        "'a}",
+        "'a'",
+        "'a;",
+        "'_",
+        "'1",
+        "'1a",
+        "'r#a",
+        "'}",
+        "'\\u{7d}'",
+        "'é'",
+        "'é",
+        "'ab'",
+        "'\n'",
+        "//}\n",
+        "// }",
+        "/* } */",
+        "/* /* } */ } */",
+        "/* /* } */",
+        "/*",
+        "*/",
+        "/**/",
+        "/** } */",
+        "/*! } */",
+        "/***/",
+        "///}\n",
+        "//!}\n",
+        "////}\n",
+        "/",
+        "/=",
+        "#",
+        "#[",
+        "#!",
+        "x",
+        "é",
+        "éx",
+        "xé",
+        "x_1",
+        "€",
+        "\u{85}",
+        "\u{200e}",
+        "\u{feff}",
+        "\u{2028}",
+        "\\",
+        "`",
+        "\0",
+        "\x7f",
+        "\x01",
+        "1",
+        "1.0",
+        "1.",
+        "1.e",
+        "1e",
+        "1e+",
+        "1e+x",
+        "1e-5x'}'",
+        "1.5e3\"}\"",
+        "1x\"}\"",
+        "1é",
+        "0x",
+        "0b1",
+        "0x1f_u8",
+        "1..2",
+        "1.foo",
+        "x\"}\"",
+        "x'}'",
+        "x#",
+        "x#[",
+        "1'}'",
+        "1\"}\"",
+        "_",
+        "_\"}\"",
+        "b",
+        "c",
+        "r",
+        "b'",
+        "\n",
+        " ",
+        "\t",
+        "\r\n",
+        ":: ->",
+        "<<=",
+        "..=",
+        "=>",
+        "fn",
+        "mod m {",
+        "pub",
+        "use",
+        "struct",
+    ];
+
+    /// Item shapes with a hole for a fragment: a function body, a constant's value, a
+    /// struct's fields, an attribute, a module's item, a type, and the end of the file.
+    const SHAPES: &[(&str, &str)] = &[
+        ("fn f() { ", " }\nfn g() {}\n"),
+        ("const C: i32 = ", ";\nstruct S;\n"),
+        ("struct S { ", " }\n"),
+        ("#[a(", ")]\nfn f() {}\n"),
+        ("mod m {\n    fn f() -> [i32; 2] { ", " }\n}\n"),
+        ("type T = [i32; ", "];\nuse a::b;\n"),
+        ("fn f() { let x = (", ""),
+        ("", ""),
+    ];
+
+    /// Every fragment and every pair of fragments, in every shape.
+    #[test]
+    fn the_split_is_the_reference_on_adversarial_pairs() {
+        let (mut found, mut total) = (0, 0);
+        for (before, after) in SHAPES {
+            for a in ADVERSARIAL {
+                for b in ADVERSARIAL.iter().chain([&""]) {
+                    total += 1;
+                    found += usize::from(same_split(&format!("{before}{a}{b}{after}")));
+                }
+            }
+        }
+        assert!(found > 0 && found < total, "{found} of {total}");
+    }
+
+    /// Random runs of fragments, and random strings over the bytes that matter, in every
+    /// shape.
+    #[test]
+    fn the_split_is_the_reference_on_random_fragments() {
+        const CHARS: &[char] = &[
+            '{', '}', '(', ')', '[', ']', ';', '"', '\'', '/', '*', '!', '#', 'r', 'b', 'c', 'x',
+            'e', '1', '0', '.', '+', '-', '_', ' ', '\n', '\\', 'é', '€', '\u{85}', '\0',
+        ];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut found, mut total) = (0, 0);
+        for _ in 0..20_000 {
+            let (before, after) = SHAPES[rng.below(SHAPES.len())];
+            let mut text = String::from(before);
+            for _ in 0..=rng.below(6) {
+                text.push_str(ADVERSARIAL[rng.below(ADVERSARIAL.len())]);
+            }
+            text.push_str(after);
+            total += 1;
+            found += usize::from(same_split(&text));
+            let mut text = String::from(before);
+            for _ in 0..rng.below(24) {
+                text.push(CHARS[rng.below(CHARS.len())]);
+            }
+            text.push_str(after);
+            total += 1;
+            found += usize::from(same_split(&text));
+        }
+        assert!(found > 0 && found < total, "{found} of {total}");
     }
 
     #[test]

@@ -667,6 +667,15 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
+    /// Moves to byte offset `pos`, for a caller that moved past some tokens by itself:
+    /// `pos` must be where a token of the text starts, or its end, for the tokens read
+    /// after it to be the text's.
+    #[inline]
+    pub fn set_pos(&mut self, pos: usize) {
+        debug_assert!(self.text.is_char_boundary(pos), "{pos} is inside a character");
+        self.pos = pos;
+    }
+
     /// The byte `n` positions ahead, or 0 past the end (callers that care about NUL bytes
     /// compare positions with the length).
     #[inline]

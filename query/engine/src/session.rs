@@ -293,14 +293,22 @@ pub(crate) fn volatile_keys<Q: Query>(db: &Q::Db) -> Vec<Q::Key> {
         }
         s.volatile.clone()
     };
-    ids.into_iter()
-        .filter_map(|id| {
+    let ids: Vec<NodeId> = ids
+        .into_iter()
+        .filter(|&id| {
             crate::cache_dir::ensure(rt, id);
-            let kind = rt.graph.borrow().node(id).kind;
-            (kind == Q::KIND)
-                .then(|| crate::fetch::key_of::<Q>(db, id))
-                .flatten()
+            rt.graph.borrow().node(id).kind == Q::KIND
         })
+        .collect();
+    {
+        // Each key decoded here gets a slot: room for all of them at once, instead of
+        // the slots (key and value inline) being moved each time the storage grows.
+        let mut st = Q::storage(db).inner.borrow_mut();
+        st.slots.reserve(ids.len());
+        st.map.reserve(ids.len());
+    }
+    ids.into_iter()
+        .filter_map(|id| crate::fetch::key_of::<Q>(db, id))
         .collect()
 }
 

@@ -42,8 +42,8 @@ pub fn parse_file(text: &str) -> (SourceFileAst, Vec<Diagnostic>) {
     }
     let mut p = Parser::new(text);
     let items = p.parse_file_items();
-    p.symbols.give_back();
-    (SourceFileAst { items }, p.diags)
+    let diags = p.finish();
+    (SourceFileAst { items }, diags)
 }
 
 /// Parses `text` as one item at the start of an item list, as [`parse_file`] parses each
@@ -58,7 +58,7 @@ pub fn parse_one_item(text: &str) -> Option<Item> {
     let mut p = Parser::new(text);
     let item = p.parse_item();
     let clean = same_kind(p.peek(), TokenKind::Eof) && p.diags.is_empty();
-    p.symbols.give_back();
+    p.finish();
     item.filter(|_| clean)
 }
 
@@ -68,6 +68,53 @@ pub(crate) struct Tok {
     pub kind: TokenKind,
     pub lo: u32,
     pub hi: u32,
+}
+
+/// The parser's buffers that outlive one parse: the pool of emptied item arenas and the
+/// scratch stacks, all empty, with the capacity earlier parses on this thread gave them.
+/// A parse takes them from the thread (see [`Buffers::take_for_thread`]) and gives them
+/// back at its end, so parsing many small texts (the query driver parses every item
+/// chunk on its own) does not grow each arena and stack from nothing again.
+#[derive(Default)]
+struct Buffers {
+    arena_pool: Vec<Arena>,
+    scratch_exprs: Vec<ExprId>,
+    scratch_stmts: Vec<StmtId>,
+    scratch_segments: Vec<PathSegment>,
+    scratch_fields: Vec<FieldInit>,
+}
+
+thread_local! {
+    static THREAD_BUFFERS: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
+}
+
+impl Buffers {
+    /// This thread's buffers (new, empty ones if they are in use or were never made).
+    fn take_for_thread() -> Buffers {
+        THREAD_BUFFERS.with(|c| c.take()).unwrap_or_default()
+    }
+
+    /// Makes these (emptied) buffers the thread's again, for the next parse.
+    fn give_back(mut self) {
+        for arena in &mut self.arena_pool {
+            clear(arena);
+        }
+        self.scratch_exprs.clear();
+        self.scratch_stmts.clear();
+        self.scratch_segments.clear();
+        self.scratch_fields.clear();
+        THREAD_BUFFERS.with(|c| c.set(Some(self)));
+    }
+}
+
+/// Empties every vector of `arena`, keeping its capacity.
+fn clear(arena: &mut Arena) {
+    arena.exprs.clear();
+    arena.stmts.clear();
+    arena.types.clear();
+    arena.expr_lists.clear();
+    arena.stmt_lists.clear();
+    arena.field_inits.clear();
 }
 
 pub(crate) struct Parser<'a> {
@@ -121,6 +168,7 @@ impl<'a> Parser<'a> {
         let mut diags = Vec::new();
         let toks = significant_tokens(text, &mut diags);
         let cur = toks[0];
+        let buffers = Buffers::take_for_thread();
         Parser {
             text,
             toks,
@@ -136,13 +184,28 @@ impl<'a> Parser<'a> {
             last_error_at: usize::MAX,
             block_like_missing: None,
             body_item_depth: 0,
-            scratch_exprs: Vec::new(),
-            scratch_stmts: Vec::new(),
-            arena_pool: Vec::new(),
-            scratch_segments: Vec::new(),
-            scratch_fields: Vec::new(),
+            scratch_exprs: buffers.scratch_exprs,
+            scratch_stmts: buffers.scratch_stmts,
+            arena_pool: buffers.arena_pool,
+            scratch_segments: buffers.scratch_segments,
+            scratch_fields: buffers.scratch_fields,
             symbols: SymbolCache::take_for_thread(),
         }
+    }
+
+    /// Ends the parse: gives the symbol cache and the reusable buffers back to the
+    /// thread and returns the diagnostics.
+    fn finish(self) -> Vec<Diagnostic> {
+        self.symbols.give_back();
+        Buffers {
+            arena_pool: self.arena_pool,
+            scratch_exprs: self.scratch_exprs,
+            scratch_stmts: self.scratch_stmts,
+            scratch_segments: self.scratch_segments,
+            scratch_fields: self.scratch_fields,
+        }
+        .give_back();
+        self.diags
     }
 
     // --- Tokens ------------------------------------------------------------------------
@@ -474,23 +537,13 @@ impl<'a> Parser<'a> {
     /// Restores the enclosing item's arena; the current one goes back to the pool, empty.
     fn end_item_arena(&mut self, enclosing: Arena) {
         let mut used = std::mem::replace(&mut self.arena, enclosing);
-        used.exprs.clear();
-        used.stmts.clear();
-        used.types.clear();
-        used.expr_lists.clear();
-        used.stmt_lists.clear();
-        used.field_inits.clear();
+        clear(&mut used);
         self.arena_pool.push(used);
     }
 
     /// Empties the current arena (keeping its capacity).
     fn clear_arena(&mut self) {
-        self.arena.exprs.clear();
-        self.arena.stmts.clear();
-        self.arena.types.clear();
-        self.arena.expr_lists.clear();
-        self.arena.stmt_lists.clear();
-        self.arena.field_inits.clear();
+        clear(&mut self.arena);
     }
 
     /// Takes the finished nodes of the current item as an exactly sized arena, leaving

@@ -1329,3 +1329,36 @@ fn child_lists_live_in_the_item_arena() {
         std::mem::size_of::<Expr>()
     );
 }
+
+/// The dump and diagnostics of a parse of `text`, for comparing parses.
+fn parse_report(text: &str) -> String {
+    let (ast, diags) = parse_file(text);
+    let mut out = ast_to_string(&ast);
+    for d in &diags {
+        out.push_str(&diag_line(text, d));
+    }
+    out
+}
+
+#[test]
+fn buffers_kept_between_parses_do_not_change_the_tree() {
+    // A large item with nested items, lists, struct literals and paths grows the
+    // thread's arena pool and scratch stacks; an erroneous one leaves recovery behind.
+    let big = "mod m { fn f(a: i64) -> i64 { let p = P { x: [1, 2, 3], y: g(a, b::c, 4) }; \
+               fn inner() { h(1, 2, 3); } if a < 0 { m::n::o(a) } else { p.x[0] } } }";
+    let broken = "fn g( { let = ; h(1, , 2; }";
+    let small = "fn k() -> i64 { let q = [x, y]; s::t(q[0], Z { a: 1 }.a) }";
+    // On a fresh thread nothing is kept yet.
+    let fresh = std::thread::spawn(move || (parse_report(small), parse_report(broken)))
+        .join()
+        .unwrap();
+    parse_report(big);
+    parse_report(broken);
+    assert_eq!(parse_report(small), fresh.0);
+    parse_report(big);
+    assert_eq!(parse_report(broken), fresh.1);
+    // The one-item entry point shares the buffers: its item is the same as in a file.
+    let item = super::parse_one_item(small).expect("a clean item");
+    let (ast, _) = parse_file(small);
+    assert_eq!(item, ast.items[0]);
+}

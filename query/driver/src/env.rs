@@ -12,7 +12,9 @@ use shared_frontend::sema::resolve::{self, NameBindings, ScopeLookup};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::syntax::ast::{Path, TypeAliasDef};
 
-use super::RillDb;
+use query::Query;
+
+use super::{rq, DefInfo, RillDb};
 
 /// The crate root's def id (the hash of the empty def-path), hashed once per process:
 /// path resolution asks for it at every path that starts at the root.
@@ -22,8 +24,20 @@ pub fn root_def() -> DefId {
 }
 
 /// [`SemaEnv`] and [`ScopeLookup`] over the database.
+///
+/// Answers that are a part of a query's value (a field of `def_info`, the value of a
+/// step's output) are projected from the memo by reference ([`Query::with_value`]): the
+/// reads are recorded the same, without a clone and a drop of the whole value per read.
 #[derive(Clone, Copy)]
 pub struct QEnv<'a>(pub &'a RillDb);
+
+impl QEnv<'_> {
+    /// `f` of the item's `def_info`, if it has one.
+    #[inline]
+    fn def_info_with<R>(&self, def: DefId, f: impl FnOnce(&DefInfo) -> R) -> Option<R> {
+        rq::def_info::with_value(self.0, def, |d| d.as_deref().map(f))
+    }
+}
 
 impl ScopeLookup for QEnv<'_> {
     fn root(&self) -> DefId {
@@ -31,7 +45,7 @@ impl ScopeLookup for QEnv<'_> {
     }
 
     fn parent(&self, def: DefId) -> Option<DefId> {
-        self.0.def_info(def)?.parent
+        self.def_info_with(def, |d| d.parent)?
     }
 
     fn name_in(&self, module: DefId, name: Symbol) -> NameBindings {
@@ -39,18 +53,18 @@ impl ScopeLookup for QEnv<'_> {
     }
 
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)> {
-        let info = self.0.def_info(def)?;
-        if info.kind != DefKind::TypeAlias {
+        let (kind, parent) = self.def_info_with(def, |d| (d.kind, d.parent))?;
+        if kind != DefKind::TypeAlias {
             return None;
         }
         match self.0.item_ast(def)?.ast {
-            ItemAst::TypeAlias(a) => Some((info.parent?, a)),
+            ItemAst::TypeAlias(a) => Some((parent?, a)),
             _ => None,
         }
     }
 
     fn item_name(&self, def: DefId) -> Option<Symbol> {
-        self.0.def_info(def).map(|d| d.name)
+        self.def_info_with(def, |d| d.name)
     }
 }
 
@@ -77,38 +91,36 @@ impl SemaEnv for QEnv<'_> {
     }
 
     fn visibility(&self, def: DefId) -> Vis {
-        self.0.def_info(def).map_or(Vis::Public, |d| d.vis)
+        self.def_info_with(def, |d| d.vis).unwrap_or(Vis::Public)
     }
 
     fn def_kind(&self, def: DefId) -> DefKind {
-        self.0.def_info(def).map_or(DefKind::Mod, |d| d.kind)
+        self.def_info_with(def, |d| d.kind).unwrap_or(DefKind::Mod)
     }
 
     fn def_name(&self, def: DefId) -> String {
-        self.0
-            .def_info(def)
-            .map(|d| d.name.to_string())
+        self.def_info_with(def, |d| d.name.to_string())
             .unwrap_or_default()
     }
 
     fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        self.0.fn_sig(def).value.clone().ok_or(ErrorReported)
+        rq::fn_sig::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        self.0.struct_fields(def).value.clone().ok_or(ErrorReported)
+        rq::struct_fields::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.0.alias_ty(def).value.clone().ok_or(ErrorReported)
+        rq::alias_ty::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        self.0.const_ty(def).value.clone().ok_or(ErrorReported)
+        rq::const_ty::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        self.0.const_value(def).value.clone().ok_or(ErrorReported)
+        rq::const_value::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 }
 

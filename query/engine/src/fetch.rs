@@ -16,10 +16,22 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 #[inline]
 pub fn fetch<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
     let hash = key_hash(&key);
-    match try_cached::<Q>(db, hash, &key) {
-        Ok(v) => v,
-        Err(node) => fetch_slow::<Q>(db, hash, node, key),
-    }
+    // The hit returns the clone directly, with no `Result` around it to move the value
+    // through (values like name bindings are several words).
+    let node = {
+        let rt = db.runtime();
+        let st = Q::storage(db).inner.borrow();
+        match cached_slot::<Q>(rt, &st, hash, &key) {
+            Ok((v, node, durability)) => {
+                let v = v.clone();
+                drop(st);
+                rt.record_read(node, durability);
+                return v;
+            }
+            Err(node) => node,
+        }
+    };
+    fetch_slow::<Q>(db, hash, node, key)
 }
 
 /// Like [`fetch`], but a cycle that no participant recovers from is returned as an error
@@ -38,12 +50,53 @@ pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
     top_level(db, || fetch_cold::<Q>(db, hash, node, key))
 }
 
+/// Like [`fetch`], but gives `f` a reference to the value instead of a clone of it: a
+/// read that only looks at part of a value (a field behind an `Arc`) costs no clone and
+/// drop of the whole. On a memo hit `f` runs while the query's storage is borrowed, so it
+/// must not read queries (it is a projection of the value).
+#[inline]
+pub(crate) fn fetch_with<Q: Query, R>(
+    db: &Q::Db,
+    key: Q::Key,
+    f: impl FnOnce(&Q::Value) -> R,
+) -> R {
+    let hash = key_hash(&key);
+    let node = {
+        let rt = db.runtime();
+        let st = Q::storage(db).inner.borrow();
+        match cached_slot::<Q>(rt, &st, hash, &key) {
+            Ok((v, node, durability)) => {
+                rt.record_read(node, durability);
+                return f(v);
+            }
+            Err(node) => node,
+        }
+    };
+    f(&fetch_slow::<Q>(db, hash, node, key))
+}
+
 /// The hot path: the key (whose [`key_hash`] is `hash`) is in memory with a value
 /// verified in this revision. Otherwise its node if it has one, for the cold path.
 #[inline]
 fn try_cached<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> Result<Q::Value, Option<NodeId>> {
     let rt = db.runtime();
     let st = Q::storage(db).inner.borrow();
+    let (v, node, durability) = cached_slot::<Q>(rt, &st, hash, key)?;
+    let v = v.clone();
+    drop(st);
+    rt.record_read(node, durability);
+    Ok(v)
+}
+
+/// The value of the key (whose [`key_hash`] is `hash`) if it is in memory and verified in
+/// this revision, with its node and durability; otherwise its node if it has one.
+#[inline]
+fn cached_slot<'s, Q: Query>(
+    rt: &crate::Runtime,
+    st: &'s crate::query::StorageInner<Q>,
+    hash: u64,
+    key: &Q::Key,
+) -> Result<(&'s Q::Value, NodeId, Durability), Option<NodeId>> {
     let slot = st.find(hash, key).ok_or(None)?;
     let s = st.slot(slot);
     let Some(v) = s.value.as_ref() else {
@@ -54,12 +107,7 @@ fn try_cached<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> Result<Q::Value,
     if n.verified_at != rt.revision.get() || n.has(flags::IN_PROGRESS) {
         return Err(Some(s.node));
     }
-    let (node, durability) = (s.node, n.durability);
-    let v = v.clone();
-    drop(g);
-    drop(st);
-    rt.record_read(node, durability);
-    Ok(v)
+    Ok((v, s.node, n.durability))
 }
 
 #[inline(never)]

@@ -138,6 +138,18 @@ pub trait Query: 'static {
 
     /// The query's storage in the database.
     fn storage(db: &Self::Db) -> &QueryStorage<Self>;
+
+    /// The value for `key` (read and recorded as [`crate::fetch`] does), given to `f` by
+    /// reference: a read that needs a part of the value (a field behind an `Arc`) makes no
+    /// clone of the whole. `f` is a projection: it must not read queries (on a memo hit it
+    /// runs while the query's storage is borrowed).
+    #[inline]
+    fn with_value<R>(db: &Self::Db, key: Self::Key, f: impl FnOnce(&Self::Value) -> R) -> R
+    where
+        Self: Sized,
+    {
+        crate::fetch::fetch_with::<Self, R>(db, key, f)
+    }
 }
 
 /// A database: a runtime plus one storage per query, written by [`crate::define_queries!`].

@@ -21,9 +21,7 @@ use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::on_disk::{
-    disk_flags, Bytes, DiskFlags, Expected, NodeOut, Store, Writer, HEADER_LEN,
-};
+use crate::on_disk::{disk_flags, Bytes, DiskFlags, Expected, NodeOut, Store, Writer, HEADER_LEN};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};

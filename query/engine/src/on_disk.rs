@@ -1584,8 +1584,8 @@ mod tests {
     /// The test file, written by a writer told to expect `expect`.
     fn file_expecting(expect: Expected) -> Vec<u8> {
         let out = std::io::Cursor::new(Vec::new());
-        let mut w = Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect)
-            .unwrap();
+        let mut w =
+            Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect).unwrap();
         for i in 0..40u32 {
             let (kind, flags, durability, key_fp, deps) = node(i);
             let key = match w.key(key_fp) {
@@ -1637,7 +1637,18 @@ mod tests {
 
     #[test]
     fn varints_written_in_place_match_and_their_lengths_are_exact() {
-        let xs = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 21, 1 << 28, u32::MAX];
+        let xs = [
+            0,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            1 << 21,
+            1 << 28,
+            u32::MAX,
+        ];
         for x in xs {
             let mut v = Vec::new();
             put_varint(&mut v, x);
@@ -1675,9 +1686,15 @@ mod tests {
     #[test]
     fn a_key_added_twice_is_refused() {
         let out = std::io::Cursor::new(Vec::new());
-        let mut w =
-            Writer::new(out, &["a"], "build-1", HasherKind::Sip128, 3, Expected::default())
-                .unwrap();
+        let mut w = Writer::new(
+            out,
+            &["a"],
+            "build-1",
+            HasherKind::Sip128,
+            3,
+            Expected::default(),
+        )
+        .unwrap();
         let fp = Fingerprint(1, 2);
         assert_eq!(w.add_key(fp, b"k").unwrap(), 0);
         assert_eq!(w.key(fp), Some(0));
@@ -1698,9 +1715,15 @@ mod tests {
     #[test]
     fn a_reverse_section_of_several_pieces_round_trips() {
         let out = std::io::Cursor::new(Vec::new());
-        let mut w =
-            Writer::new(out, &["a"], "build-1", HasherKind::Sip128, 3, Expected::default())
-                .unwrap();
+        let mut w = Writer::new(
+            out,
+            &["a"],
+            "build-1",
+            HasherKind::Sip128,
+            3,
+            Expected::default(),
+        )
+        .unwrap();
         let n = 40_000u32;
         for i in 0..n {
             let key_fp = Fingerprint(u64::from(i), 1);

@@ -85,7 +85,11 @@ fn a_large_graph_saved_in_pieces_loads_back_whole() {
     // `cache_on_disk` values are saved: the others are computed again when asked for).
     let stats = db.stats();
     let sum_stats = &stats.queries["sum"];
-    assert_eq!((sum_stats.executed, sum_stats.loaded), (0, 1), "{sum_stats:?}");
+    assert_eq!(
+        (sum_stats.executed, sum_stats.loaded),
+        (0, 1),
+        "{sum_stats:?}"
+    );
     assert!(!stats.queries.contains_key("stored_double"));
     // A change to one number reaches its readers through the reverse edges.
     db.set_num("name123".to_string(), 1000, Durability::Low);

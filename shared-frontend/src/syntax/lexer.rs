@@ -672,7 +672,10 @@ impl<'a> Cursor<'a> {
     /// after it to be the text's.
     #[inline]
     pub fn set_pos(&mut self, pos: usize) {
-        debug_assert!(self.text.is_char_boundary(pos), "{pos} is inside a character");
+        debug_assert!(
+            self.text.is_char_boundary(pos),
+            "{pos} is inside a character"
+        );
         self.pos = pos;
     }
 

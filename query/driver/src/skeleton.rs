@@ -22,7 +22,9 @@ use shared_frontend::sema::items::ItemAst;
 use shared_frontend::syntax::ast::{
     Arena, ConstDef, ExprId, FnDef, Item, ItemKind, ModDef, SourceFileAst, StructDef, TypeId,
 };
-use shared_frontend::syntax::lexer::{Cursor, DocStyle, Keyword, TokenKind};
+use shared_frontend::syntax::lexer::{
+    Cursor, DocStyle, Keyword, TokenKind, AFTER_IDENT_SPECIAL, ASCII_ID_CONTINUE,
+};
 
 use crate::RillDb;
 
@@ -383,7 +385,7 @@ enum Scan {
     /// and the punctuation other than `/` (which may start a comment).
     Skip,
     /// An ASCII letter or `_`: an identifier or keyword, unless the byte after its ASCII
-    /// bytes makes it something else (see [`AFTER_WORD`]).
+    /// bytes makes it something else (see [`AFTER_IDENT_SPECIAL`]).
     Word,
     /// `( ) [ ] { } ;`.
     Delimiter,
@@ -406,31 +408,6 @@ static SCAN: [Scan; 256] = {
             b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' => Scan::Delimiter,
             _ => Scan::Lex,
         };
-        b += 1;
-    }
-    table
-};
-
-/// The bytes that continue an identifier's ASCII bytes.
-static WORD_CONTINUE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 128 {
-        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
-        b += 1;
-    }
-    table
-};
-
-/// The bytes after a word's ASCII bytes that make the word's token something other than
-/// an identifier or keyword ending there, or leave it undecided: a quote or `#` (a
-/// literal's prefix, a raw identifier, a reserved prefix) and non-ASCII bytes (the
-/// identifier may go on). The lexer reads the word then.
-static AFTER_WORD: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = b >= 0x80 || b == b'#' as usize || b == b'"' as usize || b == b'\'' as usize;
         b += 1;
     }
     table
@@ -514,12 +491,12 @@ impl Tokens<'_> {
                 }
                 Scan::Word => {
                     let mut end = i + 1;
-                    while end < bytes.len() && WORD_CONTINUE[bytes[end] as usize] {
+                    while end < bytes.len() && ASCII_ID_CONTINUE[bytes[end] as usize] {
                         end += 1;
                     }
                     if !bytes
                         .get(end)
-                        .is_some_and(|&next| AFTER_WORD[next as usize])
+                        .is_some_and(|&next| AFTER_IDENT_SPECIAL[next as usize])
                     {
                         i = end;
                         continue;

@@ -77,10 +77,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
-use query::{hash_serde, StableHash, StableHasher};
+use query::{StableHash, StableHasher};
 use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat, FsLoader};
 
-use crate::values::{ChangeDetection, FileStamp, FileText};
+use crate::values::{hash_file_stat, ChangeDetection, FileStamp, FileText};
 use crate::RillDb;
 
 /// The racy window of a file system with sub-second timestamps (see the module's docs).
@@ -175,23 +175,7 @@ impl DirStamp {
 
 impl StableHash<RillDb> for DirStamp {
     fn stable_hash(&self, h: &mut StableHasher) {
-        let stat = &self.stat;
-        match &stat.kind {
-            FileKind::Missing => h.write_u8(0),
-            FileKind::File => h.write_u8(1),
-            FileKind::Directory => h.write_u8(2),
-            FileKind::Other => h.write_u8(3),
-            FileKind::Unreadable { os, message } => {
-                h.write_u8(4);
-                hash_serde(os, h);
-                h.write_str(message);
-            }
-        }
-        h.write_u64(stat.size);
-        h.write_u128(stat.mtime_ns as u128);
-        h.write_u128(stat.ctime_ns as u128);
-        h.write_u64(stat.inode);
-        h.write_u64(stat.device);
+        hash_file_stat(&self.stat, h);
         match self.racy {
             None => h.write_u8(0),
             Some(now) => {
@@ -216,26 +200,7 @@ pub fn dir_stat(path: &Path) -> FileStat {
         Ok(meta) if meta.is_dir() => meta,
         other => return FileStat::from_metadata(other),
     };
-    let mtime_ns = meta.modified().map_or(0, system_time_ns);
-    #[cfg(unix)]
-    let (ctime_ns, inode, device) = {
-        use std::os::unix::fs::MetadataExt;
-        (
-            i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-            meta.ino(),
-            meta.dev(),
-        )
-    };
-    #[cfg(not(unix))]
-    let (ctime_ns, inode, device) = (0, 0, 0);
-    FileStat {
-        kind: FileKind::Directory,
-        size: meta.len(),
-        mtime_ns,
-        ctime_ns,
-        inode,
-        device,
-    }
+    FileStat::with_metadata(FileKind::Directory, &meta)
 }
 
 /// The stamp of the directory `path` (see the module's docs): its time `now` is read

@@ -404,28 +404,33 @@ pub struct FileStamp {
     pub text: Option<Arc<FileText>>,
 }
 
+/// A file stat's every field, in a fixed order (file and directory stamps).
+pub(crate) fn hash_file_stat(stat: &FileStat, h: &mut StableHasher) {
+    match &stat.kind {
+        FileKind::Missing => h.write_u8(0),
+        FileKind::File => h.write_u8(1),
+        FileKind::Directory => h.write_u8(2),
+        FileKind::Other => h.write_u8(3),
+        FileKind::Unreadable { os, message } => {
+            h.write_u8(4);
+            hash_serde(os, h);
+            h.write_str(message);
+        }
+    }
+    h.write_u64(stat.size);
+    h.write_u128(stat.mtime_ns as u128);
+    h.write_u128(stat.ctime_ns as u128);
+    h.write_u64(stat.inode);
+    h.write_u64(stat.device);
+}
+
 impl StableHash<RillDb> for FileStamp {
     fn stable_hash(&self, h: &mut StableHasher) {
         match &self.stat {
             None => h.write_u8(0),
             Some(stat) => {
                 h.write_u8(1);
-                match &stat.kind {
-                    FileKind::Missing => h.write_u8(0),
-                    FileKind::File => h.write_u8(1),
-                    FileKind::Directory => h.write_u8(2),
-                    FileKind::Other => h.write_u8(3),
-                    FileKind::Unreadable { os, message } => {
-                        h.write_u8(4);
-                        hash_serde(os, h);
-                        h.write_str(message);
-                    }
-                }
-                h.write_u64(stat.size);
-                h.write_u128(stat.mtime_ns as u128);
-                h.write_u128(stat.ctime_ns as u128);
-                h.write_u64(stat.inode);
-                h.write_u64(stat.device);
+                hash_file_stat(stat, h);
             }
         }
         match &self.text {

@@ -108,6 +108,11 @@ impl FileStat {
         if !meta.is_file() {
             return FileStat::of_kind(FileKind::Other);
         }
+        FileStat::with_metadata(FileKind::File, &meta)
+    }
+
+    /// A stat of `kind` with every field of `meta`: size, mtime, ctime, inode and device.
+    pub fn with_metadata(kind: FileKind, meta: &std::fs::Metadata) -> FileStat {
         let mtime_ns = meta.modified().map_or(0, system_time_ns);
         #[cfg(unix)]
         let (ctime_ns, inode, device) = {
@@ -121,7 +126,7 @@ impl FileStat {
         #[cfg(not(unix))]
         let (ctime_ns, inode, device) = (0, 0, 0);
         FileStat {
-            kind: FileKind::File,
+            kind,
             size: meta.len(),
             mtime_ns,
             ctime_ns,

@@ -499,8 +499,9 @@ const fn is_ascii_id_continue(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// `is_ascii_id_continue` as a table, for the identifier loop.
-static ASCII_ID_CONTINUE: [bool; 256] = {
+/// `is_ascii_id_continue` as a table, for the identifier loop (and for scanners that
+/// skip identifiers without lexing them).
+pub static ASCII_ID_CONTINUE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 128 {
@@ -512,7 +513,7 @@ static ASCII_ID_CONTINUE: [bool; 256] = {
 
 /// The bytes after an identifier's ASCII bytes that need a closer look: `#`, `"` and `'`
 /// (an unknown prefix) and non-ASCII bytes (the identifier may go on).
-static AFTER_IDENT_SPECIAL: [bool; 256] = {
+pub static AFTER_IDENT_SPECIAL: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {

@@ -1524,3 +1524,33 @@ fn minimally_parenthesized_trees_parse_back() {
         assert!(diags.is_empty(), "{text}: {diags:?}");
     }
 }
+
+/// The parser finds a literal's suffix without lexing it again where it can; everywhere
+/// it agrees with the lexer's `literal_suffix_start` on the token the lexer made.
+#[test]
+fn suffix_starts_agree_with_the_lexer() {
+    use crate::syntax::lexer::{literal_suffix_start, tokenize, TokenKind};
+    let bodies = ["0", "7", "10", "1_000", "1__", "0_1", "00", "123456789012345678901234"];
+    let tails = [
+        "", "u8", "i32", "usize", "_u64", "__", "é", "éa", "foo", "e", "E5", "e+3", ".5",
+        ".x", "..2", "x1", "b1", "o7", "_", "u64 + 1", "'a", "#", "\"s\"",
+    ];
+    let mut checked = 0;
+    for body in bodies {
+        for tail in tails {
+            let text = format!("{body}{tail}");
+            let tok = tokenize(&text)[0];
+            let TokenKind::Literal { kind } = tok.kind else {
+                continue;
+            };
+            let tok_text = &text[..tok.len as usize];
+            assert_eq!(
+                super::literals::suffix_start(kind, tok_text),
+                literal_suffix_start(tok_text),
+                "{tok_text:?} ({kind:?})"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

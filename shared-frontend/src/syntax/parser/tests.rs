@@ -1377,7 +1377,9 @@ const REFERENCE_LEVELS: &[(&[&str], Assoc)] = &[
     (&["&&"], Assoc::Left),
     (&["||"], Assoc::Left),
     (
-        &["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="],
+        &[
+            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+        ],
         Assoc::Right,
     ),
 ];
@@ -1402,7 +1404,10 @@ fn reference_level(op: &str) -> (usize, Assoc) {
 }
 
 fn all_reference_ops() -> Vec<&'static str> {
-    REFERENCE_LEVELS.iter().flat_map(|(ops, _)| ops.iter().copied()).collect()
+    REFERENCE_LEVELS
+        .iter()
+        .flat_map(|(ops, _)| ops.iter().copied())
+        .collect()
 }
 
 /// Parses `const C: i32 = {expr};` and returns the value fully parenthesized (explicit
@@ -1497,7 +1502,11 @@ fn minimally_parenthesized_trees_parse_back() {
                 1 => "-x".to_string(),
                 _ => ["a", "b", "c", "d"][next(4) as usize].to_string(),
             };
-            let full = if leaf == "-x" { "(-x)".to_string() } else { leaf.clone() };
+            let full = if leaf == "-x" {
+                "(-x)".to_string()
+            } else {
+                leaf.clone()
+            };
             return (leaf, full, 0);
         }
         let op = ops[next(ops.len() as u64) as usize];
@@ -1530,10 +1539,19 @@ fn minimally_parenthesized_trees_parse_back() {
 #[test]
 fn suffix_starts_agree_with_the_lexer() {
     use crate::syntax::lexer::{literal_suffix_start, tokenize, TokenKind};
-    let bodies = ["0", "7", "10", "1_000", "1__", "0_1", "00", "123456789012345678901234"];
+    let bodies = [
+        "0",
+        "7",
+        "10",
+        "1_000",
+        "1__",
+        "0_1",
+        "00",
+        "123456789012345678901234",
+    ];
     let tails = [
-        "", "u8", "i32", "usize", "_u64", "__", "é", "éa", "foo", "e", "E5", "e+3", ".5",
-        ".x", "..2", "x1", "b1", "o7", "_", "u64 + 1", "'a", "#", "\"s\"",
+        "", "u8", "i32", "usize", "_u64", "__", "é", "éa", "foo", "e", "E5", "e+3", ".5", ".x",
+        "..2", "x1", "b1", "o7", "_", "u64 + 1", "'a", "#", "\"s\"",
     ];
     let mut checked = 0;
     for body in bodies {

@@ -72,9 +72,11 @@ impl Symbol {
 /// a crate are looked up globally once. It only remembers answers of the append-only
 /// global table, so it never changes which symbol a text gets.
 ///
-/// Open addressing with linear probing; a text of up to 8 bytes is identified by its
-/// length and its bytes packed into one integer (no byte comparison), a longer one by a
-/// hash of its 8-byte words and then its bytes.
+/// Open addressing with linear probing. A text of up to 16 bytes is identified by its
+/// length and two integers, with no byte comparison: up to 8 bytes packed into one, or
+/// its first and its last 8 bytes (which overlap below 16 bytes, and together with the
+/// length determine the text). A longer text is identified by a hash of its 8-byte words
+/// and then its bytes.
 pub(crate) struct SymbolCache {
     slots: Vec<SymbolSlot>,
     /// Occupied slots (kept at most half of `slots.len()`, a power of two).
@@ -83,23 +85,26 @@ pub(crate) struct SymbolCache {
 
 #[derive(Clone, Copy)]
 struct SymbolSlot {
-    /// The packed bytes (texts of up to 8 bytes) or the hash (longer texts).
+    /// The packed bytes (texts of up to 8 bytes), the first 8 bytes (9 to 16 bytes) or
+    /// the hash (longer texts, whose bytes are then compared with the symbol's text).
     key: u64,
+    /// The last 8 bytes of a text of 9 to 16 bytes; 0 otherwise.
+    tail: u64,
     /// The text's length; 0 for an empty slot.
     len: u32,
     /// The text's symbol (meaningless in an empty slot).
     sym: Symbol,
-    /// The interned text of a text longer than 8 bytes (compared on a key match);
-    /// empty otherwise.
-    text: &'static [u8],
 }
 
 const EMPTY_SLOT: SymbolSlot = SymbolSlot {
     key: 0,
+    tail: 0,
     len: 0,
     sym: Symbol(0),
-    text: b"",
 };
+
+/// The longest text a slot identifies by its integers alone (see [`SymbolCache`]).
+const WORDS_MAX_LEN: usize = 16;
 
 /// Up to 8 bytes packed little-endian (zero-padded), without a per-byte loop.
 #[inline(always)]
@@ -138,6 +143,20 @@ fn utf8(b: &[u8]) -> &str {
 
 const SYMBOL_HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
+/// The probe hash of a text of up to 8 bytes, packed into `key`.
+#[inline(always)]
+fn short_hash(key: u64, n: usize) -> u64 {
+    (key ^ n as u64).wrapping_mul(SYMBOL_HASH_MUL)
+}
+
+/// The probe hash of a text of 9 to 16 bytes from its first and last 8 bytes (the hash
+/// of longer texts over their words, here of two words).
+#[inline(always)]
+fn words_hash(first: u64, last: u64, n: usize) -> u64 {
+    let h = ((n as u64).rotate_left(23) ^ first).wrapping_mul(SYMBOL_HASH_MUL);
+    (h.rotate_left(23) ^ last).wrapping_mul(SYMBOL_HASH_MUL)
+}
+
 thread_local! {
     static THREAD_SYMBOL_CACHE: std::cell::Cell<Option<SymbolCache>> = const { std::cell::Cell::new(None) };
 }
@@ -170,9 +189,12 @@ impl SymbolCache {
         if n == 0 || n > u32::MAX as usize {
             return Symbol::intern(utf8(b));
         }
-        let (key, hash) = if n <= 8 {
+        let (key, tail, hash) = if n <= 8 {
             let key = pack_short(b);
-            (key, (key ^ n as u64).wrapping_mul(SYMBOL_HASH_MUL))
+            (key, 0, short_hash(key, n))
+        } else if n <= WORDS_MAX_LEN {
+            let (first, last) = (word_at(b, 0), word_at(b, n - 8));
+            (first, last, words_hash(first, last, n))
         } else {
             let mut h = n as u64;
             let mut i = 0;
@@ -181,7 +203,7 @@ impl SymbolCache {
                 i += 8;
             }
             h = (h.rotate_left(23) ^ word_at(b, n - 8)).wrapping_mul(SYMBOL_HASH_MUL);
-            (h, h)
+            (h, 0, h)
         };
         let mask = self.slots.len() - 1;
         let mut i = (hash >> 32) as usize & mask;
@@ -190,25 +212,29 @@ impl SymbolCache {
             if slot.len == 0 {
                 break;
             }
-            if slot.key == key && slot.len as usize == n && (n <= 8 || slot.text == b) {
+            if slot.key == key
+                && slot.tail == tail
+                && slot.len as usize == n
+                && (n <= WORDS_MAX_LEN || slot.sym.as_str().as_bytes() == b)
+            {
                 return slot.sym;
             }
             i = (i + 1) & mask;
         }
-        self.insert(i, key, b)
+        self.insert(i, key, tail, b)
     }
 
     /// A text not seen yet in this parse: interned globally, stored in empty slot `i`.
     #[cold]
     #[inline(never)]
-    fn insert(&mut self, i: usize, key: u64, s: &[u8]) -> Symbol {
+    fn insert(&mut self, i: usize, key: u64, tail: u64, s: &[u8]) -> Symbol {
         let n = s.len();
         let sym = Symbol::intern(utf8(s));
         self.slots[i] = SymbolSlot {
             key,
+            tail,
             len: n as u32,
             sym,
-            text: if n > 8 { sym.as_str().as_bytes() } else { b"" },
         };
         self.len += 1;
         if self.len * 2 > self.slots.len() {
@@ -231,8 +257,11 @@ impl SymbolCache {
 
     /// Re-inserts a slot whose text is known to be absent (when growing).
     fn slots_insert_fresh(&mut self, slot: SymbolSlot) {
-        let hash = if slot.len <= 8 {
-            (slot.key ^ slot.len as u64).wrapping_mul(SYMBOL_HASH_MUL)
+        let n = slot.len as usize;
+        let hash = if n <= 8 {
+            short_hash(slot.key, n)
+        } else if n <= WORDS_MAX_LEN {
+            words_hash(slot.key, slot.tail, n)
         } else {
             slot.key
         };
@@ -284,7 +313,7 @@ impl fmt::Display for Symbol {
 
 #[cfg(test)]
 mod tests {
-    use super::Symbol;
+    use super::{Symbol, SymbolCache};
 
     #[test]
     fn interning_is_idempotent_and_round_trips() {
@@ -295,5 +324,35 @@ mod tests {
         assert_ne!(a, c);
         assert_eq!(a.as_str(), "geometry");
         assert_eq!(c.to_string(), "area");
+    }
+
+    /// Texts of every length class (packed, first and last words, hashed) that share
+    /// prefixes, suffixes and overlapping middles get the global interner's symbols, also
+    /// across the cache's growth and on repeated lookups.
+    #[test]
+    fn thread_cache_agrees_with_the_global_table() {
+        let mut texts = Vec::new();
+        for len in 1..=40 {
+            for variant in 0..40u8 {
+                let mut t: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+                // Change one byte: first, last, or one in the middle (which only the
+                // overlap of the first and last words covers below 16 bytes).
+                let at = (variant as usize * 7) % len;
+                t[at] = b'A' + variant % 26;
+                if variant >= 26 {
+                    t[len - 1 - at] = b'_';
+                }
+                texts.push(String::from_utf8(t).unwrap());
+            }
+        }
+        let mut cache = SymbolCache::new();
+        for round in 0..2 {
+            for t in &texts {
+                let sym = cache.intern(t.as_bytes());
+                assert_eq!(sym, Symbol::intern(t), "{t:?} in round {round}");
+                assert_eq!(sym.as_str(), t);
+            }
+        }
+        assert!(cache.slots.len() > 1024, "the cache grew");
     }
 }

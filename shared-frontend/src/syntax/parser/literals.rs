@@ -43,7 +43,7 @@ impl<'a> Parser<'a> {
             }
         }
         let text = self.tok_text(t);
-        let suffix_start = literal_suffix_start(text);
+        let suffix_start = suffix_start(kind, text);
         if let LiteralKind::Int {
             base,
             empty_int: false,
@@ -516,6 +516,24 @@ fn decimal_digits_value(digits: &[u8]) -> Option<u64> {
         value = value * 10 + u64::from(d);
     }
     Some(value)
+}
+
+/// Where the suffix of the literal token `text` of kind `kind` starts (its length when it
+/// has none), as [`literal_suffix_start`] finds it. A decimal integer is digits and `_`
+/// (the lexer reads a `.` or an exponent as a float) followed by its suffix, so its suffix
+/// starts at the first other byte, found without lexing the literal again.
+#[inline]
+pub(super) fn suffix_start(kind: LiteralKind, text: &str) -> u32 {
+    match kind {
+        LiteralKind::Int {
+            base: Base::Decimal,
+            empty_int: false,
+        } => text
+            .bytes()
+            .position(|b| !matches!(b, b'0'..=b'9' | b'_'))
+            .unwrap_or(text.len()) as u32,
+        _ => literal_suffix_start(text),
+    }
 }
 
 /// The common well-formed integer literal, valued as [`Parser::int_literal`] would value

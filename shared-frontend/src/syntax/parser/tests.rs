@@ -1362,3 +1362,213 @@ fn buffers_kept_between_parses_do_not_change_the_tree() {
     let (ast, _) = parse_file(small);
     assert_eq!(item, ast.items[0]);
 }
+
+/// Binary and assignment operators by Rust's precedence (the Rust reference, "Expression
+/// precedence"; LANGUAGE.md "Operators"), tightest first, written here independently of
+/// the parser's own table: the reference the tests below check the parser against.
+const REFERENCE_LEVELS: &[(&[&str], Assoc)] = &[
+    (&["*", "/", "%"], Assoc::Left),
+    (&["+", "-"], Assoc::Left),
+    (&["<<", ">>"], Assoc::Left),
+    (&["&"], Assoc::Left),
+    (&["^"], Assoc::Left),
+    (&["|"], Assoc::Left),
+    (&["==", "!=", "<", ">", "<=", ">="], Assoc::None),
+    (&["&&"], Assoc::Left),
+    (&["||"], Assoc::Left),
+    (
+        &[
+            "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+        ],
+        Assoc::Right,
+    ),
+];
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Assoc {
+    Left,
+    Right,
+    /// Chaining is an error (comparisons).
+    None,
+}
+
+/// The reference level (index into `REFERENCE_LEVELS`, lower binds tighter) and
+/// associativity of `op`.
+fn reference_level(op: &str) -> (usize, Assoc) {
+    REFERENCE_LEVELS
+        .iter()
+        .enumerate()
+        .find(|(_, (ops, _))| ops.contains(&op))
+        .map(|(level, &(_, assoc))| (level, assoc))
+        .unwrap_or_else(|| panic!("no reference level for {op}"))
+}
+
+fn all_reference_ops() -> Vec<&'static str> {
+    REFERENCE_LEVELS
+        .iter()
+        .flat_map(|(ops, _)| ops.iter().copied())
+        .collect()
+}
+
+/// Parses `const C: i32 = {expr};` and returns the value fully parenthesized (explicit
+/// parentheses are transparent) with the messages of the diagnostics.
+fn grouping(expr: &str) -> (String, Vec<String>) {
+    use crate::syntax::ast::{Arena, ExprId, ExprKind, ItemKind, PathSegmentKind, UnOp};
+    fn show(arena: &Arena, e: ExprId) -> String {
+        match &arena[e].kind {
+            ExprKind::Path(p) => match p.segments[0].kind {
+                PathSegmentKind::Name(n) => n.as_str().to_string(),
+                _ => panic!("unexpected path"),
+            },
+            ExprKind::Int(lit) => format!("{}", lit.value.map_or(0, |v| v.0)),
+            ExprKind::Paren(inner) => show(arena, *inner),
+            ExprKind::Unary(op, inner) => {
+                let op = if matches!(op, UnOp::Neg) { "-" } else { "!" };
+                format!("({op}{})", show(arena, *inner))
+            }
+            ExprKind::Cast(inner, _) => format!("({} as i64)", show(arena, *inner)),
+            ExprKind::Binary(op, l, r) => {
+                format!("({} {} {})", show(arena, *l), op.as_str(), show(arena, *r))
+            }
+            ExprKind::Assign(l, r) => format!("({} = {})", show(arena, *l), show(arena, *r)),
+            ExprKind::AssignOp(op, l, r) => {
+                format!("({} {}= {})", show(arena, *l), op.as_str(), show(arena, *r))
+            }
+            other => panic!("unexpected expression {other:?}"),
+        }
+    }
+    let text = format!("const C: i32 = {expr};");
+    let (ast, diags) = parse_file(&text);
+    let ItemKind::Const(c) = &ast.items[0].kind else {
+        panic!("not a const: {text}");
+    };
+    let shown = show(&c.arena, c.value);
+    (shown, diags.into_iter().map(|d| d.message).collect())
+}
+
+/// `a op1 b op2 c` for every ordered pair of binary and assignment operators groups as
+/// the reference says; a chain of two comparisons is the chained-comparison error.
+#[test]
+fn every_operator_pair_groups_as_the_reference() {
+    let ops = all_reference_ops();
+    for &op1 in &ops {
+        for &op2 in &ops {
+            let (l1, assoc) = reference_level(op1);
+            let (l2, _) = reference_level(op2);
+            let left = format!("((a {op1} b) {op2} c)");
+            let right = format!("(a {op1} (b {op2} c))");
+            let expected = if l1 < l2 || (l1 == l2 && assoc != Assoc::Right) {
+                left
+            } else {
+                right
+            };
+            let (got, diags) = grouping(&format!("a {op1} b {op2} c"));
+            assert_eq!(got, expected, "a {op1} b {op2} c");
+            let chained = l1 == l2 && assoc == Assoc::None;
+            let want_diags: Vec<String> = if chained {
+                vec!["comparison operators cannot be chained".to_string()]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(diags, want_diags, "a {op1} b {op2} c");
+        }
+        // `as` binds tighter than every binary operator, prefix operators tighter still.
+        let (got, diags) = grouping(&format!("-a {op1} b as i64"));
+        assert_eq!(got, format!("((-a) {op1} (b as i64))"));
+        assert!(diags.is_empty(), "-a {op1} b as i64: {diags:?}");
+        if op1 != "<" && op1 != "<<" && op1 != "<=" && op1 != "<<=" {
+            let (got, diags) = grouping(&format!("!a as i64 {op1} b"));
+            assert_eq!(got, format!("(((!a) as i64) {op1} b)"));
+            assert!(diags.is_empty(), "!a as i64 {op1} b: {diags:?}");
+        }
+    }
+}
+
+/// Random operator trees, written with only the parentheses the reference's precedence
+/// and associativity need, parse back into the same trees without a diagnostic.
+#[test]
+fn minimally_parenthesized_trees_parse_back() {
+    /// A tree of the model, rendered as (minimal text, fully parenthesized text, level).
+    fn build(rng: &mut u64, depth: u32, ops: &[&'static str]) -> (String, String, usize) {
+        let mut next = |n: u64| {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            *rng % n
+        };
+        if depth == 0 || next(4) == 0 {
+            let leaf = match next(4) {
+                0 => format!("{}", next(100)),
+                1 => "-x".to_string(),
+                _ => ["a", "b", "c", "d"][next(4) as usize].to_string(),
+            };
+            let full = if leaf == "-x" {
+                "(-x)".to_string()
+            } else {
+                leaf.clone()
+            };
+            return (leaf, full, 0);
+        }
+        let op = ops[next(ops.len() as u64) as usize];
+        let (level, assoc) = reference_level(op);
+        let (lt, lf, ll) = build(rng, depth - 1, ops);
+        let (rt, rf, rl) = build(rng, depth - 1, ops);
+        // Level 0 is a leaf; operator levels are shifted by one.
+        let level = level + 1;
+        let left_needs = ll > level || (ll == level && assoc != Assoc::Left);
+        let right_needs = rl > level || (rl == level && assoc != Assoc::Right);
+        let wrap = |t: String, needs: bool| if needs { format!("({t})") } else { t };
+        (
+            format!("{} {op} {}", wrap(lt, left_needs), wrap(rt, right_needs)),
+            format!("({lf} {op} {rf})"),
+            level,
+        )
+    }
+    let ops = all_reference_ops();
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..3000 {
+        let (text, full, _) = build(&mut rng, 4, &ops);
+        let (got, diags) = grouping(&text);
+        assert_eq!(got, full, "{text}");
+        assert!(diags.is_empty(), "{text}: {diags:?}");
+    }
+}
+
+/// The parser finds a literal's suffix without lexing it again where it can; everywhere
+/// it agrees with the lexer's `literal_suffix_start` on the token the lexer made.
+#[test]
+fn suffix_starts_agree_with_the_lexer() {
+    use crate::syntax::lexer::{literal_suffix_start, tokenize, TokenKind};
+    let bodies = [
+        "0",
+        "7",
+        "10",
+        "1_000",
+        "1__",
+        "0_1",
+        "00",
+        "123456789012345678901234",
+    ];
+    let tails = [
+        "", "u8", "i32", "usize", "_u64", "__", "é", "éa", "foo", "e", "E5", "e+3", ".5", ".x",
+        "..2", "x1", "b1", "o7", "_", "u64 + 1", "'a", "#", "\"s\"",
+    ];
+    let mut checked = 0;
+    for body in bodies {
+        for tail in tails {
+            let text = format!("{body}{tail}");
+            let tok = tokenize(&text)[0];
+            let TokenKind::Literal { kind } = tok.kind else {
+                continue;
+            };
+            let tok_text = &text[..tok.len as usize];
+            assert_eq!(
+                super::literals::suffix_start(kind, tok_text),
+                literal_suffix_start(tok_text),
+                "{tok_text:?} ({kind:?})"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

@@ -185,6 +185,6 @@ pub(crate) fn abandon_frames(rt: &Runtime, depth: usize) {
     let mut g = rt.graph.borrow_mut();
     for f in abandoned.into_iter().rev() {
         g.node_mut(f.node).flags = f.saved_flags & !flags::IN_PROGRESS;
-        rt.return_dep_vec(f.deps);
+        rt.drop_reads(f.reads_start);
     }
 }

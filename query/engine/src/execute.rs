@@ -4,7 +4,7 @@
 
 use crate::backdate::{result_changed, OldMemo};
 use crate::cycle::{abandon_frames, CycleUnwind};
-use crate::dep_graph::{flags, NodeId};
+use crate::dep_graph::{flags, Graph, NodeId};
 use crate::event::EventKind;
 use crate::fingerprint::Fingerprint;
 use crate::hasher::StableHasher;
@@ -33,7 +33,6 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
         n.flags.insert(flags::IN_PROGRESS);
         s
     };
-    let deps = rt.take_dep_vec();
     // An `eval_always` query reads the outside world, which may change in any revision.
     let durability = if Q::FLAGS.contains(Flags::EVAL_ALWAYS) {
         Durability::Low
@@ -44,9 +43,10 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
     let profiler_depth = rt.profiler.borrow().depth();
     let depth = {
         let mut stack = rt.stack.borrow_mut();
+        let reads_start = stack.reads.len();
         stack.push(Frame {
             node,
-            deps,
+            reads_start,
             durability,
             cycle: None,
             saved_flags,
@@ -108,6 +108,16 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
     } else {
         rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
     }
+    // A fallback may read queries, and those reads are the caller's (this frame is off the
+    // stack): the frame's own reads leave the shared buffer first.
+    let falls_back = Q::FALLBACK.is_some() && (frame.cycle.is_some() || computed.is_none());
+    let detached = falls_back.then(|| {
+        rt.stack
+            .borrow_mut()
+            .reads
+            .drain(frame.reads_start..)
+            .collect::<Vec<_>>()
+    });
     let value = match (&frame.cycle, Q::FALLBACK, computed) {
         (Some(cycle), Some(fallback), _) => fallback(db, cycle, key_kept(&kept)),
         (_, _, Some(v)) => v,
@@ -126,7 +136,7 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
     } else {
         (None, None)
     };
-    finish::<Q>(db, node, frame, value, new_fp, encoded)
+    finish::<Q>(db, node, frame, detached, value, new_fp, encoded)
 }
 
 /// The key kept by an execution of a query with a fallback (its provider got a clone).
@@ -135,10 +145,14 @@ fn key_kept<K>(key: &Option<K>) -> &K {
         .expect("a query with a fallback keeps its key for it")
 }
 
+/// Memoizes `value` for `node`, whose frame `frame` was popped. Its reads are
+/// `reads[frame.reads_start..]` in the runtime's buffer, or `detached` if they were taken
+/// out of it.
 fn finish<Q: Query>(
     db: &Q::Db,
     node: NodeId,
-    mut frame: Frame,
+    frame: Frame,
+    detached: Option<Vec<NodeId>>,
     value: Q::Value,
     mut new_fp: Option<Fingerprint>,
     mut encoded: Option<Box<[u8]>>,
@@ -198,18 +212,16 @@ fn finish<Q: Query>(
     let cyclic = frame.cycle.is_some();
     {
         let mut g = rt.graph.borrow_mut();
-        dedup_in_order(rt, g.nodes.len(), &mut frame.deps);
-        // Invariant: what a provider read is up to date in this revision (it was read
-        // through `fetch`), unless it is executing (a read that closed a cycle).
-        debug_assert!(
-            frame.deps.iter().all(|&d| {
-                let dn = g.node(d);
-                dn.verified_at == rev || dn.has(flags::IN_PROGRESS)
-            }),
-            "{} read a dependency that is not up to date",
-            Q::NAME
-        );
-        g.set_deps(node, &frame.deps);
+        match detached {
+            Some(mut deps) => store_deps::<Q>(rt, &mut g, node, &mut deps),
+            None => {
+                // The frame was the innermost: the reads from its start on are its own.
+                let mut stack = rt.stack.borrow_mut();
+                let reads = &mut stack.reads;
+                store_deps::<Q>(rt, &mut g, node, &mut reads[frame.reads_start..]);
+                reads.truncate(frame.reads_start);
+            }
+        }
         let n = g.node_mut(node);
         let mut f = frame.saved_flags;
         f.remove(flags::IN_PROGRESS | flags::RELEASED);
@@ -239,10 +251,9 @@ fn finish<Q: Query>(
         s.encoded = encoded;
     }
     if rt.consumes[Q::KIND as usize] {
-        crate::release::after_reads(db, &frame.deps);
+        crate::release::after_consumer(db, node);
     }
     crate::release::release_if_consumed::<Q>(db, node);
-    rt.return_dep_vec(frame.deps);
     {
         let mut stats = rt.stats.borrow_mut();
         let counters = &mut stats.kinds[Q::KIND as usize];
@@ -253,6 +264,23 @@ fn finish<Q: Query>(
         rt.node_event(db, EventKind::Executed, node);
     }
     value
+}
+
+/// Sets the edges of `node` (of query `Q`) to its reads `deps`, deduplicated in place.
+fn store_deps<Q: Query>(rt: &Runtime, g: &mut Graph, node: NodeId, deps: &mut [NodeId]) {
+    let kept = dedup_in_order(&mut rt.seen.borrow_mut(), g.nodes.len(), deps);
+    let deps = &deps[..kept];
+    // Invariant: what a provider read is up to date in this revision (it was read through
+    // `fetch`), unless it is executing (a read that closed a cycle).
+    debug_assert!(
+        deps.iter().all(|&d| {
+            let dn = g.node(d);
+            dn.verified_at == rt.revision.get() || dn.has(flags::IN_PROGRESS)
+        }),
+        "{} read a dependency that is not up to date",
+        Q::NAME
+    );
+    g.set_deps(node, deps);
 }
 
 /// The fingerprint of a value of `Q`, charged to `Q`'s hashing statistics.
@@ -349,35 +377,77 @@ pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Removes repeated reads, keeping the first of each: re-validation walks each dependency
-/// once, in the order it was first read (rustc deduplicates reads the same way). Long
-/// lists are checked against a bit per node (`nodes` of them), cleared again afterwards.
-fn dedup_in_order(rt: &Runtime, nodes: usize, deps: &mut Vec<NodeId>) {
+/// once, in the order it was first read (rustc deduplicates reads the same way). The kept
+/// reads are moved to the front of `deps`; returns how many there are. Long lists are
+/// checked against `seen`, a bit per node (`nodes` of them), all clear between uses.
+fn dedup_in_order(seen: &mut Vec<u64>, nodes: usize, deps: &mut [NodeId]) -> usize {
     if deps.len() <= 1 {
-        return;
+        return deps.len();
     }
+    let mut kept = 0;
     if deps.len() <= 16 {
-        let mut kept = 0;
+        // A bit per node index modulo 64: a read whose bit is clear is not among the kept
+        // ones, and only the others are looked for among them.
+        let mut maybe_kept = 0u64;
         for i in 0..deps.len() {
             let d = deps[i];
-            if !deps[..kept].contains(&d) {
+            let bit = 1u64 << (d.index() % 64);
+            if maybe_kept & bit == 0 || !deps[..kept].contains(&d) {
+                maybe_kept |= bit;
                 deps[kept] = d;
                 kept += 1;
             }
         }
-        deps.truncate(kept);
     } else {
-        let mut seen = rt.seen.borrow_mut();
         if seen.len() < nodes.div_ceil(64) {
             seen.resize(nodes.div_ceil(64), 0);
         }
-        deps.retain(|d| {
+        for i in 0..deps.len() {
+            let d = deps[i];
             let (word, bit) = (d.index() / 64, 1u64 << (d.index() % 64));
-            let first = seen[word] & bit == 0;
-            seen[word] |= bit;
-            first
-        });
-        for d in deps.iter() {
+            if seen[word] & bit == 0 {
+                seen[word] |= bit;
+                deps[kept] = d;
+                kept += 1;
+            }
+        }
+        for d in &deps[..kept] {
             seen[d.index() / 64] = 0;
         }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dedup(reads: &[u32]) -> (Vec<u32>, Vec<u64>) {
+        let mut seen = Vec::new();
+        let mut deps: Vec<NodeId> = reads.iter().map(|&i| NodeId(i)).collect();
+        let kept = dedup_in_order(&mut seen, 200, &mut deps);
+        (deps[..kept].iter().map(|d| d.0).collect(), seen)
+    }
+
+    #[test]
+    fn repeated_reads_are_kept_once_in_first_read_order() {
+        assert_eq!(dedup(&[]).0, Vec::<u32>::new());
+        assert_eq!(dedup(&[7]).0, [7]);
+        assert_eq!(dedup(&[3, 1, 3, 2, 1, 3]).0, [3, 1, 2]);
+        // Indices 64 apart share a bit of the short lists' filter.
+        assert_eq!(dedup(&[5, 69, 133, 69, 5, 197, 133]).0, [5, 69, 133, 197]);
+        // A long list (past the short lists' 16) goes through the bit set, which is left
+        // clear for the next use.
+        let long: Vec<u32> = (0..40).map(|i| (i * 7) % 13 + 100).collect();
+        let (kept, seen) = dedup(&long);
+        let mut expected = Vec::new();
+        for &r in &long {
+            if !expected.contains(&r) {
+                expected.push(r);
+            }
+        }
+        assert_eq!(kept, expected);
+        assert_eq!(kept.len(), 13);
+        assert!(seen.len() >= 200usize.div_ceil(64) && seen.iter().all(|&w| w == 0));
     }
 }

@@ -47,6 +47,7 @@ pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
         return Ok(fetch_cold::<Q>(db, hash, node, key));
     }
     crate::session::start(db);
+    let node = node.or_else(|| find_node::<Q>(db, hash, &key));
     top_level(db, || fetch_cold::<Q>(db, hash, node, key))
 }
 
@@ -117,6 +118,8 @@ fn fetch_slow<Q: Query>(db: &Q::Db, hash: u64, node: Option<NodeId>, key: Q::Key
         return fetch_cold::<Q>(db, hash, node, key);
     }
     crate::session::start(db);
+    // The start of a session may have given loaded nodes their slots: look again.
+    let node = node.or_else(|| find_node::<Q>(db, hash, &key));
     match top_level(db, || fetch_cold::<Q>(db, hash, node, key)) {
         Ok(v) => v,
         Err(cycle) => panic!(
@@ -137,6 +140,8 @@ pub(crate) fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Resu
         Err(payload) => {
             let rt = db.runtime();
             abandon_frames(rt, 0);
+            // Reads of a frame popped before the unwind are no one's.
+            rt.drop_reads(0);
             rt.profiler
                 .borrow_mut()
                 .unwind_to(0, &mut rt.stats.borrow_mut());
@@ -150,7 +155,8 @@ pub(crate) fn top_level<Db: Database, T>(db: &Db, f: impl FnOnce() -> T) -> Resu
 }
 
 /// The cold path of a read of `Q(key)`, whose [`key_hash`] is `hash`; `node` is its node
-/// if the hot path found one (a slot, once made, stays).
+/// if the hot path found one (a slot, once made, stays). `None` means the key has no slot:
+/// the caller looked it up since anything last made slots.
 pub(crate) fn fetch_cold<Q: Query>(
     db: &Q::Db,
     hash: u64,
@@ -160,7 +166,7 @@ pub(crate) fn fetch_cold<Q: Query>(
     let rt = db.runtime();
     let node = match node {
         Some(node) => node,
-        None => node_for_hashed_key::<Q>(db, hash, &key),
+        None => new_slot::<Q>(db, hash, &key),
     };
     let (nflags, verified_at, durability) = {
         let g = rt.graph.borrow();
@@ -221,13 +227,16 @@ pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
 
 /// [`node_for_key`] for a key whose [`key_hash`] is `hash`.
 fn node_for_hashed_key<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
-    {
-        let st = Q::storage(db).inner.borrow();
-        if let Some(slot) = st.find(hash, key) {
-            return st.slot(slot).node;
-        }
+    match find_node::<Q>(db, hash, key) {
+        Some(node) => node,
+        None => new_slot::<Q>(db, hash, key),
     }
-    new_slot::<Q>(db, hash, key)
+}
+
+/// The node of `Q(key)` if the key has a slot; its [`key_hash`] is `hash`.
+fn find_node<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> Option<NodeId> {
+    let st = Q::storage(db).inner.borrow();
+    st.find(hash, key).map(|slot| st.slot(slot).node)
 }
 
 #[inline(never)]

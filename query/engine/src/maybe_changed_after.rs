@@ -98,7 +98,7 @@ pub(crate) fn try_mark_green<Db: Database>(db: &Db, node: NodeId) -> bool {
     }
     rt.stats.borrow_mut().kinds[kind as usize].green += 1;
     if rt.consumes[kind as usize] {
-        crate::release::after_green(db, node);
+        crate::release::after_consumer(db, node);
     }
     if rt.events_on() {
         rt.node_event(db, EventKind::Green, node);

@@ -83,33 +83,26 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
     drop(value);
 }
 
-/// After a consumer was marked green: releases the values among its dependencies whose
-/// consumers are now all up to date (an edit cut off below the consumer leaves the value
-/// it would have read unread).
-pub(crate) fn after_green<Db: Database>(db: &Db, node: NodeId) {
+/// After a consumer executed or was marked green: releases the values among its
+/// dependencies (its edges in the graph) whose consumers are now all up to date (an edit
+/// cut off below a green consumer leaves the value it would have read unread).
+pub(crate) fn after_consumer<Db: Database>(db: &Db, node: NodeId) {
     let rt = db.runtime();
     let mut i = 0;
     loop {
         // (The graph is borrowed only to find the edge: a release writes to it.)
-        let dep = rt.graph.borrow().dep(node, i);
-        let Some(dep) = dep else { break };
-        after_reads(db, &[dep]);
-        i += 1;
-    }
-}
-
-/// After an execution of a consumer that read `deps`: releases the values among them
-/// whose consumers are now all up to date.
-pub(crate) fn after_reads<Db: Database>(db: &Db, deps: &[NodeId]) {
-    let rt = db.runtime();
-    for &d in deps {
-        let kind = rt.graph.borrow().node(d).kind;
+        let (dep, kind) = {
+            let g = rt.graph.borrow();
+            let Some(dep) = g.dep(node, i) else { break };
+            (dep, g.node(dep).kind)
+        };
         if rt
             .kind_flags
             .get(kind as usize)
             .is_some_and(|f| f.contains(Flags::RELEASE))
         {
-            (Db::KINDS[kind as usize].release)(db, d);
+            (Db::KINDS[kind as usize].release)(db, dep);
         }
+        i += 1;
     }
 }

@@ -108,8 +108,10 @@ impl Options {
 /// An executing query.
 pub(crate) struct Frame {
     pub node: NodeId,
-    /// What it read so far, in order.
-    pub deps: Vec<NodeId>,
+    /// Where its reads start in [`Stack::reads`]: what it read so far, in order, is
+    /// `reads[reads_start..]` (the reads of a query it executed were removed when that
+    /// one finished).
+    pub reads_start: usize,
     /// The lowest durability of what it read.
     pub durability: Durability,
     /// Set when a cycle through this frame was detected.
@@ -118,11 +120,38 @@ pub(crate) struct Frame {
     pub saved_flags: NodeFlags,
 }
 
+/// The executing queries, innermost last, and their reads. It dereferences to the
+/// frames.
+#[derive(Default)]
+pub(crate) struct Stack {
+    frames: Vec<Frame>,
+    /// The reads of every executing query, the innermost one's last (see
+    /// [`Frame::reads_start`]): one buffer for all executions, with no vector per
+    /// execution and nothing to move when a frame is pushed or popped.
+    pub reads: Vec<NodeId>,
+}
+
+impl std::ops::Deref for Stack {
+    type Target = Vec<Frame>;
+
+    #[inline]
+    fn deref(&self) -> &Vec<Frame> {
+        &self.frames
+    }
+}
+
+impl std::ops::DerefMut for Stack {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Vec<Frame> {
+        &mut self.frames
+    }
+}
+
 /// The engine's state. Reached through [`Database::runtime`].
 pub struct Runtime {
     pub(crate) options: Options,
     pub(crate) graph: RefCell<Graph>,
-    pub(crate) stack: RefCell<Vec<Frame>>,
+    pub(crate) stack: RefCell<Stack>,
     pub(crate) revision: Cell<Revision>,
     pub(crate) last_changed: Cell<LastChanged>,
     pub(crate) stats: RefCell<Stats>,
@@ -133,8 +162,6 @@ pub struct Runtime {
     pub(crate) verify_counter: Cell<u64>,
     pub(crate) prev: Option<crate::cache_dir::Loaded>,
     pub(crate) cache_dir: Option<CacheDir>,
-    /// Reusable dependency vectors for frames (no allocation per execution).
-    pub(crate) dep_pool: RefCell<Vec<Vec<NodeId>>>,
     /// A reusable buffer for encoding values to fingerprint them.
     pub(crate) encode_buf: RefCell<Vec<u8>>,
     /// A bit per node, all clear between uses: the reads already seen while an
@@ -155,7 +182,7 @@ impl Runtime {
         let kinds = Db::KINDS.len();
         let mut rt = Runtime {
             graph: RefCell::new(Graph::default()),
-            stack: RefCell::new(Vec::new()),
+            stack: RefCell::new(Stack::default()),
             revision: Cell::new(Revision::START),
             last_changed: Cell::new(LastChanged::new()),
             stats: RefCell::new(Stats::new(kinds)),
@@ -166,7 +193,6 @@ impl Runtime {
             verify_counter: Cell::new(0),
             prev: None,
             cache_dir: None,
-            dep_pool: RefCell::new(Vec::new()),
             encode_buf: RefCell::new(Vec::new()),
             seen: RefCell::new(Vec::new()),
             kind_flags: Db::KINDS.iter().map(|k| k.flags).collect(),
@@ -295,12 +321,14 @@ impl Runtime {
     #[inline]
     pub(crate) fn record_read(&self, node: NodeId, durability: Durability) {
         let mut stack = self.stack.borrow_mut();
-        let Some(top) = stack.last_mut() else {
+        let Stack { frames, reads } = &mut *stack;
+        let Some(top) = frames.last_mut() else {
             drop(stack);
             return self.record_root(node);
         };
-        if top.deps.last() != Some(&node) {
-            top.deps.push(node);
+        // (With no read of its own yet, the last read is its caller's.)
+        if reads.len() == top.reads_start || reads.last() != Some(&node) {
+            reads.push(node);
         }
         if durability < top.durability {
             top.durability = durability;
@@ -333,15 +361,17 @@ impl Runtime {
         }
     }
 
-    pub(crate) fn take_dep_vec(&self) -> Vec<NodeId> {
-        self.dep_pool.borrow_mut().pop().unwrap_or_default()
+    /// Where the reads of a frame pushed now start (its [`Frame::reads_start`]).
+    #[inline]
+    pub(crate) fn reads_end(&self) -> usize {
+        self.stack.borrow().reads.len()
     }
 
-    pub(crate) fn return_dep_vec(&self, mut v: Vec<NodeId>) {
-        v.clear();
-        if v.capacity() <= 4096 {
-            self.dep_pool.borrow_mut().push(v);
-        }
+    /// Drops the reads of the frame whose reads started at `start` (popped or abandoned):
+    /// the reads from there on are that frame's and those of the frames above it.
+    #[inline]
+    pub(crate) fn drop_reads(&self, start: usize) {
+        self.stack.borrow_mut().reads.truncate(start);
     }
 
     /// Whether values are hashed when executed: when their fingerprints are saved or

@@ -101,17 +101,18 @@ pub(crate) fn verify_node<Q: Query>(db: &Q::Db, node: NodeId) -> Option<bool> {
         n.flags.insert(flags::IN_PROGRESS);
         s
     };
-    let deps = rt.take_dep_vec();
+    let reads_start = rt.reads_end();
     rt.stack.borrow_mut().push(Frame {
         node,
-        deps,
+        reads_start,
         durability: Durability::MAX,
         cycle: None,
         saved_flags: saved,
     });
     let value = provider(db, key.clone());
-    if let Some(f) = rt.stack.borrow_mut().pop() {
-        rt.return_dep_vec(f.deps);
+    let popped = rt.stack.borrow_mut().pop();
+    if let Some(f) = popped {
+        rt.drop_reads(f.reads_start);
     }
     rt.graph.borrow_mut().node_mut(node).flags = saved;
     let (actual, _) = crate::execute::fingerprint_raw::<Q>(rt, &value, false);

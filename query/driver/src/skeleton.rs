@@ -398,20 +398,38 @@ enum Scan {
     Lex,
 }
 
+/// [`Scan`] of an ASCII byte.
+const fn scan_of(c: u8) -> Scan {
+    match c {
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Scan::Skip,
+        b'!' | b'#' | b'$' | b'%' | b'&' | b'*' | b'+' | b',' | b'-' | b'.' | b':' | b'<'
+        | b'=' | b'>' | b'?' | b'@' | b'^' | b'|' | b'~' => Scan::Skip,
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' => Scan::Word,
+        b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' => Scan::Delimiter,
+        _ => Scan::Lex,
+    }
+}
+
 /// [`Scan`] of every byte.
 static SCAN: [Scan; 256] = {
     let mut table = [Scan::Lex; 256];
     let mut b = 0;
     while b < 128 {
-        let c = b as u8;
-        table[b] = match c {
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Scan::Skip,
-            b'!' | b'#' | b'$' | b'%' | b'&' | b'*' | b'+' | b',' | b'-' | b'.' | b':' | b'<'
-            | b'=' | b'>' | b'?' | b'@' | b'^' | b'|' | b'~' => Scan::Skip,
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => Scan::Word,
-            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' => Scan::Delimiter,
-            _ => Scan::Lex,
-        };
+        table[b] = scan_of(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// The bytes [`Tokens::next_delimiter`] passes over in one tight loop: [`Scan::Skip`] and
+/// [`Scan::Word`] bytes (ASCII letters and `_`), but not `#` (after an identifier, an
+/// unknown prefix). Digits are not among them: a digit starts a number, or goes on an
+/// identifier when a letter or `_` stands before it.
+static PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = b != b'#' as usize && matches!(scan_of(b as u8), Scan::Skip | Scan::Word);
         b += 1;
     }
     table
@@ -453,15 +471,27 @@ impl Tokens<'_> {
 
     /// The next delimiter (`( ) [ ] { }`), `;` or the end, past every other token: the
     /// tokens the scan of an item's interior reads. The same as [`Tokens::next`] until
-    /// one of those (`Err` at the same lexical errors), but a byte table ([`SCAN`])
-    /// moves past whitespace, punctuation and identifiers, the bulk of a body, and the
-    /// lexer reads only the tokens that start with any other byte. Every position the
-    /// loop stands at is the start of a token, or inside a whitespace or punctuation
-    /// token, whose bytes the table skips one at a time to the same end.
+    /// one of those (`Err` at the same lexical errors), but the lexer reads only the tokens
+    /// that may hide a delimiter or be an error, and the rest is passed over by bytes.
+    ///
+    /// A tight loop passes over [`PLAIN`] bytes (whitespace, punctuation, letters and
+    /// `_`: the bulk of a body) and stops at any other byte. What was passed over since
+    /// `start` is whole tokens (whitespace, punctuation, identifiers), except that the
+    /// identifier that ends where the loop stopped, if any (its letters right before the
+    /// stop: a letter after a punctuation or whitespace byte always starts one), may go
+    /// on: with digits (`x_1`), or into what makes it something else (an unknown prefix
+    /// before `#`, `"` or `'`; a non-ASCII identifier), which the lexer then reads from
+    /// the identifier's first byte, exactly where [`Tokens::next`] would have started it.
     fn next_delimiter(&mut self) -> Result<Tok, ()> {
         let bytes = self.bytes;
-        let mut i = self.cursor.pos();
+        // Every byte in `start..i` is plain, and `start` is where a token starts.
+        let mut start = self.cursor.pos();
+        let mut i = start;
         loop {
+            i += bytes[i..]
+                .iter()
+                .position(|&b| !PLAIN[b as usize])
+                .unwrap_or(bytes.len() - i);
             let Some(&b) = bytes.get(i) else {
                 self.cursor.set_pos(i);
                 let lo = i as u32;
@@ -471,11 +501,16 @@ impl Tokens<'_> {
                     hi: lo,
                 });
             };
-            match SCAN[b as usize] {
-                Scan::Skip => {
-                    i += 1;
-                    continue;
+            // Whether the loop stopped in an identifier, and then its first byte.
+            let in_word = i > start && SCAN[bytes[i - 1] as usize] == Scan::Word;
+            let word_start = || {
+                let mut w = i;
+                while w > start && SCAN[bytes[w - 1] as usize] == Scan::Word {
+                    w -= 1;
                 }
+                w
+            };
+            let lex_at = match SCAN[b as usize] {
                 Scan::Delimiter => {
                     let kind = match b {
                         b'(' => TokenKind::OpenParen,
@@ -493,7 +528,9 @@ impl Tokens<'_> {
                         hi: i as u32 + 1,
                     });
                 }
-                Scan::Word => {
+                // The identifier goes on with a digit: past the rest of its ASCII bytes,
+                // unless what follows them makes it something else.
+                _ if in_word && b.is_ascii_digit() => {
                     let mut end = i + 1;
                     while end < bytes.len() && ASCII_ID_CONTINUE[bytes[end] as usize] {
                         end += 1;
@@ -503,13 +540,47 @@ impl Tokens<'_> {
                         .is_some_and(|&next| AFTER_IDENT_SPECIAL[next as usize])
                     {
                         i = end;
+                        start = end;
                         continue;
                     }
+                    word_start()
                 }
-                Scan::Lex => {}
-            }
-            // The lexer reads the token at `i`.
-            self.cursor.set_pos(i);
+                // A run of decimal digits that a whitespace or punctuation byte other than
+                // `.`, a delimiter or the end follows is an integer literal of exactly
+                // those digits (no base prefix, `_`, exponent, fraction or suffix can
+                // follow): the most frequent token the lexer would read.
+                _ if b.is_ascii_digit() => {
+                    let mut end = i + 1;
+                    while end < bytes.len() && bytes[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    let ends = match bytes.get(end) {
+                        None => true,
+                        Some(&next) => {
+                            next != b'.'
+                                && matches!(SCAN[next as usize], Scan::Skip | Scan::Delimiter)
+                        }
+                    };
+                    if ends {
+                        i = end;
+                        start = end;
+                        continue;
+                    }
+                    i
+                }
+                // An identifier before `#`, a quote or a non-ASCII byte: the lexer reads it.
+                _ if in_word && AFTER_IDENT_SPECIAL[b as usize] => word_start(),
+                // A `#` on its own is punctuation.
+                _ if b == b'#' => {
+                    i += 1;
+                    start = i;
+                    continue;
+                }
+                // Anything else is read by the lexer: quotes, `/`, non-ASCII and control
+                // bytes, `\`, `` ` ``.
+                _ => i,
+            };
+            self.cursor.set_pos(lex_at);
             let kind = self.cursor.token_kind();
             let hi = self.cursor.pos();
             match kind {
@@ -523,11 +594,14 @@ impl Tokens<'_> {
                 | TokenKind::Semi => {
                     return Ok(Tok {
                         kind,
-                        lo: i as u32,
+                        lo: lex_at as u32,
                         hi: hi as u32,
                     })
                 }
-                _ => i = hi,
+                _ => {
+                    i = hi;
+                    start = hi;
+                }
             }
         }
     }
@@ -1035,6 +1109,20 @@ mod tests {
         "éx",
         "xé",
         "x_1",
+        "x1\"}\"",
+        "x1'}'",
+        "x1#",
+        "x1#[",
+        "a1b2",
+        "x_1é",
+        "ab#",
+        "x'a",
+        "12;",
+        "12 ",
+        "1,2",
+        "0.",
+        "7}",
+        "x.0.1",
         "€",
         "\u{85}",
         "\u{200e}",

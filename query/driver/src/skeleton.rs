@@ -529,10 +529,10 @@ impl Tokens<'_> {
     /// the stop (the end of an identifier or a number), which may go on into what the
     /// stop byte starts: an unknown prefix before `#`, `"` or `'`, a non-ASCII identifier
     /// or suffix. The lexer then reads from the run's first byte, where [`Tokens::next`]
-    /// started that token, unless a `.`, `+` or `-` stands before the run: the run may
-    /// then be the end of a number (`1e+x"` is the number `1e+` with the suffix `x`),
-    /// and the lexer reads the tokens from `start` to find where the token holding the
-    /// run begins.
+    /// started that token, unless a `.`, `+` or `-` stands before the run (or before the
+    /// stop, without a run): the run or the stop byte may then be the end of a number
+    /// (`1e+x"` and `1e+é` are the number `1e+` with the suffix `x` or `é`), and the lexer
+    /// reads the tokens from `start` to find where the token holding the run begins.
     fn next_delimiter(&mut self) -> Result<Tok, ()> {
         let bytes = self.bytes;
         // Every byte in `start..i` is plain, and `start` is where a token starts.
@@ -570,27 +570,27 @@ impl Tokens<'_> {
                 while run > start && ASCII_ID_CONTINUE[bytes[run - 1] as usize] {
                     run -= 1;
                 }
-                if run < i && AFTER_IDENT_SPECIAL[b as usize] {
-                    if run == start || !matches!(bytes[run - 1], b'.' | b'+' | b'-') {
-                        run
-                    } else {
-                        // The run may be the tail of a number (`1e+x"`, read as one token
-                        // with a suffix): the lexer reads the tokens from `start` up to the
-                        // one that holds the run's first byte, and then that token.
-                        self.cursor.set_pos(start);
-                        loop {
-                            let lo = self.cursor.pos();
-                            if lo >= run {
-                                break lo;
-                            }
-                            if is_lexical_error(self.cursor.token_kind()) {
-                                return Err(());
-                            }
-                            if self.cursor.pos() > run {
-                                break lo;
-                            }
+                let special = AFTER_IDENT_SPECIAL[b as usize];
+                if special && run > start && matches!(bytes[run - 1], b'.' | b'+' | b'-') {
+                    // The run, or the stop byte itself, may be the tail of a number (`1e+x"`
+                    // and `1e+é` are the number `1e+` with the suffix `x` or `é`): the lexer
+                    // reads the tokens from `start` up to the one that holds the run's
+                    // first byte, and then that token.
+                    self.cursor.set_pos(start);
+                    loop {
+                        let lo = self.cursor.pos();
+                        if lo >= run {
+                            break lo;
+                        }
+                        if is_lexical_error(self.cursor.token_kind()) {
+                            return Err(());
+                        }
+                        if self.cursor.pos() > run {
+                            break lo;
                         }
                     }
+                } else if special && run < i {
+                    run
                 } else if b == b'#' {
                     // Punctuation of its own.
                     i += 1;
@@ -1169,6 +1169,10 @@ mod tests {
         "1.5e\"}\"",
         "0x1f#",
         "1é\"}\"",
+        "1e+é",
+        "1e-é#",
+        "1.é",
+        "x+é",
         "€",
         "\u{85}",
         "\u{200e}",

@@ -193,8 +193,12 @@ fn modules_of(items: &[Item], next: &mut u32) -> Vec<Item> {
 // that item again and no other.
 
 /// How many items (by ordinal) one chunk of a split file holds: an edit inside an item
-/// parses its chunk's items again, and every chunk's texts are compared.
-pub const CHUNK_ITEMS: u32 = 32;
+/// parses its chunk's items again (and re-executes their `item_ast`s), and every chunk's
+/// texts are compared. An item of a generated program parses in some 38k instructions,
+/// far more than a chunk's own three queries cost: at 10k lines a leaf edit's
+/// `chunk_parse` went from 1.22 M instructions (32 items) to 0.40 M (8 items), and a
+/// build from scratch on a cache directory grew by less than 0.3 %.
+pub const CHUNK_ITEMS: u32 = 8;
 
 /// One item of a file, found by [`split`] from its tokens alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,24 +398,91 @@ enum Scan {
     Lex,
 }
 
+/// [`Scan`] of an ASCII byte.
+const fn scan_of(c: u8) -> Scan {
+    match c {
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Scan::Skip,
+        b'!' | b'#' | b'$' | b'%' | b'&' | b'*' | b'+' | b',' | b'-' | b'.' | b':' | b'<'
+        | b'=' | b'>' | b'?' | b'@' | b'^' | b'|' | b'~' => Scan::Skip,
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' => Scan::Word,
+        b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' => Scan::Delimiter,
+        _ => Scan::Lex,
+    }
+}
+
 /// [`Scan`] of every byte.
 static SCAN: [Scan; 256] = {
     let mut table = [Scan::Lex; 256];
     let mut b = 0;
     while b < 128 {
-        let c = b as u8;
-        table[b] = match c {
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Scan::Skip,
-            b'!' | b'#' | b'$' | b'%' | b'&' | b'*' | b'+' | b',' | b'-' | b'.' | b':' | b'<'
-            | b'=' | b'>' | b'?' | b'@' | b'^' | b'|' | b'~' => Scan::Skip,
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => Scan::Word,
-            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' => Scan::Delimiter,
-            _ => Scan::Lex,
-        };
+        table[b] = scan_of(b as u8);
         b += 1;
     }
     table
 };
+
+/// The bytes [`Tokens::next_delimiter`] passes over without a closer look: [`Scan::Skip`]
+/// and [`Scan::Word`] bytes (whitespace, punctuation, ASCII letters and `_`) and digits,
+/// but not `#`. Such bytes make whitespace, punctuation, identifiers and numbers, none of
+/// which holds a delimiter or is a lexical error; what they may run into is looked at
+/// where the run stops.
+static PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = b != b'#' as usize
+            && (matches!(scan_of(b as u8), Scan::Skip | Scan::Word) || (b as u8).is_ascii_digit());
+        b += 1;
+    }
+    table
+};
+
+/// The first byte at or after `i` that is not [`PLAIN`], or the end.
+fn plain_end(bytes: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= bytes.len() {
+        // SAFETY: the 16 bytes from `i` are in `bytes`.
+        let stops = unsafe { simd::stops(bytes.as_ptr().add(i)) };
+        if stops != 0 {
+            return i + stops.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    while i < bytes.len() && PLAIN[bytes[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// [`PLAIN`] 16 bytes at a time, with SSE2 (part of every x86-64 processor).
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use std::arch::x86_64::*;
+
+    /// The ASCII bytes from 0x20 up that are not [`super::PLAIN`].
+    const STOPS: [u8; 14] = [
+        b'"', b'#', b'\'', b'(', b')', b'/', b';', b'[', b'\\', b']', b'`', b'{', b'}', 0x7f,
+    ];
+
+    /// A bit for each of the 16 bytes at `p` that is not [`super::PLAIN`] (bit `k` for
+    /// byte `k`).
+    ///
+    /// # Safety
+    /// `p` must point at 16 readable bytes.
+    pub(super) unsafe fn stops(p: *const u8) -> u32 {
+        let v = _mm_loadu_si128(p as *const __m128i);
+        // Below 0x20 as a signed byte: the control bytes and every non-ASCII byte.
+        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        // The whitespace among the control bytes, 0x09 to 0x0D: `v - 9` at most 4.
+        let x = _mm_sub_epi8(v, _mm_set1_epi8(0x09));
+        let space = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(4)), x);
+        let mut stop = _mm_andnot_si128(space, low);
+        for c in STOPS {
+            stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+        }
+        _mm_movemask_epi8(stop) as u32
+    }
+}
 
 impl Tokens<'_> {
     fn new(text: &str) -> Tokens<'_> {
@@ -449,15 +520,26 @@ impl Tokens<'_> {
 
     /// The next delimiter (`( ) [ ] { }`), `;` or the end, past every other token: the
     /// tokens the scan of an item's interior reads. The same as [`Tokens::next`] until
-    /// one of those (`Err` at the same lexical errors), but a byte table ([`SCAN`])
-    /// moves past whitespace, punctuation and identifiers, the bulk of a body, and the
-    /// lexer reads only the tokens that start with any other byte. Every position the
-    /// loop stands at is the start of a token, or inside a whitespace or punctuation
-    /// token, whose bytes the table skips one at a time to the same end.
+    /// one of those (`Err` at the same lexical errors), but the lexer reads only the tokens
+    /// that may hide a delimiter or be an error, and the rest is passed over by bytes.
+    ///
+    /// [`plain_end`] passes over [`PLAIN`] bytes (whitespace, punctuation, letters, `_`
+    /// and digits: the bulk of a body) and stops at any other byte. What was passed over
+    /// since `start` is whole tokens, except the run of ASCII identifier bytes right before
+    /// the stop (the end of an identifier or a number), which may go on into what the
+    /// stop byte starts: an unknown prefix before `#`, `"` or `'`, a non-ASCII identifier
+    /// or suffix. The lexer then reads from the run's first byte, where [`Tokens::next`]
+    /// started that token, unless a `.`, `+` or `-` stands before the run (or before the
+    /// stop, without a run): the run or the stop byte may then be the end of a number
+    /// (`1e+x"` and `1e+é` are the number `1e+` with the suffix `x` or `é`), and the lexer
+    /// reads the tokens from `start` to find where the token holding the run begins.
     fn next_delimiter(&mut self) -> Result<Tok, ()> {
         let bytes = self.bytes;
-        let mut i = self.cursor.pos();
+        // Every byte in `start..i` is plain, and `start` is where a token starts.
+        let mut start = self.cursor.pos();
+        let mut i = start;
         loop {
+            i = plain_end(bytes, i);
             let Some(&b) = bytes.get(i) else {
                 self.cursor.set_pos(i);
                 let lo = i as u32;
@@ -467,45 +549,59 @@ impl Tokens<'_> {
                     hi: lo,
                 });
             };
-            match SCAN[b as usize] {
-                Scan::Skip => {
+            let lex_at = if SCAN[b as usize] == Scan::Delimiter {
+                let kind = match b {
+                    b'(' => TokenKind::OpenParen,
+                    b')' => TokenKind::CloseParen,
+                    b'[' => TokenKind::OpenBracket,
+                    b']' => TokenKind::CloseBracket,
+                    b'{' => TokenKind::OpenBrace,
+                    b'}' => TokenKind::CloseBrace,
+                    _ => TokenKind::Semi,
+                };
+                self.cursor.set_pos(i + 1);
+                return Ok(Tok {
+                    kind,
+                    lo: i as u32,
+                    hi: i as u32 + 1,
+                });
+            } else {
+                let mut run = i;
+                while run > start && ASCII_ID_CONTINUE[bytes[run - 1] as usize] {
+                    run -= 1;
+                }
+                let special = AFTER_IDENT_SPECIAL[b as usize];
+                if special && run > start && matches!(bytes[run - 1], b'.' | b'+' | b'-') {
+                    // The run, or the stop byte itself, may be the tail of a number (`1e+x"`
+                    // and `1e+é` are the number `1e+` with the suffix `x` or `é`): the lexer
+                    // reads the tokens from `start` up to the one that holds the run's
+                    // first byte, and then that token.
+                    self.cursor.set_pos(start);
+                    loop {
+                        let lo = self.cursor.pos();
+                        if lo >= run {
+                            break lo;
+                        }
+                        if is_lexical_error(self.cursor.token_kind()) {
+                            return Err(());
+                        }
+                        if self.cursor.pos() > run {
+                            break lo;
+                        }
+                    }
+                } else if special && run < i {
+                    run
+                } else if b == b'#' {
+                    // Punctuation of its own.
                     i += 1;
+                    start = i;
                     continue;
+                } else {
+                    // Quotes, `/`, non-ASCII and control bytes, `\`, `` ` ``.
+                    i
                 }
-                Scan::Delimiter => {
-                    let kind = match b {
-                        b'(' => TokenKind::OpenParen,
-                        b')' => TokenKind::CloseParen,
-                        b'[' => TokenKind::OpenBracket,
-                        b']' => TokenKind::CloseBracket,
-                        b'{' => TokenKind::OpenBrace,
-                        b'}' => TokenKind::CloseBrace,
-                        _ => TokenKind::Semi,
-                    };
-                    self.cursor.set_pos(i + 1);
-                    return Ok(Tok {
-                        kind,
-                        lo: i as u32,
-                        hi: i as u32 + 1,
-                    });
-                }
-                Scan::Word => {
-                    let mut end = i + 1;
-                    while end < bytes.len() && ASCII_ID_CONTINUE[bytes[end] as usize] {
-                        end += 1;
-                    }
-                    if !bytes
-                        .get(end)
-                        .is_some_and(|&next| AFTER_IDENT_SPECIAL[next as usize])
-                    {
-                        i = end;
-                        continue;
-                    }
-                }
-                Scan::Lex => {}
-            }
-            // The lexer reads the token at `i`.
-            self.cursor.set_pos(i);
+            };
+            self.cursor.set_pos(lex_at);
             let kind = self.cursor.token_kind();
             let hi = self.cursor.pos();
             match kind {
@@ -519,11 +615,14 @@ impl Tokens<'_> {
                 | TokenKind::Semi => {
                     return Ok(Tok {
                         kind,
-                        lo: i as u32,
+                        lo: lex_at as u32,
                         hi: hi as u32,
                     })
                 }
-                _ => i = hi,
+                _ => {
+                    i = hi;
+                    start = hi;
+                }
             }
         }
     }
@@ -895,6 +994,25 @@ mod tests {
         }
     }
 
+    /// [`plain_end`] stops at the first byte that is not [`PLAIN`], wherever it stands in
+    /// a block of 16, for every byte value.
+    #[test]
+    fn plain_end_stops_at_the_first_byte_not_plain() {
+        for b in 0..=255u8 {
+            for at in 0..40 {
+                let mut text = vec![b'a'; 40];
+                text[at] = b;
+                let expected = if PLAIN[b as usize] { 40 } else { at };
+                for from in 0..=at {
+                    assert_eq!(plain_end(&text, from), expected, "byte {b:#x} at {at} from {from}");
+                }
+            }
+        }
+        let all: Vec<u8> = (0..=255u8).collect();
+        let first = all.iter().position(|&b| !PLAIN[b as usize]).unwrap_or(256);
+        assert_eq!(plain_end(&all, 0), first);
+    }
+
     /// `split` and [`split_reference`] agree on `text`; whether the split is found.
     fn same_split(text: &str) -> bool {
         let fast = split(text);
@@ -1031,6 +1149,30 @@ mod tests {
         "éx",
         "xé",
         "x_1",
+        "x1\"}\"",
+        "x1'}'",
+        "x1#",
+        "x1#[",
+        "a1b2",
+        "x_1é",
+        "ab#",
+        "x'a",
+        "12;",
+        "12 ",
+        "1,2",
+        "0.",
+        "7}",
+        "x.0.1",
+        "1e+x\"}\"",
+        "1e-r#\"}\"#",
+        "1.x'}'",
+        "1.5e\"}\"",
+        "0x1f#",
+        "1é\"}\"",
+        "1e+é",
+        "1e-é#",
+        "1.é",
+        "x+é",
         "€",
         "\u{85}",
         "\u{200e}",

@@ -107,7 +107,7 @@ fn a_leaf_edit_executes_the_same_item_queries_in_a_file_four_times_as_big() {
     for b in [&small, &big] {
         assert_eq!(b.get("parse_file"), None, "{b:?}");
         assert_eq!(b.get("chunk_parse"), Some(&1), "{b:?}");
-        assert_eq!(b.get("item_ast").copied().unwrap_or(0) as u32, 32, "{b:?}");
+        assert_eq!(b.get("item_ast").copied().unwrap_or(0) as u32, 8, "{b:?}");
         for q in ["typeck", "optimize", "codegen"] {
             assert_eq!(b.get(q), Some(&1), "{q}: {b:?}");
         }

@@ -573,7 +573,7 @@ impl LinkState {
     /// running it late, only leaves more of the checks to the image.
     pub fn code_check(&self) -> Option<impl FnOnce() + Send + 'static> {
         let base = self.base.clone()?;
-        (base.scalars.code_len >= CHECK_AHEAD_MIN).then(move || move || base.check_code())
+        (base.scalars.code_len >= CHECK_AHEAD_MIN).then_some(move || base.check_code())
     }
 
     /// The state as the bytes of a base file with tag 0 ([`LinkState::decode`] reads them

@@ -416,7 +416,7 @@ impl AheadFeed {
         if self.fed.files < shared.files {
             let _ = shared.paths[self.fed.files].set(path);
             self.fed.files += 1;
-            if self.fed.files % FEED_BATCH == 0 {
+            if self.fed.files.is_multiple_of(FEED_BATCH) {
                 self.hand_on();
             }
         }
@@ -428,7 +428,7 @@ impl AheadFeed {
         if shared.files + self.fed.dirs < shared.paths.len() {
             let _ = shared.paths[shared.files + self.fed.dirs].set(path);
             self.fed.dirs += 1;
-            if self.fed.dirs % FEED_BATCH == 0 {
+            if self.fed.dirs.is_multiple_of(FEED_BATCH) {
                 self.hand_on();
             }
         }

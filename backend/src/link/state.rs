@@ -559,16 +559,21 @@ impl LinkState {
     /// second processor is free while the build validates its queries. The thread holds
     /// the base; it ends once every chunk is checked or claimed, or at a damaged one.
     pub fn check_code_ahead(&self) {
-        let Some(base) = self.base.clone() else {
-            return;
-        };
-        if base.scalars.code_len < CHECK_AHEAD_MIN {
-            return;
+        if let Some(check) = self.code_check() {
+            // A thread that cannot be started leaves the checks to the image.
+            let _ = std::thread::Builder::new()
+                .name("link-state-check".to_string())
+                .spawn(check);
         }
-        // A thread that cannot be started leaves the checks to the image.
-        let _ = std::thread::Builder::new()
-            .name("link-state-check".to_string())
-            .spawn(move || base.check_code());
+    }
+
+    /// The work [`LinkState::check_code_ahead`] runs on its thread, for the caller to run
+    /// on a thread of its choice (after other work there, say); `None` when the base's
+    /// code is smaller than [`CHECK_AHEAD_MIN`] or there is no base. Not running it, or
+    /// running it late, only leaves more of the checks to the image.
+    pub fn code_check(&self) -> Option<impl FnOnce() + Send + 'static> {
+        let base = self.base.clone()?;
+        (base.scalars.code_len >= CHECK_AHEAD_MIN).then_some(move || base.check_code())
     }
 
     /// The state as the bytes of a base file with tag 0 ([`LinkState::decode`] reads them

@@ -417,13 +417,23 @@ impl Session {
     /// files are stamped again.
     pub fn build(&mut self, goal: Goal) -> Build {
         self.db.host.ahead = stamp::Ahead::default();
+        let mut code_check = self.linker.take_code_check();
         if self.builds > 0 {
             self.db.runtime_mut().new_revision();
         } else if self.db.host.file_system && self.db.host.change_detection == ChangeDetection::Stat
         {
-            let paths = self.db.volatile_keys::<rq::file_stamp>();
-            let dirs = self.db.volatile_keys::<rq::dir_stamp>();
-            self.db.host.ahead = stamp::Ahead::start(paths, dirs);
+            // The stamps' thread starts before the paths are decoded, and is handed them
+            // as they are; the main thread stamps them after. The link state's code check
+            // runs after them on the same thread: those paths are waited for first.
+            let paths = self.db.volatile_nodes::<rq::file_stamp>();
+            let dirs = self.db.volatile_nodes::<rq::dir_stamp>();
+            let (ahead, mut feed) = stamp::Ahead::start(paths.len(), dirs.len(), &mut code_check);
+            self.db.host.ahead = ahead;
+            paths.decode(&self.db, |p| feed.file(p));
+            dirs.decode(&self.db, |p| feed.dir(p));
+        }
+        if let Some(check) = code_check {
+            linker::start_code_check(check);
         }
         self.builds += 1;
         let db = &self.db;

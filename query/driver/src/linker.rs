@@ -23,8 +23,9 @@
 //! memory-mapped and read in place: opening it reads its header and directory, the
 //! journal's records are applied, and the rest is checked when first used. The image maps
 //! the base's code from the file too ([`LinkState::image`]), so a build that changed
-//! nothing copies no code; the checks of that code start on a second thread as the state
-//! is opened ([`LinkState::check_code_ahead`]). A state that
+//! nothing copies no code; the checks of that code run on a second thread during the first
+//! build's start ([`LinkState::code_check`]), after the files' stamps read ahead there
+//! when there are any (`stamp::Ahead`), or on a thread of their own. A state that
 //! does not lead to the loaded cache's generation (older, or a write cut short) is
 //! ignored; a damaged one is a warning; either way the build links from scratch.
 
@@ -81,7 +82,15 @@ pub(crate) struct Linker {
     /// The generation of the cache the database loaded, until the first link: a link from
     /// scratch on it writes its base at once (see [`Linker::link`]).
     loaded: Option<u64>,
+    /// The check of the opened base's code ([`LinkState::code_check`]), until the first
+    /// build starts it ([`Linker::take_code_check`]).
+    code_check: Option<CodeCheck>,
 }
+
+/// The check of a link state's code, to run on a second thread while the build
+/// re-validates its queries: the image made at the link checks every chunk of the base's
+/// code, and finds those checked here done.
+pub(crate) type CodeCheck = Box<dyn FnOnce() + Send>;
 
 impl Linker {
     /// A linker that loads and saves its state in `dir` (the query cache's directory),
@@ -92,14 +101,7 @@ impl Linker {
         warnings: &mut Vec<String>,
     ) -> Linker {
         let state = generation.and_then(|g| match load(&dir, g) {
-            Ok(state) => {
-                // The image made at the link checks every chunk of the base's code; most
-                // of that is done meanwhile, while the session re-validates its queries.
-                if let Some(state) = &state {
-                    state.check_code_ahead();
-                }
-                state
-            }
+            Ok(state) => state,
             Err(e) => {
                 warnings.push(format!(
                     "link state: `{}` ignored: {e}; linking from scratch",
@@ -108,13 +110,25 @@ impl Linker {
                 None
             }
         });
+        let code_check = state
+            .as_ref()
+            .and_then(|s| s.code_check())
+            .map(|c| Box::new(c) as CodeCheck);
         Linker {
             state,
             made_at: Revision::PREVIOUS_SESSION,
             dir: Some(dir),
             warnings: Vec::new(),
             loaded: generation,
+            code_check,
         }
+    }
+
+    /// The check of the opened state's code, once; the caller starts it (on a thread of
+    /// its own with [`start_code_check`], or after the stamps read ahead), so that the
+    /// thread the build waits for first runs first.
+    pub(crate) fn take_code_check(&mut self) -> Option<CodeCheck> {
+        self.code_check.take()
     }
 
     /// Links the program: patches the state if there is one, else links from scratch
@@ -289,6 +303,14 @@ fn remove_stale_temp_files(dir: &Path) {
 
 /// The state in `dir` if it leads to the cache of `generation`: `Ok(None)` when there is
 /// none or it belongs to another cache, an error when it is damaged.
+/// Runs a link state's code check on a thread of its own (a thread that cannot be started
+/// leaves the checks to the image).
+pub(crate) fn start_code_check(check: CodeCheck) {
+    let _ = std::thread::Builder::new()
+        .name("link-state-check".to_string())
+        .spawn(check);
+}
+
 fn load(dir: &Path, generation: u64) -> Result<Option<LinkState>, String> {
     let file = match fs::File::open(dir.join(FILE)) {
         Ok(f) => f,

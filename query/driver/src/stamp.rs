@@ -70,16 +70,21 @@
 //! reads a path itself when the thread has not come to it yet, or is reading it. The
 //! directories' stamps ([`dir_stamp`]) are read ahead in the same way, beside the files':
 //! the thread takes from both lists in proportion, as the session's start interleaves them.
+//! The thread starts before the paths are decoded from the cache (the cache gives how many
+//! there are first) and is handed them in batches as they are decoded ([`AheadFeed`]), so
+//! that it is ahead when the session's start begins. After the paths it runs the link
+//! state's code check, if it was given one: the main thread waits for the stamps first.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use query::{StableHash, StableHasher};
 use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat, FsLoader};
 
+use crate::linker::CodeCheck;
 use crate::values::{hash_file_stat, ChangeDetection, FileStamp, FileText};
 use crate::RillDb;
 
@@ -227,6 +232,9 @@ pub const AHEAD_MIN_PATHS: usize = 64;
 /// How far past the expected path [`Ahead::take`] looks for the one asked for.
 const LOOK_AHEAD: usize = 4;
 
+/// How many paths [`AheadFeed`] sets before it hands them on to the thread.
+const FEED_BATCH: usize = 16;
+
 /// An entry not taken by either thread.
 const FREE: u8 = 0;
 /// An entry the second thread is reading.
@@ -246,14 +254,31 @@ pub struct Ahead {
     next: Cell<usize>,
     /// The next directory (an index into the paths, from `AheadPaths::files`).
     next_dir: Cell<usize>,
+    /// How many paths were found read, and found not read ([`Ahead::counts`]).
+    taken: Cell<usize>,
+    missed: Cell<usize>,
 }
 
-/// The paths and what was read of each: the files' paths, then the directories'.
+/// The paths and what was read of each: the files' paths, then the directories'. A path
+/// is set by the main thread ([`AheadFeed`]) before the thread is told of it.
 pub struct AheadPaths {
-    paths: Vec<PathBuf>,
+    paths: Vec<OnceLock<PathBuf>>,
     /// How many of the paths are files' (the rest are directories').
     files: usize,
     entries: Vec<AheadEntry>,
+    /// How far the paths are set.
+    fed: Mutex<Fed>,
+    /// Signalled when `fed` grows.
+    more: Condvar,
+}
+
+/// How many of the files' and of the directories' paths are set, and whether the feed
+/// ended (the paths left unset stay unset: keys that could not be decoded).
+#[derive(Clone, Copy, Default, PartialEq)]
+struct Fed {
+    files: usize,
+    dirs: usize,
+    done: bool,
 }
 
 struct AheadEntry {
@@ -262,37 +287,61 @@ struct AheadEntry {
     stat: OnceLock<(i128, FileStat)>,
 }
 
+/// Sets the paths of an [`Ahead`] as they are decoded, each list in its order, and hands
+/// them on to its thread in batches, so that the thread starts reading while the rest are
+/// decoded. Dropping it ends the feed.
+#[derive(Default)]
+pub struct AheadFeed {
+    shared: Option<Arc<AheadPaths>>,
+    fed: Fed,
+}
+
 impl Ahead {
-    /// Starts reading the metadata of the files `paths` (with [`FsLoader`]) and of the
-    /// directories `dirs` (with [`dir_stat`]) on a thread of its own, each list in its
-    /// order, when there are at least [`AHEAD_MIN_PATHS`] in all; else holds nothing.
-    pub fn start(mut paths: Vec<PathBuf>, dirs: Vec<PathBuf>) -> Ahead {
-        let files = paths.len();
-        paths.extend(dirs);
-        if paths.len() < AHEAD_MIN_PATHS {
-            return Ahead::default();
+    /// Starts a thread of its own that reads the metadata of `files` files' paths (with
+    /// [`FsLoader`]) and of `dirs` directories' (with [`dir_stat`]), each list in its
+    /// order, as the returned feed gives them, when there are at least
+    /// [`AHEAD_MIN_PATHS`] in all; then runs `then` there, when it takes it (when it starts
+    /// the thread). Otherwise holds nothing, and the feed drops what it is given.
+    pub fn start(files: usize, dirs: usize, then: &mut Option<CodeCheck>) -> (Ahead, AheadFeed) {
+        let all = files + dirs;
+        if all < AHEAD_MIN_PATHS {
+            return (Ahead::default(), AheadFeed::default());
         }
-        let entries = (0..paths.len())
-            .map(|_| AheadEntry {
-                state: AtomicU8::new(FREE),
-                stat: OnceLock::new(),
-            })
-            .collect();
         let shared = Arc::new(AheadPaths {
-            paths,
+            paths: (0..all).map(|_| OnceLock::new()).collect(),
             files,
-            entries,
+            entries: (0..all)
+                .map(|_| AheadEntry {
+                    state: AtomicU8::new(FREE),
+                    stat: OnceLock::new(),
+                })
+                .collect(),
+            fed: Mutex::new(Fed::default()),
+            more: Condvar::new(),
         });
         let worker = Arc::clone(&shared);
-        // A thread that cannot be started leaves every path to the main thread.
+        let after = then.take();
+        // A thread that cannot be started leaves every path to the main thread (and the
+        // code's checks to the image).
         let started = std::thread::Builder::new()
             .name("file-stamps".to_string())
-            .spawn(move || worker.read_all());
-        Ahead {
+            .spawn(move || {
+                worker.read_all();
+                if let Some(after) = after {
+                    after();
+                }
+            });
+        let shared = started.is_ok().then_some(shared);
+        let ahead = Ahead {
             next_dir: Cell::new(files),
-            shared: started.is_ok().then_some(shared),
-            next: Cell::new(0),
-        }
+            shared: shared.clone(),
+            ..Ahead::default()
+        };
+        let feed = AheadFeed {
+            shared,
+            fed: Fed::default(),
+        };
+        (ahead, feed)
     }
 
     /// The time and metadata read ahead for the file `path`, once; `None` when it is not
@@ -317,10 +366,10 @@ impl Ahead {
         let i = from
             + shared.paths[from.min(end)..end]
                 .iter()
-                .position(|p| p == path)?;
+                .position(|p| p.get().is_some_and(|p| p == path))?;
         next.set(i + 1);
         let e = &shared.entries[i];
-        match e
+        let read = match e
             .state
             .compare_exchange(FREE, USED, Ordering::Acquire, Ordering::Acquire)
         {
@@ -332,7 +381,14 @@ impl Ahead {
                 .compare_exchange(READ, USED, Ordering::Acquire, Ordering::Relaxed)
                 .ok()
                 .and_then(|_| e.stat.get().cloned()),
-        }
+        };
+        let count = if read.is_some() {
+            &self.taken
+        } else {
+            &self.missed
+        };
+        count.set(count.get() + 1);
+        read
     }
 
     /// How many paths it was started with (0: no thread).
@@ -344,18 +400,75 @@ impl Ahead {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Of the paths the main thread stamped and found in their place: how many the
+    /// thread had read, and how many the main thread read itself (the thread had not
+    /// come to them, or was reading them).
+    pub fn counts(&self) -> (usize, usize) {
+        (self.taken.get(), self.missed.get())
+    }
+}
+
+impl AheadFeed {
+    /// Sets the next file's path.
+    pub fn file(&mut self, path: PathBuf) {
+        let Some(shared) = &self.shared else { return };
+        if self.fed.files < shared.files {
+            let _ = shared.paths[self.fed.files].set(path);
+            self.fed.files += 1;
+            if self.fed.files.is_multiple_of(FEED_BATCH) {
+                self.hand_on();
+            }
+        }
+    }
+
+    /// Sets the next directory's path.
+    pub fn dir(&mut self, path: PathBuf) {
+        let Some(shared) = &self.shared else { return };
+        if shared.files + self.fed.dirs < shared.paths.len() {
+            let _ = shared.paths[shared.files + self.fed.dirs].set(path);
+            self.fed.dirs += 1;
+            if self.fed.dirs.is_multiple_of(FEED_BATCH) {
+                self.hand_on();
+            }
+        }
+    }
+
+    /// Tells the thread how far the paths are set.
+    fn hand_on(&self) {
+        if let Some(shared) = &self.shared {
+            *shared.fed.lock().unwrap_or_else(|e| e.into_inner()) = self.fed;
+            shared.more.notify_one();
+        }
+    }
+}
+
+impl Drop for AheadFeed {
+    fn drop(&mut self) {
+        self.fed.done = true;
+        self.hand_on();
+    }
 }
 
 impl AheadPaths {
     /// The second thread: reads each path the main thread has not claimed, the files and
     /// the directories each in their order, taking next from the list it is least far
-    /// through (in proportion to its length).
+    /// through (in proportion to its length), or from the other when that one's next path
+    /// is not set yet; waits when neither is.
     fn read_all(&self) {
         let (files, dirs) = (self.files, self.paths.len() - self.files);
         let (mut f, mut d) = (0, 0);
+        let mut fed = Fed::default();
         while f < files || d < dirs {
+            let file_ready = f < files && (f < fed.files || fed.done);
+            let dir_ready = d < dirs && (d < fed.dirs || fed.done);
+            if !file_ready && !dir_ready {
+                fed = self.wait_past(fed);
+                continue;
+            }
             // f / files <= d / dirs, without dividing.
-            let i = if d == dirs || (f < files && f * dirs <= d * files) {
+            let file_next = d == dirs || (f < files && f * dirs <= d * files);
+            let i = if (file_next && file_ready) || !dir_ready {
                 f += 1;
                 f - 1
             } else {
@@ -366,9 +479,20 @@ impl AheadPaths {
         }
     }
 
-    /// Reads entry `i` unless the main thread claimed it.
+    /// Waits until the feed is past `seen`, and returns how far it is.
+    fn wait_past(&self, seen: Fed) -> Fed {
+        let mut fed = self.fed.lock().unwrap_or_else(|e| e.into_inner());
+        while *fed == seen {
+            fed = self.more.wait(fed).unwrap_or_else(|e| e.into_inner());
+        }
+        *fed
+    }
+
+    /// Reads entry `i` unless the main thread claimed it or its path was never set.
     fn read(&self, i: usize) {
-        let (path, e) = (&self.paths[i], &self.entries[i]);
+        let (Some(path), e) = (self.paths[i].get(), &self.entries[i]) else {
+            return;
+        };
         if e.state
             .compare_exchange(FREE, READING, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
@@ -471,5 +595,122 @@ mod tests {
             &file(-5 * NS_PER_SEC - 1, -5 * NS_PER_SEC - 1),
             NOW
         ));
+    }
+    /// `n` files in a fresh directory, old enough not to be racy.
+    fn files(n: usize) -> (tempfile::TempDir, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = (0..n)
+            .map(|i| {
+                let p = dir.path().join(format!("f{i}.rs"));
+                std::fs::write(&p, format!("fn f{i}() {{}}")).unwrap();
+                p
+            })
+            .collect();
+        (dir, paths)
+    }
+
+    fn state(ahead: &Ahead, i: usize) -> u8 {
+        ahead.shared.as_ref().unwrap().entries[i]
+            .state
+            .load(Ordering::Acquire)
+    }
+
+    /// Waits (up to a minute, on a loaded machine) until `done`.
+    fn wait_until(mut done: impl FnMut() -> bool) {
+        for _ in 0..60_000 {
+            if done() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        panic!("the stamps' thread did not get there");
+    }
+
+    #[test]
+    fn the_thread_reads_the_paths_as_they_are_fed_then_runs_the_code_check() {
+        let (_dir, paths) = files(AHEAD_MIN_PATHS + 20);
+        let dirs: Vec<PathBuf> = (0..FEED_BATCH).map(|_| _dir.path().to_path_buf()).collect();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut check: Option<CodeCheck> = Some(Box::new(move || tx.send(()).unwrap()));
+        let (ahead, mut feed) = Ahead::start(paths.len(), dirs.len(), &mut check);
+        assert!(check.is_none(), "the thread runs the check");
+        assert_eq!(ahead.len(), paths.len() + dirs.len());
+        // One batch fed, the feed still open: the thread reads it, and nothing past it.
+        for p in &paths[..FEED_BATCH] {
+            feed.file(p.clone());
+        }
+        wait_until(|| (0..FEED_BATCH).all(|i| state(&ahead, i) == READ));
+        assert!((FEED_BATCH..ahead.len()).all(|i| state(&ahead, i) == FREE));
+        assert!(rx.try_recv().is_err(), "the check waits for the stamps");
+        for p in &paths[FEED_BATCH..] {
+            feed.file(p.clone());
+        }
+        for d in &dirs {
+            feed.dir(d.clone());
+        }
+        drop(feed);
+        rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        // The check ran after every path was read.
+        assert!((0..ahead.len()).all(|i| state(&ahead, i) == READ));
+        let loader = FsLoader;
+        for p in &paths {
+            let mine = stamp_with(Some(&loader), p, ChangeDetection::Stat, &ahead);
+            assert_eq!(
+                mine.stat,
+                stamp(Some(&loader), p, ChangeDetection::Stat).stat
+            );
+        }
+        for d in &dirs {
+            assert_eq!(dir_stamp_with(d, &ahead).stat, dir_stamp(d).stat);
+        }
+        assert_eq!(ahead.counts(), (paths.len() + dirs.len(), 0));
+        // Each is used once: a path stamped again is read again.
+        stamp_with(Some(&loader), &paths[0], ChangeDetection::Stat, &ahead);
+        assert_eq!(ahead.counts(), (paths.len() + dirs.len(), 0));
+    }
+
+    #[test]
+    fn a_path_the_thread_was_not_fed_is_read_by_the_main_thread() {
+        let (_dir, paths) = files(AHEAD_MIN_PATHS);
+        let mut check = None;
+        let (ahead, mut feed) = Ahead::start(paths.len(), 0, &mut check);
+        let last = paths.len() - 1;
+        // Less than a batch set: the thread is not told of them yet, and the main thread
+        // claims the first path.
+        for p in &paths[..FEED_BATCH - 1] {
+            feed.file(p.clone());
+        }
+        let loader = FsLoader;
+        let first = stamp_with(Some(&loader), &paths[0], ChangeDetection::Stat, &ahead);
+        assert_eq!(
+            first.stat,
+            stamp(Some(&loader), &paths[0], ChangeDetection::Stat).stat
+        );
+        assert_eq!(ahead.counts(), (0, 1));
+        // A key that cannot be decoded leaves its path unset: the feed ends early.
+        for p in &paths[FEED_BATCH - 1..last] {
+            feed.file(p.clone());
+        }
+        drop(feed);
+        wait_until(|| (1..last).all(|i| state(&ahead, i) == READ));
+        assert_eq!(state(&ahead, 0), USED, "claimed, not read by the thread");
+        assert_eq!(state(&ahead, last), FREE, "never set");
+        for p in &paths[1..] {
+            stamp_with(Some(&loader), p, ChangeDetection::Stat, &ahead);
+        }
+        // The unset path is not found in its place: read by the main thread, uncounted.
+        assert_eq!(ahead.counts(), (last - 1, 1));
+    }
+
+    #[test]
+    fn few_paths_start_no_thread_and_leave_the_code_check() {
+        let mut check: Option<CodeCheck> = Some(Box::new(|| {}));
+        let (ahead, mut feed) =
+            Ahead::start(AHEAD_MIN_PATHS / 2, AHEAD_MIN_PATHS / 2 - 1, &mut check);
+        assert!(ahead.is_empty());
+        assert!(check.is_some());
+        feed.file(PathBuf::from("a.rs"));
+        feed.dir(PathBuf::from("a"));
+        assert_eq!(ahead.counts(), (0, 0));
     }
 }

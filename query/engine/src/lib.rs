@@ -97,6 +97,7 @@ pub use release::__consumer_done;
 pub use revision::Revision;
 pub use runtime::{CacheOptions, Cutoff, OnLocked, Options, Runtime, WarningSink};
 pub use serde_hash::hash_serde;
+pub use session::VolatileNodes;
 pub use stable_hash::StableHash;
 pub use stats::{EngineStats, QueryStats, StatsSnapshot, Totals};
 pub use verify::{Verify, VerifyMismatch};
@@ -165,6 +166,13 @@ pub trait DatabaseExt: Database {
     /// can prepare their reads, on another thread say.
     fn volatile_keys<Q: Query<Db = Self>>(&self) -> Vec<Q::Key> {
         session::volatile_keys::<Q>(self)
+    }
+
+    /// [`DatabaseExt::volatile_keys`] in two steps: the nodes first (how many), then
+    /// [`VolatileNodes::decode`] gives each key as it is decoded, so that the embedder's
+    /// other thread can start on the first keys while the rest are decoded.
+    fn volatile_nodes<Q: Query<Db = Self>>(&self) -> VolatileNodes<Q> {
+        session::volatile_nodes::<Q>(self)
     }
 
     /// Brings `Q(key)` up to date without reading its value when it is green (rustc's

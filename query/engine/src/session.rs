@@ -282,14 +282,27 @@ pub(crate) fn start<Db: Database>(db: &Db) {
 /// The keys of the loaded `eval_always` nodes of `Q`, in the order [`start`] re-executes
 /// them (see `DatabaseExt::volatile_keys`).
 pub(crate) fn volatile_keys<Q: Query>(db: &Q::Db) -> Vec<Q::Key> {
+    let nodes = volatile_nodes::<Q>(db);
+    let mut keys = Vec::with_capacity(nodes.len());
+    nodes.decode(db, |key| keys.push(key));
+    keys
+}
+
+/// The loaded `eval_always` nodes of `Q`, in the order [`start`] re-executes them, with
+/// their keys not decoded yet (see `DatabaseExt::volatile_nodes`).
+pub(crate) fn volatile_nodes<Q: Query>(db: &Q::Db) -> VolatileNodes<Q> {
     let rt = db.runtime();
+    let none = VolatileNodes {
+        ids: Vec::new(),
+        query: std::marker::PhantomData,
+    };
     if !Q::FLAGS.contains(Flags::EVAL_ALWAYS) {
-        return Vec::new();
+        return none;
     }
     let ids = {
         let s = rt.session.borrow();
         if s.started {
-            return Vec::new();
+            return none;
         }
         s.volatile.clone()
     };
@@ -300,16 +313,49 @@ pub(crate) fn volatile_keys<Q: Query>(db: &Q::Db) -> Vec<Q::Key> {
             rt.graph.borrow().node(id).kind == Q::KIND
         })
         .collect();
-    {
-        // Each key decoded here gets a slot: room for all of them at once, instead of
-        // the slots (key and value inline) being moved each time the storage grows.
-        let mut st = Q::storage(db).inner.borrow_mut();
-        st.slots.reserve(ids.len());
-        st.map.reserve(ids.len());
+    VolatileNodes {
+        ids,
+        query: std::marker::PhantomData,
     }
-    ids.into_iter()
-        .filter_map(|id| crate::fetch::key_of::<Q>(db, id))
-        .collect()
+}
+
+/// The loaded `eval_always` nodes of a query, in the order the session's start
+/// re-executes them, before their keys are decoded: how many there are is known first, and
+/// each key can be handed on as soon as it is decoded
+/// (`DatabaseExt::volatile_nodes`).
+pub struct VolatileNodes<Q: Query> {
+    ids: Vec<NodeId>,
+    query: std::marker::PhantomData<fn() -> Q>,
+}
+
+impl<Q: Query> VolatileNodes<Q> {
+    /// How many nodes (an upper bound of the keys [`VolatileNodes::decode`] gives: a key
+    /// that cannot be decoded is left out).
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Decodes the keys (and checks them) as the session's start would, in order, and
+    /// gives each to `each`; a key that cannot be decoded is skipped.
+    pub fn decode(self, db: &Q::Db, mut each: impl FnMut(Q::Key)) {
+        {
+            // Each key decoded here gets a slot: room for all of them at once, instead of
+            // the slots (key and value inline) being moved each time the storage grows.
+            let mut st = Q::storage(db).inner.borrow_mut();
+            st.slots.reserve(self.ids.len());
+            st.map.reserve(self.ids.len());
+        }
+        for id in self.ids {
+            if let Some(key) = crate::fetch::key_of::<Q>(db, id) {
+                each(key);
+            }
+        }
+    }
 }
 
 /// Re-executes loaded node `id` (rustc's "force"); `false` if its key is lost.

@@ -7,7 +7,7 @@
 //! files (the missing candidate's absence is implied by its directory's stamp). Those
 //! stamps are read ahead on a second thread (`stamp::Ahead`) once there are enough of
 //! them, and the checks of the
-//! link state's code start on another (`LinkState::check_code_ahead`); the counts here
+//! link state's code run on that thread after the stamps (`LinkState::code_check`); the counts here
 //! hold whichever thread gets to a path or a chunk first. Both sizes are above
 //! `stamp::AHEAD_MIN_PATHS` paths, and both images (with a link state's code of more than
 //! `backend::link::CHECK_AHEAD_MIN` bytes at the larger size) are compared with an image

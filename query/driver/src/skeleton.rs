@@ -1004,7 +1004,11 @@ mod tests {
                 text[at] = b;
                 let expected = if PLAIN[b as usize] { 40 } else { at };
                 for from in 0..=at {
-                    assert_eq!(plain_end(&text, from), expected, "byte {b:#x} at {at} from {from}");
+                    assert_eq!(
+                        plain_end(&text, from),
+                        expected,
+                        "byte {b:#x} at {at} from {from}"
+                    );
                 }
             }
         }

@@ -301,8 +301,6 @@ fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
-/// The state in `dir` if it leads to the cache of `generation`: `Ok(None)` when there is
-/// none or it belongs to another cache, an error when it is damaged.
 /// Runs a link state's code check on a thread of its own (a thread that cannot be started
 /// leaves the checks to the image).
 pub(crate) fn start_code_check(check: CodeCheck) {
@@ -311,6 +309,8 @@ pub(crate) fn start_code_check(check: CodeCheck) {
         .spawn(check);
 }
 
+/// The state in `dir` if it leads to the cache of `generation`: `Ok(None)` when there is
+/// none or it belongs to another cache, an error when it is damaged.
 fn load(dir: &Path, generation: u64) -> Result<Option<LinkState>, String> {
     let file = match fs::File::open(dir.join(FILE)) {
         Ok(f) => f,

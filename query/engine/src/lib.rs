@@ -160,17 +160,11 @@ pub trait DatabaseExt: Database {
         session::complete(self.runtime())
     }
 
-    /// The keys of the loaded `eval_always` nodes of query `Q`, in the order the session's
-    /// start will re-execute them; empty once it started, or without a loaded cache. The
-    /// keys are decoded (and checked) as the start would decode them, so that the embedder
-    /// can prepare their reads, on another thread say.
-    fn volatile_keys<Q: Query<Db = Self>>(&self) -> Vec<Q::Key> {
-        session::volatile_keys::<Q>(self)
-    }
-
-    /// [`DatabaseExt::volatile_keys`] in two steps: the nodes first (how many), then
-    /// [`VolatileNodes::decode`] gives each key as it is decoded, so that the embedder's
-    /// other thread can start on the first keys while the rest are decoded.
+    /// The loaded `eval_always` nodes of query `Q`, in the order the session's start will
+    /// re-execute them; none once it started, or without a loaded cache. How many there are
+    /// is known first; [`VolatileNodes::decode`] then decodes (and checks) each key as the
+    /// start would and gives it on at once, so that the embedder can prepare their reads on
+    /// another thread, starting on the first keys while the rest are decoded.
     fn volatile_nodes<Q: Query<Db = Self>>(&self) -> VolatileNodes<Q> {
         session::volatile_nodes::<Q>(self)
     }

@@ -1683,10 +1683,10 @@ mod tests {
         assert!(set.find(Fingerprint(7, 7), fp_of).is_err());
     }
 
-    #[test]
-    fn a_key_added_twice_is_refused() {
+    /// A writer into memory with one query kind and nothing expected.
+    fn writer() -> Writer<std::io::Cursor<Vec<u8>>> {
         let out = std::io::Cursor::new(Vec::new());
-        let mut w = Writer::new(
+        Writer::new(
             out,
             &["a"],
             "build-1",
@@ -1694,7 +1694,12 @@ mod tests {
             3,
             Expected::default(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_key_added_twice_is_refused() {
+        let mut w = writer();
         let fp = Fingerprint(1, 2);
         assert_eq!(w.add_key(fp, b"k").unwrap(), 0);
         assert_eq!(w.key(fp), Some(0));
@@ -1714,16 +1719,7 @@ mod tests {
     /// pieces, and its lists and checksum are those of the edges.
     #[test]
     fn a_reverse_section_of_several_pieces_round_trips() {
-        let out = std::io::Cursor::new(Vec::new());
-        let mut w = Writer::new(
-            out,
-            &["a"],
-            "build-1",
-            HasherKind::Sip128,
-            3,
-            Expected::default(),
-        )
-        .unwrap();
+        let mut w = writer();
         let n = 40_000u32;
         for i in 0..n {
             let key_fp = Fingerprint(u64::from(i), 1);

@@ -279,15 +279,6 @@ pub(crate) fn start<Db: Database>(db: &Db) {
     s.clean_below = u32::MAX;
 }
 
-/// The keys of the loaded `eval_always` nodes of `Q`, in the order [`start`] re-executes
-/// them (see `DatabaseExt::volatile_keys`).
-pub(crate) fn volatile_keys<Q: Query>(db: &Q::Db) -> Vec<Q::Key> {
-    let nodes = volatile_nodes::<Q>(db);
-    let mut keys = Vec::with_capacity(nodes.len());
-    nodes.decode(db, |key| keys.push(key));
-    keys
-}
-
 /// The loaded `eval_always` nodes of `Q`, in the order [`start`] re-executes them, with
 /// their keys not decoded yet (see `DatabaseExt::volatile_nodes`).
 pub(crate) fn volatile_nodes<Q: Query>(db: &Q::Db) -> VolatileNodes<Q> {

@@ -51,7 +51,7 @@ fn program(n: usize, size: usize) -> (Blobs, DefId) {
 /// A base file of the program's state, as a save writes it.
 fn base_bytes() -> (Vec<u8>, usize) {
     let (blobs, main) = program(24, 64 * 1024);
-    let mut state = LinkState::link(&blobs, main).unwrap();
+    let state = LinkState::link(&blobs, main).unwrap();
     let code_len = state.code().unwrap().len();
     assert!(code_len >= CHECK_AHEAD_MIN, "{code_len}");
     let plan = state.save_plan(1).unwrap();

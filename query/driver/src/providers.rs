@@ -743,9 +743,10 @@ pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemSyntax> {
             SpanMode::Relative => None,
             SpanMode::Absolute => Some(*db.file_offsets(source.file).get(source.ordinal as usize)?),
         };
+        let piece = chunk.pieces.get(i)?;
         return Some(ItemSyntax {
             ast,
-            text: Arc::from(chunk.piece_text(i)),
+            text: TextSlice::new(&chunk.text, piece.lo as usize, piece.hi as usize)?,
             position,
         });
     }
@@ -760,7 +761,7 @@ pub(super) fn p_item_ast(db: &RillDb, def: DefId) -> Option<ItemSyntax> {
         *parsed.lengths.get(i)? as usize,
     );
     let text = match &*db.file_text(source.file) {
-        FileText::Bytes(b) => Arc::from(b.get(start..start + len)?),
+        FileText::Bytes(b) => TextSlice::new(b, start, start + len)?,
         FileText::Error { .. } => return None,
     };
     let position = match db.span_mode(()) {
@@ -1143,6 +1144,58 @@ mod tests {
     use super::*;
     use crate::{BuildOptions, Goal, Session};
     use shared_frontend::sema::modules::MemLoader;
+
+    #[test]
+    fn an_items_text_is_a_range_of_its_files_text_not_a_copy() {
+        // `big.rs` is split into chunks (over `SPLIT_MIN_BYTES`), `main.rs` parsed whole:
+        // both ways of finding an item's syntax.
+        let big: String = (0..1200)
+            .map(|i| format!("pub fn f{i}(x: i32) -> i32 {{ x + {i} }}\n"))
+            .collect();
+        assert!(big.len() >= SPLIT_MIN_BYTES);
+        let main =
+            "mod big;\nfn g(x: i32) -> i32 { x }\nfn main() { println!(\"{}\", big::f7(g(1))); }\n";
+        let loader = Arc::new(MemLoader::new([
+            ("main.rs", main),
+            ("big.rs", big.as_str()),
+        ]));
+        let options = BuildOptions::default();
+        let session = Session::new(loader, Path::new("main.rs"), Goal::Check, options);
+        let db = &session.db;
+        assert!(db.crate_diagnostics(()).is_empty());
+        assert!(db.file_split_clean(PathBuf::from("big.rs")));
+        assert!(!db.file_split_clean(PathBuf::from("main.rs")));
+        let mut fns = 0;
+        for (def, kind) in db.crate_defs(()).iter() {
+            if *kind != DefKind::Fn {
+                continue;
+            }
+            let source = db.def_source(*def).expect("a source");
+            let syntax = db.item_ast(*def).expect("a function's syntax");
+            let FileText::Bytes(file) = &*db.file_text(source.file.clone()) else {
+                panic!("{} is readable", source.file.display());
+            };
+            let text = syntax.text.bytes();
+            let name = db.def_info(*def).expect("info").name;
+            assert!(std::str::from_utf8(text)
+                .expect("UTF-8")
+                .contains(&format!("fn {name}(")));
+            // The text lies inside the file's own buffer.
+            let (lo, hi) = (file.as_ptr() as usize, file.as_ptr() as usize + file.len());
+            let at = text.as_ptr() as usize;
+            assert!(
+                lo <= at && at + text.len() <= hi,
+                "{name}: a copy of the text"
+            );
+            fns += 1;
+        }
+        assert_eq!(fns, 1202);
+        // Equal texts are equal syntax wherever their bytes are.
+        let a = TextSlice::new(&Arc::from(&b"fn a() {}"[..]), 0, 9).expect("in range");
+        let b = TextSlice::new(&Arc::from(&b"// x\nfn a() {}"[..]), 5, 14).expect("in range");
+        assert_eq!(a.bytes(), b.bytes());
+        assert!(TextSlice::new(&Arc::from(&b"fn"[..]), 1, 3).is_none());
+    }
 
     #[test]
     fn a_cycle_is_reported_once_from_typed_frames_and_described_by_def_path() {

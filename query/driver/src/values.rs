@@ -490,21 +490,53 @@ pub struct Parsed {
 #[derive(Clone, Debug)]
 pub struct ItemSyntax {
     pub ast: ItemAst,
-    pub text: Arc<[u8]>,
+    pub text: TextSlice,
     /// The item's absolute offset, under [`SpanMode::Absolute`] only.
     pub position: Option<u32>,
 }
 
 impl PartialEq for ItemSyntax {
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text && self.position == other.position
+        self.text.bytes() == other.text.bytes() && self.position == other.position
     }
 }
 
 impl StableHash<RillDb> for ItemSyntax {
     fn stable_hash(&self, h: &mut StableHasher) {
-        h.write_blob(&self.text);
+        h.write_blob(self.text.bytes());
         hash_serde(&self.position, h);
+    }
+}
+
+/// A range of a file's text, sharing the file's bytes (which `file_text` holds) rather
+/// than copying them: every item's syntax keeps its text, and copies would hold the
+/// crate's text a second time.
+#[derive(Clone)]
+pub struct TextSlice {
+    text: Arc<[u8]>,
+    lo: u32,
+    hi: u32,
+}
+
+impl TextSlice {
+    /// The bytes `lo..hi` of `text` (`None` when the range is not within it).
+    pub fn new(text: &Arc<[u8]>, lo: usize, hi: usize) -> Option<TextSlice> {
+        text.get(lo..hi)?;
+        Some(TextSlice {
+            text: Arc::clone(text),
+            lo: u32::try_from(lo).ok()?,
+            hi: u32::try_from(hi).ok()?,
+        })
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.text[self.lo as usize..self.hi as usize]
+    }
+}
+
+impl std::fmt::Debug for TextSlice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self.bytes()))
     }
 }
 

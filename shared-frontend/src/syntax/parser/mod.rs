@@ -752,9 +752,8 @@ fn review(
                 diags
                     .push(Diagnostic::error("unterminated block comment", span).with_code("E0758"));
             }
-            if doc_style.is_none() {
-                return None;
-            }
+            // A plain block comment is dropped.
+            doc_style?;
         }
         TokenKind::Unknown => {
             let c = text[lo as usize..].chars().next().unwrap_or('\0');

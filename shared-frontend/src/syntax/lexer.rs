@@ -116,37 +116,34 @@ macro_rules! keywords {
 
             /// The token an identifier of 2 to 8 bytes, packed by [`pack`] into `key`,
             /// is: its keyword or [`TokenKind::Ident`]. One multiplicative-hash probe and
-            /// one comparison choosing between the slot's token and `Ident`.
+            /// one comparison choosing between the slot's keyword and `Ident`.
             #[inline(always)]
             fn token_from_packed(key: u64) -> TokenKind {
                 const ALL: &[(Keyword, &str)] = &[$((Keyword::$variant, $text),)*];
                 // Empty slots hold key 0, which no identifier packs to.
-                const TABLE: [(u64, TokenKind); 1 << KEYWORD_HASH_BITS] = {
-                    let mut table = [(0u64, TokenKind::Ident); 1 << KEYWORD_HASH_BITS];
+                // The keyword is kept as itself, not as its token: a token read from
+                // the table would be put together again from its bytes.
+                const TABLE: [(u64, Option<Keyword>); 1 << KEYWORD_HASH_BITS] = {
+                    let mut table = [(0u64, None); 1 << KEYWORD_HASH_BITS];
                     let mut i = 0;
                     while i < ALL.len() {
                         let key = pack(ALL[i].1.as_bytes());
                         let slot = keyword_slot(key);
                         // A collision fails the build: pick another multiplier.
-                        assert!(
-                            !matches!(table[slot].1, TokenKind::Keyword(_)),
-                            "keyword hash collision"
-                        );
+                        assert!(table[slot].1.is_none(), "keyword hash collision");
                         // Identifiers starting with an `IdPlain` letter skip the lookup.
                         assert!(
                             !matches!(byte_class(ALL[i].1.as_bytes()[0]), ByteClass::IdPlain),
                             "a keyword starts with a letter classed as starting none"
                         );
-                        table[slot] = (key, TokenKind::Keyword(ALL[i].0));
+                        table[slot] = (key, Some(ALL[i].0));
                         i += 1;
                     }
                     table
                 };
-                let (k, kind) = TABLE[keyword_slot(key)];
-                if k == key {
-                    kind
-                } else {
-                    TokenKind::Ident
+                match TABLE[keyword_slot(key)] {
+                    (k, Some(keyword)) if k == key => TokenKind::Keyword(keyword),
+                    _ => TokenKind::Ident,
                 }
             }
         }
@@ -467,6 +464,178 @@ pub fn tokenize(text: &str) -> Vec<Token> {
     tokens
 }
 
+/// Lexes `text` for the parser: calls `emit(kind, lo, hi, common)` for every token but
+/// whitespace, in order, with its byte range. `common` is true for the tokens read by the
+/// fast loop: identifiers, keywords, `_`, punctuation and literals made only of decimal
+/// digits (and an ASCII suffix), none of them an error; every other token (comments,
+/// other literals, lifetimes, unknown characters, …) is read by [`Cursor::token_kind`]
+/// and has `common` false. The tokens are exactly those of [`tokenize`], whitespace
+/// dropped.
+///
+/// The loop keeps its position in a register: one 256-entry class table dispatches
+/// on the first byte, identifiers, whitespace and digits are read by tight loops and
+/// keywords by one hash probe ([`Keyword::token_from_packed`]); the rest goes to an
+/// out-of-line call.
+#[inline(always)]
+pub fn lex_significant(text: &str, mut emit: impl FnMut(TokenKind, u32, u32, bool)) {
+    use TokenKind::*;
+    let bytes = text.as_bytes();
+    let mut pos = 0usize;
+    loop {
+        // Whitespace between tokens, without a dispatch.
+        pos = skip_ascii_whitespace(bytes, pos);
+        let Some(&b) = bytes.get(pos) else {
+            break;
+        };
+        let lo = pos;
+        let next = pos + 1;
+        let class = BYTE_CLASS[b as usize];
+        let common = match class {
+            ByteClass::Whitespace => {
+                pos = ascii_whitespace_end(bytes, next);
+                continue;
+            }
+            ByteClass::IdPlain
+            | ByteClass::IdStart
+            | ByteClass::LowerR
+            | ByteClass::LowerB
+            | ByteClass::LowerC => {
+                let end = ascii_id_end(bytes, next);
+                // Prefixes (`r#`, `b'`, `br"`, unknown ones) and non-ASCII identifiers.
+                if end < bytes.len() && AFTER_IDENT_SPECIAL[bytes[end] as usize] {
+                    None
+                } else if matches!(class, ByteClass::IdPlain) {
+                    Some((Ident, end))
+                } else {
+                    Some((keyword_or_ident(bytes, lo, end - lo), end))
+                }
+            }
+            ByteClass::Digit => {
+                plain_decimal_end(bytes, lo, next).map(|(end, _)| (PLAIN_DECIMAL, end))
+            }
+            _ => punctuation(class, bytes, next),
+        };
+        match common {
+            Some((kind, end)) => {
+                pos = end;
+                emit(kind, lo as u32, end as u32, true);
+            }
+            None => {
+                let (kind, end) = general_token(text, lo);
+                pos = end;
+                if !matches!(kind, Whitespace) {
+                    emit(kind, lo as u32, end as u32, false);
+                }
+            }
+        }
+    }
+}
+
+/// The token starting at `pos` in `text` and its end, by [`Cursor::token_kind`].
+#[inline(never)]
+fn general_token(text: &str, pos: usize) -> (TokenKind, usize) {
+    let mut cursor = Cursor::new(text);
+    cursor.pos = pos;
+    let kind = cursor.token_kind();
+    (kind, cursor.pos)
+}
+
+/// The punctuation token whose first byte, of class `class`, is just before `next` in
+/// `bytes`, glued by maximal munch like [`Cursor::token_kind`] does, and its end; `None`
+/// for a class that starts no punctuation and for a `/` that starts a comment.
+#[inline(always)]
+fn punctuation(class: ByteClass, bytes: &[u8], next: usize) -> Option<(TokenKind, usize)> {
+    use TokenKind::*;
+    let peek = |n: usize| bytes.get(next + n).copied().unwrap_or(0);
+    let one = |kind| Some((kind, next));
+    let two = |kind| Some((kind, next + 1));
+    let three = |kind| Some((kind, next + 2));
+    match class {
+        ByteClass::Semi => one(Semi),
+        ByteClass::Comma => one(Comma),
+        ByteClass::OpenParen => one(OpenParen),
+        ByteClass::CloseParen => one(CloseParen),
+        ByteClass::OpenBrace => one(OpenBrace),
+        ByteClass::CloseBrace => one(CloseBrace),
+        ByteClass::OpenBracket => one(OpenBracket),
+        ByteClass::CloseBracket => one(CloseBracket),
+        ByteClass::At => one(At),
+        ByteClass::Pound => one(Pound),
+        ByteClass::Tilde => one(Tilde),
+        ByteClass::Question => one(Question),
+        ByteClass::Dollar => one(Dollar),
+        ByteClass::Slash => match peek(0) {
+            b'/' | b'*' => None,
+            b'=' => two(SlashEq),
+            _ => one(Slash),
+        },
+        ByteClass::Dot => match (peek(0), peek(1)) {
+            (b'.', b'.') => three(DotDotDot),
+            (b'.', b'=') => three(DotDotEq),
+            (b'.', _) => two(DotDot),
+            _ => one(Dot),
+        },
+        ByteClass::Colon => match peek(0) {
+            b':' => two(PathSep),
+            _ => one(Colon),
+        },
+        ByteClass::Eq => match peek(0) {
+            b'=' => two(EqEq),
+            b'>' => two(FatArrow),
+            _ => one(Eq),
+        },
+        ByteClass::Bang => match peek(0) {
+            b'=' => two(Ne),
+            _ => one(Bang),
+        },
+        ByteClass::Lt => match (peek(0), peek(1)) {
+            (b'<', b'=') => three(ShlEq),
+            (b'<', _) => two(Shl),
+            (b'=', _) => two(Le),
+            (b'-', _) => two(LArrow),
+            _ => one(Lt),
+        },
+        ByteClass::Gt => match (peek(0), peek(1)) {
+            (b'>', b'=') => three(ShrEq),
+            (b'>', _) => two(Shr),
+            (b'=', _) => two(Ge),
+            _ => one(Gt),
+        },
+        ByteClass::Minus => match peek(0) {
+            b'=' => two(MinusEq),
+            b'>' => two(RArrow),
+            _ => one(Minus),
+        },
+        ByteClass::And => match peek(0) {
+            b'&' => two(AndAnd),
+            b'=' => two(AndEq),
+            _ => one(And),
+        },
+        ByteClass::Or => match peek(0) {
+            b'|' => two(OrOr),
+            b'=' => two(OrEq),
+            _ => one(Or),
+        },
+        ByteClass::Plus => match peek(0) {
+            b'=' => two(PlusEq),
+            _ => one(Plus),
+        },
+        ByteClass::Star => match peek(0) {
+            b'=' => two(StarEq),
+            _ => one(Star),
+        },
+        ByteClass::Caret => match peek(0) {
+            b'=' => two(CaretEq),
+            _ => one(Caret),
+        },
+        ByteClass::Percent => match peek(0) {
+            b'=' => two(PercentEq),
+            _ => one(Percent),
+        },
+        _ => None,
+    }
+}
+
 /// Where the suffix starts in `text`, the text of one literal token (its length when
 /// it has none): 1 in `1u8`, 3 in `"a"x`, 4 in `0xffusize`.
 ///
@@ -722,31 +891,7 @@ impl<'a> Cursor<'a> {
     /// Moves past ASCII identifier bytes.
     #[inline(always)]
     fn eat_ascii_id_continue(&mut self) {
-        let bytes = self.bytes;
-        let mut i = self.pos;
-        // Eight bytes at a time where eight are left: the unrolled tests need no bounds
-        // checks.
-        loop {
-            match bytes.get(i..i + 8) {
-                Some(chunk) => {
-                    let run = chunk
-                        .iter()
-                        .position(|&b| !ASCII_ID_CONTINUE[b as usize])
-                        .unwrap_or(8);
-                    i += run;
-                    if run < 8 {
-                        break;
-                    }
-                }
-                None => {
-                    while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
-                        i += 1;
-                    }
-                    break;
-                }
-            }
-        }
-        self.pos = i;
+        self.pos = ascii_id_end(self.bytes, self.pos);
     }
 
     #[cold]
@@ -767,19 +912,7 @@ impl<'a> Cursor<'a> {
     /// Skips ASCII whitespace, for callers that drop whitespace tokens anyway.
     #[inline]
     pub fn skip_ascii_whitespace(&mut self) {
-        let bytes = self.bytes;
-        let i = self.pos;
-        // The two common gaps between tokens, without the loop: none, and one space
-        // before a byte above `' '` (ASCII whitespace is below it).
-        match bytes.get(i) {
-            Some(&b) if b > b' ' => return,
-            Some(b' ') if bytes.get(i + 1).is_some_and(|&next| next > b' ') => {
-                self.pos = i + 1;
-                return;
-            }
-            _ => {}
-        }
-        self.pos = ascii_whitespace_end(bytes, i);
+        self.pos = skip_ascii_whitespace(self.bytes, self.pos);
     }
 
     /// Reads the next token; `None` at the end of the text.
@@ -1077,23 +1210,7 @@ impl<'a> Cursor<'a> {
     /// After an identifier of `len` bytes at `start`: its keyword, `_`, or `Ident`.
     #[inline(always)]
     fn keyword_or_ident(&self, start: usize, len: usize) -> TokenKind {
-        if (2..=8).contains(&len) {
-            // Pack the candidate with one load where 8 bytes are available.
-            let key = match self.bytes.get(start..start + 8) {
-                Some(word) => {
-                    let word = u64::from_le_bytes([
-                        word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
-                    ]);
-                    word & (u64::MAX >> (64 - 8 * len))
-                }
-                None => pack(&self.bytes[start..start + len]),
-            };
-            Keyword::token_from_packed(key)
-        } else if len == 1 && self.bytes[start] == b'_' {
-            TokenKind::Underscore
-        } else {
-            TokenKind::Ident
-        }
+        keyword_or_ident(self.bytes, start, len)
     }
 
     /// An identifier, keyword or unknown prefix starting at `start`, the cursor after its
@@ -1127,44 +1244,14 @@ impl<'a> Cursor<'a> {
         TokenKind::Literal { kind }
     }
 
-    /// After the first digit of a number: the common literal made only of decimal digits,
-    /// with or without an ASCII suffix, and followed by nothing that could continue it
-    /// (no `_`, `.`, exponent or base prefix), which [`Cursor::number`] and
-    /// [`Cursor::literal`] would lex the same way. `None` (nothing consumed) for anything
-    /// else.
+    /// After the first digit of a number: the common literal made only of decimal digits
+    /// (see [`plain_decimal_end`]); `None` (nothing consumed) for anything else.
     #[inline(always)]
     fn plain_decimal(&mut self, start: usize) -> Option<TokenKind> {
-        let bytes = self.bytes;
-        let mut i = self.pos;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        let digits_end = i;
-        if let Some(&next) = bytes.get(i) {
-            let exponent = matches!(next, b'e' | b'E');
-            let base_prefix =
-                i == start + 1 && bytes[start] == b'0' && matches!(next, b'b' | b'o' | b'x');
-            if next.is_ascii_alphabetic() && !exponent && !base_prefix {
-                // An ASCII suffix (`u64`), ended by an ASCII byte.
-                i += 1;
-                while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
-                    i += 1;
-                }
-                if bytes.get(i).is_some_and(|&b| b >= 0x80) {
-                    return None;
-                }
-            } else if next == b'.' || next >= 0x80 || ASCII_ID_CONTINUE[next as usize] {
-                return None;
-            }
-        }
-        self.pos = i;
+        let (end, digits_end) = plain_decimal_end(self.bytes, start, self.pos)?;
+        self.pos = end;
         self.suffix_start = (digits_end - start) as u32;
-        Some(TokenKind::Literal {
-            kind: LiteralKind::Int {
-                base: Base::Decimal,
-                empty_int: false,
-            },
-        })
+        Some(PLAIN_DECIMAL)
     }
 
     fn eat_decimal_digits(&mut self) -> bool {
@@ -1394,6 +1481,106 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The end of the run of ASCII identifier bytes starting at `i` in `bytes`.
+#[inline(always)]
+fn ascii_id_end(bytes: &[u8], mut i: usize) -> usize {
+    // Eight bytes at a time where eight are left: the unrolled tests need no bounds
+    // checks.
+    loop {
+        match bytes.get(i..i + 8) {
+            Some(chunk) => {
+                let run = chunk
+                    .iter()
+                    .position(|&b| !ASCII_ID_CONTINUE[b as usize])
+                    .unwrap_or(8);
+                i += run;
+                if run < 8 {
+                    return i;
+                }
+            }
+            None => {
+                while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
+                    i += 1;
+                }
+                return i;
+            }
+        }
+    }
+}
+
+/// The token the identifier of `len` bytes at `start` in `bytes` is: its keyword, `_`,
+/// or `Ident`.
+#[inline(always)]
+fn keyword_or_ident(bytes: &[u8], start: usize, len: usize) -> TokenKind {
+    if (2..=8).contains(&len) {
+        // Pack the candidate with one load where 8 bytes are available.
+        let key = match bytes.get(start..start + 8) {
+            Some(word) => {
+                let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+                word & (u64::MAX >> (64 - 8 * len))
+            }
+            None => pack(&bytes[start..start + len]),
+        };
+        Keyword::token_from_packed(key)
+    } else if len == 1 && bytes[start] == b'_' {
+        TokenKind::Underscore
+    } else {
+        TokenKind::Ident
+    }
+}
+
+/// The kind of a literal made only of decimal digits, with or without a suffix.
+const PLAIN_DECIMAL: TokenKind = TokenKind::Literal {
+    kind: LiteralKind::Int {
+        base: Base::Decimal,
+        empty_int: false,
+    },
+};
+
+/// For a number whose first digit is at `start` in `bytes` (`next` just after it): the
+/// common literal made only of decimal digits, with or without an ASCII suffix, and
+/// followed by nothing that could continue it (no `_`, `.`, exponent or base prefix),
+/// which [`Cursor::number`] and [`Cursor::literal`] would lex the same way. Its end and
+/// where its digits end (its suffix starts); `None` for anything else.
+#[inline(always)]
+fn plain_decimal_end(bytes: &[u8], start: usize, next: usize) -> Option<(usize, usize)> {
+    let mut i = next;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    let digits_end = i;
+    if let Some(&next) = bytes.get(i) {
+        let exponent = matches!(next, b'e' | b'E');
+        let base_prefix =
+            i == start + 1 && bytes[start] == b'0' && matches!(next, b'b' | b'o' | b'x');
+        if next.is_ascii_alphabetic() && !exponent && !base_prefix {
+            // An ASCII suffix (`u64`), ended by an ASCII byte.
+            i += 1;
+            while i < bytes.len() && ASCII_ID_CONTINUE[bytes[i] as usize] {
+                i += 1;
+            }
+            if bytes.get(i).is_some_and(|&b| b >= 0x80) {
+                return None;
+            }
+        } else if next == b'.' || next >= 0x80 || ASCII_ID_CONTINUE[next as usize] {
+            return None;
+        }
+    }
+    Some((i, digits_end))
+}
+
+/// The end of the run of ASCII whitespace starting at `i` in `bytes`, with the two
+/// common gaps between tokens tested first: none, and one space before a byte above
+/// `' '` (ASCII whitespace is below it).
+#[inline(always)]
+fn skip_ascii_whitespace(bytes: &[u8], i: usize) -> usize {
+    match bytes.get(i) {
+        Some(&b) if b > b' ' => i,
+        Some(b' ') if bytes.get(i + 1).is_some_and(|&next| next > b' ') => i + 1,
+        _ => ascii_whitespace_end(bytes, i),
+    }
+}
+
 /// The end of the run of ASCII whitespace starting at `i` in `bytes`. Runs of spaces
 /// (indentation) are skipped 8 bytes at a time.
 #[inline(always)]
@@ -1526,6 +1713,215 @@ mod tests {
                 ("q", Ident),
             ]
         );
+    }
+
+    /// The tokens of `text` other than whitespace, by the token-by-token [`Cursor`]
+    /// (`tokenize`'s loop): the reference for [`lex_significant`].
+    fn significant_by_cursor(text: &str) -> Vec<(TokenKind, u32, u32)> {
+        let mut cursor = Cursor::new(text);
+        let mut out = Vec::new();
+        let mut lo = 0;
+        while let Some(t) = cursor.next_token() {
+            let hi = lo + t.len;
+            if t.kind != TokenKind::Whitespace {
+                out.push((t.kind, lo, hi));
+            }
+            lo = hi;
+        }
+        out
+    }
+
+    /// [`lex_significant`] reads the same tokens as the [`Cursor`], and the ones it
+    /// calls common are of the kinds that are never a lexical error.
+    fn check_significant(text: &str) {
+        let mut fast = Vec::new();
+        lex_significant(text, |kind, lo, hi, common| {
+            fast.push((kind, lo, hi, common))
+        });
+        for &(kind, lo, hi, common) in &fast {
+            assert!(
+                !common
+                    || kind == TokenKind::Ident
+                    || kind == PLAIN_DECIMAL
+                    || kind.punct_str().is_some(),
+                "{kind:?} at {lo}..{hi} of {text:?} is not a common kind"
+            );
+        }
+        let fast: Vec<_> = fast.into_iter().map(|(k, lo, hi, _)| (k, lo, hi)).collect();
+        assert_eq!(fast, significant_by_cursor(text), "in {text:?}");
+    }
+
+    /// Texts that end, or change character kind, just where the fast loop hands over to
+    /// the general one or stops looking: after a prefix letter, inside a glued operator,
+    /// after digits, at a non-ASCII byte, at the end of the text.
+    #[test]
+    fn significant_tokens_match_the_cursor_on_edge_cases() {
+        let cases = [
+            "",
+            " ",
+            "\n",
+            "x",
+            "_",
+            "__",
+            "r",
+            "b",
+            "c",
+            "br",
+            "cr",
+            "r#",
+            "r#x",
+            "r#\"a\"#",
+            "r\"",
+            "b'",
+            "b'x'",
+            "b\"",
+            "c\"",
+            "br\"x\"",
+            "cr#\"x\"#",
+            "k\"s\"",
+            "fn#",
+            "fn'a'",
+            "xé",
+            "é",
+            "fé",
+            "\u{85}x",
+            "\u{2028}",
+            "\u{FEFF}fn",
+            "x\u{FEFF}",
+            "\u{200E} ;",
+            "\0",
+            "\x01",
+            "\x7f",
+            "€",
+            "\\",
+            "1",
+            "0",
+            "01",
+            "0x",
+            "0b1",
+            "0o7",
+            "0xff",
+            "1u8",
+            "1_000",
+            "1.",
+            "1.5",
+            "1..2",
+            "1.foo",
+            "1e3",
+            "1e",
+            "1E+",
+            "1f32",
+            "1é",
+            "1u8é",
+            "1u8#",
+            "12abc_",
+            "9'",
+            "1\"",
+            "/",
+            "//",
+            "///",
+            "//!",
+            "/*",
+            "/**/",
+            "/*/",
+            "/=",
+            "//\n/",
+            ".",
+            "..",
+            "...",
+            "..=",
+            ".=",
+            ":",
+            "::",
+            ":::",
+            "=",
+            "==",
+            "=>",
+            "!",
+            "!=",
+            "<",
+            "<=",
+            "<<",
+            "<<=",
+            "<-",
+            ">",
+            ">=",
+            ">>",
+            ">>=",
+            "-",
+            "-=",
+            "->",
+            "&",
+            "&&",
+            "&=",
+            "|",
+            "||",
+            "|=",
+            "+",
+            "+=",
+            "*",
+            "*=",
+            "^",
+            "^=",
+            "%",
+            "%=",
+            "'",
+            "'a",
+            "'a'",
+            "'1a",
+            "'r#a",
+            "\"",
+            "\"x",
+            "fn main() { let x = 1; }",
+            "abstract becomes",
+            "continue continues selfish Self",
+            "a\tb\r\nc\x0b\x0cd",
+            "        x",
+            "x        ",
+        ];
+        for text in cases {
+            check_significant(text);
+        }
+        check_significant(include_str!("lexer.rs"));
+        check_significant(include_str!("parser/exprs.rs"));
+    }
+
+    proptest! {
+        /// The fast loop and the token-by-token cursor agree on texts made of fragments
+        /// where lexing is delicate.
+        #[test]
+        fn significant_tokens_match_the_cursor_on_fragments(
+            parts in prop::collection::vec(
+                prop::sample::select(vec![
+                    "1", "0", "9", "_", "e", "E", "+", "-", ".", "x", "b", "o", "u8", "a", "r",
+                    "c", "#", "\"", "'", "\\", "/", "*", " ", "\n", "\t", "é", "€", "0x", "f32",
+                    "{", "}", "(", ")", ":", "=", "<", ">", "!", "&", "|", "^", "%", "@", "~", "?",
+                    "$", ";", ",", "[", "]", "fn", "self", "Self", "r#", "br", "cr", "b'", "//",
+                    "/*", "*/", "\u{85}", "\u{2028}", "\u{FEFF}", "\0", "\x7f", "let", "try",
+                    "abstract", "continue", "whilex", "          ",
+                ]),
+                0..24,
+            )
+        ) {
+            check_significant(&parts.concat());
+        }
+
+        /// … and on arbitrary text.
+        #[test]
+        fn significant_tokens_match_the_cursor_on_any_text(text in any::<String>()) {
+            check_significant(&text);
+        }
+
+        /// … and on arbitrary bytes, mostly ASCII, made valid UTF-8.
+        #[test]
+        fn significant_tokens_match_the_cursor_on_bytes(
+            bytes in prop::collection::vec(
+                prop_oneof![4 => 0x00u8..0x80, 1 => any::<u8>()],
+                0..64,
+            )
+        ) {
+            check_significant(&String::from_utf8_lossy(&bytes));
+        }
     }
 
     proptest! {

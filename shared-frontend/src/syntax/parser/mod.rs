@@ -29,7 +29,7 @@ use crate::span::Span;
 use crate::syntax::ast::{
     Arena, Expr, ExprId, ExprKind, FieldInit, Ident, Item, PathSegment, SourceFileAst, StmtId,
 };
-use crate::syntax::lexer::{Cursor, DocStyle, Keyword, LiteralKind, TokenKind};
+use crate::syntax::lexer::{lex_significant, DocStyle, Keyword, LiteralKind, TokenKind};
 
 /// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
 pub fn parse_file(text: &str) -> (SourceFileAst, Vec<Diagnostic>) {
@@ -700,137 +700,24 @@ fn is_reserved_keyword(k: Keyword) -> bool {
     )
 }
 
-/// Whether a token is dropped, reported or changed on its way into the parser's token
-/// list (see `significant_tokens`); identifiers, keywords and punctuation are not.
-#[inline(always)]
-fn needs_review(kind: TokenKind) -> bool {
-    matches!(
-        kind,
-        TokenKind::Whitespace
-            | TokenKind::LineComment { .. }
-            | TokenKind::BlockComment { .. }
-            | TokenKind::Unknown
-            | TokenKind::UnknownPrefix
-            | TokenKind::RawIdent
-            | TokenKind::RawLifetime
-            | TokenKind::Lifetime { .. }
-            | TokenKind::Literal { .. }
-    )
-}
-
 /// Lexes `text` into the parser's token list: whitespace and plain comments dropped,
 /// lexical errors reported (and the offending token dropped or repaired), `Eof` appended.
 fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
-    let mut cursor = Cursor::new(text);
     // Significant tokens average about 4 bytes of source in dense code: a third of the
     // length leaves room, so the vector (the parser's largest) never regrows.
     let mut toks = Vec::with_capacity(text.len() / 3 + 2);
-    loop {
-        // Whitespace tokens would be dropped: skip the common ASCII kind in place.
-        cursor.skip_ascii_whitespace();
-        if cursor.at_end() {
-            break;
-        }
-        let lo = cursor.pos() as u32;
-        let mut kind = cursor.token_kind();
-        let hi = cursor.pos() as u32;
-        // Identifiers, keywords and punctuation go straight to the list.
-        if needs_review(kind) {
-            let span = Span::new(lo, hi);
-            match kind {
-                TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {
-                    continue;
-                }
-                TokenKind::BlockComment {
-                    doc_style,
-                    terminated,
-                } => {
-                    if !terminated {
-                        diags.push(
-                            Diagnostic::error("unterminated block comment", span)
-                                .with_code("E0758"),
-                        );
-                    }
-                    if doc_style.is_none() {
-                        continue;
-                    }
-                }
-                TokenKind::Unknown => {
-                    let c = text[lo as usize..].chars().next().unwrap_or('\0');
-                    let shown = if c.is_ascii_graphic() {
-                        c.to_string()
-                    } else {
-                        format!("\\u{{{:x}}}", c as u32)
-                    };
-                    diags.push(Diagnostic::error(
-                        format!("unknown start of token: {shown}"),
-                        span,
-                    ));
-                    continue;
-                }
-                TokenKind::UnknownPrefix => {
-                    let prefix = &text[lo as usize..hi as usize];
-                    diags.push(
-                        Diagnostic::error(format!("prefix `{prefix}` is unknown"), span)
-                            .with_label_message("unknown prefix")
-                            .with_note(
-                                "prefixed identifiers and literals are reserved since Rust 2021",
-                            ),
-                    );
-                    kind = Keyword::from_bytes(prefix.as_bytes())
-                        .map_or(TokenKind::Ident, TokenKind::Keyword);
-                }
-                TokenKind::RawIdent => {
-                    diags.push(Diagnostic::unsupported("raw identifiers", span));
-                    kind = TokenKind::Ident;
-                }
-                TokenKind::RawLifetime => {
-                    diags.push(Diagnostic::unsupported("raw lifetimes", span));
-                    kind = TokenKind::Lifetime {
-                        starts_with_number: false,
-                    };
-                }
-                TokenKind::Lifetime {
-                    starts_with_number: true,
-                } => {
-                    diags.push(Diagnostic::error(
-                        "lifetimes cannot start with a number",
-                        span,
-                    ));
-                }
-                TokenKind::Literal { kind: lit, .. } => {
-                    let unterminated = match lit {
-                        LiteralKind::Str { terminated: false } => {
-                            Some(("unterminated double quote string", "E0765"))
-                        }
-                        LiteralKind::Char { terminated: false } => {
-                            Some(("unterminated character literal", "E0762"))
-                        }
-                        LiteralKind::Byte { terminated: false } => {
-                            Some(("unterminated byte constant", "E0763"))
-                        }
-                        LiteralKind::ByteStr { terminated: false } => {
-                            Some(("unterminated double quote byte string", "E0766"))
-                        }
-                        LiteralKind::CStr { terminated: false } => {
-                            Some(("unterminated C string", "E0767"))
-                        }
-                        LiteralKind::RawStr { terminated: false }
-                        | LiteralKind::RawByteStr { terminated: false }
-                        | LiteralKind::RawCStr { terminated: false } => {
-                            Some(("unterminated raw string", "E0748"))
-                        }
-                        _ => None,
-                    };
-                    if let Some((msg, code)) = unterminated {
-                        diags.push(Diagnostic::error(msg, span).with_code(code));
-                    }
-                }
-                _ => {}
+    lex_significant(text, |kind, lo, hi, common| {
+        // Identifiers, keywords, punctuation and plain integers go straight to the list.
+        let kind = if common {
+            kind
+        } else {
+            match review(text, kind, lo, hi, diags) {
+                Some(kind) => kind,
+                None => return,
             }
-        }
+        };
         toks.push(Tok { kind, lo, hi });
-    }
+    });
     let end = text.len() as u32;
     toks.push(Tok {
         kind: TokenKind::Eof,
@@ -838,6 +725,106 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
         hi: end,
     });
     toks
+}
+
+/// A token of `text` at `lo..hi` on its way into the parser's token list, other than
+/// whitespace and the common kinds: reports it if it is a lexical error, and returns the
+/// kind to keep (repaired for some errors), or `None` to drop it (plain comments,
+/// unknown characters).
+#[inline(never)]
+fn review(
+    text: &str,
+    mut kind: TokenKind,
+    lo: u32,
+    hi: u32,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<TokenKind> {
+    let span = Span::new(lo, hi);
+    match kind {
+        TokenKind::Whitespace | TokenKind::LineComment { doc_style: None } => {
+            return None;
+        }
+        TokenKind::BlockComment {
+            doc_style,
+            terminated,
+        } => {
+            if !terminated {
+                diags
+                    .push(Diagnostic::error("unterminated block comment", span).with_code("E0758"));
+            }
+            // A plain block comment is dropped.
+            doc_style?;
+        }
+        TokenKind::Unknown => {
+            let c = text[lo as usize..].chars().next().unwrap_or('\0');
+            let shown = if c.is_ascii_graphic() {
+                c.to_string()
+            } else {
+                format!("\\u{{{:x}}}", c as u32)
+            };
+            diags.push(Diagnostic::error(
+                format!("unknown start of token: {shown}"),
+                span,
+            ));
+            return None;
+        }
+        TokenKind::UnknownPrefix => {
+            let prefix = &text[lo as usize..hi as usize];
+            diags.push(
+                Diagnostic::error(format!("prefix `{prefix}` is unknown"), span)
+                    .with_label_message("unknown prefix")
+                    .with_note("prefixed identifiers and literals are reserved since Rust 2021"),
+            );
+            kind =
+                Keyword::from_bytes(prefix.as_bytes()).map_or(TokenKind::Ident, TokenKind::Keyword);
+        }
+        TokenKind::RawIdent => {
+            diags.push(Diagnostic::unsupported("raw identifiers", span));
+            kind = TokenKind::Ident;
+        }
+        TokenKind::RawLifetime => {
+            diags.push(Diagnostic::unsupported("raw lifetimes", span));
+            kind = TokenKind::Lifetime {
+                starts_with_number: false,
+            };
+        }
+        TokenKind::Lifetime {
+            starts_with_number: true,
+        } => {
+            diags.push(Diagnostic::error(
+                "lifetimes cannot start with a number",
+                span,
+            ));
+        }
+        TokenKind::Literal { kind: lit, .. } => {
+            let unterminated = match lit {
+                LiteralKind::Str { terminated: false } => {
+                    Some(("unterminated double quote string", "E0765"))
+                }
+                LiteralKind::Char { terminated: false } => {
+                    Some(("unterminated character literal", "E0762"))
+                }
+                LiteralKind::Byte { terminated: false } => {
+                    Some(("unterminated byte constant", "E0763"))
+                }
+                LiteralKind::ByteStr { terminated: false } => {
+                    Some(("unterminated double quote byte string", "E0766"))
+                }
+                LiteralKind::CStr { terminated: false } => Some(("unterminated C string", "E0767")),
+                LiteralKind::RawStr { terminated: false }
+                | LiteralKind::RawByteStr { terminated: false }
+                | LiteralKind::RawCStr { terminated: false } => {
+                    Some(("unterminated raw string", "E0748"))
+                }
+                _ => None,
+            };
+            if let Some((msg, code)) = unterminated {
+                diags.push(Diagnostic::error(msg, span).with_code(code));
+            }
+        }
+        _ => {}
+    }
+    Some(kind)
 }
 
 #[cfg(test)]

@@ -341,7 +341,7 @@ mod tests {
         for stats in [None, Some(&stats)] {
             for link in [None, Some(&link)] {
                 for image in [None, Some(hash.as_str())] {
-                    for phases in [&phases[..], &[]] {
+                    for phases in [phases, &[]] {
                         let got = render("query", 12.75, phases, stats, link, image);
                         let want = reference("query", 12.75, phases, stats, link, image);
                         assert_eq!(

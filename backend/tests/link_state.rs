@@ -448,3 +448,45 @@ fn a_journal_cut_at_any_offset_is_stale_and_a_damaged_one_is_never_used() {
         }
     }
 }
+
+#[test]
+fn trusted_base_code_is_not_checked_and_a_complete_check_is_reported() {
+    let (blobs, main) = chain(3000);
+    let mut state = LinkState::link(&blobs, main).unwrap();
+    let mut disk = Disk::default();
+    disk.save(&mut state, 0);
+    let code = state.code().unwrap();
+    let code_at = disk.base.len() - code.len();
+
+    // A state without a base (linked in memory) has no base code to check.
+    assert!(!state.check_base_code());
+    assert!(state.base_file().is_none());
+
+    // Read from its file: the check covers every chunk, and finds them good.
+    let opened = disk.open(0).unwrap().unwrap();
+    assert!(opened.base_file().is_some());
+    assert!(opened.check_base_code());
+    assert!(opened.image().unwrap().code() == code.as_slice());
+
+    // A damaged chunk: the check says so, and so does the image.
+    let mut bad = Disk {
+        base: disk.base.clone(),
+        journal: Vec::new(),
+    };
+    bad.base[code_at + 5000] ^= 0x10;
+    let opened = bad.open(0).unwrap().unwrap();
+    assert!(!opened.check_base_code());
+    assert!(matches!(
+        opened.image(),
+        Err(backend::LinkError::Damaged(_))
+    ));
+
+    // Trusted (its file known unchanged since a complete check): not read for checking,
+    // so the image is made from the bytes as they are.
+    let opened = bad.open(0).unwrap().unwrap();
+    opened.trust_base_code();
+    assert!(opened.check_base_code());
+    let image = opened.image().unwrap();
+    assert!(image.code() != code.as_slice());
+    assert_eq!(image.code().len(), code.len());
+}

@@ -32,8 +32,9 @@ fn plain(align: usize, size: usize) -> bool {
 /// are zero already, and a page is only faulted in when it is touched. mimalloc clears a
 /// large zeroed block whose memory it had used before, touching every page of it: the
 /// query engine's table of the previous session's nodes (64 bytes per node, about 5.6 MB
-/// at 100k lines), of which a rebuild touches a few pages, cost 1,400 page faults.
-const MAPPED_ZEROED: usize = 1 << 20;
+/// at 100k lines), of which a rebuild touches a few pages, cost 1,400 page faults; at 10k
+/// lines (about 0.6 MB) clearing it was a tenth of a leaf edit's rebuild instructions.
+const MAPPED_ZEROED: usize = 1 << 18;
 
 /// The size of a page, to which mapped blocks are rounded.
 const PAGE: usize = 4096;

@@ -5,3 +5,4 @@ pub mod alloc;
 pub mod corpus;
 pub mod runner;
 pub mod shown;
+pub mod stats_json;

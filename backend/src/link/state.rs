@@ -576,6 +576,33 @@ impl LinkState {
         (base.scalars.code_len >= CHECK_AHEAD_MIN).then_some(move || base.check_code())
     }
 
+    /// The file the state's base was read from, if it was read from one.
+    pub fn base_file(&self) -> Option<&std::fs::File> {
+        self.base.as_ref()?.code_file().map(|(f, _)| f)
+    }
+
+    /// Takes the base's code as checked, without reading it, for a caller that knows its
+    /// file to be unchanged since a complete check found every chunk good; no
+    /// [`LinkState::code_check`] is then needed. Damage the caller cannot see (the file
+    /// changed without a trace in its metadata) is then not found.
+    pub fn trust_base_code(&self) {
+        if let Some(base) = &self.base {
+            base.trust_code();
+        }
+    }
+
+    /// Checks the base's code chunks not checked yet (skipping those another thread is
+    /// checking) on this thread; whether every chunk is now checked and good.
+    pub fn check_base_code(&self) -> bool {
+        match &self.base {
+            Some(base) => {
+                base.check_code();
+                base.code_all_checked()
+            }
+            None => false,
+        }
+    }
+
     /// The state as the bytes of a base file with tag 0 ([`LinkState::decode`] reads them
     /// back).
     pub fn encode(&self) -> Result<Vec<u8>, LinkError> {

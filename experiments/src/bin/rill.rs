@@ -188,30 +188,16 @@ fn write_stats(
     out: &Outcome,
 ) -> Result<(), ExitCode> {
     let Some(file) = file else { return Ok(()) };
-    let phases: serde_json::Map<String, serde_json::Value> = out
-        .phases
-        .iter()
-        .map(|(name, ms)| (name.to_string(), serde_json::json!(ms)))
-        .collect();
-    let mut stats = serde_json::json!({
-        "arch": arch,
-        "total_ms": total_ms,
-        "phases_ms": phases,
-        "totals": { "executed": 0, "green": 0, "loaded": 0 },
-        "queries": {},
-    });
-    if let Some(s) = &out.stats {
-        stats["totals"] = serde_json::json!(s.totals);
-        stats["queries"] = serde_json::json!(s.queries);
-        stats["engine"] = serde_json::json!(s.engine);
-    }
-    if let Some(link) = &out.link {
-        stats["link"] = serde_json::json!(link);
-    }
     // Absent when nothing was linked (DESIGN.md).
-    if let Some(image) = &out.image {
-        stats["image_hash"] = serde_json::json!(format!("{:032x}", image.hash()));
-    }
+    let image_hash = out.image.as_ref().map(|i| format!("{:032x}", i.hash()));
+    let json = experiments::stats_json::render(
+        arch,
+        total_ms,
+        &out.phases,
+        out.stats.as_ref(),
+        out.link.as_ref(),
+        image_hash.as_deref(),
+    );
     // A regular file in the way is removed first rather than truncated: ext4 flushes a
     // file truncated and rewritten when it is closed (`auto_da_alloc`), which made a
     // rebuild of a few milliseconds several milliseconds slower. Anything else (a pipe,
@@ -219,7 +205,7 @@ fn write_stats(
     if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_file()) {
         let _ = std::fs::remove_file(file);
     }
-    std::fs::write(file, serde_json::to_vec_pretty(&stats).unwrap_or_default())
+    std::fs::write(file, json)
         .map_err(|e| usage_error(format!("cannot write `{}`: {e}", file.display())))
 }
 

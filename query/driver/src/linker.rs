@@ -28,6 +28,15 @@
 //! when there are any (`stamp::Ahead`), or on a thread of their own. A state that
 //! does not lead to the loaded cache's generation (older, or a write cut short) is
 //! ignored; a damaged one is a warning; either way the build links from scratch.
+//!
+//! The base file is never written in place: a new base is a new file. Once every chunk of
+//! its code has been checked, a build that saves records the file's metadata as it was
+//! before the check (`link-state.checked`: size, times, inode and device), unless that
+//! metadata was racy then (the files' rule, [`stamp::is_racy`]): a later write to the
+//! file would leave it a later change time. A process that opens the base and finds the
+//! same metadata takes its code as checked ([`LinkState::trust_base_code`]) instead of
+//! hashing all of it again (16 MB at a million lines); any other metadata, or no record,
+//! and the code is checked as before.
 
 use std::collections::HashSet;
 use std::fs;
@@ -41,11 +50,15 @@ use query::{Database, DatabaseExt, Revision};
 use serde::Serialize;
 use shared_frontend::sema::def::{DefId, DefKind};
 
+use shared_frontend::sema::modules::{system_time_ns, FileKind, FileStat};
+
 use crate::env::root_def;
-use crate::{rq, RillDb};
+use crate::{rq, stamp, RillDb};
 
 const FILE: &str = "link-state.bin";
 const JOURNAL: &str = "link-state.jnl";
+/// The metadata of the base file whose code was checked completely.
+const CHECKED: &str = "link-state.checked";
 
 /// What the link of a build did (`rill --stats-json`, key `link`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -85,6 +98,9 @@ pub(crate) struct Linker {
     /// The check of the opened base's code ([`LinkState::code_check`]), until the first
     /// build starts it ([`Linker::take_code_check`]).
     code_check: Option<CodeCheck>,
+    /// The record of the opened base's metadata ([`checked_record`]) to write once its
+    /// code is checked; `None` when it is trusted already, racy, or replaced.
+    unrecorded: Option<Vec<u8>>,
 }
 
 /// The check of a link state's code, to run on a second thread while the build
@@ -110,8 +126,27 @@ impl Linker {
                 None
             }
         });
+        let mut unrecorded = None;
+        let mut trusted = false;
+        if let Some(file) = state.as_ref().and_then(|s| s.base_file()) {
+            // The time first, then the metadata: the check reads the code after both.
+            let now = system_time_ns(std::time::SystemTime::now());
+            if let Ok(meta) = file.metadata() {
+                let stat = FileStat::with_metadata(FileKind::File, &meta);
+                let record = checked_record(&stat);
+                if fs::read(dir.join(CHECKED)).is_ok_and(|r| r == record) {
+                    trusted = true;
+                } else if !stamp::is_racy(&stat, now) {
+                    unrecorded = Some(record);
+                }
+            }
+        }
+        if let (true, Some(state)) = (trusted, &state) {
+            state.trust_base_code();
+        }
         let code_check = state
             .as_ref()
+            .filter(|_| !trusted)
             .and_then(|s| s.code_check())
             .map(|c| Box::new(c) as CodeCheck);
         Linker {
@@ -121,6 +156,7 @@ impl Linker {
             warnings: Vec::new(),
             loaded: generation,
             code_check,
+            unrecorded,
         }
     }
 
@@ -236,8 +272,25 @@ impl Linker {
                 return;
             }
         };
+        let new_base = matches!(plan, SavePlan::Base(_));
         match write(dir, &plan) {
-            Ok(()) => state.saved(&plan, generation),
+            Ok(()) if new_base => {
+                state.saved(&plan, generation);
+                // The record names the old file; the new one is checked when opened.
+                self.unrecorded = None;
+                let _ = fs::remove_file(dir.join(CHECKED));
+            }
+            Ok(()) => {
+                state.saved(&plan, generation);
+                // The chunks the image did not check (those the journal replaces, or
+                // not yet reached by the check's thread) are checked now, once per base.
+                if self.unrecorded.is_some() && state.check_base_code() {
+                    if let Some(record) = self.unrecorded.take() {
+                        // A record cut short names no file: the code is checked again.
+                        let _ = fs::write(dir.join(CHECKED), record);
+                    }
+                }
+            }
             Err(e) => {
                 // What is on disk no longer leads to this generation; the next process
                 // links from scratch, and this one saves a new base next time.
@@ -249,6 +302,17 @@ impl Linker {
             }
         }
     }
+}
+
+/// What `link-state.checked` holds for a base file of metadata `stat`.
+fn checked_record(stat: &FileStat) -> Vec<u8> {
+    let mut r = b"rill link-state checked 1\n".to_vec();
+    r.extend(stat.size.to_le_bytes());
+    r.extend(stat.mtime_ns.to_le_bytes());
+    r.extend(stat.ctime_ns.to_le_bytes());
+    r.extend(stat.inode.to_le_bytes());
+    r.extend(stat.device.to_le_bytes());
+    r
 }
 
 /// Writes `plan` in `dir`.

@@ -159,3 +159,77 @@ fn a_missing_stale_or_damaged_link_state_links_from_scratch() {
     assert!(link_stats(&b).incremental);
     assert_eq!(outcome(&b), from_scratch(5));
 }
+
+/// Waits until the file at `path` is no longer racy (its metadata stands for its content).
+fn wait_until_settled(path: &Path) {
+    use query_driver::stamp::is_racy;
+    use shared_frontend::sema::modules::{system_time_ns, FileStat};
+    for _ in 0..100 {
+        let stat = FileStat::from_metadata(std::fs::metadata(path));
+        if !is_racy(&stat, system_time_ns(std::time::SystemTime::now())) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("`{}` stays racy", path.display());
+}
+
+#[test]
+fn a_checked_base_is_recorded_and_a_changed_or_damaged_one_is_checked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("image");
+    let (state, record) = (
+        image.join("link-state.bin"),
+        image.join("link-state.checked"),
+    );
+    cached(dir.path(), 0);
+    // A base just written is racy: no record yet.
+    let b = cached(dir.path(), 1);
+    assert!(link_stats(&b).incremental);
+    let recorded_at_once = record.exists();
+    wait_until_settled(&state);
+    // The next build that saves checks the whole base and records it.
+    let b = cached(dir.path(), 2);
+    assert!(link_stats(&b).incremental);
+    assert_eq!(outcome(&b), from_scratch(2));
+    assert!(record.exists(), "recorded at once: {recorded_at_once}");
+    let recorded = std::fs::read(&record).unwrap();
+    // Builds on the recorded base patch as before, and leave the record as it is.
+    for step in [3, 4] {
+        let b = cached(dir.path(), step);
+        assert!(link_stats(&b).incremental, "step {step}");
+        assert_eq!(outcome(&b), from_scratch(step), "step {step}");
+        assert!(b.warnings.iter().all(|w| !w.contains("link state")));
+    }
+    assert_eq!(std::fs::read(&record).unwrap(), recorded);
+
+    // A damaged record names no file: the base is checked again, and recorded again.
+    let mut bad = recorded.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    std::fs::write(&record, &bad).unwrap();
+    let b = cached(dir.path(), 5);
+    assert!(link_stats(&b).incremental);
+    assert_eq!(outcome(&b), from_scratch(5));
+    assert_eq!(std::fs::read(&record).unwrap(), recorded);
+
+    // The base damaged after it was recorded: written, so its metadata changed, and the
+    // damage is found (a warning, a link from scratch, a new base and no record).
+    let mut bytes = std::fs::read(&state).unwrap();
+    for at in (bytes.len() / 2..bytes.len()).step_by(512) {
+        bytes[at] ^= 0x5a;
+    }
+    std::fs::write(&state, &bytes).unwrap();
+    let b = cached(dir.path(), 6);
+    assert!(!link_stats(&b).incremental);
+    assert!(
+        b.warnings.iter().any(|w| w.contains("link state")),
+        "{:?}",
+        b.warnings
+    );
+    assert_eq!(outcome(&b), from_scratch(6));
+    assert!(!record.exists());
+    let b = cached(dir.path(), 7);
+    assert!(link_stats(&b).incremental);
+    assert_eq!(outcome(&b), from_scratch(7));
+}

@@ -4,7 +4,10 @@
 //! Files: `query-cache.bin` (see [`crate::on_disk`] for its format), `query-cache.lock`
 //! (an advisory lock held from opening until the database is dropped) and, while saving,
 //! `query-cache.bin.tmp.<pid>` (renamed over `query-cache.bin` once complete, so a reader
-//! sees the old file or the new one, never half of one).
+//! sees the old file or the new one, never half of one), and `query-cache.checked`: the
+//! cache file's metadata once its reverse section was found intact, written by a save
+//! that keeps the file (not when the metadata was racy); a later load that finds the
+//! file with the same metadata does not hash that section again.
 //!
 //! Concurrency: the first build to open the directory takes the lock. A second build
 //! either waits for it (`OnLocked::Wait`) or, by default (`OnLocked::ReadOnly`), proceeds
@@ -35,6 +38,9 @@ use std::time::Instant;
 pub(crate) const CACHE_FILE: &str = "query-cache.bin";
 const LOCK_FILE: &str = "query-cache.lock";
 const TMP_PREFIX: &str = "query-cache.bin.tmp";
+/// The metadata of the cache file whose reverse section was found intact (see
+/// [`checked_record`]).
+const CHECKED_FILE: &str = "query-cache.checked";
 
 /// An open cache directory.
 pub(crate) struct CacheDir {
@@ -43,6 +49,10 @@ pub(crate) struct CacheDir {
     lock: Option<File>,
     build_id: String,
     fsync: bool,
+    /// The record of the loaded cache file's metadata ([`checked_record`]), to write once
+    /// its reverse section is found intact; `None` when it is trusted already, racy, or
+    /// replaced.
+    unrecorded: std::cell::RefCell<Option<Vec<u8>>>,
 }
 
 impl CacheDir {
@@ -121,6 +131,7 @@ pub(crate) fn open<Db: Database>(rt: &mut Runtime, opts: &CacheOptions) {
         lock,
         build_id: opts.build_id.clone(),
         fsync: opts.fsync,
+        unrecorded: Default::default(),
     });
     load::<Db>(rt, &opts.dir.join(CACHE_FILE), &opts.build_id);
 }
@@ -136,9 +147,71 @@ fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
+/// What [`CHECKED_FILE`] holds for a cache file of metadata `meta`: its size, times,
+/// inode and device. The cache file is never written in place (a save appends to the
+/// journal or writes a new file), so a file with the same record has the bytes that were
+/// checked, unless the metadata was racy when read ([`racy`]).
+#[cfg(unix)]
+fn checked_record(meta: &fs::Metadata) -> Option<Vec<u8>> {
+    use std::os::unix::fs::MetadataExt;
+    let mut r = b"rill query-cache checked 1\n".to_vec();
+    for x in [
+        meta.len() as i64,
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.ino() as i64,
+        meta.dev() as i64,
+    ] {
+        r.extend(x.to_le_bytes());
+    }
+    Some(r)
+}
+
+#[cfg(not(unix))]
+fn checked_record(_: &fs::Metadata) -> Option<Vec<u8>> {
+    None
+}
+
+/// Whether metadata read at `now` or later is too recent to stand for the file's bytes
+/// (the driver's rule for source files): its newest time is within 100 ms before `now`
+/// (3 s when the file system keeps whole seconds), or after it; a write after it then
+/// leaves a later change time.
+#[cfg(unix)]
+fn racy(meta: &fs::Metadata, now: std::time::SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+    let (m, c) = (
+        ns(meta.mtime(), meta.mtime_nsec()),
+        ns(meta.ctime(), meta.ctime_nsec()),
+    );
+    let whole_seconds = meta.mtime_nsec() == 0 && meta.ctime_nsec() == 0;
+    let window = if whole_seconds {
+        3_000_000_000
+    } else {
+        100_000_000
+    };
+    let now = match now.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(_) => return true,
+    };
+    m.max(c) > now - window
+}
+
+#[cfg(not(unix))]
+fn racy(_: &fs::Metadata, _: std::time::SystemTime) -> bool {
+    true
+}
+
 /// Maps the cache file: a file that is not there, cannot be read or fails the checks
-/// made at open (see [`crate::on_disk`]) is a warning and an empty graph.
-fn map_cache_file(path: &Path, build_id: &str, hasher: HasherKind) -> Result<Store, String> {
+/// made at open (see [`crate::on_disk`]) is a warning and an empty graph. With the store,
+/// the file's [`checked_record`] and whether it was [`racy`].
+fn map_cache_file(
+    path: &Path,
+    build_id: &str,
+    hasher: HasherKind,
+) -> Result<(Store, Option<Vec<u8>>, bool), String> {
     let f = File::open(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             format!("no cache at `{}`; building from scratch", path.display())
@@ -149,15 +222,15 @@ fn map_cache_file(path: &Path, build_id: &str, hasher: HasherKind) -> Result<Sto
             )
         }
     })?;
-    let len = f
-        .metadata()
-        .map_err(|e| {
-            format!(
-                "cannot read `{}`: {e}; building from scratch",
-                path.display()
-            )
-        })?
-        .len();
+    // The time first, then the metadata: the file is read after both.
+    let now = std::time::SystemTime::now();
+    let meta = f.metadata().map_err(|e| {
+        format!(
+            "cannot read `{}`: {e}; building from scratch",
+            path.display()
+        )
+    })?;
+    let len = meta.len();
     let bytes = if len < HEADER_LEN as u64 {
         Bytes::Owned(std::fs::read(path).unwrap_or_default())
     } else {
@@ -175,14 +248,28 @@ fn map_cache_file(path: &Path, build_id: &str, hasher: HasherKind) -> Result<Sto
             }
         }
     };
-    Store::open(bytes, build_id, hasher)
-        .map_err(|e| format!("`{}` ignored: {e}; building from scratch", path.display()))
+    let store = Store::open(bytes, build_id, hasher)
+        .map_err(|e| format!("`{}` ignored: {e}; building from scratch", path.display()))?;
+    Ok((store, checked_record(&meta), racy(&meta, now)))
 }
 
 fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
     let start = Instant::now();
     let store = match map_cache_file(path, build_id, rt.options.hasher) {
-        Ok(s) => s,
+        Ok((s, record, racy)) => {
+            // A file recorded with the same metadata after its reverse section was found
+            // intact is not read again for that check (the other checks stay).
+            if let Some(record) = record {
+                if fs::read(path.with_file_name(CHECKED_FILE)).is_ok_and(|r| r == record) {
+                    s.trust_reverse();
+                } else if !racy {
+                    if let Some(c) = &rt.cache_dir {
+                        *c.unrecorded.borrow_mut() = Some(record);
+                    }
+                }
+            }
+            s
+        }
         Err(w) => {
             rt.warn(format!("query cache: {w}"));
             return;
@@ -575,6 +662,7 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         // ignored (its header names a generation no cache file has).
         let _ = std::fs::remove_file(cache.dir.join(CACHE_FILE));
         let _ = std::fs::remove_file(cache.dir.join(crate::delta::DELTA_FILE));
+        let _ = std::fs::remove_file(cache.dir.join(CHECKED_FILE));
         report.warnings.push(format!(
             "verify: {mismatches} green result(s) differ when re-executed: the cache is discarded"
         ));
@@ -586,6 +674,13 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
     crate::session::start(db);
     let generation = new_generation(rt);
     if append::<Db>(db, cache, generation, &mut report).is_some() {
+        // The cache file stays: recorded once its reverse section was found intact.
+        if rt.prev.as_ref().is_some_and(|p| p.store.reverse_checked()) {
+            if let Some(record) = cache.unrecorded.borrow_mut().take() {
+                // A record cut short names no file: the section is checked again.
+                let _ = fs::write(cache.dir.join(CHECKED_FILE), record);
+            }
+        }
         let mut stats = rt.stats.borrow_mut();
         stats.cache_save += start.elapsed();
         stats.cache_bytes_written += report.bytes;
@@ -599,6 +694,9 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
             // The journal belonged to the file just replaced (a reader that still sees it
             // ignores it: its header names the old file's generation).
             let _ = fs::remove_file(cache.dir.join(crate::delta::DELTA_FILE));
+            // So did the record of its check.
+            cache.unrecorded.borrow_mut().take();
+            let _ = fs::remove_file(cache.dir.join(CHECKED_FILE));
         }
         Err(e) => {
             let w = format!(

@@ -1429,6 +1429,18 @@ impl Store {
         }))
     }
 
+    /// Takes the reverse section as intact without reading it, for a caller that knows
+    /// the file unchanged since a check found it intact (see `cache_dir`'s
+    /// `CHECKED_FILE`). Called before any use.
+    pub(crate) fn trust_reverse(&self) {
+        let _ = self.reverse_ok.set(true);
+    }
+
+    /// Whether the reverse section has been checked (or trusted) and found intact.
+    pub(crate) fn reverse_checked(&self) -> bool {
+        self.reverse_ok.get() == Some(&true)
+    }
+
     /// Starts checking the reverse section on a thread of its own, once, when it is big
     /// enough to be worth one ([`REVERSE_AHEAD_MIN`]) and not checked yet: a session that
     /// found a change needs it ([`Store::dependents`]), and the check, which reads the

@@ -754,6 +754,82 @@ fn a_damaged_lock_file_or_temporary_file_is_harmless() {
     assert!(!report.saved && !report.warnings.is_empty(), "{report:?}");
 }
 
+/// Waits until the metadata of the file at `path` is no longer racy (newer than 100 ms,
+/// or 3 s on a file system of whole seconds), so that it can stand for the file's bytes.
+fn wait_until_settled(path: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    for _ in 0..100 {
+        let m = std::fs::metadata(path).unwrap();
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        let newest = ns(m.mtime(), m.mtime_nsec()).max(ns(m.ctime(), m.ctime_nsec()));
+        let window = if m.mtime_nsec() == 0 && m.ctime_nsec() == 0 {
+            3_100_000_000
+        } else {
+            150_000_000
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i128;
+        if now - newest > window {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("`{}` stays racy", path.display());
+}
+
+#[test]
+fn a_checked_cache_file_is_recorded_and_a_changed_or_damaged_one_is_checked_again() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, record) = (
+        dir.path().join(CACHE),
+        dir.path().join("query-cache.checked"),
+    );
+    let build = |variant: i64| -> Vec<String> {
+        let mut db = db_with(dir.path(), OnLocked::Wait);
+        set_inputs(&mut db, variant, NAMES);
+        assert_eq!(workload(&db, NAMES), expected(variant, NAMES));
+        let warnings = db.runtime().warnings().to_vec();
+        assert!(db.save().saved);
+        warnings
+    };
+    // From scratch (no cache yet: a warning).
+    build(0);
+    assert!(!record.exists());
+    wait_until_settled(&cache);
+    // A change: its push reads the reverse edges, which are checked, and the save, which
+    // keeps the cache file (an append to the journal), records the file.
+    assert_eq!(build(1), Vec::<String>::new());
+    assert!(record.exists());
+    let recorded = std::fs::read(&record).unwrap();
+    // Later changes push along the same edges without a warning, and the record stays.
+    assert!(build(0).is_empty());
+    assert!(build(1).is_empty());
+    assert_eq!(std::fs::read(&record).unwrap(), recorded);
+
+    // A damaged record names no file: the edges are checked again, and recorded again.
+    let mut bad = recorded.clone();
+    bad[0] ^= 1;
+    std::fs::write(&record, &bad).unwrap();
+    assert!(build(0).is_empty());
+    assert_eq!(std::fs::read(&record).unwrap(), recorded);
+
+    // The reverse edges damaged after the record was written: the file's metadata
+    // changed with the write, so the damage is found (a warning, and the right results).
+    let mut bytes = std::fs::read(&cache).unwrap();
+    let (at, len) = sections(&bytes)[6];
+    assert!(len > 0);
+    bytes[at + len / 2] ^= 0x20;
+    std::fs::write(&cache, &bytes).unwrap();
+    let warnings = build(1);
+    assert!(
+        warnings.iter().any(|w| w.contains("reverse edges")),
+        "{warnings:?}"
+    );
+}
+
 // ---- Child processes ----
 
 /// Runs this test binary as a child doing `role` on `dir`.

@@ -389,6 +389,8 @@ impl Session {
             cache.fsync = std::env::var_os("RILL_FSYNC").is_some_and(|v| v == "1");
             options.engine.cache = Some(cache);
         }
+        // Verify mode re-checks what the records of checked files let a build skip.
+        let trust_records = options.engine.verify == Verify::Off;
         let mut db = RillDb::new(options.engine);
         db.host.loader = Some(loader);
         db.host.change_detection = options.change_detection;
@@ -397,7 +399,12 @@ impl Session {
         db.set_span_mode((), options.spans, Durability::High);
         let mut open_warnings = Vec::new();
         let linker = match image_dir {
-            Some(dir) => linker::Linker::open(dir, db.loaded_generation(), &mut open_warnings),
+            Some(dir) => linker::Linker::open(
+                dir,
+                db.loaded_generation(),
+                trust_records,
+                &mut open_warnings,
+            ),
             None => linker::Linker::default(),
         };
         Session {

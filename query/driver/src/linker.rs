@@ -110,10 +110,12 @@ pub(crate) type CodeCheck = Box<dyn FnOnce() + Send>;
 
 impl Linker {
     /// A linker that loads and saves its state in `dir` (the query cache's directory),
-    /// for a database that loaded the cache of `generation`.
+    /// for a database that loaded the cache of `generation`. With `trust_record` false
+    /// (verify mode) the base's code is checked even when `link-state.checked` records it.
     pub(crate) fn open(
         dir: PathBuf,
         generation: Option<u64>,
+        trust_record: bool,
         warnings: &mut Vec<String>,
     ) -> Linker {
         let state = generation.and_then(|g| match load(&dir, g) {
@@ -134,7 +136,7 @@ impl Linker {
             if let Ok(meta) = file.metadata() {
                 let stat = FileStat::with_metadata(FileKind::File, &meta);
                 let record = checked_record(&stat);
-                if fs::read(dir.join(CHECKED)).is_ok_and(|r| r == record) {
+                if trust_record && fs::read(dir.join(CHECKED)).is_ok_and(|r| r == record) {
                     trusted = true;
                 } else if !stamp::is_racy(&stat, now) {
                     unrecorded = Some(record);

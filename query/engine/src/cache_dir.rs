@@ -258,9 +258,11 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
     let store = match map_cache_file(path, build_id, rt.options.hasher) {
         Ok((s, record, racy)) => {
             // A file recorded with the same metadata after its reverse section was found
-            // intact is not read again for that check (the other checks stay).
+            // intact is not read again for that check (the other checks stay). Verify mode
+            // re-checks what the record lets a build skip: it checks the section anyway.
             if let Some(record) = record {
-                if fs::read(path.with_file_name(CHECKED_FILE)).is_ok_and(|r| r == record) {
+                let trust = rt.options.verify == crate::verify::Verify::Off;
+                if trust && fs::read(path.with_file_name(CHECKED_FILE)).is_ok_and(|r| r == record) {
                     s.trust_reverse();
                 } else if !racy {
                     if let Some(c) = &rt.cache_dir {

@@ -296,6 +296,12 @@ impl StableHash<RillDb> for shared_frontend::sema::def::DefPathHash {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u128(self.0)
     }
+
+    /// A def id is the stable 128-bit hash of its def-path: as a key, its own fingerprint.
+    #[inline]
+    fn key_fingerprint(&self) -> Option<query::Fingerprint> {
+        Some(query::Fingerprint::from_u128(self.0))
+    }
 }
 
 serde_stable_hash!(

@@ -25,6 +25,17 @@ pub trait StableHash<Cx: ?Sized = ()> {
     /// Feeds `self` to the hasher.
     fn stable_hash(&self, hasher: &mut StableHasher);
 
+    /// The value's fingerprint as a query's key, when the value is a stable 128-bit hash
+    /// already (an id made by hashing a stable name): the key's fingerprint is then the
+    /// value itself, which saves hashing it when its node is made. `None` (the default):
+    /// the key is hashed. Keys of one query are all of one type, and a node is found by
+    /// its query and its key's fingerprint, so an id and a hash of another type's value
+    /// cannot be taken for each other.
+    #[inline]
+    fn key_fingerprint(&self) -> Option<Fingerprint> {
+        None
+    }
+
     /// Feeds a slice of values (not its length). Overridden for bytes, which are fed in
     /// one write rather than one call per byte (as `std::hash::Hash::hash_slice`).
     #[inline]

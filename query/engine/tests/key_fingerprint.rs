@@ -1,6 +1,7 @@
-//! Keys that are stable hashes themselves (`StableHash::key_fingerprint`): such a key is
-//! its node's fingerprint without being hashed, and its memos are found again, loaded
-//! and re-executed in a later session like those of any key.
+//! Keys with fingerprints of their own (`StableHash::key_fingerprint`: an id that is a
+//! stable hash already, a tuple of such): such a key is its node's fingerprint without
+//! being hashed, and its memos are found again, loaded and re-executed in a later session
+//! like those of any key.
 
 use query::{
     define_queries, CacheOptions, DatabaseExt, Durability, Fingerprint, Options, StableHash,
@@ -44,7 +45,9 @@ define_queries! {
     query [cache_on_disk] fn double(Id) -> u64, "doubling a number", double;
     /// The same, keyed by a hashed id.
     query [cache_on_disk] fn double_plain(Plain) -> u64, "doubling a number", double_plain;
-    /// The sum of both doubles of keys `0..n`.
+    /// The number of the first id doubled, keyed by a pair of ids (persisted).
+    query [cache_on_disk] fn pair((Id, Id)) -> u64, "doubling a number", pair;
+    /// The sum of the three doubles of keys `0..n`.
     query [cache_on_disk] fn total(u32) -> u64, "summing", total;
 }
 
@@ -67,9 +70,17 @@ fn double_plain(db: &Db, k: Plain) -> u64 {
     db.base(number(k.0)) * 2
 }
 
+fn pair(db: &Db, (a, _): (Id, Id)) -> u64 {
+    db.base(number(a.0)) * 2
+}
+
 fn total(db: &Db, n: u32) -> u64 {
     (0..n)
-        .map(|i| db.double(Id(id(i))) + db.double_plain(Plain(id(i))))
+        .map(|i| {
+            db.double(Id(id(i)))
+                + db.double_plain(Plain(id(i)))
+                + db.pair((Id(id(i)), Id(id((i + 1) % n))))
+        })
         .sum()
 }
 
@@ -93,7 +104,7 @@ fn set_all(db: &mut Db, changed: Option<u32>) {
 
 fn expected(changed: Option<u32>) -> u64 {
     (0..KEYS)
-        .map(|i| 4 * (u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000))
+        .map(|i| 6 * (u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000))
         .sum()
 }
 
@@ -111,6 +122,18 @@ fn a_key_that_is_its_own_fingerprint_is_not_hashed() {
     let own = stat(&db, "double", |s| s.hashed_bytes);
     let plain = stat(&db, "double_plain", |s| s.hashed_bytes);
     assert_eq!(plain - own, 16 * u64::from(KEYS));
+    // A pair of such keys is not hashed either.
+    assert_eq!(stat(&db, "pair", |s| s.hashed_bytes), own);
+}
+
+#[test]
+fn a_tuple_of_keys_combines_their_fingerprints_in_order() {
+    let (a, b) = (Id(id(1)), Id(id(2)));
+    let fp = |k: &(Id, Id)| StableHash::<()>::key_fingerprint(k).unwrap();
+    assert_ne!(fp(&(a, b)), fp(&(b, a)));
+    assert_eq!(fp(&(a, b)), fp(&(a, b)));
+    // A part without a fingerprint of its own: the tuple is hashed.
+    assert_eq!(StableHash::<()>::key_fingerprint(&(a, 7u32)), None);
 }
 
 #[test]
@@ -136,10 +159,11 @@ fn keys_that_are_their_own_fingerprints_are_found_again_in_a_loaded_session() {
     let mut db = db_in(dir.path());
     set_all(&mut db, Some(11));
     assert_eq!(db.total(KEYS), expected(Some(11)));
-    for query in ["double", "double_plain", "total"] {
+    for query in ["double", "double_plain", "pair", "total"] {
         assert_eq!(stat(&db, query, |s| s.executed), 1, "{query}");
     }
     assert_eq!(stat(&db, "double", |s| s.loaded), u64::from(KEYS) - 1);
+    assert_eq!(stat(&db, "pair", |s| s.loaded), u64::from(KEYS) - 1);
     for i in 0..KEYS {
         let v = u64::from(i) + 1 + u64::from(i == 11) * 1000;
         assert_eq!(db.double(Id(id(i))), 2 * v);

@@ -296,6 +296,12 @@ impl StableHash<RillDb> for shared_frontend::sema::def::DefPathHash {
     fn stable_hash(&self, h: &mut StableHasher) {
         h.write_u128(self.0)
     }
+
+    /// A def id is the stable 128-bit hash of its def-path: as a key, its own fingerprint.
+    #[inline]
+    fn key_fingerprint(&self) -> Option<query::Fingerprint> {
+        Some(query::Fingerprint::from_u128(self.0))
+    }
 }
 
 serde_stable_hash!(
@@ -321,9 +327,21 @@ serde_stable_hash!(
     TypeckOut,
     Granularity,
     SpanMode,
-    shared_frontend::intern::Symbol,
     shared_frontend::sema::resolve::NameBindings,
 );
+
+/// A name: hashed as its text through serde; as a key (a module's name in
+/// `item_binding`, `resolve_name`), its text's digest.
+impl StableHash<RillDb> for shared_frontend::intern::Symbol {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        hash_serde(self, h)
+    }
+
+    #[inline]
+    fn key_fingerprint(&self) -> Option<query::Fingerprint> {
+        Some(query::Fingerprint::of_bytes(self.as_str().as_bytes()))
+    }
+}
 
 /// How a source file was read: its bytes, or the I/O error (as the OS reported it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

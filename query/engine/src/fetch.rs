@@ -261,6 +261,9 @@ fn new_slot<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
 }
 
 fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
+    if let Some(fp) = crate::StableHash::<Q::Db>::key_fingerprint(key) {
+        return fp;
+    }
     let rt = db.runtime();
     let mut h = StableHasher::new(rt.options.hasher);
     crate::StableHash::<Q::Db>::stable_hash(key, &mut h);

@@ -28,6 +28,22 @@ impl Fingerprint {
         Fingerprint(u64::from_le_bytes(lo), u64::from_le_bytes(hi))
     }
 
+    /// The xxh3-128 digest of `bytes`, the same in every process: a key's own
+    /// fingerprint for a name (`StableHash::key_fingerprint`).
+    pub fn of_bytes(bytes: &[u8]) -> Fingerprint {
+        Fingerprint::from_u128(xxhash_rust::xxh3::xxh3_128(bytes))
+    }
+
+    /// `self`, then `other`: a fingerprint of the pair (the order matters), as rustc
+    /// combines fingerprints.
+    #[inline]
+    pub fn combine(self, other: Fingerprint) -> Fingerprint {
+        Fingerprint(
+            self.0.wrapping_mul(3).wrapping_add(other.0),
+            self.1.wrapping_mul(3).wrapping_add(other.1),
+        )
+    }
+
     /// Builds a fingerprint from a 128-bit integer (xxh3's output).
     pub fn from_u128(x: u128) -> Fingerprint {
         Fingerprint(x as u64, (x >> 64) as u64)

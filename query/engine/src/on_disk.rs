@@ -87,8 +87,9 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 /// kind as a varint with flags and durability in one byte, the result fingerprints
 /// stored once each, table slots of 32 bits. 7: record and key offsets grouped, a table of
 /// 5/4 of the nodes and one more slots (not a power of two); the driver's compact value
-/// encodings.)
-pub const FORMAT_VERSION: u32 = 7;
+/// encodings. 8: a key with a fingerprint of its own, `StableHash::key_fingerprint`
+/// (a def id, a name's digest, a tuple of such), is not hashed.)
+pub const FORMAT_VERSION: u32 = 8;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x06";
 pub(crate) const HEADER_LEN: usize = 64;

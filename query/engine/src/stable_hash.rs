@@ -25,6 +25,18 @@ pub trait StableHash<Cx: ?Sized = ()> {
     /// Feeds `self` to the hasher.
     fn stable_hash(&self, hasher: &mut StableHasher);
 
+    /// The value's fingerprint as a query's key, when the value has one of its own that
+    /// is stable and cheaper than hashing it: a stable 128-bit hash already (an id made
+    /// by hashing a stable name) is its own, a name may be its text's digest
+    /// ([`Fingerprint::of_bytes`]), a tuple of such keys combines theirs. It saves hashing
+    /// the key when its node is made. `None` (the default): the key is hashed. Keys of one query are all of one type, and a node is found by
+    /// its query and its key's fingerprint, so an id and a hash of another type's value
+    /// cannot be taken for each other.
+    #[inline]
+    fn key_fingerprint(&self) -> Option<Fingerprint> {
+        None
+    }
+
     /// Feeds a slice of values (not its length). Overridden for bytes, which are fed in
     /// one write rather than one call per byte (as `std::hash::Hash::hash_slice`).
     #[inline]
@@ -244,6 +256,14 @@ macro_rules! tuple_impls {
             #[inline]
             fn stable_hash(&self, h: &mut StableHasher) {
                 $(StableHash::<Cx>::stable_hash(&self.$n, h);)+
+            }
+
+            /// The parts' own key fingerprints combined in order, if each has one.
+            #[inline]
+            fn key_fingerprint(&self) -> Option<Fingerprint> {
+                let fp = Fingerprint::ZERO;
+                $(let fp = fp.combine(StableHash::<Cx>::key_fingerprint(&self.$n)?);)+
+                Some(fp)
             }
         }
     )*};

@@ -42,14 +42,18 @@ impl Vals {
     fn reset(&mut self, f: &IrFunction, classes: &RegClasses, tracked: usize) {
         let n = f.vregs.len();
         self.slot_of.clear();
-        self.slot_of.extend((0..n).map(|r| {
-            let gi = classes.global_index[r] as usize;
-            if gi < tracked {
-                gi as u32
-            } else {
-                (tracked + r) as u32
-            }
-        }));
+        self.slot_of.extend(
+            classes.global_index[..n]
+                .iter()
+                .enumerate()
+                .map(|(r, &gi)| {
+                    if (gi as usize) < tracked {
+                        gi
+                    } else {
+                        (tracked + r) as u32
+                    }
+                }),
+        );
         if tracked == classes.globals.len() {
             if self.vals.len() < tracked + n {
                 self.vals.resize(tracked + n, Lat::Varying);
@@ -215,50 +219,81 @@ impl<'a> Analysis<'a> {
 
     fn scan(&mut self, b: usize) {
         let f = self.f;
-        let mut rewrite = false;
         let insts = &f.blocks[b].insts;
         let first = self.first_inst[b] as usize;
         let acts = &mut self.acts[first..first + insts.len()];
         let vals = &mut self.vals;
+        let (classes, dirty) = (&self.classes, &mut self.dirty);
         // Globals are tracked all or none: untracked ones written here are reset on the
         // next entry.
         let untracked = self.tracked == 0;
-        for (inst, slot) in insts.iter().zip(acts.iter_mut()) {
-            let Some((d, mut v)) = eval_def(f, inst, vals) else {
-                *slot = Act::Keep;
-                continue;
-            };
-            // Only pure instructions (constants, copies, casts, unary and binary ones)
-            // have a known result.
-            let act = match v {
-                Lat::Const(c) => {
-                    if matches!(*inst, Inst::Const { value, .. } if value == c) {
+        // The actions before `kept` are this scan's; `Keep` is written only up to an
+        // instruction to rewrite (a block without one has its actions unread, unless
+        // its branch is folded: then they are completed below).
+        let mut kept = 0;
+        for (i, inst) in insts.iter().enumerate() {
+            // The register written, its value (known only for constants and copies,
+            // casts, unary and binary instructions of known operands: all pure) and
+            // what the rewrite does.
+            let (d, v, act) = match *inst {
+                Inst::Const { dst, value } => {
+                    let c = canon(f.ty(dst), value);
+                    let act = if c == value {
                         Act::Keep
                     } else {
-                        Act::Fold(d, c)
-                    }
+                        Act::Fold(dst, c)
+                    };
+                    (dst, Lat::Const(c), act)
                 }
-                Lat::Varying => match *inst {
-                    Inst::Binary { op, dst, lhs, rhs } => {
-                        let (a, b) = (vals.get(lhs), vals.get(rhs));
-                        let act = simplify_binary(f, op, dst, lhs, rhs, a, b);
+                Inst::Copy { dst, src } | Inst::Cast { dst, src } => match vals.get(src) {
+                    Lat::Const(s) => {
+                        let c = eval_cast(f.ty(dst), s);
+                        (dst, Lat::Const(c), Act::Fold(dst, c))
+                    }
+                    Lat::Varying => (dst, Lat::Varying, Act::Keep),
+                },
+                Inst::Unary { op, dst, src } => match vals.get(src) {
+                    Lat::Const(s) => {
+                        let c = canon(f.ty(dst), eval_unary(op, f.ty(src), s));
+                        (dst, Lat::Const(c), Act::Fold(dst, c))
+                    }
+                    Lat::Varying => (dst, Lat::Varying, Act::Keep),
+                },
+                Inst::Binary { op, dst, lhs, rhs } => {
+                    let (a, b) = (vals.get(lhs), vals.get(rhs));
+                    let known = match (a, b) {
+                        (Lat::Const(x), Lat::Const(y)) => {
+                            eval_binary(op, f.ty(lhs), x, y).map(|v| canon(f.ty(dst), v))
+                        }
+                        _ => None,
+                    };
+                    match known {
+                        Some(c) => (dst, Lat::Const(c), Act::Fold(dst, c)),
                         // An identity's constant is the instruction's value, so the
                         // reads of it fold in this run (`x * 0`, `x - x`, ...).
-                        if let Some(Act::Const(_, c)) = act {
-                            v = Lat::Const(c);
-                        }
-                        act.unwrap_or(Act::Keep)
+                        None => match simplify_binary(f, op, dst, lhs, rhs, a, b) {
+                            Some(act @ Act::Const(_, c)) => (dst, Lat::Const(c), act),
+                            Some(act) => (dst, Lat::Varying, act),
+                            None => (dst, Lat::Varying, Act::Keep),
+                        },
                     }
-                    _ => Act::Keep,
+                }
+                _ => match def_of(inst) {
+                    Some(d) => (d, Lat::Varying, Act::Keep),
+                    None => continue,
                 },
             };
-            rewrite |= !matches!(act, Act::Keep);
             vals.set(d, v);
-            if untracked && self.classes.global_index[d.0 as usize] != NONE {
-                self.dirty.push(d);
+            if untracked && classes.global_index[d.0 as usize] != NONE {
+                dirty.push(d);
             }
-            *slot = act;
+            if !matches!(act, Act::Keep) {
+                acts[kept..i].fill(Act::Keep);
+                acts[i] = act;
+                kept = i + 1;
+            }
         }
+        let rewrite = kept > 0;
         let mut jump_to = NONE;
         if let Terminator::Branch {
             cond,
@@ -272,6 +307,9 @@ impl<'a> Analysis<'a> {
                 Lat::Const(_) => then_block.0,
                 Lat::Varying => NONE,
             };
+        }
+        if rewrite || jump_to != NONE {
+            self.acts[first + kept..first + insts.len()].fill(Act::Keep);
         }
         self.jump_to[b] = jump_to;
         self.rewrite[b] = rewrite || jump_to != NONE;
@@ -497,42 +535,6 @@ pub(super) fn fold_constants_unchecked(
         cfg: cfg_changed,
         ..Changes::default()
     }
-}
-
-/// The register an instruction writes and the value it computes there, from the
-/// scratch values (unknown unless it is a constant or a copy, cast, unary or binary
-/// instruction of known operands).
-#[inline]
-fn eval_def(f: &IrFunction, inst: &Inst, vals: &Vals) -> Option<(VReg, Lat)> {
-    let known = |r: VReg| match vals.get(r) {
-        Lat::Const(c) => Some(c),
-        Lat::Varying => None,
-    };
-    let (dst, v) = match *inst {
-        Inst::Const { dst, value } => (dst, Some(canon(f.ty(dst), value))),
-        Inst::Copy { dst, src } | Inst::Cast { dst, src } => {
-            (dst, known(src).map(|v| eval_cast(f.ty(dst), v)))
-        }
-        Inst::Unary { op, dst, src } => (
-            dst,
-            known(src).map(|v| canon(f.ty(dst), eval_unary(op, f.ty(src), v))),
-        ),
-        Inst::Binary { op, dst, lhs, rhs } => (
-            dst,
-            match (known(lhs), known(rhs)) {
-                (Some(a), Some(b)) => eval_binary(op, f.ty(lhs), a, b).map(|v| canon(f.ty(dst), v)),
-                _ => None,
-            },
-        ),
-        _ => (def_of(inst)?, None),
-    };
-    Some((
-        dst,
-        match v {
-            Some(c) => Lat::Const(c),
-            None => Lat::Varying,
-        },
-    ))
 }
 
 /// Makes `v` at least `n` long, filling new elements with `fill` (a longer buffer keeps

@@ -202,11 +202,13 @@ impl<'a> Analysis<'a> {
 
     /// Loads a block's entry state into the scratch values.
     fn enter(&mut self, b: usize) {
-        for r in self.dirty.drain(..) {
-            self.vals.set(r, Lat::Varying);
+        if !self.dirty.is_empty() {
+            for r in self.dirty.drain(..) {
+                self.vals.set(r, Lat::Varying);
+            }
         }
-        if self.reached[b] {
-            let t = self.tracked;
+        let t = self.tracked;
+        if t != 0 && self.reached[b] {
             self.vals
                 .tracked(t)
                 .copy_from_slice(&self.state[b * t..(b + 1) * t]);

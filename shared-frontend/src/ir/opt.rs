@@ -152,8 +152,9 @@ thread_local! {
     /// Buffers reused by the [`optimize`] calls of one thread, so that optimizing many
     /// small functions does not allocate them anew each time. Results never depend on
     /// what is left here: every pass clears or resizes a buffer before reading it (or,
-    /// for folding's per-block entry states, writes a row before reading it), and the
-    /// cached analyses are marked stale when a call starts.
+    /// for folding's per-block entry states, per-instruction actions, branch targets
+    /// and scratch values, writes an element before reading it), and the cached
+    /// analyses are marked stale when a call starts.
     static SCRATCH: spare::Spare<(visit::Scratch, fold::FoldBufs)> =
         const { std::cell::Cell::new(None) };
 }

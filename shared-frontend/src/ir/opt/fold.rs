@@ -10,7 +10,7 @@
 //! registers); parameters are unknown. A division or remainder whose check would panic
 //! is never folded: its check is a branch, and folding that branch is what removes it.
 
-use super::visit::{def_of, is_pure, RegClasses, Scratch, NONE};
+use super::visit::{def_of, RegClasses, Scratch, NONE};
 use super::{Changes, OptStats};
 use crate::ir::interp::scalar::{bits_of, canon, eval_binary, eval_cast, eval_unary};
 use crate::ir::{BlockId, Inst, IrBinOp, IrFunction, ScalarTy, Terminator, VReg};
@@ -25,14 +25,6 @@ enum Lat {
     Varying,
 }
 
-fn meet(a: Lat, b: Lat) -> Lat {
-    if a == b {
-        a
-    } else {
-        Lat::Varying
-    }
-}
-
 /// The values of all registers at one point of a scan: the tracked globals first and
 /// contiguous (in global order, so a block's entry state loads and merges as one slice),
 /// then every other register at `tracked + r`.
@@ -43,20 +35,33 @@ pub(super) struct Vals {
 }
 
 impl Vals {
-    /// Lays out the registers of `f` for `tracked` tracked globals, all unknown.
+    /// Lays out the registers of `f` for `tracked` tracked globals. The untracked globals
+    /// start unknown; the other slots are written before they are read (a tracked
+    /// global's when a reached block is entered, a local's by its block's first write),
+    /// so when every global is tracked they keep what they hold.
     fn reset(&mut self, f: &IrFunction, classes: &RegClasses, tracked: usize) {
         let n = f.vregs.len();
         self.slot_of.clear();
-        self.slot_of.extend((0..n).map(|r| {
-            let gi = classes.global_index[r] as usize;
-            if gi < tracked {
-                gi as u32
-            } else {
-                (tracked + r) as u32
+        self.slot_of.extend(
+            classes.global_index[..n]
+                .iter()
+                .enumerate()
+                .map(|(r, &gi)| {
+                    if (gi as usize) < tracked {
+                        gi
+                    } else {
+                        (tracked + r) as u32
+                    }
+                }),
+        );
+        if tracked == classes.globals.len() {
+            if self.vals.len() < tracked + n {
+                self.vals.resize(tracked + n, Lat::Varying);
             }
-        }));
-        self.vals.clear();
-        self.vals.resize(tracked + n, Lat::Varying);
+        } else {
+            self.vals.clear();
+            self.vals.resize(tracked + n, Lat::Varying);
+        }
     }
 
     #[inline]
@@ -141,9 +146,11 @@ impl<'a> Analysis<'a> {
             0
         };
         // Only the entry's row is read before it is written (a block's row is first
-        // written when the block is reached), so the others keep what they hold.
+        // written when the block is reached), so the others keep what they hold (and a
+        // longer buffer is not cut: refilling it for the next function would cost a
+        // write of every row).
         let mut state = std::mem::take(&mut bufs.state);
-        state.resize(f.blocks.len() * tracked, Lat::Const(0));
+        grow(&mut state, f.blocks.len() * tracked, Lat::Const(0));
         let entry_row = tracked.min(state.len());
         state[..entry_row].fill(Lat::Const(0));
         let mut reached = std::mem::take(&mut bufs.reached);
@@ -170,14 +177,14 @@ impl<'a> Analysis<'a> {
             count += b.insts.len() as u32;
             start
         }));
-        // Written by a block's scan before the rewrite reads them.
+        // Written by a block's scan before the rewrite reads them (it reads them for
+        // reached blocks only, and every reached block is scanned).
         let mut acts = std::mem::take(&mut bufs.acts);
-        acts.resize(count as usize, Act::Keep);
+        grow(&mut acts, count as usize, Act::Keep);
         let mut jump_to = std::mem::take(&mut bufs.jump_to);
-        jump_to.resize(f.blocks.len(), NONE);
+        grow(&mut jump_to, f.blocks.len(), NONE);
         let mut rewrite = std::mem::take(&mut bufs.rewrite);
-        rewrite.clear();
-        rewrite.resize(f.blocks.len(), false);
+        grow(&mut rewrite, f.blocks.len(), false);
         Analysis {
             f,
             classes,
@@ -195,11 +202,13 @@ impl<'a> Analysis<'a> {
 
     /// Loads a block's entry state into the scratch values.
     fn enter(&mut self, b: usize) {
-        for r in self.dirty.drain(..) {
-            self.vals.set(r, Lat::Varying);
+        if !self.dirty.is_empty() {
+            for r in self.dirty.drain(..) {
+                self.vals.set(r, Lat::Varying);
+            }
         }
-        if self.reached[b] {
-            let t = self.tracked;
+        let t = self.tracked;
+        if t != 0 && self.reached[b] {
             self.vals
                 .tracked(t)
                 .copy_from_slice(&self.state[b * t..(b + 1) * t]);
@@ -210,54 +219,83 @@ impl<'a> Analysis<'a> {
         self.vals.get(r)
     }
 
-    /// The value an instruction computes, from the scratch values.
-    fn eval(&self, inst: &Inst) -> Lat {
-        eval_with(self.f, inst, &self.vals)
-    }
-
-    fn set(&mut self, r: VReg, v: Lat) {
-        self.vals.set(r, v);
-        // Globals are tracked all or none.
-        if self.tracked == 0 && self.classes.global_index[r.0 as usize] != NONE {
-            self.dirty.push(r);
-        }
-    }
-
     fn scan(&mut self, b: usize) {
         let f = self.f;
-        let mut rewrite = false;
+        let insts = &f.blocks[b].insts;
         let first = self.first_inst[b] as usize;
-        for (i, inst) in f.blocks[b].insts.iter().enumerate() {
-            let mut act = Act::Keep;
-            if let Some(d) = def_of(inst) {
-                let mut v = self.eval(inst);
-                act = match v {
-                    Lat::Const(c) if is_pure(inst) => {
-                        if matches!(*inst, Inst::Const { value, .. } if value == c) {
-                            Act::Keep
-                        } else {
-                            Act::Fold(d, c)
-                        }
+        let acts = &mut self.acts[first..first + insts.len()];
+        let vals = &mut self.vals;
+        let (classes, dirty) = (&self.classes, &mut self.dirty);
+        // Globals are tracked all or none: untracked ones written here are reset on the
+        // next entry.
+        let untracked = self.tracked == 0;
+        // The actions before `kept` are this scan's; `Keep` is written only up to an
+        // instruction to rewrite (a block without one has its actions unread, unless
+        // its branch is folded: then they are completed below).
+        let mut kept = 0;
+        for (i, inst) in insts.iter().enumerate() {
+            // The register written, its value (known only for constants and copies,
+            // casts, unary and binary instructions of known operands: all pure) and
+            // what the rewrite does.
+            let (d, v, act) = match *inst {
+                Inst::Const { dst, value } => {
+                    let c = canon(f.ty(dst), value);
+                    let act = if c == value {
+                        Act::Keep
+                    } else {
+                        Act::Fold(dst, c)
+                    };
+                    (dst, Lat::Const(c), act)
+                }
+                Inst::Copy { dst, src } | Inst::Cast { dst, src } => match vals.get(src) {
+                    Lat::Const(s) => {
+                        let c = eval_cast(f.ty(dst), s);
+                        (dst, Lat::Const(c), Act::Fold(dst, c))
                     }
-                    _ => match *inst {
-                        Inst::Binary { op, dst, lhs, rhs } => {
-                            let (a, b) = (self.vals.get(lhs), self.vals.get(rhs));
-                            let act = simplify_binary(f, op, dst, lhs, rhs, a, b);
-                            // An identity's constant is the instruction's value, so the
-                            // reads of it fold in this run (`x * 0`, `x - x`, ...).
-                            if let Some(Act::Const(_, c)) = act {
-                                v = Lat::Const(c);
-                            }
-                            act.unwrap_or(Act::Keep)
+                    Lat::Varying => (dst, Lat::Varying, Act::Keep),
+                },
+                Inst::Unary { op, dst, src } => match vals.get(src) {
+                    Lat::Const(s) => {
+                        let c = canon(f.ty(dst), eval_unary(op, f.ty(src), s));
+                        (dst, Lat::Const(c), Act::Fold(dst, c))
+                    }
+                    Lat::Varying => (dst, Lat::Varying, Act::Keep),
+                },
+                Inst::Binary { op, dst, lhs, rhs } => {
+                    let (a, b) = (vals.get(lhs), vals.get(rhs));
+                    let known = match (a, b) {
+                        (Lat::Const(x), Lat::Const(y)) => {
+                            eval_binary(op, f.ty(lhs), x, y).map(|v| canon(f.ty(dst), v))
                         }
-                        _ => Act::Keep,
-                    },
-                };
-                rewrite |= !matches!(act, Act::Keep);
-                self.set(d, v);
+                        _ => None,
+                    };
+                    match known {
+                        Some(c) => (dst, Lat::Const(c), Act::Fold(dst, c)),
+                        // An identity's constant is the instruction's value, so the
+                        // reads of it fold in this run (`x * 0`, `x - x`, ...).
+                        None => match simplify_binary(f, op, dst, lhs, rhs, a, b) {
+                            Some(act @ Act::Const(_, c)) => (dst, Lat::Const(c), act),
+                            Some(act) => (dst, Lat::Varying, act),
+                            None => (dst, Lat::Varying, Act::Keep),
+                        },
+                    }
+                }
+                _ => match def_of(inst) {
+                    Some(d) => (d, Lat::Varying, Act::Keep),
+                    None => continue,
+                },
+            };
+            vals.set(d, v);
+            if untracked && classes.global_index[d.0 as usize] != NONE {
+                dirty.push(d);
             }
-            self.acts[first + i] = act;
+            if !matches!(act, Act::Keep) {
+                acts[kept..i].fill(Act::Keep);
+                acts[i] = act;
+                kept = i + 1;
+            }
         }
+        let rewrite = kept > 0;
         let mut jump_to = NONE;
         if let Terminator::Branch {
             cond,
@@ -271,6 +309,9 @@ impl<'a> Analysis<'a> {
                 Lat::Const(_) => then_block.0,
                 Lat::Varying => NONE,
             };
+        }
+        if rewrite || jump_to != NONE {
+            self.acts[first + kept..first + insts.len()].fill(Act::Keep);
         }
         self.jump_to[b] = jump_to;
         self.rewrite[b] = rewrite || jump_to != NONE;
@@ -329,11 +370,12 @@ impl<'a> Analysis<'a> {
                         row.copy_from_slice(exit);
                         true
                     } else {
+                        // The meet changes a slot exactly when it is a constant the
+                        // exit value differs from.
                         let mut changed = false;
                         for (slot, &v) in row.iter_mut().zip(exit.iter()) {
-                            let m = meet(*slot, v);
-                            if m != *slot {
-                                *slot = m;
+                            if *slot != v && *slot != Lat::Varying {
+                                *slot = Lat::Varying;
                                 changed = true;
                             }
                         }
@@ -497,29 +539,10 @@ pub(super) fn fold_constants_unchecked(
     }
 }
 
-/// [`Analysis::eval`] over a plain value array.
-#[inline]
-fn eval_with(f: &IrFunction, inst: &Inst, vals: &Vals) -> Lat {
-    let known = |r: VReg| match vals.get(r) {
-        Lat::Const(c) => Some(c),
-        Lat::Varying => None,
-    };
-    let v = match *inst {
-        Inst::Const { dst, value } => Some(canon(f.ty(dst), value)),
-        Inst::Copy { dst, src } | Inst::Cast { dst, src } => {
-            known(src).map(|v| eval_cast(f.ty(dst), v))
-        }
-        Inst::Unary { op, dst, src } => {
-            known(src).map(|v| canon(f.ty(dst), eval_unary(op, f.ty(src), v)))
-        }
-        Inst::Binary { op, dst, lhs, rhs } => match (known(lhs), known(rhs)) {
-            (Some(a), Some(b)) => eval_binary(op, f.ty(lhs), a, b).map(|v| canon(f.ty(dst), v)),
-            _ => None,
-        },
-        _ => None,
-    };
-    match v {
-        Some(c) => Lat::Const(c),
-        None => Lat::Varying,
+/// Makes `v` at least `n` long, filling new elements with `fill` (a longer buffer keeps
+/// its length and contents).
+fn grow<T: Copy>(v: &mut Vec<T>, n: usize, fill: T) {
+    if v.len() < n {
+        v.resize(n, fill);
     }
 }

@@ -594,3 +594,54 @@ fn unreachable_blocks_are_left_to_cfg_simplification_inside_optimize() {
             -- 7Finished"#]],
     );
 }
+
+/// The buffers [`optimize`] keeps between calls on one thread (folding's per-instruction
+/// actions, per-block entry states and branch targets, which are not cleared between
+/// functions) leave no trace: a function whose instructions fold, then one whose only
+/// rewrite is a branch on a constant, optimize as each does on a fresh thread.
+#[test]
+fn buffers_reused_between_functions_leave_no_trace() {
+    let folding = {
+        let mut b = FunctionBuilder::new("main");
+        let mut x = b.iconst(I64, 1);
+        for _ in 0..8 {
+            let one = b.iconst(I64, 1);
+            x = b.binary(IrBinOp::Add, x, one);
+        }
+        let next = b.block();
+        b.jump(next);
+        b.switch_to(next);
+        let y = b.binary(IrBinOp::Mul, x, x);
+        b.print_int(y);
+        finish(b)
+    };
+    let branching = {
+        let mut b = FunctionBuilder::new("g");
+        let p = b.param(I64);
+        let mut v = p;
+        for _ in 0..8 {
+            v = b.binary(IrBinOp::Mul, v, p);
+        }
+        let yes_cond = b.bconst(true);
+        let (yes, no) = (b.block(), b.block());
+        b.branch(yes_cond, yes, no);
+        b.switch_to(yes);
+        b.print_int(v);
+        b.ret(None);
+        b.switch_to(no);
+        b.print_str("no\n");
+        b.ret(None);
+        b.finish()
+    };
+    let fresh = |f: &IrFunction| {
+        let f = f.clone();
+        std::thread::spawn(move || optimize(&f)).join().unwrap()
+    };
+    let (folding_alone, branching_alone) = (fresh(&folding), fresh(&branching));
+    assert!(listing(&branching_alone).contains("mul"));
+    assert!(!listing(&branching_alone).contains("no\\n"));
+    for _ in 0..2 {
+        assert_eq!(optimize(&folding), folding_alone);
+        assert_eq!(optimize(&branching), branching_alone);
+    }
+}

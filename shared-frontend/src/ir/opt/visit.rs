@@ -424,31 +424,41 @@ fn rpo_into(
     // A visited block's index is not NONE (0 until numbered at the end).
     index.resize(n, NONE);
     // (block, its successors not visited yet from it; NONE when none), the terminator
-    // decoded once per block.
-    let succs = |b: u32| {
-        successors(&f.blocks[b as usize].term).map(|s| match s {
-            Some(s) if (s.0 as usize) < n => s.0,
-            _ => NONE,
-        })
+    // decoded once per block. Every block is pushed at most once, so the stack is a
+    // buffer of `n` entries with a top (a longer one keeps its length).
+    let blocks = &f.blocks[..];
+    let target = |t: BlockId| if (t.0 as usize) < n { t.0 } else { NONE };
+    let entry = |b: u32| match blocks[b as usize].term {
+        Terminator::Jump(t) => (b, target(t), NONE),
+        Terminator::Branch {
+            then_block,
+            else_block,
+            ..
+        } => (b, target(then_block), target(else_block)),
+        Terminator::Return(_) | Terminator::Panic(_) | Terminator::Unreachable => (b, NONE, NONE),
     };
-    stack.clear();
-    let [s0, s1] = succs(0);
-    stack.push((0, s0, s1));
+    if stack.len() < n {
+        stack.resize(n, (0, 0, 0));
+    }
+    post.reserve(n);
+    stack[0] = entry(0);
+    let mut top = 1usize;
     index[0] = 0;
-    while let Some(top) = stack.last_mut() {
-        let next = if top.1 != NONE {
-            std::mem::replace(&mut top.1, NONE)
-        } else if top.2 != NONE {
-            std::mem::replace(&mut top.2, NONE)
+    while top > 0 {
+        let e = &mut stack[top - 1];
+        let next = if e.1 != NONE {
+            std::mem::replace(&mut e.1, NONE)
+        } else if e.2 != NONE {
+            std::mem::replace(&mut e.2, NONE)
         } else {
-            post.push(top.0);
-            stack.pop();
+            post.push(e.0);
+            top -= 1;
             continue;
         };
         if index[next as usize] == NONE {
             index[next as usize] = 0;
-            let [s0, s1] = succs(next);
-            stack.push((next, s0, s1));
+            stack[top] = entry(next);
+            top += 1;
         }
     }
     post.reverse();

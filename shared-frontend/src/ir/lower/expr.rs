@@ -83,15 +83,19 @@ impl<'a> Lowerer<'a> {
                 Value::None
             }
             TExprKind::Cast { source, from, to } => self.cast(*source, from, *to, dest),
-            TExprKind::Call { callee, args } => self.call(*callee, args, ty, dest),
+            TExprKind::Call { callee, args } => {
+                self.call(*callee, self.thir.expr_list(*args), ty, dest)
+            }
             TExprKind::Field { .. } | TExprKind::Index { .. } => {
                 let p = self.place(e);
                 self.read(p, ty, dest)
             }
-            TExprKind::StructLit { def, fields } => self.struct_lit(*def, fields, ty, dest),
-            TExprKind::Array(elems) => self.array(elems, ty, dest),
+            TExprKind::StructLit { def, fields } => {
+                self.struct_lit(*def, self.thir.fields(*fields), ty, dest)
+            }
+            TExprKind::Array(elems) => self.array(self.thir.expr_list(*elems), ty, dest),
             TExprKind::Repeat { value, count } => self.repeat(*value, *count, ty, dest),
-            TExprKind::Block { stmts, tail } => self.block(stmts, *tail, dest),
+            TExprKind::Block { stmts, tail } => self.block(self.thir.stmts(*stmts), *tail, dest),
             TExprKind::If {
                 cond,
                 then_branch,
@@ -125,7 +129,7 @@ impl<'a> Lowerer<'a> {
                 Value::None
             }
             TExprKind::Println { pieces, args } => {
-                self.println(pieces, args);
+                self.println(pieces, self.thir.expr_list(*args));
                 Value::None
             }
             TExprKind::NeverToAny(x) => {

@@ -401,14 +401,14 @@ impl<'a> Evaluator<'a> {
                     _ => self.finish(),
                 }
             }
-            TExprKind::Cast { source, from, to } => {
+            TExprKind::Cast { source, to, .. } => {
                 if f.phase == 0 {
                     return self.then_enter(1, *source, false);
                 }
-                let x = self.pop(span)?;
-                if !matches!(from, Ty::Int(_) | Ty::Bool) {
+                if !matches!(self.expr(*source)?.ty, Ty::Int(_) | Ty::Bool) {
                     return Err(self.internal(span, "a cast from a non-scalar type"));
                 }
+                let x = self.pop(span)?;
                 self.stack.push(arith::cast(*to, x));
                 self.finish()
             }

@@ -215,10 +215,10 @@ pub enum TExprKind {
         place: TExprId,
         value: TExprId,
     },
-    /// Integer or bool source, integer target (the expression's type).
+    /// Integer or bool source (of type `from`), integer target (the expression's type).
     Cast {
         source: TExprId,
-        from: Ty,
+        from: CastFrom,
         to: IntTy,
     },
     Call {
@@ -295,6 +295,32 @@ pub enum TExprKind {
     /// Stands for an expression that had an error; never reaches lowering, since a body
     /// with errors is not lowered.
     Error,
+}
+
+/// The type of a cast's source: an integer type or `bool` (a [`Ty`] of those, in a
+/// byte or two rather than a whole `Ty`).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastFrom {
+    Int(IntTy),
+    Bool,
+}
+
+impl CastFrom {
+    /// The source type, if it is an integer type or `bool`.
+    pub fn of(ty: &Ty) -> Option<CastFrom> {
+        match ty {
+            Ty::Int(t) => Some(CastFrom::Int(*t)),
+            Ty::Bool => Some(CastFrom::Bool),
+            _ => None,
+        }
+    }
+
+    pub fn ty(self) -> Ty {
+        match self {
+            CastFrom::Int(t) => Ty::Int(t),
+            CastFrom::Bool => Ty::Bool,
+        }
+    }
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::ir::{CallInst, Inst, IrBinOp, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg};
 use crate::sema::def::DefId;
-use crate::sema::thir::{TExprId, TExprKind};
+use crate::sema::thir::{CastFrom, TExprId, TExprKind};
 use crate::sema::ty::{IntTy, Ty};
 use crate::syntax::ast::{BinOp, FmtPiece, UnOp};
 
@@ -82,7 +82,7 @@ impl<'a> Lowerer<'a> {
                 self.assign_op(*op, *place, *value);
                 Value::None
             }
-            TExprKind::Cast { source, from, to } => self.cast(*source, from, *to, dest),
+            TExprKind::Cast { source, from, to } => self.cast(*source, *from, *to, dest),
             TExprKind::Call { callee, args } => {
                 self.call(*callee, self.thir.expr_list(*args), ty, dest)
             }
@@ -448,9 +448,9 @@ impl<'a> Lowerer<'a> {
         Value::reg(r)
     }
 
-    fn cast(&mut self, source: TExprId, from: &Ty, to: IntTy, dest: Dest) -> Value {
+    fn cast(&mut self, source: TExprId, from: CastFrom, to: IntTy, dest: Dest) -> Value {
         let to_ty = Ty::Int(to);
-        let (Some(fs), Repr::Scalar(ts)) = (super::scalar_of(from), self.repr(&to_ty)) else {
+        let (Some(fs), Repr::Scalar(ts)) = (super::scalar_of(&from.ty()), self.repr(&to_ty)) else {
             self.expr(source, Dest::Ignore);
             return self.dummy(&to_ty);
         };

@@ -16,7 +16,7 @@ use super::*;
 use crate::intern::Symbol;
 use crate::sema::def::{DefKind, DefPath, DefPathSegment, Namespace, Res, Vis};
 use crate::sema::env::ErrorReported;
-use crate::sema::thir::{ListRange, Local, TLists};
+use crate::sema::thir::{CastFrom, ListRange, Local, TLists};
 use crate::sema::ty::{FieldTy, FnSig, IntTy, StructFields};
 use crate::span::{SourceFile, SourceMap};
 use crate::syntax::ast::Path;
@@ -387,7 +387,7 @@ impl<'e> Tb<'e> {
         )
     }
     fn cast(&self, x: TExprId, to: IntTy) -> TExprId {
-        let from = self.ty(x);
+        let from = CastFrom::of(&self.ty(x)).expect("a scalar source");
         self.add(
             TExprKind::Cast {
                 source: x,
@@ -2380,7 +2380,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
             b.add(
                 TExprKind::Cast {
                     source: b.unit(),
-                    from: Ty::Unit,
+                    from: CastFrom::Bool,
                     to: I32,
                 },
                 Ty::Int(I32),
@@ -2492,7 +2492,7 @@ fn random_trees_never_panic() {
                 },
                 10 => TExprKind::Cast {
                     source: e(),
-                    from: types[next(types.len())].clone(),
+                    from: [CastFrom::Bool, CastFrom::Int(IntTy::ALL[next(4)])][next(2)],
                     to: IntTy::ALL[next(4)],
                 },
                 11 => TExprKind::Field {

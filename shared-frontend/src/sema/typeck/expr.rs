@@ -357,9 +357,15 @@ impl<'a> Checker<'a> {
             in_const,
             outer_locals,
             exprs: Vec::with_capacity(exprs),
-            lists: TLists {
-                stmts: Vec::with_capacity(locals),
-                ..TLists::default()
+            // Each list of the syntax tree gives at most one of the typed tree.
+            lists: if whole_arena {
+                TLists {
+                    exprs: Vec::with_capacity(arena.expr_lists.len()),
+                    fields: Vec::with_capacity(arena.field_inits.len()),
+                    stmts: Vec::with_capacity(arena.stmt_lists.len()),
+                }
+            } else {
+                TLists::default()
             },
             locals: Vec::with_capacity(locals),
             param_count: 0,

@@ -17,7 +17,7 @@ use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
 use crate::sema::def::DefId;
-use crate::sema::thir::{LocalId, TExprId, TExprKind, TLists, TStmt, Thir};
+use crate::sema::thir::{CastFrom, LocalId, TExprId, TExprKind, TLists, TStmt, Thir};
 use crate::sema::ty::{FnSig, Ty};
 use crate::span::Span;
 
@@ -235,7 +235,7 @@ impl Checker<'_> {
                 (Ty::Error, _) | (_, Ty::Error) => TExprKind::Error,
                 (Ty::Int(_) | Ty::Bool, Ty::Int(to)) => TExprKind::Cast {
                     source: c.source,
-                    from,
+                    from: CastFrom::of(&from).unwrap_or(CastFrom::Bool),
                     to: *to,
                 },
                 (Ty::Int(_), Ty::Bool) => {

@@ -147,7 +147,7 @@ impl Printer<'_> {
                 self.expr(*value, indent);
             }
             TExprKind::Cast { source, from, to } => {
-                let from = self.ty(from);
+                let from = self.ty(&from.ty());
                 self.out.push('(');
                 self.expr(*source, indent);
                 let _ = write!(self.out, " as {} [from {from}])", to.name());

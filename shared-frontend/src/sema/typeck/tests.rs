@@ -1491,6 +1491,6 @@ fn main() {
 
 #[test]
 fn typed_nodes_stay_small() {
-    assert!(std::mem::size_of::<crate::sema::thir::TExpr>() <= 96);
+    assert!(std::mem::size_of::<crate::sema::thir::TExpr>() <= 80);
     assert_eq!(std::mem::size_of::<crate::sema::thir::TStmt>(), 12);
 }

@@ -17,7 +17,7 @@ use crate::ir::layout::{layout_of, struct_field_offsets, Layout};
 use crate::ir::{IrFunction, IrProgram};
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use crate::sema::env::{ErrorReported, SemaEnv};
-use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, Thir};
+use crate::sema::thir::{CastFrom, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, Thir};
 use crate::sema::ty::{ConstValue, FieldTy, FnSig, IntTy, StructFields, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, FmtPiece, Path, UnOp};
@@ -265,7 +265,7 @@ impl Tb {
     }
 
     fn cast(&mut self, source: TExprId, to: IntTy) -> TExprId {
-        let from = self.ty(source);
+        let from = CastFrom::of(&self.ty(source)).expect("a scalar source");
         self.x(TExprKind::Cast { source, from, to }, Ty::Int(to))
     }
 

@@ -401,14 +401,14 @@ impl<'a> Evaluator<'a> {
                     _ => self.finish(),
                 }
             }
-            TExprKind::Cast { source, from, to } => {
+            TExprKind::Cast { source, to, .. } => {
                 if f.phase == 0 {
                     return self.then_enter(1, *source, false);
                 }
-                let x = self.pop(span)?;
-                if !matches!(from, Ty::Int(_) | Ty::Bool) {
+                if !matches!(self.expr(*source)?.ty, Ty::Int(_) | Ty::Bool) {
                     return Err(self.internal(span, "a cast from a non-scalar type"));
                 }
+                let x = self.pop(span)?;
                 self.stack.push(arith::cast(*to, x));
                 self.finish()
             }
@@ -491,6 +491,9 @@ impl<'a> Evaluator<'a> {
                 }
             }
             TExprKind::StructLit { def, fields } => {
+                let Some(fields) = self.thir.lists.get_fields(*fields) else {
+                    return Err(self.internal(span, "a field list outside the body"));
+                };
                 let k = f.phase as usize;
                 if let Some(&(_, field)) = fields.get(k) {
                     return self.then_enter(f.phase + 1, field, false);
@@ -498,10 +501,15 @@ impl<'a> Evaluator<'a> {
                 self.reorder_fields(*def, fields, f.base, span)?;
                 self.finish()
             }
-            TExprKind::Array(elems) => match elems.get(f.phase as usize) {
-                Some(&elem) => self.then_enter(f.phase + 1, elem, false),
-                None => self.finish(),
-            },
+            TExprKind::Array(elems) => {
+                let Some(elems) = self.thir.lists.get_exprs(*elems) else {
+                    return Err(self.internal(span, "an element list outside the body"));
+                };
+                match elems.get(f.phase as usize) {
+                    Some(&elem) => self.then_enter(f.phase + 1, elem, false),
+                    None => self.finish(),
+                }
+            }
             &TExprKind::Repeat { value, count } => {
                 if f.phase == 0 {
                     return self.then_enter(1, value, false);
@@ -518,6 +526,9 @@ impl<'a> Evaluator<'a> {
         let span = expr.span;
         match &expr.kind {
             TExprKind::Block { stmts, tail } => {
+                let Some(stmts) = self.thir.lists.get_stmts(*stmts) else {
+                    return Err(self.internal(span, "a statement list outside the body"));
+                };
                 let k = (f.phase / 2) as usize;
                 if let Some(stmt) = stmts.get(k) {
                     if f.phase & 1 == 0 {

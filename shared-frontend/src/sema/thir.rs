@@ -31,10 +31,115 @@ pub struct Local {
     pub span: Span,
 }
 
+/// A run of consecutive entries of one of a body's side arrays ([`TLists`]): a node's
+/// child list (call or `println!` arguments, array elements, struct literal fields,
+/// block statements) without an allocation of its own.
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+pub struct ListRange {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl ListRange {
+    pub const EMPTY: ListRange = ListRange { start: 0, len: 0 };
+
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+/// The child lists of a body's nodes, each node holding a [`ListRange`] of one array.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TLists {
+    /// Call and `println!` arguments, array elements.
+    pub exprs: Vec<TExprId>,
+    /// Struct literal fields: (declaration index, value).
+    pub fields: Vec<(u32, TExprId)>,
+    /// Block statements.
+    pub stmts: Vec<TStmt>,
+}
+
+impl TLists {
+    pub fn exprs(&self, r: ListRange) -> &[TExprId] {
+        &self.exprs[r.range()]
+    }
+
+    pub fn fields(&self, r: ListRange) -> &[(u32, TExprId)] {
+        &self.fields[r.range()]
+    }
+
+    pub fn stmts(&self, r: ListRange) -> &[TStmt] {
+        &self.stmts[r.range()]
+    }
+
+    /// [`TLists::exprs`], or `None` for a range outside the array (a malformed body).
+    pub fn get_exprs(&self, r: ListRange) -> Option<&[TExprId]> {
+        self.exprs.get(r.range())
+    }
+
+    /// [`TLists::fields`], or `None` for a range outside the array.
+    pub fn get_fields(&self, r: ListRange) -> Option<&[(u32, TExprId)]> {
+        self.fields.get(r.range())
+    }
+
+    /// [`TLists::stmts`], or `None` for a range outside the array.
+    pub fn get_stmts(&self, r: ListRange) -> Option<&[TStmt]> {
+        self.stmts.get(r.range())
+    }
+
+    /// Appends `items` to `exprs` as one list.
+    pub fn push_exprs(&mut self, items: &[TExprId]) -> ListRange {
+        ListRange {
+            start: push_list(&mut self.exprs, items),
+            len: items.len() as u32,
+        }
+    }
+
+    /// Appends `items` to `fields` as one list.
+    pub fn push_fields(&mut self, items: &[(u32, TExprId)]) -> ListRange {
+        ListRange {
+            start: push_list(&mut self.fields, items),
+            len: items.len() as u32,
+        }
+    }
+
+    /// Appends `items` to `stmts` as one list.
+    pub fn push_stmts(&mut self, items: &[TStmt]) -> ListRange {
+        ListRange {
+            start: push_list(&mut self.stmts, items),
+            len: items.len() as u32,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.exprs.clear();
+        self.fields.clear();
+        self.stmts.clear();
+    }
+}
+
+fn push_list<T: Copy>(to: &mut Vec<T>, items: &[T]) -> u32 {
+    let start = to.len() as u32;
+    to.extend_from_slice(items);
+    start
+}
+
 /// A type-checked body.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Thir {
     pub exprs: Vec<TExpr>,
+    /// The child lists of the nodes of `exprs`.
+    pub lists: TLists,
     pub locals: Vec<Local>,
     /// The parameters, in order (empty for a constant).
     pub params: Vec<LocalId>,
@@ -42,6 +147,23 @@ pub struct Thir {
     pub body: TExprId,
     /// The declared return type (or the const's type).
     pub ret: Ty,
+}
+
+impl Thir {
+    /// Call or `println!` arguments, or array elements.
+    pub fn expr_list(&self, r: ListRange) -> &[TExprId] {
+        self.lists.exprs(r)
+    }
+
+    /// A struct literal's fields.
+    pub fn fields(&self, r: ListRange) -> &[(u32, TExprId)] {
+        self.lists.fields(r)
+    }
+
+    /// A block's statements.
+    pub fn stmts(&self, r: ListRange) -> &[TStmt] {
+        self.lists.stmts(r)
+    }
 }
 
 impl std::ops::Index<TExprId> for Thir {
@@ -93,15 +215,16 @@ pub enum TExprKind {
         place: TExprId,
         value: TExprId,
     },
-    /// Integer or bool source, integer target (the expression's type).
+    /// Integer or bool source (of type `from`), integer target (the expression's type).
     Cast {
         source: TExprId,
-        from: Ty,
+        from: CastFrom,
         to: IntTy,
     },
     Call {
         callee: DefId,
-        args: Vec<TExprId>,
+        /// In [`TLists::exprs`].
+        args: ListRange,
     },
     /// Field by index in declaration order.
     Field {
@@ -116,16 +239,19 @@ pub enum TExprKind {
     /// index. Every field appears exactly once.
     StructLit {
         def: DefId,
-        fields: Vec<(u32, TExprId)>,
+        /// In [`TLists::fields`].
+        fields: ListRange,
     },
-    Array(Vec<TExprId>),
+    /// The elements, in [`TLists::exprs`].
+    Array(ListRange),
     /// `[value; count]`: `value` is evaluated once, even when `count` is 0.
     Repeat {
         value: TExprId,
         count: u64,
     },
     Block {
-        stmts: Vec<TStmt>,
+        /// In [`TLists::stmts`].
+        stmts: ListRange,
         tail: Option<TExprId>,
     },
     If {
@@ -161,7 +287,8 @@ pub enum TExprKind {
     /// `println!`: `args[i]` fills the i-th hole; each argument is an integer or bool.
     Println {
         pieces: Arc<[FmtPiece]>,
-        args: Vec<TExprId>,
+        /// In [`TLists::exprs`].
+        args: ListRange,
     },
     /// An expression of type `!` used where another type is expected.
     NeverToAny(TExprId),
@@ -170,7 +297,33 @@ pub enum TExprKind {
     Error,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+/// The type of a cast's source: an integer type or `bool` (a [`Ty`] of those, in a
+/// byte or two rather than a whole `Ty`).
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastFrom {
+    Int(IntTy),
+    Bool,
+}
+
+impl CastFrom {
+    /// The source type, if it is an integer type or `bool`.
+    pub fn of(ty: &Ty) -> Option<CastFrom> {
+        match ty {
+            Ty::Int(t) => Some(CastFrom::Int(*t)),
+            Ty::Bool => Some(CastFrom::Bool),
+            _ => None,
+        }
+    }
+
+    pub fn ty(self) -> Ty {
+        match self {
+            CastFrom::Int(t) => Ty::Int(t),
+            CastFrom::Bool => Ty::Bool,
+        }
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TStmt {
     /// `let` with a binding (`None` for `let _ = init;`, which still evaluates `init`).
     Let {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::ir::{CallInst, Inst, IrBinOp, IrUnOp, PanicKind, PrintArg, ScalarTy, Terminator, VReg};
 use crate::sema::def::DefId;
-use crate::sema::thir::{TExprId, TExprKind};
+use crate::sema::thir::{CastFrom, TExprId, TExprKind};
 use crate::sema::ty::{IntTy, Ty};
 use crate::syntax::ast::{BinOp, FmtPiece, UnOp};
 
@@ -82,16 +82,20 @@ impl<'a> Lowerer<'a> {
                 self.assign_op(*op, *place, *value);
                 Value::None
             }
-            TExprKind::Cast { source, from, to } => self.cast(*source, from, *to, dest),
-            TExprKind::Call { callee, args } => self.call(*callee, args, ty, dest),
+            TExprKind::Cast { source, from, to } => self.cast(*source, *from, *to, dest),
+            TExprKind::Call { callee, args } => {
+                self.call(*callee, self.thir.expr_list(*args), ty, dest)
+            }
             TExprKind::Field { .. } | TExprKind::Index { .. } => {
                 let p = self.place(e);
                 self.read(p, ty, dest)
             }
-            TExprKind::StructLit { def, fields } => self.struct_lit(*def, fields, ty, dest),
-            TExprKind::Array(elems) => self.array(elems, ty, dest),
+            TExprKind::StructLit { def, fields } => {
+                self.struct_lit(*def, self.thir.fields(*fields), ty, dest)
+            }
+            TExprKind::Array(elems) => self.array(self.thir.expr_list(*elems), ty, dest),
             TExprKind::Repeat { value, count } => self.repeat(*value, *count, ty, dest),
-            TExprKind::Block { stmts, tail } => self.block(stmts, *tail, dest),
+            TExprKind::Block { stmts, tail } => self.block(self.thir.stmts(*stmts), *tail, dest),
             TExprKind::If {
                 cond,
                 then_branch,
@@ -125,7 +129,7 @@ impl<'a> Lowerer<'a> {
                 Value::None
             }
             TExprKind::Println { pieces, args } => {
-                self.println(pieces, args);
+                self.println(pieces, self.thir.expr_list(*args));
                 Value::None
             }
             TExprKind::NeverToAny(x) => {
@@ -444,9 +448,9 @@ impl<'a> Lowerer<'a> {
         Value::reg(r)
     }
 
-    fn cast(&mut self, source: TExprId, from: &Ty, to: IntTy, dest: Dest) -> Value {
+    fn cast(&mut self, source: TExprId, from: CastFrom, to: IntTy, dest: Dest) -> Value {
         let to_ty = Ty::Int(to);
-        let (Some(fs), Repr::Scalar(ts)) = (super::scalar_of(from), self.repr(&to_ty)) else {
+        let (Some(fs), Repr::Scalar(ts)) = (super::scalar_of(&from.ty()), self.repr(&to_ty)) else {
             self.expr(source, Dest::Ignore);
             return self.dummy(&to_ty);
         };

@@ -36,7 +36,7 @@ use crate::ir::layout::{scalar_of, LayoutCache};
 use crate::ir::{BlockId, DataId, IrFunction, ScalarTy, SlotId, Terminator, VReg};
 use crate::sema::def::DefId;
 use crate::sema::env::SemaEnv;
-use crate::sema::thir::{TExprId, TExprKind, TStmt, Thir};
+use crate::sema::thir::{TExprId, TExprKind, TLists, TStmt, Thir};
 use crate::sema::ty::Ty;
 use crate::spare;
 
@@ -142,25 +142,19 @@ pub fn lower_fn(env: &dyn SemaEnv, def: DefId, name: String, thir: &Thir) -> IrF
     f
 }
 
-/// Reads each expression of `thir` once, in address order, and the start of each operand
-/// or statement list (which lives apart). The body was written long before (the whole
-/// crate is type-checked first) and lowering reads it in tree order; reading it this way
-/// first lets the memory loads overlap instead of lowering waiting on each in turn.
+/// Reads each expression of `thir` once, in address order, and one entry per cache line
+/// of its child lists. The body was written long before (the whole crate is type-checked
+/// first) and lowering reads it in tree order; reading it this way first lets the memory
+/// loads overlap instead of lowering waiting on each in turn.
 fn prefetch(thir: &Thir) {
-    std::hint::black_box(thir.exprs.iter().fold(0u32, |a, e| {
-        let list = match &e.kind {
-            TExprKind::Call { args: l, .. }
-            | TExprKind::Array(l)
-            | TExprKind::Println { args: l, .. } => l.first().map_or(0, |x| x.0),
-            TExprKind::StructLit { fields, .. } => fields.first().map_or(0, |x| x.0),
-            TExprKind::Block { stmts, .. } => match stmts.first() {
-                Some(TStmt::Let { init, .. } | TStmt::Expr(init)) => init.0,
-                None => 0,
-            },
-            _ => 0,
-        };
-        a ^ e.span.lo ^ list
-    }));
+    let a = thir.exprs.iter().fold(0u32, |a, e| a ^ e.span.lo);
+    let lists = &thir.lists;
+    let a = lists.exprs.iter().step_by(16).fold(a, |a, x| a ^ x.0);
+    let a = lists.fields.iter().step_by(8).fold(a, |a, f| a ^ f.1 .0);
+    let a = lists.stmts.iter().step_by(5).fold(a, |a, s| match s {
+        TStmt::Let { init, .. } | TStmt::Expr(init) => a ^ init.0,
+    });
+    std::hint::black_box(a);
 }
 
 /// How values of a type are held.
@@ -710,7 +704,7 @@ impl AssignInfo {
                 continue;
             }
             self.children.clear();
-            expr_children(kind, &mut self.children);
+            expr_children(kind, &thir.lists, &mut self.children);
             if expanded {
                 // Children are done (or, in a malformed cyclic body, counted as "no").
                 let any = self
@@ -732,7 +726,7 @@ impl AssignInfo {
 }
 
 /// The direct subexpressions of an expression (statements' expressions included).
-fn expr_children(kind: &TExprKind, out: &mut Vec<TExprId>) {
+fn expr_children(kind: &TExprKind, lists: &TLists, out: &mut Vec<TExprId>) {
     match kind {
         TExprKind::Int(_)
         | TExprKind::Bool(_)
@@ -757,11 +751,13 @@ fn expr_children(kind: &TExprKind, out: &mut Vec<TExprId>) {
         | TExprKind::Index { base: a, index: b }
         | TExprKind::While { cond: a, body: b } => out.extend([*a, *b]),
         TExprKind::Call { args, .. } | TExprKind::Array(args) | TExprKind::Println { args, .. } => {
-            out.extend(args.iter().copied())
+            out.extend_from_slice(lists.exprs(*args))
         }
-        TExprKind::StructLit { fields, .. } => out.extend(fields.iter().map(|f| f.1)),
+        TExprKind::StructLit { fields, .. } => {
+            out.extend(lists.fields(*fields).iter().map(|f| f.1))
+        }
         TExprKind::Block { stmts, tail } => {
-            for s in stmts {
+            for s in lists.stmts(*stmts) {
                 match s {
                     TStmt::Let { init, .. } | TStmt::Expr(init) => out.push(*init),
                 }

@@ -16,7 +16,7 @@ use super::*;
 use crate::intern::Symbol;
 use crate::sema::def::{DefKind, DefPath, DefPathSegment, Namespace, Res, Vis};
 use crate::sema::env::ErrorReported;
-use crate::sema::thir::Local;
+use crate::sema::thir::{CastFrom, ListRange, Local, TLists};
 use crate::sema::ty::{FieldTy, FnSig, IntTy, StructFields};
 use crate::span::{SourceFile, SourceMap};
 use crate::syntax::ast::Path;
@@ -198,6 +198,7 @@ struct TbInner {
     texts: Vec<String>,
     /// Children with their byte offset in the parent's text.
     kids: Vec<Vec<(TExprId, usize)>>,
+    lists: TLists,
     locals: Vec<Local>,
 }
 
@@ -255,6 +256,19 @@ impl<'e> Tb<'e> {
 
     fn ty(&self, e: TExprId) -> Ty {
         self.inner.borrow().exprs[e.0 as usize].ty.clone()
+    }
+
+    /// An expression list of the tree.
+    fn list(&self, items: &[TExprId]) -> ListRange {
+        self.inner.borrow_mut().lists.push_exprs(items)
+    }
+    /// A field list of the tree.
+    fn field_list(&self, items: &[(u32, TExprId)]) -> ListRange {
+        self.inner.borrow_mut().lists.push_fields(items)
+    }
+    /// A statement list of the tree.
+    fn stmt_list(&self, items: &[TStmt]) -> ListRange {
+        self.inner.borrow_mut().lists.push_stmts(items)
     }
 
     /// Adds (or, for a reserved id, fills in) an expression made of `parts`.
@@ -373,7 +387,7 @@ impl<'e> Tb<'e> {
         )
     }
     fn cast(&self, x: TExprId, to: IntTy) -> TExprId {
-        let from = self.ty(x);
+        let from = CastFrom::of(&self.ty(x)).expect("a scalar source");
         self.add(
             TExprKind::Cast {
                 source: x,
@@ -473,7 +487,7 @@ impl<'e> Tb<'e> {
         self.add(
             TExprKind::StructLit {
                 def,
-                fields: written,
+                fields: self.field_list(&written),
             },
             Ty::Struct(def),
             parts,
@@ -489,7 +503,7 @@ impl<'e> Tb<'e> {
         }
         parts.push(s("]"));
         self.add(
-            TExprKind::Array(elems.to_vec()),
+            TExprKind::Array(self.list(elems)),
             Ty::Array(Arc::new(elem), elems.len() as u64),
             parts,
         )
@@ -556,7 +570,7 @@ impl<'e> Tb<'e> {
         };
         self.add(
             TExprKind::Block {
-                stmts: tstmts,
+                stmts: self.stmt_list(&tstmts),
                 tail,
             },
             ty,
@@ -638,6 +652,7 @@ impl<'e> Tb<'e> {
         let text = inner.texts[body.0 as usize].clone();
         let thir = Thir {
             exprs: inner.exprs,
+            lists: inner.lists,
             locals: inner.locals,
             params: Vec::new(),
             body,
@@ -2071,7 +2086,7 @@ fn deep_trees_do_not_recurse() {
         for _ in 0..200_000 {
             e = b.add(
                 TExprKind::Block {
-                    stmts: vec![],
+                    stmts: ListRange::EMPTY,
                     tail: Some(e),
                 },
                 Ty::Int(I32),
@@ -2101,7 +2116,7 @@ fn deeply_nested_structs() {
         e = b.add(
             TExprKind::StructLit {
                 def,
-                fields: vec![(0, e)],
+                fields: b.field_list(&[(0, e)]),
             },
             Ty::Struct(def),
             vec![],
@@ -2146,7 +2161,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
     let call = b.add(
         TExprKind::Call {
             callee: def_id("f"),
-            args: vec![],
+            args: ListRange::EMPTY,
         },
         Ty::Int(I32),
         vec![s("f()")],
@@ -2238,7 +2253,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
         Box::new(|b| b.add(TExprKind::Int(3), Ty::Bool, vec![])),
         Box::new(|b| {
             b.add(
-                TExprKind::Array(vec![b.i32(1), b.i32(2)]),
+                TExprKind::Array(b.list(&[b.i32(1), b.i32(2)])),
                 Ty::Int(I32),
                 vec![],
             )
@@ -2276,7 +2291,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
         Box::new(|b| {
             b.add(
                 TExprKind::Block {
-                    stmts: vec![],
+                    stmts: ListRange::EMPTY,
                     tail: None,
                 },
                 Ty::Int(I32),
@@ -2308,7 +2323,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
             b.add(
                 TExprKind::StructLit {
                     def: struct_id("Nope"),
-                    fields: vec![],
+                    fields: ListRange::EMPTY,
                 },
                 Ty::Struct(struct_id("Nope")),
                 vec![],
@@ -2365,7 +2380,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
             b.add(
                 TExprKind::Cast {
                     source: b.unit(),
-                    from: Ty::Unit,
+                    from: CastFrom::Bool,
                     to: I32,
                 },
                 Ty::Int(I32),
@@ -2446,8 +2461,17 @@ fn random_trees_never_panic() {
     for round in 0..20_000 {
         let n = 1 + next(10);
         let mut exprs = Vec::new();
+        let mut lists = TLists::default();
         for _ in 0..n {
             let e = || TExprId(next(n) as u32);
+            // Now and then a list reaching past its array.
+            let bad = |r: ListRange| match next(8) {
+                0 => ListRange {
+                    start: r.start + next(4) as u32,
+                    len: r.len + 1,
+                },
+                _ => r,
+            };
             let kind = match next(24) {
                 0 => TExprKind::Int(next(5) as u64),
                 1 => TExprKind::Bool(next(2) == 0),
@@ -2468,7 +2492,7 @@ fn random_trees_never_panic() {
                 },
                 10 => TExprKind::Cast {
                     source: e(),
-                    from: types[next(types.len())].clone(),
+                    from: [CastFrom::Bool, CastFrom::Int(IntTy::ALL[next(4)])][next(2)],
                     to: IntTy::ALL[next(4)],
                 },
                 11 => TExprKind::Field {
@@ -2481,21 +2505,21 @@ fn random_trees_never_panic() {
                 },
                 13 => TExprKind::StructLit {
                     def: point,
-                    fields: vec![(next(2) as u32, e()), (next(2) as u32, e())],
+                    fields: bad(lists.push_fields(&[(next(2) as u32, e()), (next(2) as u32, e())])),
                 },
-                14 => TExprKind::Array(vec![e(), e()]),
+                14 => TExprKind::Array(bad(lists.push_exprs(&[e(), e()]))),
                 15 => TExprKind::Repeat {
                     value: e(),
                     count: next(3) as u64,
                 },
                 16 => TExprKind::Block {
-                    stmts: vec![
+                    stmts: bad(lists.push_stmts(&[
                         TStmt::Let {
                             local: Some(LocalId(next(3) as u32)),
                             init: e(),
                         },
                         TStmt::Expr(e()),
-                    ],
+                    ])),
                     tail: if next(2) == 0 { Some(e()) } else { None },
                 },
                 17 => TExprKind::If {
@@ -2532,6 +2556,7 @@ fn random_trees_never_panic() {
             .collect();
         let thir = Thir {
             exprs,
+            lists,
             locals,
             params: Vec::new(),
             body: TExprId(next(n) as u32),

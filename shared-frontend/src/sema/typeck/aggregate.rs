@@ -111,7 +111,7 @@ impl Checker<'_> {
                         .with_code("E0061"),
                     );
                 }
-                let mut targs = Vec::with_capacity(args.len());
+                let base = self.buf.expr_stack.len();
                 for (i, &a) in args.iter().enumerate() {
                     let id = match sig.params.get(i) {
                         Some(p) => {
@@ -120,8 +120,9 @@ impl Checker<'_> {
                         }
                         None => self.check_expr(a, &Expect::None),
                     };
-                    targs.push(id);
+                    self.buf.expr_stack.push(id);
                 }
+                let targs = self.close_exprs(base);
                 let ty = self.buf.infer.import_ty(&sig.ret);
                 let id = self.alloc(
                     TExprKind::Call {
@@ -344,7 +345,7 @@ impl Checker<'_> {
             return self.error_node(span);
         };
         let mut seen = FieldSet::new(sf.fields.len());
-        let mut out = Vec::with_capacity(fields.len());
+        let base = self.buf.field_stack.len();
         let mut field_errors = false;
         for f in fields {
             let name = f.name.name;
@@ -375,7 +376,7 @@ impl Checker<'_> {
                             .with_label_message("used more than once"),
                         );
                     } else {
-                        out.push((i as u32, id));
+                        self.buf.field_stack.push((i as u32, id));
                     }
                 }
                 None => {
@@ -393,6 +394,7 @@ impl Checker<'_> {
                 }
             }
         }
+        let out = self.close_fields(base);
         if !field_errors && out.len() < sf.fields.len() {
             let missing: Vec<Symbol> = sf
                 .fields
@@ -422,10 +424,12 @@ impl Checker<'_> {
             Some(ITy::Array(a)) => self.buf.infer.array_parts(a).0,
             _ => self.buf.infer.new_var(VarKind::General, span),
         };
-        let mut ids = Vec::with_capacity(elems.len());
+        let base = self.buf.expr_stack.len();
         for &e in elems {
-            ids.push(self.check_expr_coercible(e, &elem_ty));
+            let id = self.check_expr_coercible(e, &elem_ty);
+            self.buf.expr_stack.push(id);
         }
+        let ids = self.close_exprs(base);
         let ty = self.buf.infer.array(elem_ty, elems.len() as u64);
         let id = self.alloc(TExprKind::Array(ids), ty, span);
         self.buf.array_exprs.push(id);
@@ -484,13 +488,14 @@ impl Checker<'_> {
                 .with_code("E0015"),
             );
         }
-        let mut targs = Vec::with_capacity(args.len());
+        let base = self.buf.expr_stack.len();
         for &a in args {
             let arg_span = self.arena[a].span;
             if matches!(self.arena[a].kind, ExprKind::Assign(..)) {
                 // rustc reads `name = value` there as a named argument; the parser
                 // reports it as unsupported.
-                targs.push(self.error_node(arg_span));
+                let id = self.error_node(arg_span);
+                self.buf.expr_stack.push(id);
                 continue;
             }
             self.in_println += 1;
@@ -520,8 +525,9 @@ impl Checker<'_> {
                     id
                 }
             };
-            targs.push(id);
+            self.buf.expr_stack.push(id);
         }
+        let targs = self.close_exprs(base);
         self.alloc(
             TExprKind::Println {
                 pieces: Arc::from(pieces),

@@ -25,7 +25,7 @@ use crate::ir::layout::LayoutCache;
 use crate::limits::MAX_NESTING;
 use crate::sema::def::{DefId, DefKind, Namespace, Res};
 use crate::sema::env::SemaEnv;
-use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt};
+use crate::sema::thir::{ListRange, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
 use crate::spare;
@@ -221,6 +221,8 @@ pub(super) struct Checker<'a> {
     /// one is E0435, not "cannot find value".
     pub outer_locals: Option<&'a Scopes>,
     pub exprs: Vec<TExpr>,
+    /// The child lists of the nodes of `exprs`.
+    pub lists: TLists,
     pub locals: Vec<Local>,
     /// The parameters are the first locals, declared before any other.
     pub param_count: usize,
@@ -266,6 +268,13 @@ pub(super) struct Buffers {
     pub struct_calls: Vec<(TExprId, Arc<FnSig>, Span)>,
     /// The array and repeat expressions, in order.
     pub array_exprs: Vec<TExprId>,
+    /// The expression lists being built (a stack shared by nested lists: a finished list
+    /// is copied to [`Checker::lists`] and popped).
+    pub expr_stack: Vec<TExprId>,
+    /// The struct literal field lists being built, as `expr_stack`.
+    pub field_stack: Vec<(u32, TExprId)>,
+    /// The block statement lists being built, as `expr_stack`.
+    pub stmt_stack: Vec<TStmt>,
     /// Struct layouts for the size checks of array expressions.
     pub layouts: LayoutCache,
 }
@@ -288,6 +297,9 @@ impl Buffers {
             const_fors,
             struct_calls,
             array_exprs,
+            expr_stack,
+            field_stack,
+            stmt_stack,
             layouts,
         } = self;
         infer.reset(exprs / 4);
@@ -306,6 +318,9 @@ impl Buffers {
         const_fors.clear();
         struct_calls.clear();
         array_exprs.clear();
+        expr_stack.clear();
+        field_stack.clear();
+        stmt_stack.clear();
         layouts.clear();
     }
 }
@@ -342,6 +357,16 @@ impl<'a> Checker<'a> {
             in_const,
             outer_locals,
             exprs: Vec::with_capacity(exprs),
+            // Each list of the syntax tree gives at most one of the typed tree.
+            lists: if whole_arena {
+                TLists {
+                    exprs: Vec::with_capacity(arena.expr_lists.len()),
+                    fields: Vec::with_capacity(arena.field_inits.len()),
+                    stmts: Vec::with_capacity(arena.stmt_lists.len()),
+                }
+            } else {
+                TLists::default()
+            },
             locals: Vec::with_capacity(locals),
             param_count: 0,
             ret: ITy::Unit,
@@ -356,9 +381,33 @@ impl<'a> Checker<'a> {
     }
 
     /// Gives the buffers back for the next body's checker (the only place they go back).
-    pub(super) fn into_output(self) -> (Vec<TExpr>, Vec<Local>, Vec<Diagnostic>) {
+    pub(super) fn into_output(self) -> (Vec<TExpr>, TLists, Vec<Local>, Vec<Diagnostic>) {
         spare::give_back(&SPARE, self.buf);
-        (self.exprs, self.locals, self.diags)
+        (self.exprs, self.lists, self.locals, self.diags)
+    }
+
+    /// Finishes the expression list pushed on [`Buffers::expr_stack`] since its length
+    /// was `base`.
+    pub(super) fn close_exprs(&mut self, base: usize) -> ListRange {
+        let r = self.lists.push_exprs(&self.buf.expr_stack[base..]);
+        self.buf.expr_stack.truncate(base);
+        r
+    }
+
+    /// Finishes the field list pushed on [`Buffers::field_stack`] since its length was
+    /// `base`.
+    pub(super) fn close_fields(&mut self, base: usize) -> ListRange {
+        let r = self.lists.push_fields(&self.buf.field_stack[base..]);
+        self.buf.field_stack.truncate(base);
+        r
+    }
+
+    /// Finishes the statement list pushed on [`Buffers::stmt_stack`] since its length was
+    /// `base`.
+    pub(super) fn close_stmts(&mut self, base: usize) -> ListRange {
+        let r = self.lists.push_stmts(&self.buf.stmt_stack[base..]);
+        self.buf.stmt_stack.truncate(base);
+        r
     }
 
     // --- Small helpers --------------------------------------------------------------
@@ -685,10 +734,11 @@ impl<'a> Checker<'a> {
     pub(super) fn check_block(&mut self, block: &Block, span: Span, expect: &Expect) -> TExprId {
         let mark = self.buf.scopes.mark();
         let arena = self.arena;
-        let mut stmts = Vec::with_capacity(block.stmts.len());
+        let base = self.buf.stmt_stack.len();
         for &s in &arena[block.stmts] {
-            self.check_stmt(s, &mut stmts);
+            self.check_stmt(s);
         }
+        let stmts = self.close_stmts(base);
         let (tail, ty) = match block.tail {
             Some(t) => {
                 let id = self.check_expr(t, expect);
@@ -713,7 +763,8 @@ impl<'a> Checker<'a> {
         self.alloc(TExprKind::Block { stmts, tail }, ty, span)
     }
 
-    pub(super) fn check_stmt(&mut self, s: StmtId, out: &mut Vec<TStmt>) {
+    /// Checks a statement and pushes it on [`Buffers::stmt_stack`] (unless it is empty).
+    pub(super) fn check_stmt(&mut self, s: StmtId) {
         let stmt = &self.arena[s];
         match &stmt.kind {
             StmtKind::Let { pattern, ty, init } => {
@@ -736,16 +787,16 @@ impl<'a> Checker<'a> {
                     }
                     Pattern::Wild(_) => None,
                 };
-                out.push(TStmt::Let { local, init });
+                self.buf.stmt_stack.push(TStmt::Let { local, init });
             }
             StmtKind::Expr { expr, semi: true } => {
                 let id = self.check_expr(*expr, &Expect::None);
-                out.push(TStmt::Expr(id));
+                self.buf.stmt_stack.push(TStmt::Expr(id));
             }
             StmtKind::Expr { expr, semi: false } => {
                 // A block-like expression statement must have type `()`.
                 let id = self.check_expr_coercible(*expr, &ITy::Unit);
-                out.push(TStmt::Expr(id));
+                self.buf.stmt_stack.push(TStmt::Expr(id));
             }
             StmtKind::Empty => {}
         }

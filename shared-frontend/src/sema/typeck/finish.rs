@@ -17,12 +17,12 @@ use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
 use crate::sema::def::DefId;
-use crate::sema::thir::{LocalId, TExprId, TExprKind, TStmt, Thir};
+use crate::sema::thir::{CastFrom, LocalId, TExprId, TExprKind, TLists, TStmt, Thir};
 use crate::sema::ty::{FnSig, Ty};
 use crate::span::Span;
 
-/// Calls `f` on every direct child of a node.
-pub(super) fn for_each_child(kind: &TExprKind, mut f: impl FnMut(TExprId)) {
+/// Calls `f` on every direct child of a node (whose lists are in `lists`).
+pub(super) fn for_each_child(kind: &TExprKind, lists: &TLists, mut f: impl FnMut(TExprId)) {
     match kind {
         TExprKind::Int(_)
         | TExprKind::Bool(_)
@@ -49,11 +49,13 @@ pub(super) fn for_each_child(kind: &TExprKind, mut f: impl FnMut(TExprId)) {
             f(*value);
         }
         TExprKind::Call { args, .. } | TExprKind::Array(args) | TExprKind::Println { args, .. } => {
-            args.iter().copied().for_each(f)
+            lists.exprs(*args).iter().copied().for_each(f)
         }
-        TExprKind::StructLit { fields, .. } => fields.iter().for_each(|&(_, e)| f(e)),
+        TExprKind::StructLit { fields, .. } => {
+            lists.fields(*fields).iter().for_each(|&(_, e)| f(e))
+        }
         TExprKind::Block { stmts, tail } => {
-            for s in stmts {
+            for s in lists.stmts(*stmts) {
                 match s {
                     TStmt::Let { init, .. } => f(*init),
                     TStmt::Expr(e) => f(*e),
@@ -112,10 +114,11 @@ impl Checker<'_> {
         self.check_const_fors();
         self.check_array_sizes();
         self.check_type_privacy();
-        let (exprs, locals, diagnostics) = self.into_output();
+        let (exprs, lists, locals, diagnostics) = self.into_output();
         TypeckResult {
             thir: Arc::new(Thir {
                 exprs,
+                lists,
                 locals,
                 params,
                 body,
@@ -232,7 +235,7 @@ impl Checker<'_> {
                 (Ty::Error, _) | (_, Ty::Error) => TExprKind::Error,
                 (Ty::Int(_) | Ty::Bool, Ty::Int(to)) => TExprKind::Cast {
                     source: c.source,
-                    from,
+                    from: CastFrom::of(&from).unwrap_or(CastFrom::Bool),
                     to: *to,
                 },
                 (Ty::Int(_), Ty::Bool) => {
@@ -369,7 +372,7 @@ impl Checker<'_> {
                 }
                 continue;
             };
-            for_each_child(&e.kind, |c| skip[c.0 as usize] = true);
+            for_each_child(&e.kind, &self.lists, |c| skip[c.0 as usize] = true);
             if let Some((d, span)) = found {
                 self.diags.push(private_type(env, d, span));
             }

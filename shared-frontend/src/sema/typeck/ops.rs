@@ -373,7 +373,7 @@ impl Checker<'_> {
         let id = self.alloc(
             TExprKind::Cast {
                 source: s,
-                from: crate::sema::ty::Ty::Error,
+                from: crate::sema::thir::CastFrom::Int(IntTy::I32),
                 to: IntTy::I32,
             },
             target_ity,

@@ -147,7 +147,7 @@ impl Printer<'_> {
                 self.expr(*value, indent);
             }
             TExprKind::Cast { source, from, to } => {
-                let from = self.ty(from);
+                let from = self.ty(&from.ty());
                 self.out.push('(');
                 self.expr(*source, indent);
                 let _ = write!(self.out, " as {} [from {from}])", to.name());
@@ -155,7 +155,7 @@ impl Printer<'_> {
             TExprKind::Call { callee, args } => {
                 let name = self.env.def_name(*callee);
                 let _ = write!(self.out, "{name}(");
-                self.list(args, indent);
+                self.list(self.thir.expr_list(*args), indent);
                 self.out.push(')');
                 self.typed(id);
             }
@@ -167,10 +167,12 @@ impl Printer<'_> {
                 self.out.push(']');
                 self.typed(id);
             }
-            TExprKind::StructLit { def, fields } => self.struct_lit(*def, fields, indent),
+            TExprKind::StructLit { def, fields } => {
+                self.struct_lit(*def, self.thir.fields(*fields), indent)
+            }
             TExprKind::Array(elems) => {
                 self.out.push('[');
-                self.list(elems, indent);
+                self.list(self.thir.expr_list(*elems), indent);
                 self.out.push(']');
             }
             TExprKind::Repeat { value, count } => {
@@ -178,7 +180,9 @@ impl Printer<'_> {
                 self.expr(*value, indent);
                 let _ = write!(self.out, "; {count}]");
             }
-            TExprKind::Block { stmts, tail } => self.block(id, stmts, *tail, indent),
+            TExprKind::Block { stmts, tail } => {
+                self.block(id, self.thir.stmts(*stmts), *tail, indent)
+            }
             TExprKind::If {
                 cond,
                 then_branch,
@@ -238,7 +242,9 @@ impl Printer<'_> {
                     self.expr(*v, indent);
                 }
             }
-            TExprKind::Println { pieces, args } => self.println(pieces, args, indent),
+            TExprKind::Println { pieces, args } => {
+                self.println(pieces, self.thir.expr_list(*args), indent)
+            }
             TExprKind::NeverToAny(a) => {
                 self.out.push_str("never_to_any(");
                 self.expr(*a, indent);

@@ -1416,3 +1416,81 @@ fn main() {}
         "#]],
     );
 }
+
+// ---- child lists ----
+
+/// Every child list of the typed tree is a run of its side array, and the runs tile the
+/// array (nested lists, built while an outer one is open, are neither mixed into it nor
+/// lost), including where a duplicated field is left out of its literal.
+#[test]
+fn nested_child_lists_tile_the_side_arrays() {
+    use crate::sema::thir::{ListRange, TExprKind};
+    let src = r#"
+struct P { x: i32, y: [i32; 2] }
+fn f(a: i32, b: i32) -> i32 { a + b }
+fn main() {
+    let p = P { y: [f(1, { let t = f(2, 3); t }), f(f(4, 5), 6)], x: f(7, { 8 }) };
+    let q = P { x: 1, x: f(2, 3), y: [{ f(4, 5); 0 }; 2] };
+    println!("{} {}", p.x, f({ 9 }, [f(1, 2), q.x][0]));
+}
+"#;
+    let env = driver(src);
+    let mut out = String::new();
+    for data in env.tree.defs() {
+        let module = env.module_of(data.id);
+        let ItemAst::Fn(f) = &data.ast else { continue };
+        let thir = typeck_fn(&env, data.id, module, f).thir;
+        let (mut exprs, mut fields, mut stmts) = (Vec::new(), Vec::new(), Vec::new());
+        for e in &thir.exprs {
+            match &e.kind {
+                TExprKind::Call { args: r, .. }
+                | TExprKind::Array(r)
+                | TExprKind::Println { args: r, .. } => exprs.push(*r),
+                TExprKind::StructLit { fields: r, .. } => fields.push(*r),
+                TExprKind::Block { stmts: r, .. } => stmts.push(*r),
+                _ => {}
+            }
+        }
+        let tiles = |mut rs: Vec<ListRange>, len: usize| {
+            rs.sort_by_key(|r| r.start);
+            let mut at = 0;
+            for r in rs {
+                assert_eq!(r.start as usize, at, "a gap or an overlap");
+                at += r.len();
+            }
+            assert_eq!(at, len, "entries no list owns");
+        };
+        tiles(exprs, thir.lists.exprs.len());
+        tiles(fields, thir.lists.fields.len());
+        tiles(stmts, thir.lists.stmts.len());
+        out.push_str(&format!("{} ", env.def_name(data.id)));
+        out.push_str(&thir_to_string(&thir, &env));
+    }
+    expect![[r#"
+        f fn(a#0: i32, b#1: i32) -> i32 {
+            (a#0 + b#1)
+        }: i32
+        main fn() -> () {
+            let p#1: P = P { y: [f(1i32, {
+                let t#0: i32 = f(2i32, 3i32): i32;
+                t#0
+            }: i32): i32, f(f(4i32, 5i32): i32, 6i32): i32], x: f(7i32, {
+                8i32
+            }: i32): i32 };
+            let q#2: P = P { x: 1i32, y: [{
+                f(4i32, 5i32): i32;
+                0i32
+            }: i32; 2] };
+            println!("{} {}", p#1.x: i32, f({
+                9i32
+            }: i32, [f(1i32, 2i32): i32, q#2.x: i32][0usize]: i32): i32);
+        }: ()
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
+fn typed_nodes_stay_small() {
+    assert!(std::mem::size_of::<crate::sema::thir::TExpr>() <= 80);
+    assert_eq!(std::mem::size_of::<crate::sema::thir::TStmt>(), 12);
+}

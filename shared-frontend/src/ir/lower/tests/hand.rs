@@ -17,7 +17,7 @@ use crate::ir::layout::{layout_of, struct_field_offsets, Layout};
 use crate::ir::{IrFunction, IrProgram};
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 use crate::sema::env::{ErrorReported, SemaEnv};
-use crate::sema::thir::{Local, LocalId, TExpr, TExprId, TExprKind, TStmt, Thir};
+use crate::sema::thir::{CastFrom, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, Thir};
 use crate::sema::ty::{ConstValue, FieldTy, FnSig, IntTy, StructFields, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, FmtPiece, Path, UnOp};
@@ -163,6 +163,7 @@ impl SemaEnv for FakeEnv {
 #[derive(Default)]
 struct Tb {
     exprs: Vec<TExpr>,
+    lists: TLists,
     locals: Vec<Local>,
     params: Vec<LocalId>,
 }
@@ -171,6 +172,7 @@ impl Tb {
     fn finish(self, body: TExprId, ret: Ty) -> Thir {
         Thir {
             exprs: self.exprs,
+            lists: self.lists,
             locals: self.locals,
             params: self.params,
             body,
@@ -263,7 +265,7 @@ impl Tb {
     }
 
     fn cast(&mut self, source: TExprId, to: IntTy) -> TExprId {
-        let from = self.ty(source);
+        let from = CastFrom::of(&self.ty(source)).expect("a scalar source");
         self.x(TExprKind::Cast { source, from, to }, Ty::Int(to))
     }
 
@@ -300,21 +302,24 @@ impl Tb {
 
     fn call(&mut self, env: &FakeEnv, callee: DefId, args: Vec<TExprId>) -> TExprId {
         let ty = env.sigs[&callee].ret.clone();
+        let args = self.lists.push_exprs(&args);
         self.x(TExprKind::Call { callee, args }, ty)
     }
 
     /// A struct literal with fields in the order given.
     fn lit(&mut self, env: &FakeEnv, def: DefId, fields: &[(&str, TExprId)]) -> TExprId {
         let decl = &env.structs[&def];
-        let fields = fields
+        let fields: Vec<(u32, TExprId)> = fields
             .iter()
             .map(|(n, e)| (decl.index_of(Symbol::intern(n)).unwrap() as u32, *e))
             .collect();
+        let fields = self.lists.push_fields(&fields);
         self.x(TExprKind::StructLit { def, fields }, Ty::Struct(def))
     }
 
     fn array(&mut self, elems: Vec<TExprId>) -> TExprId {
         let ty = arr(self.ty(elems[0]), elems.len() as u64);
+        let elems = self.lists.push_exprs(&elems);
         self.x(TExprKind::Array(elems), ty)
     }
 
@@ -328,11 +333,13 @@ impl Tb {
             Some(t) => self.ty(t),
             None => Ty::Unit,
         };
+        let stmts = self.lists.push_stmts(&stmts);
         self.x(TExprKind::Block { stmts, tail }, ty)
     }
 
     /// A block of type `!` (its statements diverge).
     fn never_block(&mut self, stmts: Vec<TStmt>) -> TExprId {
+        let stmts = self.lists.push_stmts(&stmts);
         self.x(TExprKind::Block { stmts, tail: None }, Ty::Never)
     }
 
@@ -411,6 +418,7 @@ impl Tb {
                 pieces.push(FmtPiece::Text(text.to_string()));
             }
         }
+        let args = self.lists.push_exprs(&args);
         self.x(
             TExprKind::Println {
                 pieces: Arc::from(pieces),
@@ -1894,13 +1902,8 @@ fn an_error_expression_becomes_unreachable() {
     let h = env.declare("h", &[], Ty::Unit);
     let mut t = Tb::default();
     let one = t.i32(1);
-    let call = t.x(
-        TExprKind::Call {
-            callee: g,
-            args: vec![one],
-        },
-        I32,
-    );
+    let args = t.lists.push_exprs(&[one]);
+    let call = t.x(TExprKind::Call { callee: g, args }, I32);
     let body = t.block(vec![stmt(call)], None);
     env.define(h, t, body);
     check(

@@ -162,21 +162,6 @@ fn indent(out: &mut Vec<u8>, n: usize) {
     out.extend(std::iter::repeat_n(b' ', n));
 }
 
-/// `x` in decimal.
-fn uint(out: &mut Vec<u8>, mut x: u64) {
-    let mut digits = [0u8; 20];
-    let mut n = digits.len();
-    loop {
-        n -= 1;
-        digits[n] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[n..]);
-}
-
 /// `s` as a JSON string: quoted as it is when nothing in it needs an escape (the names
 /// of the stats JSON), otherwise escaped by serde_json.
 fn string(out: &mut Vec<u8>, s: &str) {
@@ -196,7 +181,9 @@ fn string(out: &mut Vec<u8>, s: &str) {
 fn write(out: &mut Vec<u8>, v: &Json<'_>, depth: usize) {
     // Writing to a `Vec` cannot fail; serde_json prints a non-finite float as `null`.
     match v {
-        Json::Uint(x) => uint(out, *x),
+        Json::Uint(x) => {
+            let _ = serde_json::to_writer(&mut *out, x);
+        }
         Json::Float(x) => {
             let _ = serde_json::to_writer(&mut *out, x);
         }

@@ -1,17 +1,21 @@
 //! Whole-process timing: one new process per build or run, as a user's edit-compile loop
-//! runs it. Wall time from spawn to exit, the child's CPU time (user and system, from the
-//! `rusage` of `wait4`), the time of the first byte on stderr (the first diagnostic), the
-//! peak resident memory of the child, and a timeout. [`under_callgrind`] runs the
+//! runs it. Every process is started through the small `rill-time` program, which
+//! measures it: wall time from spawn to exit, the child's CPU time (user and system, from
+//! the `rusage` of `wait4`) and its peak resident memory (`ru_maxrss`, exact because the
+//! address space the child leaves at `exec` is `rill-time`'s, not the runner's); the
+//! runner adds the time of the first byte on stderr (the first diagnostic) and a timeout. [`under_callgrind`] runs the
 //! processes started inside it under `valgrind --tool=callgrind` and counts their
 //! instructions.
 
 use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The number of processes started so far by [`run`]: each run's `seq`.
@@ -138,16 +142,37 @@ pub fn callgrind_total(text: &str) -> Option<u64> {
         .ok()
 }
 
-/// [`run`] without callgrind.
+/// [`run`] without callgrind: `cmd` started through `rill-time` (see that program for
+/// why), which reports the child's times and `rusage`.
 fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, String> {
-    cmd.stdin(Stdio::null())
+    let helper = time_helper()?;
+    let seq = STARTED.fetch_add(1, Ordering::Relaxed) + 1;
+    let report = std::env::temp_dir().join(format!("rill-time-{}-{seq}", std::process::id()));
+    let _ = std::fs::remove_file(&report);
+    let mut wrapped = Command::new(helper);
+    wrapped
+        .arg(&report)
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        // A group of its own, so that a timeout kills the child with its trampoline.
+        .process_group(0)
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let seq = STARTED.fetch_add(1, Ordering::Relaxed) + 1;
+    if let Some(d) = cmd.get_current_dir() {
+        wrapped.current_dir(d);
+    }
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
     let start = Instant::now();
-    let mut child = cmd
+    let start_ns = monotonic_ns();
+    let mut child = wrapped
         .spawn()
-        .map_err(|e| format!("cannot start `{:?}`: {e}", cmd.get_program()))?;
+        .map_err(|e| format!("cannot start `{}`: {e}", helper.display()))?;
     let pid = child.id() as libc::pid_t;
     let mut out = child.stdout.take().ok_or("no stdout pipe")?;
     let mut err = child.stderr.take().ok_or("no stderr pipe")?;
@@ -165,7 +190,7 @@ fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, S
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     if first.is_none() {
-                        first = Some(start.elapsed().as_secs_f64() * 1e3);
+                        first = Some(monotonic_ns());
                     }
                     buf.extend_from_slice(&chunk[..n]);
                 }
@@ -173,96 +198,133 @@ fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, S
         }
         (buf, first)
     });
-    // Reap the child with wait4 in a thread of its own (for its rusage); the main
-    // thread enforces the timeout.
+    // Reap the trampoline in a thread of its own; the main thread enforces the timeout.
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut status: libc::c_int = 0;
-        // SAFETY: `rusage` is plain old data, zero is a valid value.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: waits for our own child; the pointers are valid for the call.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        let wall = start.elapsed().as_secs_f64() * 1e3;
-        let _ = tx.send((r, status, usage, wall));
+        // SAFETY: waits for our own child; the pointer is valid for the call.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let _ = tx.send((r, status));
     });
-    // The child's peak memory: `wait4`'s `ru_maxrss` is the larger of the child's own peak
-    // and the runner's peak at the moment the child was started (the kernel records the
-    // memory of the address space the child leaves at `exec`, the runner's). So it is the
-    // child's own peak exactly when it exceeds the runner's high-water mark; otherwise the
-    // child's `VmHWM`, sampled from `/proc/PID/status` while it runs, is used.
     let mut timed_out = false;
-    let mut hwm_kb: Option<u64> = None;
-    let deadline = timeout.map(|t| start + t);
-    let received = loop {
-        if let Some(kb) = vm_hwm_kb(pid) {
-            hwm_kb = Some(hwm_kb.map_or(kb, |h| h.max(kb)));
-        }
-        match rx.recv_timeout(Duration::from_millis(2)) {
-            Ok(v) => break Some(v),
-            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            timed_out = true;
-            // SAFETY: signals our own, not yet reaped child.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            break rx.recv().ok();
-        }
+    let received = match timeout {
+        None => rx.recv().ok(),
+        Some(t) => match rx.recv_timeout(t) {
+            Ok(v) => Some(v),
+            Err(mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                timed_out = true;
+                // SAFETY: signals the process group of our own, not yet reaped child.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+                rx.recv().ok()
+            }
+        },
     };
+    let runner_wall_ms = start.elapsed().as_secs_f64() * 1e3;
     drop(child);
     let stdout = out_reader.join().unwrap_or_default();
     let (stderr, first) = err_reader.join().unwrap_or_default();
-    let Some((r, status, usage, wall_ms)) = received else {
+    let Some((r, _)) = received else {
         return Err("the process could not be waited for".to_string());
     };
     if r != pid {
-        return Err("wait4 failed".to_string());
+        return Err("waitpid failed".to_string());
     }
-    let exit = if libc::WIFEXITED(status) && !timed_out {
-        Some(libc::WEXITSTATUS(status))
+    let text = std::fs::read_to_string(&report).unwrap_or_default();
+    let _ = std::fs::remove_file(&report);
+    let stderr = String::from_utf8_lossy(&stderr).into_owned();
+    if timed_out {
+        return Ok(ProcRun {
+            wall_ms: runner_wall_ms,
+            seq,
+            timed_out,
+            stdout,
+            stderr,
+            ..ProcRun::default()
+        });
+    }
+    let t = parse_report(&text).map_err(|e| {
+        let line = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        format!("{e} {line}").trim_end().to_string()
+    })?;
+    let wall_ms = t.end_ns.saturating_sub(t.start_ns) as f64 / 1e6;
+    // The child was started after `start_ns` of this process's clock and of the
+    // trampoline's (the same clock), so a first byte is timed from the child's start.
+    let first_stderr_ms = first.map(|f| {
+        let since = f.saturating_sub(t.start_ns.max(start_ns)) as f64 / 1e6;
+        // The reader thread may be scheduled only after the child was reaped; the first
+        // bytes were written before the child ended, so they came no later than that.
+        since.min(wall_ms)
+    });
+    let exit = if libc::WIFEXITED(t.status) {
+        Some(libc::WEXITSTATUS(t.status))
     } else {
         None
     };
-    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-    let maxrss_kb = u64::try_from(usage.ru_maxrss).unwrap_or(0);
-    let peak_rss_kb = match own_vm_hwm_kb() {
-        Some(own) if maxrss_kb > own => Some(maxrss_kb),
-        _ => hwm_kb,
-    };
     Ok(ProcRun {
         wall_ms,
-        cpu_user_ms: ms(usage.ru_utime),
-        cpu_sys_ms: ms(usage.ru_stime),
-        minor_faults: u64::try_from(usage.ru_minflt).unwrap_or(0),
+        cpu_user_ms: t.utime_us as f64 / 1e3,
+        cpu_sys_ms: t.stime_us as f64 / 1e3,
+        minor_faults: t.minflt,
         seq,
         exit,
         timed_out,
-        // The reader thread may be scheduled only after the child was reaped; the first
-        // bytes were written before the child ended, so they came no later than that.
-        first_stderr_ms: first.map(|f| f.min(wall_ms)),
+        first_stderr_ms,
         stdout,
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        // None only when the child stayed below the runner's own peak and ended before
-        // the first sample.
-        peak_rss_kb,
+        stderr,
+        peak_rss_kb: Some(t.maxrss_kb),
         instructions: None,
     })
 }
 
-/// The runner's own `VmHWM`, in KiB.
-fn own_vm_hwm_kb() -> Option<u64> {
-    vm_hwm_of("/proc/self/status")
+/// `CLOCK_MONOTONIC` in nanoseconds (the clock `rill-time` reports in).
+fn monotonic_ns() -> u128 {
+    // SAFETY: `timespec` is plain old data; the pointer is valid for the call.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u128 * 1_000_000_000 + t.tv_nsec as u128
 }
 
-/// `VmHWM` of a running process, in KiB.
-fn vm_hwm_kb(pid: libc::pid_t) -> Option<u64> {
-    vm_hwm_of(&format!("/proc/{pid}/status"))
+/// What `rill-time` reported about one child.
+#[derive(Debug, PartialEq, Eq)]
+struct TimeReport {
+    start_ns: u128,
+    end_ns: u128,
+    status: libc::c_int,
+    utime_us: u64,
+    stime_us: u64,
+    maxrss_kb: u64,
+    minflt: u64,
 }
 
-fn vm_hwm_of(path: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(path).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+fn parse_report(text: &str) -> Result<TimeReport, String> {
+    let line = text.lines().next().unwrap_or("");
+    if let Some(msg) = line.strip_prefix("error ") {
+        return Err(msg.to_string());
+    }
+    let bad = || format!("`rill-time` gave no report (`{line}`)");
+    let mut f = line.strip_prefix("ok ").ok_or_else(bad)?.split(' ');
+    let mut next = || f.next().ok_or_else(bad);
+    let num = |s: &str| s.parse::<u128>().map_err(|_| bad());
+    Ok(TimeReport {
+        start_ns: num(next()?)?,
+        end_ns: num(next()?)?,
+        status: next()?.parse().map_err(|_| bad())?,
+        utime_us: num(next()?)? as u64,
+        stime_us: num(next()?)? as u64,
+        maxrss_kb: num(next()?)? as u64,
+        minflt: num(next()?)? as u64,
+    })
+}
+
+/// The `rill-time` binary, next to the running executable (or one directory up, from a
+/// test binary in `deps/`); [`super::rill::locate_rill`] builds it under `cargo run`.
+fn time_helper() -> Result<&'static Path, String> {
+    static HELPER: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    HELPER
+        .get_or_init(|| super::rill::locate_bin("rill-time"))
+        .as_deref()
+        .map_err(Clone::clone)
 }
 
 #[cfg(test)]
@@ -281,15 +343,79 @@ mod tests {
         assert_eq!(r.stderr_line(), "err");
         assert!(r.first_stderr_ms.is_some());
         assert!(r.wall_ms > 0.0 && r.wall_ms >= r.first_stderr_ms.unwrap());
-        assert!(r.peak_rss_kb.is_none_or(|kb| kb > 0));
+        assert!(r.peak_rss_kb.is_some_and(|kb| kb > 0));
+        // The timeout kills the child's descendants too: a `sleep` left running would
+        // hold the output pipes open, and `run` would wait for it.
+        let t = Instant::now();
         let r = run(
-            Command::new("sh").args(["-c", "exec sleep 5"]),
+            Command::new("sh").args(["-c", "sleep 5; echo late"]),
             Some(Duration::from_millis(100)),
         )
         .unwrap();
         assert!(r.timed_out);
         assert_eq!(r.exit, None);
         assert!(r.wall_ms < 4000.0);
+        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+        assert!(r.stdout.is_empty());
+    }
+
+    #[test]
+    fn peak_memory_is_the_childs_own_not_the_runners() {
+        // The runner's own peak: 96 MB touched.
+        let big = vec![1u8; 96 << 20];
+        assert_eq!(
+            big.iter().step_by(4096).map(|&b| b as usize).sum::<usize>(),
+            96 << 8
+        );
+        // A small child reports its own peak, far below the runner's.
+        let r = run(Command::new("sh").args(["-c", "exit 0"]), None).unwrap();
+        let small = r.peak_rss_kb.unwrap();
+        assert!(small > 0 && small < 48 << 10, "{r:?}");
+        // A child that holds 40 MB reports at least that.
+        let r = run(
+            Command::new("sh").args([
+                "-c",
+                "x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo ${#x}",
+            ]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&r.stdout).trim(),
+            "40000000",
+            "{r:?}"
+        );
+        assert!(r.peak_rss_kb.unwrap() >= 40_000_000 / 1024, "{r:?}");
+        drop(big);
+    }
+
+    #[test]
+    fn a_program_that_cannot_start_is_an_error() {
+        let e = run(&mut Command::new("/nonexistent/program"), None).unwrap_err();
+        assert!(e.contains("cannot start `/nonexistent/program`"), "{e}");
+    }
+
+    #[test]
+    fn reads_time_reports() {
+        let r = parse_report("ok 10 2000010 768 1500 250 4096 77\n").unwrap();
+        assert_eq!(
+            r,
+            TimeReport {
+                start_ns: 10,
+                end_ns: 2000010,
+                status: 768,
+                utime_us: 1500,
+                stime_us: 250,
+                maxrss_kb: 4096,
+                minflt: 77,
+            }
+        );
+        assert_eq!(
+            parse_report("error no such file").unwrap_err(),
+            "no such file"
+        );
+        assert!(parse_report("").is_err());
+        assert!(parse_report("ok 1 2 3").is_err());
     }
 
     #[test]

@@ -281,29 +281,37 @@ impl Rill {
 }
 
 /// Locates `rill` next to the running executable (cargo builds both into one directory).
-/// Under `cargo run` (which builds only the `experiments` binary), first brings `rill` up
-/// to date with the same cargo, profile and target directory, so a fresh clone works and
-/// an edited compiler is never measured through a stale binary.
+/// Under `cargo run` (which builds only the `experiments` binary), first brings `rill` and
+/// `rill-time` (which starts every timed process) up to date with the same cargo, profile
+/// and target directory, so a fresh clone works and an edited compiler is never measured
+/// through a stale binary.
 pub fn locate_rill() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current executable: {e}"))?;
     let dir = exe.parent().ok_or("the executable has no directory")?;
     if let Some(cargo) = std::env::var_os("CARGO") {
         build_rill(&cargo, dir)?;
     }
-    // Test binaries live in `deps/`; the binaries one level up.
+    locate_bin("rill")
+}
+
+/// The binary `name` of this package next to the running executable; test binaries live
+/// in `deps/`, the binaries one level up.
+pub fn locate_bin(name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current executable: {e}"))?;
+    let dir = exe.parent().ok_or("the executable has no directory")?;
     for d in [dir, dir.parent().unwrap_or(dir)] {
-        let candidate = d.join(format!("rill{}", std::env::consts::EXE_SUFFIX));
+        let candidate = d.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
         if candidate.is_file() {
             return Ok(candidate);
         }
     }
     Err(format!(
-        "no `rill` binary next to `{}`: build it with `cargo build --release -p experiments`",
+        "no `{name}` binary next to `{}`: build it with `cargo build --release -p experiments`",
         exe.display()
     ))
 }
 
-/// `cargo build -p experiments --bin rill` into the directory `bin_dir`
+/// `cargo build -p experiments --bin rill --bin rill-time` into the directory `bin_dir`
 /// (`<target>/<profile>`) of the running executable.
 fn build_rill(cargo: &std::ffi::OsStr, bin_dir: &std::path::Path) -> Result<(), String> {
     let (Some(profile), Some(target)) = (bin_dir.file_name(), bin_dir.parent()) else {
@@ -321,6 +329,8 @@ fn build_rill(cargo: &std::ffi::OsStr, bin_dir: &std::path::Path) -> Result<(), 
             "experiments",
             "--bin",
             "rill",
+            "--bin",
+            "rill-time",
             "--profile",
         ])
         .arg(if profile == "debug" {

@@ -23,8 +23,19 @@ pub(super) fn simplify_cfg_unchecked(
     sc: &mut Scratch,
 ) -> Changes {
     let before = *stats;
+    // Blocks folding found unreachable are dropped below as they are: nothing in them
+    // reaches a reachable block, so their jumps are not worth threading.
+    let reached = std::mem::take(&mut sc.reached);
+    let live = match sc.reached_valid && reached.len() == f.blocks.len() {
+        true => &reached[..],
+        false => &[][..],
+    };
+    sc.reached_valid = false;
     // Branches with equal arms.
-    for b in &mut f.blocks {
+    for (bi, b) in f.blocks.iter_mut().enumerate() {
+        if !live.is_empty() && !live[bi] {
+            continue;
+        }
         if let Terminator::Branch {
             then_block,
             else_block,
@@ -37,7 +48,8 @@ pub(super) fn simplify_cfg_unchecked(
             }
         }
     }
-    let mut new_empty_jump = thread_jumps(f, stats);
+    let mut new_empty_jump = thread_jumps(f, stats, live);
+    sc.reached = reached;
     if *stats != before {
         sc.cfg_changed();
     }
@@ -67,11 +79,15 @@ fn final_target(f: &IrFunction, b: BlockId) -> BlockId {
     b
 }
 
-/// Threads every jump; whether a block without instructions had its branch turned into
-/// a jump (earlier blocks' jumps to it are not threaded through it).
-fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats) -> bool {
+/// Threads every jump (only in the blocks `live` says reachable, unless it is empty);
+/// whether a block without instructions had its branch turned into a jump (earlier
+/// blocks' jumps to it are not threaded through it).
+fn thread_jumps(f: &mut IrFunction, stats: &mut OptStats, live: &[bool]) -> bool {
     let mut new_empty_jump = false;
     for bi in 0..f.blocks.len() {
+        if !live.is_empty() && !live[bi] {
+            continue;
+        }
         let mut term = f.blocks[bi].term.clone();
         let mut changed = false;
         match &mut term {

@@ -135,6 +135,8 @@ pub(super) struct FoldBufs {
     jump_to: Vec<u32>,
     first_inst: Vec<u32>,
     acts: Vec<Act>,
+    /// The identity block order, when no reverse postorder is at hand.
+    order: Vec<u32>,
 }
 
 impl<'a> Analysis<'a> {
@@ -461,11 +463,24 @@ pub(super) fn fold_constants_unchecked(
 ) -> Changes {
     let mut changed = false;
     let mut cfg_changed = false;
-    sc.compute_rpo(f);
     let classes = sc.take_classes(f);
     let mut an = Analysis::new(f, classes, bufs);
     let mut block_dirty = std::mem::take(&mut bufs.block_dirty);
-    an.solve(&sc.rpo, &sc.rpo_index, &mut block_dirty);
+    if sc.rpo_valid && sc.rpo_index.len() == f.blocks.len() {
+        an.solve(&sc.rpo, &sc.rpo_index, &mut block_dirty);
+    } else {
+        // The solution does not depend on the order of the visits, only their number
+        // does: the block order itself is used instead of a reverse postorder computed
+        // for this run alone. Lowering emits blocks in reverse postorder, and folding
+        // is the first pass, whose branch folding makes a block order computed here
+        // stale anyway (two thirds of the blocks of the generated 100k-line program are
+        // cut off by the first run); a later pass computes the one it needs.
+        let mut order = std::mem::take(&mut bufs.order);
+        order.clear();
+        order.extend(0..f.blocks.len() as u32);
+        an.solve(&order, &order, &mut block_dirty);
+        bufs.order = order;
+    }
     bufs.block_dirty = block_dirty;
     let Analysis {
         classes,
@@ -521,6 +536,12 @@ pub(super) fn fold_constants_unchecked(
     } else if changed {
         sc.insts_changed();
     }
+    // The reached blocks are exactly those reachable from the entry now (the rewrite
+    // turned into jumps exactly the branches the analysis took one arm of): CFG
+    // simplification, which comes next, need not thread jumps in the others.
+    let mut reached = reached;
+    std::mem::swap(&mut reached, &mut sc.reached);
+    sc.reached_valid = true;
     *bufs = FoldBufs {
         state,
         reached,
@@ -531,6 +552,7 @@ pub(super) fn fold_constants_unchecked(
         jump_to,
         first_inst,
         acts,
+        order: std::mem::take(&mut bufs.order),
     };
     Changes {
         any: changed,

@@ -645,3 +645,90 @@ fn buffers_reused_between_functions_leave_no_trace() {
         assert_eq!(optimize(&branching), branching_alone);
     }
 }
+
+/// The loop of `constants_flow_through_reassigned_registers_and_loops`, its blocks
+/// numbered in reverse (`reversed`: the exit before the loop, the loop's body before its
+/// head), or in reverse postorder as lowering numbers them.
+fn counting_loop(reversed: bool) -> IrFunction {
+    let mut b = FunctionBuilder::new("main");
+    let x = b.iconst(I64, 3);
+    let i = b.iconst(I64, 0);
+    let four = b.iconst(I64, 4);
+    let mut blocks: Vec<_> = (0..6).map(|_| b.block()).collect();
+    if reversed {
+        blocks.reverse();
+    }
+    let [head, body, exit, yes, no, end] = blocks[..] else {
+        unreachable!()
+    };
+    b.jump(head);
+    b.switch_to(head);
+    let c = b.binary(IrBinOp::Lt, i, four);
+    b.branch(c, body, exit);
+    b.switch_to(body);
+    let one = b.iconst(I64, 1);
+    let t = b.binary(IrBinOp::Mul, x, one);
+    b.assign(x, t);
+    b.assign_binary(IrBinOp::Add, i, i, one);
+    b.jump(head);
+    b.switch_to(exit);
+    let three = b.iconst(I64, 3);
+    let eq = b.binary(IrBinOp::Eq, x, three);
+    b.branch(eq, yes, no);
+    b.switch_to(yes);
+    b.print_str("yes\n");
+    b.jump(end);
+    b.switch_to(no);
+    b.print_str("no\n");
+    b.jump(end);
+    b.switch_to(end);
+    b.print_int(i);
+    finish(b)
+}
+
+#[test]
+fn folding_finds_the_same_constants_whatever_the_block_order() {
+    // Folding visits the blocks in their own order when no reverse postorder is at hand:
+    // with the loop's body numbered before its head, and the code after the loop before
+    // both, the constant still flows around the loop and the branch on it still folds.
+    let (rpo, reversed) = (
+        optimize(&counting_loop(false)),
+        optimize(&counting_loop(true)),
+    );
+    let shape = |f: &IrFunction| {
+        let mut insts: Vec<String> = f
+            .blocks
+            .iter()
+            .flat_map(|b| b.insts.iter().map(|i| format!("{i:?}")))
+            .collect();
+        insts.sort();
+        (f.blocks.len(), insts)
+    };
+    assert_eq!(shape(&rpo), shape(&reversed));
+    check_main(
+        counting_loop(true),
+        vec![],
+        expect![[r#"
+            fn crate::main() {
+                data0: "yes\n"
+                data1: [6e 6f 0a]
+            bb0:
+                v0 = const.i64 0
+                v1 = const.i64 4
+                jump bb3
+            bb1:
+                print.str data0 "yes\n"
+                print.i64 v0
+                return
+            bb2:
+                v3 = const.i64 1
+                v0 = add.i64 v0, v3
+                jump bb3
+            bb3:
+                v2 = lt.i64 v0, v1
+                branch v2, bb2, bb1
+            }
+            -- yes
+            4Finished"#]],
+    );
+}

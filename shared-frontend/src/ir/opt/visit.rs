@@ -341,6 +341,11 @@ pub(super) struct Scratch {
     /// program). With exact analyses nothing else depends on them: folding never scans
     /// them, and their reads make nothing live in a reachable block.
     pub skip_unreachable: bool,
+    /// Per block, whether it is reachable from the entry, as folding found it: valid
+    /// while `reached_valid`, which folding sets and CFG simplification clears (no
+    /// other pass changes a jump target or the block list).
+    pub reached: Vec<bool>,
+    pub reached_valid: bool,
 }
 
 impl Scratch {

@@ -296,6 +296,7 @@ impl BuildOptions {
                 cache: self.engine.cache.clone(),
                 no_timing: self.engine.no_timing,
                 on_warning: None,
+                single_revision: self.engine.single_revision,
             },
             granularity: self.granularity,
             spans: self.spans,
@@ -539,10 +540,12 @@ fn build_in(
     file_system: bool,
     root: &Path,
     goal: Goal,
-    options: BuildOptions,
+    mut options: BuildOptions,
 ) -> Build {
     let start = Instant::now();
     let exit_after = options.exit_after;
+    // The session builds once and ends: no later revision compares its results.
+    options.engine.single_revision = true;
     // What a rebuild from scratch needs, kept only where verify mode may ask for one.
     let again = (options.engine.verify != Verify::Off)
         .then(|| (Arc::clone(&loader), options.for_another_build()));

@@ -811,3 +811,29 @@ fn with_absolute_spans_a_comment_at_the_top_re_checks_the_file_but_keeps_the_cod
     assert_eq!(executed(&b, "codegen"), 0);
     assert_eq!(image(&b), image(&first));
 }
+
+#[test]
+fn a_build_from_scratch_releases_optimized_ir_without_hashing_it() {
+    let p = Project::new();
+    let optimize = |b: &Build| {
+        let q = &b.stats.queries["optimize"];
+        (q.executed, q.released, q.hashed_bytes)
+    };
+    // `build`: one session, one build, no cache: no later revision compares a function's
+    // IR, so it is dropped unhashed once its code is generated.
+    let scratch = p.scratch();
+    assert_eq!(optimize(&scratch), (5, 5, 0));
+    // A session that may build again fingerprints it when it releases it.
+    let mut session = Session::new(
+        p.loader(),
+        Path::new("main.rs"),
+        Goal::Image,
+        BuildOptions::default(),
+    );
+    let mut again = session.build(Goal::Image);
+    session.finish(&mut again);
+    let (executed, released, hashed) = optimize(&again);
+    assert_eq!((executed, released), (5, 5));
+    assert!(hashed > 0);
+    assert_eq!(image(&scratch), image(&again));
+}

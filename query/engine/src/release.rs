@@ -68,8 +68,10 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
         return;
     };
     // Early cutoff by equality compares with the old value; without it, the fingerprint
-    // stands for it (computed now if the execution did not hash the value).
-    let fp = (Q::HASH.is_some() && !has_fp).then(|| crate::execute::hash_value::<Q>(rt, &value));
+    // stands for it (computed now if the execution did not hash the value), unless no
+    // later revision will compare it (`Options::single_revision`).
+    let fp = (Q::HASH.is_some() && !has_fp && !rt.options.single_revision)
+        .then(|| crate::execute::hash_value::<Q>(rt, &value));
     {
         let mut g = rt.graph.borrow_mut();
         let n = g.node_mut(node);

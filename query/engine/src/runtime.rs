@@ -87,6 +87,12 @@ pub struct Options {
     pub no_timing: bool,
     /// Called with every warning (a damaged cache, a verify mismatch) besides collecting it.
     pub on_warning: Option<WarningSink>,
+    /// The database is used for one revision only (a build from scratch in a process of
+    /// its own): no later revision compares a result with this one's, so a value released
+    /// after its consumers (`release_after`) is dropped without being fingerprinted first.
+    /// Should a later revision come all the same, a re-executed memo released so counts as
+    /// changed: correct, only with less early cutoff.
+    pub single_revision: bool,
 }
 
 impl Options {

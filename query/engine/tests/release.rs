@@ -151,3 +151,44 @@ fn early_cutoff_on_a_released_value_compares_its_fingerprint() {
     assert_eq!(s.queries["emit"].executed, 1, "cut off at `lower`");
     assert_eq!(s.queries["lower"].executed, 2);
 }
+
+#[test]
+fn a_single_revision_releases_without_fingerprinting_and_later_revisions_stay_correct() {
+    let hashed = |db: &Db| db.stats().queries["lower"].hashed_bytes;
+    // By default the released `lower` is fingerprinted for a later revision's cutoff.
+    let default = db(Cutoff::Fingerprint);
+    default.emit(1);
+    assert_eq!(counts(&default, "lower"), (1, 1, 0));
+    assert!(hashed(&default) > 0, "fingerprinted when released");
+
+    // A database of one revision drops it unhashed.
+    let mut one = Db::new(Options {
+        single_revision: true,
+        ..Options::default()
+    });
+    one.set_source(1, Arc::from("fn one() {}"), Durability::Low);
+    one.set_unrelated((), 0, Durability::Low);
+    let sum = one.emit(1);
+    assert_eq!(counts(&one, "lower"), (1, 1, 0));
+    assert_eq!(hashed(&one), 0, "released without a fingerprint");
+    // A recomputation in the same revision is still no change.
+    let lowered = one.lower(1);
+    assert_eq!(lowered.iter().sum::<u64>(), sum);
+    assert_eq!(counts(&one, "lower"), (2, 2, 1));
+    assert_eq!(hashed(&one), 0);
+
+    // A later revision all the same: the unhashed memo counts as changed, and the
+    // results are those of a build from scratch.
+    one.set_source(1, Arc::from("fn one() {}"), Durability::High);
+    assert_eq!(one.emit(1), sum);
+    assert_eq!(
+        counts(&one, "emit").0,
+        2,
+        "no cutoff without the fingerprint"
+    );
+    one.set_source(1, Arc::from("fn one() { 2 }"), Durability::High);
+    let mut fresh = db(Cutoff::Fingerprint);
+    fresh.set_source(1, Arc::from("fn one() { 2 }"), Durability::High);
+    assert_eq!(one.emit(1), fresh.emit(1));
+    assert_ne!(one.emit(1), sum);
+}

@@ -241,9 +241,11 @@ impl Image {
 
     /// Maps `source.len` bytes of the file over the start of the image's mapping,
     /// private and read-write: reading them shares the file's cached pages, and writing
-    /// a page copies that page alone. The pages are mapped in at once (`MAP_POPULATE`,
-    /// with reads: a writable private mapping would be populated by copying), then made
-    /// writable.
+    /// a page copies that page alone. The pages are not mapped in ahead (no
+    /// `MAP_POPULATE`): the checks of the code usually run on the link state's own mapping
+    /// of the file, so a page of the image is first touched when it is patched, checked
+    /// here, or run, and a program that runs a small part of its code does not pay for
+    /// the page tables of all of it.
     fn map_file(&self, source: &CodeSource) -> Result<(), LinkError> {
         use std::os::fd::AsRawFd;
         let refused = |e: std::io::Error| LinkError::Map(e.to_string());
@@ -265,7 +267,7 @@ impl Image {
                 self.mem as *mut libc::c_void,
                 n,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_FIXED | libc::MAP_POPULATE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
                 source.file.as_raw_fd(),
                 offset,
             )

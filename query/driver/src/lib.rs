@@ -462,17 +462,18 @@ impl Session {
             return out;
         }
         let diags = db.crate_diagnostics(());
-        let files = db.crate_files(());
-        let ids = |p: &Path| {
-            files
-                .iter()
-                .position(|f| f == p)
-                .map(|i| shared_frontend::span::FileId(i as u32))
-        };
-        out.diagnostics = diags.iter().map(|d| d.anchor(&ids)).collect();
-        // The texts are needed only to render diagnostics (a no-change build of a big
-        // crate would spend more time indexing lines than checking).
-        if !out.diagnostics.is_empty() {
+        // The files are needed only to place and render diagnostics: a build without any
+        // does not read their list (a no-change build of a big crate would spend more
+        // time checking and decoding it, and indexing lines, than checking).
+        if !diags.is_empty() {
+            let files = db.crate_files(());
+            let ids = |p: &Path| {
+                files
+                    .iter()
+                    .position(|f| f == p)
+                    .map(|i| shared_frontend::span::FileId(i as u32))
+            };
+            out.diagnostics = diags.iter().map(|d| d.anchor(&ids)).collect();
             out.sources = source_map(db, &files);
         }
         phase(&mut out, "check");

@@ -415,10 +415,14 @@ fn collect_changes(
     made_at: Revision,
 ) -> Result<Changes, LinkError> {
     let main = db.main_fn(()).unwrap_or_else(root_def);
-    db.ensure::<rq::crate_defs>(());
     // When the session's start re-validated every loaded memo (pushing each change to
-    // what depends on it), the change log is complete: nothing needs bringing up to date.
+    // what depends on it), the change log is complete: nothing needs bringing up to date,
+    // not even the list of items (bringing it up to date would check its whole record,
+    // a value as large as the program, in a build that changed nothing).
     let complete = db.changes_are_complete();
+    if !complete {
+        db.ensure::<rq::crate_defs>(());
+    }
     let defs_changed = !db.changed_keys_since::<rq::crate_defs>(made_at).is_empty()
         || !db.changed_keys_since::<rq::main_fn>(made_at).is_empty();
     // The functions of the program: the state's, unless the list of items changed.

@@ -752,3 +752,48 @@ fn anchored_label(file: FileId, span: Span, message: impl Into<String>) -> Label
 fn io_error_text(e: &io::Error) -> String {
     e.to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `FsLoader::load_shared` reads what `load` reads, byte for byte, and fails as it
+    /// does: files of every size class, a file whose metadata says it is empty but which
+    /// is not (`/proc`), a directory, a missing path.
+    #[test]
+    fn load_shared_reads_what_load_reads() {
+        let dir = std::env::temp_dir().join(format!("rill-load-shared-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for len in [0usize, 1, 15, 4096, 100_001] {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            let path = dir.join(format!("f{len}.rs"));
+            std::fs::write(&path, &bytes).unwrap();
+            let shared = FsLoader.load_shared(&path).unwrap();
+            assert_eq!(&shared[..], &bytes[..], "{len} bytes");
+            assert_eq!(&shared[..], &FsLoader.load(&path).unwrap()[..]);
+        }
+        if cfg!(target_os = "linux") {
+            let path = Path::new("/proc/self/cmdline");
+            let shared = FsLoader.load_shared(path).unwrap();
+            assert!(!shared.is_empty());
+            assert_eq!(&shared[..], &FsLoader.load(path).unwrap()[..]);
+        }
+        for path in [dir.clone(), dir.join("missing.rs")] {
+            let a = FsLoader.load(&path).unwrap_err();
+            let b = FsLoader.load_shared(&path).unwrap_err();
+            assert_eq!(
+                (a.raw_os_error(), a.to_string()),
+                (b.raw_os_error(), b.to_string())
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

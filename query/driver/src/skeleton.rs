@@ -464,6 +464,9 @@ mod simd {
         b'"', b'#', b'\'', b'(', b')', b'/', b';', b'[', b'\\', b']', b'`', b'{', b'}', 0x7f,
     ];
 
+    /// [`STOPS`] other than the delimiters and `;`.
+    const OTHER_STOPS: [u8; 7] = [b'"', b'#', b'\'', b'/', b'\\', b'`', 0x7f];
+
     /// A bit for each of the 16 bytes at `p` that is not [`super::PLAIN`] (bit `k` for
     /// byte `k`).
     ///
@@ -481,6 +484,34 @@ mod simd {
             stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
         }
         _mm_movemask_epi8(stop) as u32
+    }
+
+    /// For the 16 bytes at `p`: [`stops`], and among them the opening delimiters
+    /// (`( [ {`), the closing ones (`) ] }`) and `;`, a bit for each byte as in `stops`.
+    ///
+    /// # Safety
+    /// `p` must point at 16 readable bytes.
+    pub(super) unsafe fn delimiters(p: *const u8) -> (u32, u32, u32, u32) {
+        let v = _mm_loadu_si128(p as *const __m128i);
+        let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+        let open = _mm_or_si128(_mm_or_si128(is(b'('), is(b'[')), is(b'{'));
+        let close = _mm_or_si128(_mm_or_si128(is(b')'), is(b']')), is(b'}'));
+        let semi = is(b';');
+        // As in `stops`, each delimiter compared once.
+        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        let x = _mm_sub_epi8(v, _mm_set1_epi8(0x09));
+        let space = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(4)), x);
+        let mut stop = _mm_or_si128(_mm_andnot_si128(space, low), _mm_or_si128(open, close));
+        stop = _mm_or_si128(stop, semi);
+        for c in OTHER_STOPS {
+            stop = _mm_or_si128(stop, is(c));
+        }
+        (
+            _mm_movemask_epi8(stop) as u32,
+            _mm_movemask_epi8(open) as u32,
+            _mm_movemask_epi8(close) as u32,
+            _mm_movemask_epi8(semi) as u32,
+        )
     }
 }
 
@@ -643,8 +674,60 @@ impl Tokens<'_> {
                 TokenKind::Eof => return Err(()),
                 _ => {}
             }
+            #[cfg(target_arch = "x86_64")]
+            if let Some(hi) = self.skip_blocks(&mut depth) {
+                return Ok(hi);
+            }
             t = self.next_delimiter()?;
         }
+    }
+
+    /// Inside a group `depth` deep, with the cursor where a token starts: passes over the
+    /// whole blocks of 16 bytes that hold only [`PLAIN`] bytes and delimiters, and over the
+    /// start of the first block that holds another byte, up to that byte, counting the
+    /// delimiters as [`Tokens::skip_group`] does token by token. The end of the group if it
+    /// closes there; otherwise the cursor is left after the last delimiter passed over (or
+    /// where it was), where a token starts, and [`Tokens::next_delimiter`] goes on from it,
+    /// as it would have after returning that delimiter: between it and the next byte to
+    /// look at there are only plain bytes.
+    #[cfg(target_arch = "x86_64")]
+    fn skip_blocks(&mut self, depth: &mut usize) -> Option<u32> {
+        let bytes = self.bytes;
+        let mut i = self.cursor.pos();
+        let mut boundary = i;
+        while i + 16 <= bytes.len() {
+            // SAFETY: the 16 bytes from `i` are in `bytes`.
+            let (stops, open, close, semi) = unsafe { simd::delimiters(bytes.as_ptr().add(i)) };
+            let delimiters = open | close | semi;
+            let other = stops & !delimiters;
+            // The bytes before the first other one.
+            let before = (1u32 << other.trailing_zeros().min(16)) - 1;
+            let mut d = (open | close) & before;
+            while d != 0 {
+                let k = d.trailing_zeros();
+                if open & (1 << k) != 0 {
+                    *depth += 1;
+                } else {
+                    *depth -= 1;
+                    if *depth == 0 {
+                        let hi = i + k as usize + 1;
+                        self.cursor.set_pos(hi);
+                        return Some(hi as u32);
+                    }
+                }
+                d &= d - 1;
+            }
+            let passed = delimiters & before;
+            if passed != 0 {
+                boundary = i + (32 - passed.leading_zeros()) as usize;
+            }
+            if other != 0 {
+                break;
+            }
+            i += 16;
+        }
+        self.cursor.set_pos(boundary);
+        None
     }
 }
 
@@ -1015,6 +1098,56 @@ mod tests {
         let all: Vec<u8> = (0..=255u8).collect();
         let first = all.iter().position(|&b| !PLAIN[b as usize]).unwrap_or(256);
         assert_eq!(plain_end(&all, 0), first);
+    }
+
+    /// [`simd::delimiters`] finds the same stops as [`simd::stops`], and among them exactly
+    /// the delimiters and `;`, for every byte value at every place in a block.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn delimiters_agree_with_stops_for_every_byte() {
+        for b in 0..=255u8 {
+            for at in 0..16 {
+                let mut block = [b'a'; 16];
+                block[at] = b;
+                // SAFETY: `block` holds 16 bytes.
+                let (stops, open, close, semi) = unsafe { simd::delimiters(block.as_ptr()) };
+                // SAFETY: as above.
+                assert_eq!(stops, unsafe { simd::stops(block.as_ptr()) }, "byte {b:#x}");
+                let bit = |yes: bool| if yes { 1u32 << at } else { 0 };
+                assert_eq!(open, bit(matches!(b, b'(' | b'[' | b'{')), "byte {b:#x}");
+                assert_eq!(close, bit(matches!(b, b')' | b']' | b'}')), "byte {b:#x}");
+                assert_eq!(semi, bit(b == b';'), "byte {b:#x}");
+            }
+        }
+    }
+
+    /// Long bodies, where whole blocks of 16 bytes are passed over at once: nested groups
+    /// closing anywhere in a block, with literals, comments and `#` among them.
+    #[test]
+    fn the_split_is_the_reference_on_long_bodies() {
+        let bodies = [
+            "let a = (1 + (2 * [3, 4][0])) ; let b = {{ c; }};",
+            "f(g(h(i(j(k(l(m(n(o(p(q(r(s(t(u(1))))))))))))))));",
+            "let s = \"a ( [ {\"; /* ( */ let c = ')'; // }\n x += 1;",
+            "if x { y } else { z } #[allow(x)] let q = 1e+5; let r = 1.0f64;",
+            "abcdefghijklmnop(abcdefghijklmno);abcdefghijklmnopq[0];{}{}{}{}{}{}{}{}",
+        ];
+        let mut found = 0;
+        for (n, body) in bodies.iter().enumerate() {
+            for repeat in [1, 3, 17] {
+                for pad in 0..17 {
+                    let text = format!(
+                        "{}fn f{n}() {{ {} }}\nconst C: u8 = 1;\nfn g() {{ {} }}\n",
+                        " ".repeat(pad),
+                        body.repeat(repeat),
+                        body
+                    );
+                    found += usize::from(same_split(&text));
+                    same_split(&text[..text.len() - pad.min(text.len())]);
+                }
+            }
+        }
+        assert_eq!(found, bodies.len() * 3 * 17);
     }
 
     /// `split` and [`split_reference`] agree on `text`; whether the split is found.

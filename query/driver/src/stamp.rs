@@ -112,7 +112,7 @@ pub fn is_racy(stat: &FileStat, now_ns: i128) -> bool {
 /// `is_file` (asked only when the read failed).
 pub fn read(loader: Option<&dyn FileLoader>, path: &Path) -> FileText {
     match loader {
-        Some(loader) => FileText::from_io(loader.load(path), || loader.is_file(path)),
+        Some(loader) => FileText::from_shared(loader.load_shared(path), || loader.is_file(path)),
         None => FileText::from_io(Err(std::io::Error::other("no file loader")), || false),
     }
 }

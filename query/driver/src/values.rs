@@ -392,6 +392,21 @@ impl FileText {
         }
     }
 
+    /// [`FileText::from_io`] for a read into a shared buffer.
+    pub fn from_shared(
+        result: std::io::Result<Arc<[u8]>>,
+        is_file: impl FnOnce() -> bool,
+    ) -> FileText {
+        match result {
+            Ok(b) => FileText::Bytes(b),
+            Err(e) => FileText::Error {
+                os: e.raw_os_error(),
+                message: e.to_string(),
+                is_file: is_file(),
+            },
+        }
+    }
+
     /// Whether the loader sees a file at the path (see `Error`).
     pub fn is_file(&self) -> bool {
         match self {

@@ -373,7 +373,11 @@ pub(crate) fn is_input(rt: &Runtime, kind: u16) -> bool {
 pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
     const RED_ZONE: usize = 128 * 1024;
     const NEW_SEGMENT: usize = 4 * 1024 * 1024;
-    stacker::maybe_grow(RED_ZONE, NEW_SEGMENT, f)
+    match crate::stack::remaining() {
+        Some(left) if left >= RED_ZONE => f(),
+        Some(_) => crate::stack::grow(NEW_SEGMENT, f),
+        None => stacker::maybe_grow(RED_ZONE, NEW_SEGMENT, f),
+    }
 }
 
 /// Removes repeated reads, keeping the first of each: re-validation walks each dependency

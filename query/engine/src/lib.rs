@@ -73,6 +73,7 @@ mod runtime;
 mod serde_hash;
 mod session;
 mod stable_hash;
+mod stack;
 mod stats;
 mod verify;
 

@@ -29,6 +29,12 @@ pub trait FileLoader {
     fn load(&self, path: &Path) -> io::Result<Vec<u8>>;
     fn is_file(&self, path: &Path) -> bool;
 
+    /// [`FileLoader::load`] into a shared buffer. The default converts `load`'s vector (a
+    /// copy of every byte); a loader that can fill the shared buffer directly does so.
+    fn load_shared(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+        self.load(path).map(Arc::from)
+    }
+
     /// What the loader can tell about `path` without reading it: the metadata that
     /// changes whenever the file does (`git status`'s stat data), so that an incremental
     /// driver reads only the files whose metadata changed. `None` (the default) when the
@@ -153,6 +159,40 @@ impl FileLoader for FsLoader {
         std::fs::read(path)
     }
 
+    /// Reads the file straight into its shared buffer, sized by the open file's metadata,
+    /// so that its bytes are neither zeroed first nor copied again from a vector. A file
+    /// that grew since its metadata was read is read on into a vector; one that shrank is
+    /// copied to its length.
+    #[cfg(unix)]
+    fn load_shared(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let Ok(len) = usize::try_from(len) else {
+            return std::fs::read(path).map(Arc::from);
+        };
+        let mut fresh = Arc::<[u8]>::new_uninit_slice(len);
+        let dst = Arc::get_mut(&mut fresh).expect("a new buffer has one owner");
+        let filled = read_uninit(&file, dst)?;
+        let buf: Arc<[u8]> = if filled == len {
+            // SAFETY: the reads wrote every byte.
+            unsafe { fresh.assume_init() }
+        } else {
+            // SAFETY: the reads wrote the first `filled` bytes.
+            let prefix = unsafe { std::slice::from_raw_parts(fresh.as_ptr().cast::<u8>(), filled) };
+            return Ok(Arc::from(prefix));
+        };
+        let mut rest = Vec::new();
+        file.read_to_end(&mut rest)?;
+        if rest.is_empty() {
+            return Ok(buf);
+        }
+        let mut all = Vec::with_capacity(buf.len() + rest.len());
+        all.extend_from_slice(&buf);
+        all.extend_from_slice(&rest);
+        Ok(Arc::from(all))
+    }
+
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
     }
@@ -160,6 +200,31 @@ impl FileLoader for FsLoader {
     fn stat(&self, path: &Path) -> Option<FileStat> {
         Some(FileStat::from_metadata(std::fs::metadata(path)))
     }
+}
+
+/// Reads `file` into `dst` until `dst` is full or the file ends; the number of bytes read.
+/// The kernel writes the bytes, so `dst` need not be initialized first.
+#[cfg(unix)]
+fn read_uninit(file: &std::fs::File, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let mut filled = 0;
+    while filled < dst.len() {
+        let want = (dst.len() - filled).min(isize::MAX as usize);
+        // SAFETY: the pointer and length stay inside `dst`, which the kernel only writes.
+        let n = unsafe { libc::read(file.as_raw_fd(), dst.as_mut_ptr().add(filled).cast(), want) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            break;
+        }
+        filled += n as usize;
+    }
+    Ok(filled)
 }
 
 /// A fixed set of in-memory files. Paths compare component-wise (`a//b.rs` is `a/b.rs`).
@@ -199,6 +264,13 @@ impl FileLoader for MemLoader {
 
     fn is_file(&self, path: &Path) -> bool {
         self.files.contains_key(path)
+    }
+
+    fn load_shared(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+        match self.files.get(path) {
+            Some(bytes) => Ok(bytes.clone()),
+            None => self.load(path).map(Arc::from),
+        }
     }
 }
 
@@ -679,4 +751,49 @@ fn anchored_label(file: FileId, span: Span, message: impl Into<String>) -> Label
 /// `No such file or directory (os error 2)`, as rustc prints an I/O error.
 fn io_error_text(e: &io::Error) -> String {
     e.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `FsLoader::load_shared` reads what `load` reads, byte for byte, and fails as it
+    /// does: files of every size class, a file whose metadata says it is empty but which
+    /// is not (`/proc`), a directory, a missing path.
+    #[test]
+    fn load_shared_reads_what_load_reads() {
+        let dir = std::env::temp_dir().join(format!("rill-load-shared-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for len in [0usize, 1, 15, 4096, 100_001] {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            let path = dir.join(format!("f{len}.rs"));
+            std::fs::write(&path, &bytes).unwrap();
+            let shared = FsLoader.load_shared(&path).unwrap();
+            assert_eq!(&shared[..], &bytes[..], "{len} bytes");
+            assert_eq!(&shared[..], &FsLoader.load(&path).unwrap()[..]);
+        }
+        if cfg!(target_os = "linux") {
+            let path = Path::new("/proc/self/cmdline");
+            let shared = FsLoader.load_shared(path).unwrap();
+            assert!(!shared.is_empty());
+            assert_eq!(&shared[..], &FsLoader.load(path).unwrap()[..]);
+        }
+        for path in [dir.clone(), dir.join("missing.rs")] {
+            let a = FsLoader.load(&path).unwrap_err();
+            let b = FsLoader.load_shared(&path).unwrap_err();
+            assert_eq!(
+                (a.raw_os_error(), a.to_string()),
+                (b.raw_os_error(), b.to_string())
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

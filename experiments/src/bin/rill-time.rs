@@ -1,13 +1,8 @@
 //! `rill-time REPORT PROGRAM [ARGS...]`: runs PROGRAM with this process's standard
-//! streams, waits for it and writes to the file REPORT how it ran, on one line:
-//!
-//! ```text
-//! ok START_NS END_NS STATUS UTIME_US STIME_US MAXRSS_KB MINFLT
-//! ```
-//!
-//! `START_NS` and `END_NS` are `CLOCK_MONOTONIC` readings just before the spawn and just
-//! after `wait4` returned; `STATUS` is `wait4`'s raw status; the rest is its `rusage`.
-//! When PROGRAM cannot be started the line is `error MESSAGE` and the exit code 127.
+//! streams, waits for it and writes to the file REPORT how it ran, one line of
+//! `experiments::runner::process::TimeReport` (the runner reads it with the same type):
+//! the spawn and exit times, `wait4`'s status and the child's `rusage`. When PROGRAM
+//! cannot be started the line is an error and the exit code 127.
 //!
 //! The experiment runner starts every timed process through this small program because of
 //! how the kernel counts a child's peak memory: `wait4`'s `ru_maxrss` is the larger of the
@@ -20,12 +15,7 @@
 use std::io::Write;
 use std::process::{Command, ExitCode};
 
-fn monotonic_ns() -> u128 {
-    // SAFETY: `timespec` is plain old data; the pointer is valid for the call.
-    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as u128 * 1_000_000_000 + t.tv_nsec as u128
-}
+use experiments::runner::process::{monotonic_ns, TimeReport};
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -41,7 +31,7 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let msg = format!("cannot start `{}`: {e}", program.to_string_lossy());
-            let _ = write(format!("error {}\n", msg.replace('\n', " ")));
+            let _ = write(TimeReport::error_line(&msg));
             return ExitCode::from(127);
         }
     };
@@ -61,21 +51,11 @@ fn main() -> ExitCode {
     // The child is reaped: `Child`'s own drop does nothing with it.
     drop(child);
     if r != pid {
-        let _ = write(format!(
-            "error wait4 failed: {}\n",
-            std::io::Error::last_os_error()
-        ));
+        let msg = format!("wait4 failed: {}", std::io::Error::last_os_error());
+        let _ = write(TimeReport::error_line(&msg));
         return ExitCode::from(127);
     }
-    let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
-    let line = format!(
-        "ok {start} {end} {status} {} {} {} {}\n",
-        us(usage.ru_utime),
-        us(usage.ru_stime),
-        usage.ru_maxrss,
-        usage.ru_minflt
-    );
-    match write(line) {
+    match write(TimeReport::new(start, end, status, &usage).line()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rill-time: cannot write the report: {e}");

@@ -105,16 +105,21 @@ pub fn valgrind() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// `cmd` as the client of `valgrind --tool=callgrind` (same arguments, directory and
-/// environment).
+/// `cmd` as the client of `valgrind --tool=callgrind`.
 fn wrap_in_callgrind(cmd: &Command, out_file: &Path) -> Command {
-    let mut w = Command::new("valgrind");
     let mut out_arg = OsString::from("--callgrind-out-file=");
     out_arg.push(out_file);
-    w.args(["--tool=callgrind", "--quiet", "--smc-check=all-non-file"])
-        .arg(out_arg)
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
+    let args = ["--tool=callgrind", "--quiet", "--smc-check=all-non-file"];
+    let mut prefix: Vec<OsString> = args.iter().map(OsString::from).collect();
+    prefix.push(out_arg);
+    wrap("valgrind".as_ref(), &prefix, cmd)
+}
+
+/// `program prefix... cmd's-program cmd's-args...`, in `cmd`'s directory and with its
+/// environment changes.
+fn wrap(program: &std::ffi::OsStr, prefix: &[OsString], cmd: &Command) -> Command {
+    let mut w = Command::new(program);
+    w.args(prefix).arg(cmd.get_program()).args(cmd.get_args());
     if let Some(d) = cmd.get_current_dir() {
         w.current_dir(d);
     }
@@ -149,25 +154,13 @@ fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, S
     let seq = STARTED.fetch_add(1, Ordering::Relaxed) + 1;
     let report = std::env::temp_dir().join(format!("rill-time-{}-{seq}", std::process::id()));
     let _ = std::fs::remove_file(&report);
-    let mut wrapped = Command::new(helper);
+    let mut wrapped = wrap(helper.as_os_str(), &[report.clone().into_os_string()], cmd);
     wrapped
-        .arg(&report)
-        .arg(cmd.get_program())
-        .args(cmd.get_args())
         // A group of its own, so that a timeout kills the child with its trampoline.
         .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(d) = cmd.get_current_dir() {
-        wrapped.current_dir(d);
-    }
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => wrapped.env(k, v),
-            None => wrapped.env_remove(k),
-        };
-    }
     let start = Instant::now();
     let start_ns = monotonic_ns();
     let mut child = wrapped
@@ -243,7 +236,7 @@ fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, S
             ..ProcRun::default()
         });
     }
-    let t = parse_report(&text).map_err(|e| {
+    let t = TimeReport::parse(&text).map_err(|e| {
         let line = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         format!("{e} {line}").trim_end().to_string()
     })?;
@@ -278,43 +271,82 @@ fn run_direct(cmd: &mut Command, timeout: Option<Duration>) -> Result<ProcRun, S
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds (the clock `rill-time` reports in).
-fn monotonic_ns() -> u128 {
+pub fn monotonic_ns() -> u128 {
     // SAFETY: `timespec` is plain old data; the pointer is valid for the call.
     let mut t: libc::timespec = unsafe { std::mem::zeroed() };
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
     t.tv_sec as u128 * 1_000_000_000 + t.tv_nsec as u128
 }
 
-/// What `rill-time` reported about one child.
+/// What `rill-time` reports about one child: [`monotonic_ns`] just before the spawn and
+/// just after `wait4` returned, `wait4`'s raw status and its `rusage`. In the report
+/// file it is one line, `ok START_NS END_NS STATUS UTIME_US STIME_US MAXRSS_KB MINFLT`,
+/// or `error MESSAGE` when the child could not be started or waited for.
 #[derive(Debug, PartialEq, Eq)]
-struct TimeReport {
-    start_ns: u128,
-    end_ns: u128,
-    status: libc::c_int,
-    utime_us: u64,
-    stime_us: u64,
-    maxrss_kb: u64,
-    minflt: u64,
+pub struct TimeReport {
+    pub start_ns: u128,
+    pub end_ns: u128,
+    pub status: libc::c_int,
+    pub utime_us: u64,
+    pub stime_us: u64,
+    pub maxrss_kb: u64,
+    pub minflt: u64,
 }
 
-fn parse_report(text: &str) -> Result<TimeReport, String> {
-    let line = text.lines().next().unwrap_or("");
-    if let Some(msg) = line.strip_prefix("error ") {
-        return Err(msg.to_string());
+impl TimeReport {
+    /// The report of a child reaped with `status` and `usage`.
+    pub fn new(start_ns: u128, end_ns: u128, status: libc::c_int, usage: &libc::rusage) -> Self {
+        let us = |t: libc::timeval| u64::try_from(t.tv_sec * 1_000_000 + t.tv_usec).unwrap_or(0);
+        TimeReport {
+            start_ns,
+            end_ns,
+            status,
+            utime_us: us(usage.ru_utime),
+            stime_us: us(usage.ru_stime),
+            maxrss_kb: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+            minflt: u64::try_from(usage.ru_minflt).unwrap_or(0),
+        }
     }
-    let bad = || format!("`rill-time` gave no report (`{line}`)");
-    let mut f = line.strip_prefix("ok ").ok_or_else(bad)?.split(' ');
-    let mut next = || f.next().ok_or_else(bad);
-    let num = |s: &str| s.parse::<u128>().map_err(|_| bad());
-    Ok(TimeReport {
-        start_ns: num(next()?)?,
-        end_ns: num(next()?)?,
-        status: next()?.parse().map_err(|_| bad())?,
-        utime_us: num(next()?)? as u64,
-        stime_us: num(next()?)? as u64,
-        maxrss_kb: num(next()?)? as u64,
-        minflt: num(next()?)? as u64,
-    })
+
+    /// The report file's line.
+    pub fn line(&self) -> String {
+        let TimeReport {
+            start_ns,
+            end_ns,
+            status,
+            utime_us,
+            stime_us,
+            maxrss_kb,
+            minflt,
+        } = self;
+        format!("ok {start_ns} {end_ns} {status} {utime_us} {stime_us} {maxrss_kb} {minflt}\n")
+    }
+
+    /// The report file's line for a child that could not be run.
+    pub fn error_line(msg: &str) -> String {
+        format!("error {}\n", msg.replace('\n', " "))
+    }
+
+    /// A report file's text: the report, or the error it gives.
+    pub fn parse(text: &str) -> Result<TimeReport, String> {
+        let line = text.lines().next().unwrap_or("");
+        if let Some(msg) = line.strip_prefix("error ") {
+            return Err(msg.to_string());
+        }
+        let bad = || format!("`rill-time` gave no report (`{line}`)");
+        let mut f = line.strip_prefix("ok ").ok_or_else(bad)?.split(' ');
+        let mut next = || f.next().ok_or_else(bad);
+        let num = |s: &str| s.parse::<u128>().map_err(|_| bad());
+        Ok(TimeReport {
+            start_ns: num(next()?)?,
+            end_ns: num(next()?)?,
+            status: next()?.parse().map_err(|_| bad())?,
+            utime_us: num(next()?)? as u64,
+            stime_us: num(next()?)? as u64,
+            maxrss_kb: num(next()?)? as u64,
+            minflt: num(next()?)? as u64,
+        })
+    }
 }
 
 /// The `rill-time` binary, next to the running executable (or one directory up, from a
@@ -397,7 +429,7 @@ mod tests {
 
     #[test]
     fn reads_time_reports() {
-        let r = parse_report("ok 10 2000010 768 1500 250 4096 77\n").unwrap();
+        let r = TimeReport::parse("ok 10 2000010 768 1500 250 4096 77\n").unwrap();
         assert_eq!(
             r,
             TimeReport {
@@ -410,12 +442,18 @@ mod tests {
                 minflt: 77,
             }
         );
+        assert_eq!(TimeReport::parse(&r.line()), Ok(r));
+        let e = TimeReport::error_line("cannot start `x`:\nno such file");
         assert_eq!(
-            parse_report("error no such file").unwrap_err(),
+            TimeReport::parse(&e).unwrap_err(),
+            "cannot start `x`: no such file"
+        );
+        assert_eq!(
+            TimeReport::parse("error no such file").unwrap_err(),
             "no such file"
         );
-        assert!(parse_report("").is_err());
-        assert!(parse_report("ok 1 2 3").is_err());
+        assert!(TimeReport::parse("").is_err());
+        assert!(TimeReport::parse("ok 1 2 3").is_err());
     }
 
     #[test]

@@ -482,10 +482,18 @@ pub fn lex_significant(text: &str, mut emit: impl FnMut(TokenKind, u32, u32, boo
     let bytes = text.as_bytes();
     let mut pos = 0usize;
     loop {
-        // Whitespace between tokens, without a dispatch.
-        pos = skip_ascii_whitespace(bytes, pos);
+        // Whitespace between tokens, without a dispatch; the byte after it is read once.
         let Some(&b) = bytes.get(pos) else {
             break;
+        };
+        let b = if b > b' ' {
+            b
+        } else {
+            pos = skip_ascii_whitespace(bytes, pos);
+            match bytes.get(pos) {
+                Some(&b) => b,
+                None => break,
+            }
         };
         let lo = pos;
         let next = pos + 1;
@@ -1876,6 +1884,12 @@ mod tests {
             "abstract becomes",
             "continue continues selfish Self",
             "a\tb\r\nc\x0b\x0cd",
+            // Bytes up to `' '` that are not whitespace, where the loop looks for a gap.
+            "\x1f;",
+            " \x01 x",
+            "x \0",
+            "x\x1fy",
+            "\x0c\x0b\x00",
             "        x",
             "x        ",
         ];

@@ -376,7 +376,8 @@ impl<'a> IncrementalRun<'a> {
     /// (`*.checked`) name them no more; so the history goes on after the link as a user's
     /// loop would, until the records name the shared files: after its last build without
     /// errors, an edit that changes no item (a blank line at the end of the root file) is
-    /// built and undone (see [`steady_state`]), and the builds after it are built again.
+    /// built and undone (see [`steady_state`]) before the history's later builds (with
+    /// errors, which save nothing).
     pub fn side(self) -> Side<'a> {
         let ctx = self.ctx;
         let fail = |e: String| NoMeasurement::Failed(e);

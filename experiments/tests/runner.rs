@@ -510,3 +510,186 @@ fn smoke_run_of_the_suite_fills_the_paper() {
         "{text}"
     );
 }
+
+/// Every file under `dir` and its bytes.
+fn tree(dir: &std::path::Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            out.extend(tree(&e.path()));
+        } else {
+            out.insert(
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            );
+        }
+    }
+    out
+}
+
+/// A cache restored from its snapshot is the snapshot: what a round writes (journals
+/// appended in place, a record rewritten, a base renamed over, a file added or removed)
+/// reaches neither the snapshot nor the next round. The files rill never writes in place
+/// are the snapshot's own, and one a round did not replace is left as it is (its inode
+/// and change time), as a user's loop leaves it.
+#[test]
+fn a_restored_cache_is_its_snapshot_and_a_round_never_writes_into_it() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, snap) = (dir.path().join("cache"), dir.path().join("snap"));
+    let image = cache.join("image");
+    std::fs::create_dir_all(&image).unwrap();
+    std::fs::create_dir_all(cache.join("check")).unwrap();
+    for (name, bytes) in [
+        ("image/query-cache.bin", &b"cache file"[..]),
+        ("image/query-cache.delta", b"journal"),
+        ("image/query-cache.checked", b"record"),
+        ("image/link-state.bin", b"base"),
+        ("image/link-state.jnl", b"patches"),
+        ("check/query-cache.bin", b"check cache"),
+    ] {
+        std::fs::write(cache.join(name), bytes).unwrap();
+    }
+    let stat = |p: &std::path::Path| std::fs::metadata(p).unwrap();
+    // The three files never written in place are linked, the others copied.
+    assert_eq!(runner::mirror_cache(&cache, &snap).unwrap(), 3);
+    for (name, shared) in [
+        ("image/query-cache.bin", true),
+        ("image/link-state.bin", true),
+        ("check/query-cache.bin", true),
+        ("image/query-cache.delta", false),
+        ("image/link-state.jnl", false),
+        ("image/query-cache.checked", false),
+    ] {
+        let same = stat(&cache.join(name)).ino() == stat(&snap.join(name)).ino();
+        assert_eq!(same, shared, "{name}");
+    }
+    let snapshot = tree(&snap);
+    assert_eq!(tree(&cache), snapshot);
+    let kept = snap.join("image/query-cache.bin");
+    let kept_ctime = (stat(&kept).ctime(), stat(&kept).ctime_nsec());
+
+    for round in 0..2 {
+        // A round's build: appends to the journals, rewrites a record, writes a new base
+        // and renames it over the old one, adds a temporary file, removes a cache.
+        use std::io::Write;
+        for journal in ["query-cache.delta", "link-state.jnl"] {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(image.join(journal))
+                .unwrap();
+            f.write_all(b" + round").unwrap();
+        }
+        std::fs::write(image.join("query-cache.checked"), b"other").unwrap();
+        std::fs::write(image.join("link-state.bin.tmp.1"), b"new base").unwrap();
+        std::fs::rename(
+            image.join("link-state.bin.tmp.1"),
+            image.join("link-state.bin"),
+        )
+        .unwrap();
+        std::fs::write(image.join("query-cache.bin.tmp.1"), b"left over").unwrap();
+        std::fs::remove_file(cache.join("check/query-cache.bin")).unwrap();
+        assert_eq!(tree(&snap), snapshot, "round {round}");
+        // The restore links the two files the round replaced or removed again.
+        assert_eq!(
+            runner::mirror_cache(&snap, &cache).unwrap(),
+            2,
+            "round {round}"
+        );
+        assert_eq!(tree(&cache), snapshot, "round {round}");
+        assert_eq!(tree(&snap), snapshot, "round {round}");
+        // The cache file the round left alone is the snapshot's, untouched.
+        let c = stat(&image.join("query-cache.bin"));
+        assert_eq!(c.ino(), stat(&kept).ino());
+        assert_eq!((c.ctime(), c.ctime_nsec()), kept_ctime, "round {round}");
+    }
+}
+
+/// An incremental run's timed builds find the cache as a user's loop leaves it: after the
+/// history the records of checked files (`*.checked`) name the files the snapshot shares
+/// with the cache as they are, so no timed build checks them again; the rounds leave the
+/// snapshot as it was, and each round starts from it (its journal appended once, not once
+/// per round).
+#[test]
+fn incremental_rounds_start_from_the_cache_a_users_loop_leaves() {
+    use experiments::runner::workload;
+    use shared_frontend::sema::modules::FileStat;
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let ctx = Ctx::new(
+        Profile::tiny(),
+        PathBuf::from(env!("CARGO_BIN_EXE_rill")),
+        d.join("work"),
+        d.join("results"),
+        d.join("paper"),
+    );
+    let program = workload::generate(300, 7);
+    let edits = workload::leaf_edits(&program, 7);
+    let (edit, _) = edits.changing.as_ref().expect("a leaf edit");
+    let w = d.join("w");
+    let mut side = exps::IncrementalRun::new(&ctx, w.clone(), &program)
+        .edited(&edit.program)
+        .side()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (cache, snap) = (w.join("cache/image"), w.join("cache-snapshot/image"));
+    // The records' formats, as rill writes them (see `linker.rs` and `cache_dir.rs`).
+    let link_record = |p: &std::path::Path| {
+        let s = FileStat::from_metadata(std::fs::metadata(p));
+        let mut r = b"rill link-state checked 1\n".to_vec();
+        r.extend(s.size.to_le_bytes());
+        r.extend(s.mtime_ns.to_le_bytes());
+        r.extend(s.ctime_ns.to_le_bytes());
+        r.extend(s.inode.to_le_bytes());
+        r.extend(s.device.to_le_bytes());
+        r
+    };
+    let cache_record = |p: &std::path::Path| {
+        let m = std::fs::metadata(p).unwrap();
+        let mut r = b"rill query-cache checked 1\n".to_vec();
+        for x in [
+            m.len() as i64,
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+            m.ino() as i64,
+            m.dev() as i64,
+        ] {
+            r.extend(x.to_le_bytes());
+        }
+        r
+    };
+    let records_name_the_snapshot = || {
+        let read = |n: &str| std::fs::read(snap.join(n)).unwrap_or_default();
+        assert_eq!(
+            read("link-state.checked"),
+            link_record(&snap.join("link-state.bin"))
+        );
+        assert_eq!(
+            read("query-cache.checked"),
+            cache_record(&snap.join("query-cache.bin"))
+        );
+    };
+    records_name_the_snapshot();
+    let snapshot = tree(&snap);
+    let mut journals = Vec::new();
+    for _ in 0..3 {
+        side().unwrap_or_else(|e| panic!("{e:?}"));
+        journals.push(tree(&cache));
+        // The files never written in place are the snapshot's.
+        for n in ["link-state.bin", "query-cache.bin"] {
+            assert_eq!(
+                std::fs::metadata(cache.join(n)).unwrap().ino(),
+                std::fs::metadata(snap.join(n)).unwrap().ino(),
+                "{n}"
+            );
+        }
+    }
+    records_name_the_snapshot();
+    assert_eq!(tree(&snap), snapshot);
+    // Each round appended its patch to the snapshot's journal, not to the last round's.
+    let jnl = |t: &BTreeMap<PathBuf, Vec<u8>>| t[&PathBuf::from("link-state.jnl")].len();
+    assert!(jnl(&journals[0]) > jnl(&snapshot));
+    assert!(journals.iter().all(|t| jnl(t) == jnl(&journals[0])));
+}

@@ -377,9 +377,83 @@ impl Ctx {
     }
 }
 
-/// Recursively copies a directory (cache snapshots).
-pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    replace_tree(from, to, &|from, to| std::fs::copy(from, to).map(drop))
+/// Makes the directory `to` hold rill's cache directory `from` as it is: a snapshot of a
+/// cache, or its restore before a timed build. A file rill never writes in place
+/// ([`query_driver::cache_file_replaced_whole`]: the cache files and the link states'
+/// bases) is shared rather than copied: left as it is when `to` holds that very file (the
+/// same inode) already, else hard-linked (copied where a link fails). Every other file is
+/// copied anew (never written through an old copy, which could be a link), and what `to`
+/// holds that `from` does not is removed. Returns how many of the shared files `to` did
+/// not hold already.
+///
+/// A build on one side then never changes the other: it writes a shared file only by
+/// renaming a new one over it. And a restore leaves a file shared with the snapshot with
+/// its metadata, as the previous build of a user's loop leaves it, so rill's records of
+/// files it checked completely (`*.checked`: size, times, inode) still name it. A copy
+/// would be a new file with a new inode and change time: every timed build would check
+/// the whole of the link state's code and of the cache's reverse edges again, which a
+/// user's loop does once after a base is written. (A hard link changes the file's change
+/// time too, once: the history of an [`exps::IncrementalRun`] builds after the snapshot
+/// is linked, so that the records name the shared files.)
+pub fn mirror_cache(from: &Path, to: &Path) -> std::io::Result<usize> {
+    use std::os::unix::fs::MetadataExt;
+    let mut placed = 0;
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(to)? {
+        let entry = entry?;
+        let kept = std::fs::symlink_metadata(from.join(entry.file_name()))
+            .is_ok_and(|m| m.is_dir() == entry.file_type().is_ok_and(|t| t.is_dir()));
+        if !kept {
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())?;
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+    }
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type()?.is_dir() {
+            placed += mirror_cache(&source, &target)?;
+            continue;
+        }
+        let shared = query_driver::cache_file_replaced_whole(&entry.file_name());
+        if shared {
+            let meta = entry.metadata()?;
+            if std::fs::symlink_metadata(&target)
+                .is_ok_and(|t| (t.dev(), t.ino()) == (meta.dev(), meta.ino()))
+            {
+                continue;
+            }
+            placed += 1;
+        }
+        match std::fs::remove_file(&target) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        if shared && std::fs::hard_link(&source, &target).is_ok() {
+            continue;
+        }
+        std::fs::copy(&source, &target)?;
+    }
+    Ok(placed)
+}
+
+/// The files under the cache directory `dir` that rill never writes in place (see
+/// [`mirror_cache`]).
+pub fn replaced_whole_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => out.extend(replaced_whole_files(&entry.path())),
+            Ok(_) if query_driver::cache_file_replaced_whole(&entry.file_name()) => {
+                out.push(entry.path())
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Replaces `to` by a tree of the directories of `from`, each file put in place by

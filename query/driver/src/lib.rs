@@ -92,6 +92,16 @@ pub use values::{
     Skeleton, SpanMode, TypeckOut, DEFS_PER_SHARD,
 };
 
+/// Whether rill never writes the file `name` of a cache directory (of its `check/` or
+/// `image/` cache) in place: the engine's cache file ([`query::cache_file_replaced_whole`])
+/// and the link state's base (`link-state.bin`). A new version of either is a new file
+/// renamed over the old one, so a hard link to one is a snapshot of it that no later build
+/// changes; every other file of the directory (the journals, the records of checked files,
+/// the lock) may be written in place.
+pub fn cache_file_replaced_whole(name: &std::ffi::OsStr) -> bool {
+    query::cache_file_replaced_whole(name) || linker::file_replaced_whole(name)
+}
+
 /// What the providers may read besides queries: the file loader and how changes are
 /// detected, read by the `eval_always` query `file_stamp` (and by `file_text`, whose
 /// reads the stamp stands for).

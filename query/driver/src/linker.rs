@@ -306,6 +306,12 @@ impl Linker {
     }
 }
 
+/// Whether the file `name` of the cache directory is the base, which is never written in
+/// place (see the module documentation): the journal and the record are.
+pub(crate) fn file_replaced_whole(name: &std::ffi::OsStr) -> bool {
+    name == FILE
+}
+
 /// What `link-state.checked` holds for a base file of metadata `stat`.
 fn checked_record(stat: &FileStat) -> Vec<u8> {
     let mut r = b"rill link-state checked 1\n".to_vec();

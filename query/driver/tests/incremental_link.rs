@@ -286,3 +286,62 @@ fn verify_mode_checks_a_recorded_base_anyway() {
     assert!(!link_stats(&b).incremental);
     assert_eq!(outcome(&b), from_scratch(3));
 }
+
+/// The files `cache_file_replaced_whole` names (the cache file and the link state's base,
+/// not the journals, the records or the lock) keep their bytes through every later build,
+/// whether it appends to the journals or writes a new file in place of one: a hard link
+/// to one is a snapshot of it.
+#[test]
+fn the_files_never_written_in_place_keep_their_bytes() {
+    use query_driver::cache_file_replaced_whole as replaced_whole;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::ffi::OsStr;
+    use std::os::unix::fs::MetadataExt;
+    for name in [
+        "query-cache.delta",
+        "query-cache.checked",
+        "query-cache.lock",
+        "link-state.jnl",
+        "link-state.checked",
+    ] {
+        assert!(!replaced_whole(OsStr::new(name)), "{name}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let aside = tempfile::tempdir().unwrap();
+    let image = dir.path().join("image");
+    let mut kept = Vec::new();
+    let mut inodes: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    // Enough steps for the journal to pass a quarter of the cache file: a save then writes
+    // a new cache file.
+    for step in 0..40 {
+        if step == 6 {
+            // A stale state: the next build links from scratch and writes a new base.
+            std::fs::remove_file(image.join("link-state.jnl")).unwrap();
+        }
+        for e in std::fs::read_dir(&image).into_iter().flatten().flatten() {
+            let name = e.file_name();
+            if !replaced_whole(&name) {
+                continue;
+            }
+            let name = name.to_string_lossy().to_string();
+            inodes
+                .entry(name.clone())
+                .or_default()
+                .insert(e.metadata().unwrap().ino());
+            let link = aside.path().join(format!("{step}-{name}"));
+            std::fs::hard_link(e.path(), &link).unwrap();
+            kept.push((link, std::fs::read(e.path()).unwrap()));
+        }
+        let b = cached(dir.path(), step);
+        assert_eq!(outcome(&b), from_scratch(step), "step {step}");
+    }
+    for (link, bytes) in &kept {
+        assert!(std::fs::read(link).unwrap() == *bytes, "{}", link.display());
+    }
+    // Both were there, and each was replaced by a new file at least once.
+    let names: Vec<&str> = inodes.keys().map(|k| k.as_str()).collect();
+    assert_eq!(names, ["link-state.bin", "query-cache.bin"]);
+    for (name, seen) in &inodes {
+        assert!(seen.len() > 1, "{name}: never replaced");
+    }
+}

@@ -42,6 +42,16 @@ const TMP_PREFIX: &str = "query-cache.bin.tmp";
 /// [`checked_record`]).
 const CHECKED_FILE: &str = "query-cache.checked";
 
+/// Whether a build never writes the file `name` of a cache directory in place: the cache
+/// file, of which every save that does not append to the journal writes a new file and
+/// renames it over the old one. Such a file keeps the bytes it had when it was made for as
+/// long as it exists, so a hard link to it is a snapshot of it that no later build
+/// changes. The journal, the record of the checked file and the lock are written in
+/// place.
+pub fn file_replaced_whole(name: &std::ffi::OsStr) -> bool {
+    name == CACHE_FILE
+}
+
 /// An open cache directory.
 pub(crate) struct CacheDir {
     dir: PathBuf,

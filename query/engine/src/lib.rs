@@ -77,7 +77,7 @@ mod stack;
 mod stats;
 mod verify;
 
-pub use cache_dir::SaveReport;
+pub use cache_dir::{file_replaced_whole as cache_file_replaced_whole, SaveReport};
 pub use cycle::{Cycle, CycleFrame};
 pub use dep_graph::NodeId;
 pub use depth::MAX_DECODE_DEPTH;

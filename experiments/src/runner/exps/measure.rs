@@ -21,7 +21,7 @@ use crate::runner::rill::{Build, BuildRun, BuildStats, Mode, NoMeasurement};
 use crate::runner::stats::spread;
 use crate::runner::table::Row;
 use crate::runner::workload::OnDisk;
-use crate::runner::{copy_dir, Ctx};
+use crate::runner::{mirror_cache, replaced_whole_files, Ctx};
 
 /// The builds of one series, or why there are none.
 pub type Runs = Result<Vec<BuildRun>, NoMeasurement>;
@@ -368,6 +368,16 @@ impl<'a> IncrementalRun<'a> {
     /// Builds the history on an empty cache and snapshots the cache; the side then times
     /// one rebuild per call: restores the snapshot, writes the edited program, builds it
     /// and writes the last program of the history back.
+    ///
+    /// The snapshot shares the files rill never writes in place with the cache, and each
+    /// restore leaves them as the previous build left them ([`mirror_cache`]), so a timed
+    /// build finds the cache as a user's loop does. Linking them into the snapshot changes
+    /// their change time once, which makes rill's records of files it checked completely
+    /// (`*.checked`) name them no more; so the history goes on after the link as a user's
+    /// loop would, until the records name the shared files: after its last build without
+    /// errors, an edit that changes no item (a blank line at the end of the root file) is
+    /// built and undone (see [`steady_state`]) before the history's later builds (with
+    /// errors, which save nothing).
     pub fn side(self) -> Side<'a> {
         let ctx = self.ctx;
         let fail = |e: String| NoMeasurement::Failed(e);
@@ -377,33 +387,38 @@ impl<'a> IncrementalRun<'a> {
         let cache = self.dir.join("cache");
         let snapshot = self.dir.join("cache-snapshot");
         let _ = std::fs::remove_dir_all(&cache);
-        let root = disk.root();
+        let _ = std::fs::remove_dir_all(&snapshot);
+        let (root, cache_dir) = (disk.root(), cache.clone());
         let (mode, options, settled) = (self.mode, self.options, self.settled);
         let build = move |expect: &[i32]| {
             let b = Build {
                 mode,
                 arch: "query",
                 root: &root,
-                cache_dir: Some(&cache),
+                cache_dir: Some(&cache_dir),
                 args: &options,
                 timeout: ctx.timeout(),
             };
             ctx.build(&b, expect)
         };
-        for &(program, expect) in &self.history {
+        // The last build that saves (a build with errors saves nothing).
+        let last_saved = self.history.iter().rposition(|(_, e)| e.contains(&0));
+        for (i, &(program, expect)) in self.history.iter().enumerate() {
             disk.replace(program.clone()).map_err(fail)?;
             if settled {
-                settle(&disk);
+                settle(&disk, &cache);
             }
             build(expect)?;
+            if Some(i) == last_saved {
+                steady_state(&mut disk, &cache, &snapshot, settled, || build(expect))?;
+            }
         }
+        mirror_cache(&cache, &snapshot).map_err(|e| fail(format!("cache snapshot: {e}")))?;
         let before = disk.program.clone();
         let after = self.edited.unwrap_or(&before).clone();
-        let cache = self.dir.join("cache");
-        copy_dir(&cache, &snapshot).map_err(|e| fail(format!("cache snapshot: {e}")))?;
         let expect_after = self.expect_exit;
         Ok(Box::new(move || {
-            copy_dir(&snapshot, &cache).map_err(|e| fail(format!("cache restore: {e}")))?;
+            mirror_cache(&snapshot, &cache).map_err(|e| fail(format!("cache restore: {e}")))?;
             disk.replace(after.clone()).map_err(fail)?;
             let r = build(expect_after);
             disk.replace(before.clone()).map_err(fail)?;
@@ -412,16 +427,70 @@ impl<'a> IncrementalRun<'a> {
     }
 }
 
-/// Waits until no file of `disk` is racy (at most ten seconds; a file whose time is in
-/// the future stays racy).
-fn settle(disk: &OnDisk) {
+/// Links the files of `cache` that rill never writes in place into `snapshot`, then builds
+/// (with `build`) the program of `disk` with a blank line added at the end of its root
+/// file and the program as it was: a build that saves after the link, so that the records
+/// of the checked files name the linked files, and one on that cache, as a user's loop
+/// does after an edit. Again if one of those builds wrote a new file in place of a linked
+/// one (at most three times: an edit that writes a new file every time leaves the next
+/// build a file to check in a user's loop too).
+fn steady_state(
+    disk: &mut OnDisk,
+    cache: &Path,
+    snapshot: &Path,
+    settled: bool,
+    build: impl Fn() -> Result<BuildRun, NoMeasurement>,
+) -> Result<(), NoMeasurement> {
+    let fail = |e: String| NoMeasurement::Failed(e);
+    let link = || mirror_cache(cache, snapshot).map_err(|e| fail(format!("cache snapshot: {e}")));
+    let program = disk.program.clone();
+    let blank = with_blank_line(&program);
+    let mut placed = link()?;
+    for _ in 0..3 {
+        if placed == 0 {
+            break;
+        }
+        for p in [&blank, &program] {
+            disk.replace(p.clone()).map_err(fail)?;
+            if settled {
+                settle(disk, cache);
+            }
+            build()?;
+        }
+        placed = link()?;
+    }
+    Ok(())
+}
+
+/// `p` with a blank line added at the end of its root file: an edit that changes no item,
+/// which a build saves.
+fn with_blank_line(p: &Program) -> Program {
+    let mut out = p.clone();
+    if let Some(root) = out.files.iter_mut().find(|f| f.path == "main.rs") {
+        root.text.push('\n');
+    }
+    out
+}
+
+/// Waits until no file of `disk`, and no file of `cache` that rill never writes in place,
+/// is racy (at most ten seconds; a file whose time is in the future stays racy): a
+/// build then finds the program as it finds files saved some time before, and records
+/// the cache's files it checks.
+fn settle(disk: &OnDisk, cache: &Path) {
     use query_driver::stamp::is_racy;
     use shared_frontend::sema::modules::{system_time_ns, FileStat};
+    let paths: Vec<PathBuf> = disk
+        .program
+        .files
+        .iter()
+        .map(|f| disk.dir.join(&f.path))
+        .chain(replaced_whole_files(cache))
+        .collect();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while std::time::Instant::now() < deadline {
         let now = system_time_ns(std::time::SystemTime::now());
-        let racy = disk.program.files.iter().any(|f| {
-            let stat = FileStat::from_metadata(std::fs::metadata(disk.dir.join(&f.path)));
+        let racy = paths.iter().any(|p| {
+            let stat = FileStat::from_metadata(std::fs::metadata(p));
             stat.mtime_ns <= now && is_racy(&stat, now)
         });
         if !racy {

@@ -43,21 +43,28 @@ pub enum Until {
     Ir,
     /// Machine code of every function, linked into an executable image.
     Image,
+    /// As `Image`, keeping nothing but the image: each function's IR is freed as soon as
+    /// its machine code exists, and the code blobs once linked (`ir` and `blobs` stay
+    /// empty). The least memory, for a driver that only runs the program.
+    ImageOnly,
 }
 
 /// The result of one pipeline run.
 #[derive(Default)]
 pub struct Compiled {
     pub sources: SourceMap,
-    /// The syntax tree of every parsed file, in load order.
+    /// The syntax tree of every parsed file, in load order (with `Until::Parse` only: the
+    /// later stages release the syntax as soon as they have read it).
     pub asts: Vec<(FileId, Arc<SourceFileAst>)>,
     /// Anchored diagnostics, in the order the stages reported them.
     pub diagnostics: Vec<Diagnostic>,
-    /// The program's IR, when it was asked for and there were no errors.
+    /// The program's IR, when it was asked for (`Until::Ir` or `Until::Image`) and there
+    /// were no errors.
     pub ir: Option<IrProgram>,
     /// Every function's machine code with its def-path, in IR order (with `Until::Image`).
     pub blobs: Vec<(DefId, String, Arc<backend::CodeBlob>)>,
-    /// The linked program (with `Until::Image`, when there were no errors).
+    /// The linked program (with `Until::Image` or `Until::ImageOnly`, when there were no
+    /// errors).
     pub image: Option<backend::Image>,
     /// Wall time of each stage, in milliseconds, in stage order.
     pub phases: Vec<(&'static str, f64)>,
@@ -102,14 +109,9 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     let mut out = Compiled::default();
 
     // Stage 1: load and parse every file.
-    let krate = load_crate_with(loader, root, &parser::parse_file);
+    let mut krate = load_crate_with(loader, root, &parser::parse_file);
     phases.done("parse");
     out.sources = krate.sources.clone();
-    out.asts = krate
-        .files
-        .iter()
-        .map(|f| (f.file, f.ast.clone()))
-        .collect();
     out.diagnostics.extend(krate.diagnostics.iter().cloned());
     if krate.root_unreadable {
         out.fatal = krate.diagnostics.first().map(|d| d.message.clone());
@@ -117,6 +119,11 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
         return out;
     }
     if until == Until::Parse {
+        out.asts = krate
+            .files
+            .iter()
+            .map(|f| (f.file, f.ast.clone()))
+            .collect();
         out.phases = phases.phases;
         return out;
     }
@@ -125,13 +132,26 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     let tree = ItemTree::build(&krate);
     phases.done("items");
     out.diagnostics.extend(tree.diagnostics.iter().cloned());
+    // From here on the item tree is the only holder of the syntax: each item's syntax is
+    // freed when the tree releases it (a function's once its body is type-checked).
+    for file in &mut krate.files {
+        file.ast = Arc::default();
+    }
 
     // Stage 3: every module's scope.
     let resolved = resolve::resolve_crate(&tree);
     phases.done("resolve");
     out.diagnostics.extend(resolved.diagnostics.iter().cloned());
 
-    let tables = Tables::new(&tree, &resolved);
+    let mut tables = Tables::new(tree, &resolved);
+    // An inline module's syntax holds its items' syntax; nothing reads it once the tree
+    // is built.
+    for index in 0..tables.tree().defs().len() {
+        if tables.tree().defs()[index].kind == DefKind::Mod {
+            drop(tables.release_syntax(index));
+        }
+    }
+    let tree = tables.tree();
 
     // Stage 4: signatures, struct fields, aliases and constant types.
     for def in tree.defs() {
@@ -157,17 +177,26 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     }
     phases.done("consteval");
 
-    // Stage 6: every function body.
+    // Stage 6: every function body. Every signature, struct, alias and constant is known
+    // by now, so a function's syntax is read by nothing but its own body's check: it is
+    // released, and freed, as soon as that check is done.
     let mut bodies: Vec<(DefId, Arc<Thir>)> = Vec::new();
-    for def in tree.defs() {
-        if let ItemAst::Fn(ast) = &def.ast {
-            let module = def.parent.unwrap_or(tree.root);
-            let result = typeck::typeck_fn(&tables, def.id, module, ast);
-            tables.report(Check::Typeck, def.id, result.diagnostics);
-            bodies.push((def.id, result.thir));
+    for index in 0..tables.tree().defs().len() {
+        let def = &tables.tree().defs()[index];
+        if def.kind != DefKind::Fn {
+            continue;
         }
+        let (id, module) = (def.id, def.parent.unwrap_or(tables.tree().root));
+        let ItemAst::Fn(ast) = tables.release_syntax(index) else {
+            continue;
+        };
+        let result = typeck::typeck_fn(&tables, id, module, &ast);
+        drop(ast);
+        tables.report(Check::Typeck, id, result.diagnostics);
+        bodies.push((id, result.thir));
     }
     phases.done("typeck");
+    let tree = tables.tree();
 
     out.diagnostics.extend(tables.take_diagnostics());
     if until == Until::Check || out.has_errors() {
@@ -197,27 +226,44 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
         .collect();
     phases.done("optimize");
 
-    let main = main_def(&tree, &tables).unwrap_or(tree.root);
-    let program = IrProgram { functions, main };
-    if until == Until::Image {
-        // Stage 9: machine code, one function at a time.
-        out.blobs = program
-            .functions
+    let main = main_def(tree, &tables).unwrap_or(tree.root);
+    if until < Until::Image {
+        out.ir = Some(IrProgram { functions, main });
+        out.phases = phases.phases;
+        return out;
+    }
+    // Code generation and linking read the IR only: the item tree, the scopes and the
+    // tables are freed first.
+    drop(tables);
+    drop(resolved);
+
+    // Stage 9: machine code, one function at a time.
+    let (blobs, kept): (Vec<(DefId, Arc<backend::CodeBlob>)>, _) = if until == Until::Image {
+        out.blobs = functions
             .iter()
             .map(|f| (f.def, f.name.clone(), Arc::new(backend::codegen(f))))
             .collect();
-        phases.done("codegen");
-        // Stage 10: link.
-        let blobs: Vec<_> = out.blobs.iter().map(|(d, _, b)| (*d, b.clone())).collect();
-        match backend::link(&blobs, program.main) {
-            Ok(image) => out.image = Some(image),
-            Err(e) => out
-                .diagnostics
-                .push(Diagnostic::error_no_span(format!("linking failed: {e}"))),
-        }
-        phases.done("link");
+        let blobs = out.blobs.iter().map(|(d, _, b)| (*d, b.clone())).collect();
+        (blobs, Some(functions))
+    } else {
+        // Each function's IR is freed as soon as its code exists.
+        let blobs = functions
+            .into_iter()
+            .map(|f| (f.def, Arc::new(backend::codegen(&f))))
+            .collect();
+        (blobs, None)
+    };
+    phases.done("codegen");
+    // Stage 10: link.
+    match backend::link(&blobs, main) {
+        Ok(image) => out.image = Some(image),
+        Err(e) => out
+            .diagnostics
+            .push(Diagnostic::error_no_span(format!("linking failed: {e}"))),
     }
-    out.ir = Some(program);
+    drop(blobs);
+    phases.done("link");
+    out.ir = kept.map(|functions| IrProgram { functions, main });
     out.phases = phases.phases;
     out
 }

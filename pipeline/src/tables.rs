@@ -88,7 +88,9 @@ fn memo<K, V>(n: usize) -> RefCell<FxHashMap<K, V>> {
 }
 
 pub struct Tables<'a> {
-    tree: &'a ItemTree,
+    /// The item tree, owned so that the pipeline can release each function's syntax
+    /// once its body is type-checked ([`Tables::release_syntax`]).
+    tree: ItemTree,
     resolved: &'a ResolvedCrate,
     fn_sigs: Memo<Arc<FnSig>>,
     struct_fields: Memo<Arc<StructFields>>,
@@ -146,7 +148,7 @@ fn value_names(resolved: &ResolvedCrate) -> FxHashSet<Symbol> {
 }
 
 impl<'a> Tables<'a> {
-    pub fn new(tree: &'a ItemTree, resolved: &'a ResolvedCrate) -> Tables<'a> {
+    pub fn new(tree: ItemTree, resolved: &'a ResolvedCrate) -> Tables<'a> {
         let count = |kind: DefKind| tree.defs().iter().filter(|d| d.kind == kind).count();
         let fns = count(DefKind::Fn);
         let consts = count(DefKind::Const);
@@ -154,12 +156,13 @@ impl<'a> Tables<'a> {
         // generated crates of 10k and 100k lines), plain names and longer paths about
         // evenly: room for both without growing.
         let items = tree.defs().len();
+        let (structs, aliases) = (count(DefKind::Struct), count(DefKind::TypeAlias));
         Tables {
             tree,
             resolved,
             fn_sigs: memo(fns),
-            struct_fields: memo(count(DefKind::Struct)),
-            alias_tys: memo(count(DefKind::TypeAlias)),
+            struct_fields: memo(structs),
+            alias_tys: memo(aliases),
             const_tys: memo(consts),
             const_values: memo(consts),
             paths: memo(2 * items),
@@ -172,6 +175,19 @@ impl<'a> Tables<'a> {
             active: Default::default(),
             diagnostics: Default::default(),
         }
+    }
+
+    /// The crate's item tree.
+    pub fn tree(&self) -> &ItemTree {
+        &self.tree
+    }
+
+    /// Takes the syntax of the `index`-th def of the tree out of it
+    /// ([`ItemTree::release_syntax`]). Only for syntax nothing reads again: a function's
+    /// once its signature is known (every signature is collected before any body is
+    /// checked), a module's once the tree is built.
+    pub fn release_syntax(&mut self, index: usize) -> ItemAst {
+        self.tree.release_syntax(index)
     }
 
     /// Records diagnostics of `check` whose spans are relative to item `def`.
@@ -277,7 +293,7 @@ impl<'a> Tables<'a> {
     /// Path resolution's view of the crate.
     fn scopes(&self) -> resolve::CrateScopes<'_> {
         resolve::CrateScopes {
-            tree: self.tree,
+            tree: &self.tree,
             resolved: self.resolved,
         }
     }

@@ -329,7 +329,8 @@ fn compile(
         Arch::Pipeline | Arch::Interp => {
             let until = match (arch, image) {
                 (Arch::Interp, true) => pipeline::Until::Ir,
-                (_, true) => pipeline::Until::Image,
+                // Only the image is run: the pipeline keeps nothing else.
+                (_, true) => pipeline::Until::ImageOnly,
                 (_, false) => pipeline::Until::Check,
             };
             let mut compiled = pipeline_compile(path, until)?;

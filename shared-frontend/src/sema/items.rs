@@ -43,6 +43,10 @@ pub enum ItemAst {
     Const(Arc<ConstDef>),
     Struct(Arc<StructDef>),
     TypeAlias(Arc<TypeAliasDef>),
+    /// The syntax was taken out of the tree by [`ItemTree::release_syntax`] once nothing
+    /// would read it again (the pipeline releases a function's syntax tree as soon as its
+    /// body is type-checked).
+    Released,
 }
 
 /// One def of the crate.
@@ -170,6 +174,14 @@ impl ItemTree {
     /// Every module, in source order.
     pub fn modules(&self) -> &[ModuleData] {
         &self.modules
+    }
+
+    /// Takes the syntax of the `index`-th def of [`ItemTree::defs`] out of the tree,
+    /// leaving [`ItemAst::Released`]: the syntax is freed once the caller drops it (and
+    /// every other holder of it, such as the file's syntax tree, has). Everything else the
+    /// tree knows of the def stays.
+    pub fn release_syntax(&mut self, index: usize) -> ItemAst {
+        std::mem::replace(&mut self.defs[index].ast, ItemAst::Released)
     }
 
     pub fn def(&self, id: DefId) -> Option<&DefData> {

@@ -108,7 +108,7 @@ fn check_paths(files: &[(&str, &str)], expect: Expect) {
             ItemAst::Const(c) => (&c.arena,),
             ItemAst::Struct(s) => (&s.arena,),
             ItemAst::TypeAlias(a) => (&a.arena,),
-            ItemAst::Mod(_) | ItemAst::Root => continue,
+            ItemAst::Mod(_) | ItemAst::Root | ItemAst::Released => continue,
         };
         let file = krate.sources.get(d.file);
         let mut paths = Vec::new();

@@ -277,6 +277,13 @@ pub(super) struct Buffers {
     pub stmt_stack: Vec<TStmt>,
     /// Struct layouts for the size checks of array expressions.
     pub layouts: LayoutCache,
+    /// Where [`Checker::exprs`] is built, so that the typed tree gets an array of exactly
+    /// its length (moved out by [`Checker::into_output`]) rather than one grown, or sized
+    /// by the syntax tree, with room to spare: the pipeline holds every body's typed tree
+    /// at once.
+    pub exprs: Vec<TExpr>,
+    /// Where [`Checker::locals`] is built, as `exprs`.
+    pub locals: Vec<Local>,
 }
 
 impl Buffers {
@@ -301,6 +308,8 @@ impl Buffers {
             field_stack,
             stmt_stack,
             layouts,
+            exprs: built_exprs,
+            locals: built_locals,
         } = self;
         infer.reset(exprs / 4);
         tys.clear();
@@ -322,6 +331,10 @@ impl Buffers {
         field_stack.clear();
         stmt_stack.clear();
         layouts.clear();
+        built_exprs.clear();
+        built_exprs.reserve(exprs);
+        built_locals.clear();
+        built_locals.reserve(locals);
     }
 }
 
@@ -350,13 +363,15 @@ impl<'a> Checker<'a> {
         };
         let mut buf = spare::take(&SPARE);
         buf.start(exprs, locals);
+        let built_exprs = std::mem::take(&mut buf.exprs);
+        let built_locals = std::mem::take(&mut buf.locals);
         Checker {
             env,
             module,
             arena,
             in_const,
             outer_locals,
-            exprs: Vec::with_capacity(exprs),
+            exprs: built_exprs,
             // Each list of the syntax tree gives at most one of the typed tree.
             lists: if whole_arena {
                 TLists {
@@ -367,7 +382,7 @@ impl<'a> Checker<'a> {
             } else {
                 TLists::default()
             },
-            locals: Vec::with_capacity(locals),
+            locals: built_locals,
             param_count: 0,
             ret: ITy::Unit,
             diverges: false,
@@ -381,9 +396,25 @@ impl<'a> Checker<'a> {
     }
 
     /// Gives the buffers back for the next body's checker (the only place they go back).
+    /// The typed nodes and locals are moved into arrays of their exact length.
     pub(super) fn into_output(self) -> (Vec<TExpr>, TLists, Vec<Local>, Vec<Diagnostic>) {
-        spare::give_back(&SPARE, self.buf);
-        (self.exprs, self.lists, self.locals, self.diags)
+        let Checker {
+            exprs: mut built_exprs,
+            locals: mut built_locals,
+            lists,
+            diags,
+            mut buf,
+            ..
+        } = self;
+        // `append` copies the nodes' bytes and leaves the buffers empty for the next body.
+        let mut exprs = Vec::with_capacity(built_exprs.len());
+        exprs.append(&mut built_exprs);
+        let mut locals = Vec::with_capacity(built_locals.len());
+        locals.append(&mut built_locals);
+        buf.exprs = built_exprs;
+        buf.locals = built_locals;
+        spare::give_back(&SPARE, buf);
+        (exprs, lists, locals, diags)
     }
 
     /// Finishes the expression list pushed on [`Buffers::expr_stack`] since its length

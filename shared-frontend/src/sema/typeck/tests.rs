@@ -71,7 +71,7 @@ fn all_diagnostics(env: &TestDriver) -> Vec<Diagnostic> {
             ItemAst::TypeAlias(a) => {
                 put(at(Check::Step(Step::AliasTy)), alias_ty(env, module, a).1)
             }
-            ItemAst::Root | ItemAst::Mod(_) => {}
+            ItemAst::Root | ItemAst::Mod(_) | ItemAst::Released => {}
         }
     }
     let mut out = env.front_diagnostics();

@@ -524,11 +524,17 @@ impl Session {
                 .values()
                 .all(|q| q.executed == 0 || q.flags.executes_every_session());
         if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() && !unchanged {
-            let report = self.db.save();
+            // The link state's bytes are encoded while the cache's are written; the state
+            // is written once the cache is in place (it belongs to that cache, and holds
+            // its lock).
+            let linker = &self.linker;
+            let mut planned = None;
+            let report = self
+                .db
+                .save_with(&mut |generation| planned = linker.plan(generation));
             out.warnings.extend(report.warnings);
-            // The link state belongs to the cache just written (it holds the lock).
             if let Some(generation) = report.generation {
-                self.linker.save(generation, &mut out.warnings);
+                self.linker.save(generation, planned, &mut out.warnings);
             }
         }
         out.phases

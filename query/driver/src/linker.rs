@@ -245,7 +245,7 @@ impl Linker {
                 // until an edit. A build that saves the cache later appends to it.
                 if let Some(generation) = loaded.filter(|_| db.runtime().persists()) {
                     let mut warnings = std::mem::take(&mut self.warnings);
-                    self.save(generation, &mut warnings);
+                    self.save(generation, None, &mut warnings);
                     self.warnings = warnings;
                 }
                 (Ok(image), stats)
@@ -261,12 +261,21 @@ impl Linker {
         std::mem::take(&mut self.warnings)
     }
 
-    pub(crate) fn save(&mut self, generation: u64, warnings: &mut Vec<String>) {
+    pub(crate) fn save(
+        &mut self,
+        generation: u64,
+        planned: Option<Planned>,
+        warnings: &mut Vec<String>,
+    ) {
         warnings.append(&mut self.warnings);
         let (Some(dir), Some(state)) = (&self.dir, &mut self.state) else {
             return;
         };
-        let plan = match state.save_plan(generation) {
+        let plan = match planned.filter(|p| p.generation == generation) {
+            Some(p) => p.plan,
+            None => state.save_plan(generation),
+        };
+        let plan = match plan {
             Ok(plan) => plan,
             Err(e) => {
                 warnings.push(format!("link state: not saved: {e}"));
@@ -310,6 +319,26 @@ impl Linker {
 /// place (see the module documentation): the journal and the record are.
 pub(crate) fn file_replaced_whole(name: &std::ffi::OsStr) -> bool {
     name == FILE
+}
+
+/// What [`Linker::save`] writes for a cache generation, encoded ahead ([`Linker::plan`]).
+pub(crate) struct Planned {
+    generation: u64,
+    plan: Result<SavePlan, LinkError>,
+}
+
+impl Linker {
+    /// Encodes what [`Linker::save`] will write for the cache of `generation`, without
+    /// writing it: the driver runs this while the query cache of that generation is being
+    /// written ([`query::DatabaseExt::save_with`]), and the state is written only once
+    /// that cache is in place. `None` when nothing would be saved.
+    pub(crate) fn plan(&self, generation: u64) -> Option<Planned> {
+        let state = self.state.as_ref().filter(|_| self.dir.is_some())?;
+        Some(Planned {
+            generation,
+            plan: state.save_plan(generation),
+        })
+    }
 }
 
 /// What `link-state.checked` holds for a base file of metadata `stat`.

@@ -24,7 +24,9 @@ use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::on_disk::{disk_flags, Bytes, DiskFlags, Expected, NodeOut, Store, Writer, HEADER_LEN};
+use crate::on_disk::{
+    disk_flags, Bytes, DiskFlags, Edges, Expected, NodeOut, Reverse, Store, Writer, HEADER_LEN,
+};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
@@ -59,6 +61,7 @@ pub(crate) struct CacheDir {
     lock: Option<File>,
     build_id: String,
     fsync: bool,
+    writer_thread_min: usize,
     /// The record of the loaded cache file's metadata ([`checked_record`]), to write once
     /// its reverse section is found intact; `None` when it is trusted already, racy, or
     /// replaced.
@@ -141,6 +144,7 @@ pub(crate) fn open<Db: Database>(rt: &mut Runtime, opts: &CacheOptions) {
         lock,
         build_id: opts.build_id.clone(),
         fsync: opts.fsync,
+        writer_thread_min: opts.writer_thread_min,
         unrecorded: Default::default(),
     });
     load::<Db>(rt, &opts.dir.join(CACHE_FILE), &opts.build_id);
@@ -648,8 +652,10 @@ pub(crate) fn lookup(rt: &Runtime, kind: u16, key_fp: Fingerprint) -> Option<Nod
     None
 }
 
-/// Saves the session's graph (see the module documentation).
-pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
+/// Saves the session's graph (see the module documentation), calling `during` with the
+/// generation of what is saved while the save is under way (see
+/// [`crate::DatabaseExt::save_with`]).
+pub(crate) fn save<Db: Database>(db: &mut Db, during: &mut dyn FnMut(u64)) -> SaveReport {
     let db = &*db;
     let rt = db.runtime();
     let mut report = SaveReport::default();
@@ -686,6 +692,7 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
     crate::session::start(db);
     let generation = new_generation(rt);
     if append::<Db>(db, cache, generation, &mut report).is_some() {
+        during(generation);
         // The cache file stays: recorded once its reverse section was found intact.
         if rt.prev.as_ref().is_some_and(|p| p.store.reverse_checked()) {
             if let Some(record) = cache.unrecorded.borrow_mut().take() {
@@ -698,7 +705,7 @@ pub(crate) fn save<Db: Database>(db: &mut Db) -> SaveReport {
         stats.cache_bytes_written += report.bytes;
         return report;
     }
-    match write_cache_file::<Db>(db, cache, generation, &mut report) {
+    match write_cache_file::<Db>(db, cache, generation, &mut report, during) {
         Ok(len) => {
             report.saved = true;
             report.bytes = len;
@@ -1147,6 +1154,7 @@ fn write_cache_file<Db: Database>(
     cache: &CacheDir,
     generation: u64,
     report: &mut SaveReport,
+    during: &mut dyn FnMut(u64),
 ) -> std::io::Result<u64> {
     let rt = db.runtime();
     let tmp = cache
@@ -1168,7 +1176,16 @@ fn write_cache_file<Db: Database>(
             generation,
             expect,
         )?;
-        let (out, len) = write_nodes(db, order, w, report)?;
+        let (out, len) = write_nodes(
+            db,
+            order,
+            expect,
+            w,
+            report,
+            during,
+            generation,
+            cache.writer_thread_min,
+        )?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
         if cache.fsync {
             file.sync_all()?;
@@ -1183,23 +1200,247 @@ fn write_cache_file<Db: Database>(
     result
 }
 
+/// The nodes from which a save writes its file on a thread of its own ([`write_nodes`]),
+/// by default (`CacheOptions::writer_thread_min`): below, starting the thread (some 30 µs)
+/// costs more than it saves.
+pub(crate) const WRITER_THREAD_MIN: usize = 2048;
+
+/// A batch of what the walk of the graph hands to the [`Writer`] ([`write_nodes`]): keys
+/// (each the first time it is met) and nodes, in the order they are written, with the
+/// bytes of the keys and values back to back and the nodes' edges (as indices in the new
+/// file) back to back.
+struct Batch {
+    items: Vec<Item>,
+    bytes: Vec<u8>,
+    deps: Vec<u32>,
+}
+
+/// The node count or byte size at which a [`Batch`] goes to the writer.
+const BATCH_NODES: usize = 1024;
+const BATCH_BYTES: usize = 256 << 10;
+
+/// One entry of a [`Batch`].
+enum Item {
+    /// Key `index` (the next one), of fingerprint `fp`: its next `len` bytes.
+    Key {
+        index: u32,
+        fp: Fingerprint,
+        len: u32,
+    },
+    /// Node `index` (the next one), its next `deps` edges and its next `value` bytes.
+    Node {
+        index: u32,
+        kind: u16,
+        flags: DiskFlags,
+        durability: u8,
+        key: u32,
+        key_fp: Fingerprint,
+        fp: Fingerprint,
+        deps: u32,
+        value: u32,
+    },
+}
+
+impl Batch {
+    /// An empty batch with room for a full one's nodes and bytes.
+    fn new() -> Batch {
+        Batch {
+            items: Vec::with_capacity(BATCH_NODES),
+            bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 2)),
+            deps: Vec::with_capacity(8 * BATCH_NODES),
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.items.len() >= BATCH_NODES || self.bytes.len() >= BATCH_BYTES
+    }
+
+    fn clear(&mut self) {
+        self.items.clear();
+        self.bytes.clear();
+        self.deps.clear();
+    }
+}
+
+/// Gives a batch's keys and nodes to the writer, checking that they get the indices the
+/// walk gave them.
+fn write_batch<W: Write + Seek>(w: &mut Writer<W>, b: &Batch) -> std::io::Result<()> {
+    let (mut at, mut d) = (0usize, 0usize);
+    let out_of_order = || std::io::Error::other("the save's batches are out of order");
+    for item in &b.items {
+        match *item {
+            Item::Key { index, fp, len } => {
+                let bytes = &b.bytes[at..at + len as usize];
+                at += len as usize;
+                if w.add_key(fp, bytes)? != index {
+                    return Err(out_of_order());
+                }
+            }
+            Item::Node {
+                index,
+                kind,
+                flags,
+                durability,
+                key,
+                key_fp,
+                fp,
+                deps,
+                value,
+            } => {
+                let edges = &b.deps[d..d + deps as usize];
+                d += deps as usize;
+                let value_bytes = &b.bytes[at..at + value as usize];
+                at += value as usize;
+                let i = w.node(&NodeOut {
+                    kind,
+                    flags,
+                    durability,
+                    key,
+                    key_fp,
+                    fp,
+                    deps: edges,
+                    value: value_bytes,
+                })?;
+                if i != index {
+                    return Err(out_of_order());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the writer's thread is sent: a batch, or the end (the volatile nodes, the roots
+/// and the reverse section).
+enum ToWriter {
+    Batch(Batch),
+    End(Vec<u32>, Vec<u32>, Reverse),
+}
+
 /// Writes the nodes to persist (current ones whose dependencies are persisted too), in
-/// dependency order, with their keys and values, then the rest of the file.
-fn write_nodes<Db: Database, W: Write + Seek>(
+/// dependency order, with their keys and values, then the rest of the file; calls
+/// `during` with `generation` once every node is handed over. From
+/// `thread_min` nodes ([`WRITER_THREAD_MIN`] by default) the work is split in two: this thread walks the graph and
+/// gathers each node's edges, key and value bytes in batches ([`walk`]), and a second
+/// thread writes them ([`write_batch`]: the records, their checksums, the tables, the
+/// file's writes), then the sections at the end; meanwhile this thread makes the reverse
+/// section from the edges it gathered (which the writer then need not keep) and runs
+/// `during`. The writer is given the same nodes in the same order either way, and the
+/// reverse section is made by the same function, so the bytes are the same.
+fn write_nodes<Db: Database, W: Write + Seek + Send>(
+    db: &Db,
+    order: Vec<NodeId>,
+    expect: Expected,
+    mut w: Writer<W>,
+    report: &mut SaveReport,
+    during: &mut dyn FnMut(u64),
+    generation: u64,
+    thread_min: usize,
+) -> std::io::Result<(W, u64)> {
+    if order.len() < thread_min {
+        return write_nodes_here(db, order, w, report, during, generation);
+    }
+    std::thread::scope(|s| {
+        let (to_writer, batches) = std::sync::mpsc::sync_channel::<ToWriter>(2);
+        let (give_writer, writer_in) = std::sync::mpsc::sync_channel::<Writer<W>>(1);
+        let (spent, spent_batches) = std::sync::mpsc::channel::<Batch>();
+        let thread = std::thread::Builder::new()
+            .name("query-cache-write".to_string())
+            .spawn_scoped(s, move || -> std::io::Result<(W, u64)> {
+                let stopped = || std::io::Error::other("the save's walk stopped");
+                let mut w = writer_in.recv().map_err(|_| stopped())?;
+                for msg in batches {
+                    match msg {
+                        ToWriter::Batch(mut b) => {
+                            write_batch(&mut w, &b)?;
+                            b.clear();
+                            let _ = spent.send(b);
+                        }
+                        ToWriter::End(volatile, roots, reverse) => {
+                            return w.finish(&volatile, &roots, Some(reverse))
+                        }
+                    }
+                }
+                Err(stopped())
+            });
+        let Ok(thread) = thread else {
+            // No thread to be had: the writing is done here.
+            return write_nodes_here(db, order, w, report, during, generation);
+        };
+        w.leave_reverse();
+        let mut edges = Edges::new(expect);
+        let walked = give_writer
+            .send(w)
+            .map_err(|_| std::io::Error::other("the save's writer stopped"))
+            .and_then(|()| {
+                walk(db, order, report, Some(&mut edges), &mut |b| {
+                    to_writer
+                        .send(ToWriter::Batch(b))
+                        .map_err(|_| std::io::Error::other("the save's writer stopped"))?;
+                    Ok(spent_batches.try_recv().unwrap_or_else(|_| Batch::new()))
+                })
+            })
+            .and_then(|(volatile, roots)| {
+                let reverse = edges.reverse()?;
+                to_writer
+                    .send(ToWriter::End(volatile, roots, reverse))
+                    .map_err(|_| std::io::Error::other("the save's writer stopped"))
+            });
+        drop(to_writer);
+        if walked.is_ok() {
+            during(generation);
+        }
+        // The writer's own error, if it stopped, says more than the walk's.
+        let written = thread
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the save's writer panicked")));
+        walked.and(written)
+    })
+}
+
+/// [`write_nodes`] on this thread alone.
+fn write_nodes_here<Db: Database, W: Write + Seek>(
     db: &Db,
     order: Vec<NodeId>,
     mut w: Writer<W>,
     report: &mut SaveReport,
+    during: &mut dyn FnMut(u64),
+    generation: u64,
 ) -> std::io::Result<(W, u64)> {
+    let (volatile, roots) = walk(db, order, report, None, &mut |mut b| {
+        write_batch(&mut w, &b)?;
+        b.clear();
+        Ok(b)
+    })?;
+    during(generation);
+    w.finish(&volatile, &roots, None)
+}
+
+/// Walks the nodes of `order`, gathering in batches what the writer is given of each
+/// node that is persisted (see [`write_nodes`]), each batch handed to `emit` (which gives
+/// back an empty one) once full, and the last one at the end; gives the new file's
+/// volatile nodes and roots. Key and node indices are given here, in the order the writer
+/// will give them. With `edges`, each node's edges are also added there.
+fn walk<Db: Database>(
+    db: &Db,
+    order: Vec<NodeId>,
+    report: &mut SaveReport,
+    mut edges: Option<&mut Edges>,
+    emit: &mut dyn FnMut(Batch) -> std::io::Result<Batch>,
+) -> std::io::Result<(Vec<u32>, Vec<u32>)> {
     let rt = db.runtime();
     let mut volatile = Vec::new();
     let mut roots = Vec::new();
     // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
     let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
+    // Each key written, by fingerprint: its index.
+    let mut keys: rustc_hash::FxHashMap<Fingerprint, u32> = rustc_hash::FxHashMap::default();
+    keys.reserve(order.len() / 4);
     let mut deps_buf = Vec::new();
-    // A key or value encoded for the node being written.
-    let mut buf = Vec::new();
+    let mut written = 0u32;
+    let mut b = Batch::new();
     let prev = rt.prev.as_ref();
+    let too_big = |what: &str| std::io::Error::other(format!("{what} too large for the cache"));
     for id in order {
         let n = {
             let g = rt.graph.borrow();
@@ -1210,16 +1451,24 @@ fn write_nodes<Db: Database, W: Write + Seek>(
         if deps_buf.contains(&u32::MAX) {
             continue;
         }
-        let key = match w.key(n.key_fp) {
-            Some(k) => k,
+        let key = match keys.get(&n.key_fp) {
+            Some(&k) => k,
             None => {
-                buf.clear();
-                let bytes = match key_bytes(db, prev, id, &n, &mut buf) {
-                    Some(Found::Copied(k)) => k,
-                    Some(Found::Encoded) => &buf[..],
+                let start = b.bytes.len();
+                match key_bytes(db, prev, id, &n, &mut b.bytes) {
+                    Some(Found::Copied(k)) => b.bytes.extend_from_slice(k),
+                    Some(Found::Encoded) => {}
                     None => continue,
-                };
-                w.add_key(n.key_fp, bytes)?
+                }
+                let len = u32::try_from(b.bytes.len() - start).map_err(|_| too_big("a key"))?;
+                let index = u32::try_from(keys.len()).map_err(|_| too_big("the keys"))?;
+                keys.insert(n.key_fp, index);
+                b.items.push(Item::Key {
+                    index,
+                    fp: n.key_fp,
+                    len,
+                });
+                index
             }
         };
         let fp = result_fp(db, id, &n);
@@ -1227,32 +1476,39 @@ fn write_nodes<Db: Database, W: Write + Seek>(
         dflags.set(disk_flags::HAS_FP, fp.is_some());
         dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
         dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
-        buf.clear();
-        let value = match value_bytes(db, prev, id, &n, &mut buf) {
-            Some((found, promoted)) => {
-                if promoted {
-                    report.promoted += 1;
-                    rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
-                }
-                dflags.insert(disk_flags::HAS_VALUE);
-                report.values += 1;
-                match found {
-                    Found::Copied(v) => v,
-                    Found::Encoded => &buf[..],
-                }
+        let start = b.bytes.len();
+        if let Some((found, promoted)) = value_bytes(db, prev, id, &n, &mut b.bytes) {
+            if promoted {
+                report.promoted += 1;
+                rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
             }
-            None => &[],
-        };
-        let at = w.node(&NodeOut {
+            dflags.insert(disk_flags::HAS_VALUE);
+            report.values += 1;
+            if let Found::Copied(v) = found {
+                b.bytes.extend_from_slice(v);
+            }
+        }
+        // (`value_bytes` keeps a value under 4 GiB.)
+        let value = (b.bytes.len() - start) as u32;
+        let at = written;
+        b.items.push(Item::Node {
+            index: at,
             kind: n.kind,
             flags: dflags,
             durability: n.durability as u8,
             key,
             key_fp: n.key_fp,
             fp: fp.unwrap_or(Fingerprint::ZERO),
-            deps: &deps_buf,
+            deps: deps_buf.len() as u32,
             value,
-        })?;
+        });
+        b.deps.extend_from_slice(&deps_buf);
+        if let Some(edges) = edges.as_deref_mut() {
+            edges.push(&deps_buf)?;
+        }
+        written = written
+            .checked_add(1)
+            .ok_or_else(|| too_big("the node count"))?;
         new_index[id.index()] = at;
         if Db::KINDS[n.kind as usize]
             .flags
@@ -1263,9 +1519,15 @@ fn write_nodes<Db: Database, W: Write + Seek>(
         if n.has(flags::ROOT) {
             roots.push(at);
         }
+        if b.full() {
+            b = emit(b)?;
+        }
     }
-    report.nodes = w.len() as usize;
-    w.finish(&volatile, &roots)
+    if !b.items.is_empty() {
+        emit(b)?;
+    }
+    report.nodes = written as usize;
+    Ok((volatile, roots))
 }
 
 /// The current roots and the current nodes they reach, in

@@ -118,7 +118,18 @@ pub trait DatabaseExt: Database {
     /// Writes the dependency graph, fingerprints and `cache_on_disk` values to the cache
     /// directory (atomically). Never panics: problems become warnings in the report.
     fn save(&mut self) -> SaveReport {
-        cache_dir::save(self)
+        cache_dir::save(self, &mut |_| ())
+    }
+
+    /// [`DatabaseExt::save`], calling `during` once on this thread with the generation of
+    /// the cache being saved while the save is under way (a new cache file's bytes are
+    /// written on a second thread meanwhile): room for work that belongs to that
+    /// generation, such as encoding a file kept beside the cache. Nothing that names the
+    /// generation may be published before the report says it was saved
+    /// ([`SaveReport::generation`]). `during` is not called when nothing is saved, and may
+    /// be called for a save that then fails.
+    fn save_with(&mut self, during: &mut dyn FnMut(u64)) -> SaveReport {
+        cache_dir::save(self, during)
     }
 
     /// The value of query `Q` for `key` (same as the generated method).

@@ -526,8 +526,7 @@ pub(crate) struct Expected {
     pub edges: usize,
 }
 
-/// The bytes of the reverse section (or any section written in pieces) go out through a
-/// buffer of this size, hashed as they go.
+/// The bytes of a section of u32s go out through a buffer of this size, hashed as they go.
 const PIECE: usize = 64 << 10;
 
 /// A set of distinct fingerprints kept by the writer in its own buffers, by index (0, 1,
@@ -589,11 +588,127 @@ impl FpSet {
     }
 }
 
+/// Every node's edges, as a [`Writer`] is given them (indices of earlier nodes), back to
+/// back: what the reverse section is made from ([`Edges::reverse`]).
+pub(crate) struct Edges {
+    edges: Vec<u32>,
+    /// Where each node's edges start, and one more.
+    starts: Vec<u32>,
+}
+
+impl Edges {
+    /// No edges yet, with room for what is expected.
+    pub(crate) fn new(expect: Expected) -> Edges {
+        let mut starts = Vec::with_capacity(expect.nodes + 1);
+        starts.push(0);
+        Edges {
+            edges: Vec::with_capacity(expect.edges),
+            starts,
+        }
+    }
+
+    /// Adds the next node's edges.
+    #[inline]
+    pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
+        self.edges.extend_from_slice(deps);
+        let end = u32::try_from(self.edges.len()).map_err(|_| too_big("the edges"))?;
+        self.starts.push(end);
+        Ok(())
+    }
+
+    /// The number of nodes.
+    fn nodes(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The reverse section of these nodes (see the module documentation): the dependents
+    /// by a counting sort (each list in increasing order), then each list written after
+    /// the block starts, each block's start filled in as it is reached.
+    pub(crate) fn reverse(self) -> io::Result<Reverse> {
+        let n = self.nodes();
+        let Edges { edges, starts } = self;
+        // `start[d]`: where node d's dependents start; after the fill, where they end.
+        let mut start = vec![0u32; n + 1];
+        for &d in &edges {
+            start[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut dependents = vec![0u32; edges.len()];
+        for i in 0..n {
+            let (s, e) = (starts[i] as usize, starts[i + 1] as usize);
+            for &dep in &edges[s..e] {
+                let at = &mut start[dep as usize];
+                dependents[*at as usize] = i as u32;
+                *at += 1;
+            }
+        }
+        drop((edges, starts));
+        let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
+        // Nearly every gap and every list's length takes one byte: the lists are written
+        // in place at `at`, into zeroes grown (by half again) when the next might not fit,
+        // and cut to their end at the end.
+        let mut out = vec![0u8; heads + n + dependents.len() + 64];
+        let mut at = heads;
+        let block_start = |out: &mut [u8], at: usize, block: usize| {
+            let off = u32::try_from(at - heads).map_err(|_| too_big("the reverse edges"))?;
+            out[4 * block..4 * block + 4].copy_from_slice(&off.to_le_bytes());
+            Ok::<(), io::Error>(())
+        };
+        let mut s = 0;
+        for i in 0..n {
+            if i % REVERSE_BLOCK == 0 {
+                block_start(&mut out, at, i / REVERSE_BLOCK)?;
+            }
+            let deps = &dependents[s..start[i] as usize];
+            s = start[i] as usize;
+            let need = MAX_VARINT * (1 + deps.len());
+            if at + need > out.len() {
+                out.resize((at + need).max(out.len() + out.len() / 2), 0);
+            }
+            // The gaps go one byte after the list's start: where they are when their
+            // length takes one byte, as nearly every one does; moved up otherwise.
+            let at0 = at;
+            at += 1;
+            let mut prev = i as u32;
+            for &d in deps {
+                put_varint_at(&mut out, &mut at, d - prev - 1);
+                prev = d;
+            }
+            let g = at - at0 - 1;
+            let l = varint_len(g as u32);
+            if l > 1 {
+                out.copy_within(at0 + 1..at, at0 + l);
+                at += l - 1;
+            }
+            put_varint_at(&mut out, &mut { at0 }, g as u32);
+        }
+        block_start(&mut out, at, n.div_ceil(REVERSE_BLOCK))?;
+        out.truncate(at);
+        let sum = xxh3_64(&out);
+        Ok(Reverse {
+            nodes: n,
+            bytes: out,
+            sum,
+        })
+    }
+}
+
+/// A reverse section, made by [`Edges::reverse`]: its bytes and checksum.
+pub(crate) struct Reverse {
+    nodes: usize,
+    bytes: Vec<u8>,
+    sum: u64,
+}
+
 /// Writes a cache file as its nodes are given, in one pass: the records go out as they
 /// come (nothing of the size of the values is held in memory), the sections that depend
 /// on all nodes are written at the end, each from tables of a few bytes per node and edge
-/// (dropped as soon as their section is out; the reverse edges go out in pieces of
-/// [`PIECE`] bytes), and the header last, in place.
+/// (dropped as soon as their section is out), and the header last, in place. The reverse
+/// section is made from the edges the writer keeps, or, for a writer told to leave it
+/// ([`Writer::leave_reverse`]), by its caller, who keeps the edges instead (on another
+/// thread, say).
 pub(crate) struct Writer<W: Write + Seek> {
     out: W,
     /// Bytes written so far.
@@ -603,9 +718,8 @@ pub(crate) struct Writer<W: Write + Seek> {
     offsets: Vec<u32>,
     /// Each node's table hash.
     hashes: Vec<u64>,
-    /// Every node's edges back to back, and where each node's start.
-    edges: Vec<u32>,
-    edge_starts: Vec<u32>,
+    /// Every node's edges (`None`: the caller makes the reverse section).
+    edges: Option<Edges>,
     /// The keys section's entries, where each starts, and each key's index.
     keys: Vec<u8>,
     key_offsets: Vec<u32>,
@@ -670,8 +784,6 @@ impl<W: Write + Seek> Writer<W> {
             ..Index::default()
         };
         let pos = (HEADER_LEN + k.len()) as u64;
-        let mut edge_starts = Vec::with_capacity(expect.nodes + 1);
-        edge_starts.push(0);
         Ok(Writer {
             out,
             pos,
@@ -681,8 +793,7 @@ impl<W: Write + Seek> Writer<W> {
             },
             offsets: Vec::with_capacity(expect.nodes),
             hashes: Vec::with_capacity(expect.nodes),
-            edges: Vec::with_capacity(expect.edges),
-            edge_starts,
+            edges: Some(Edges::new(expect)),
             keys: Vec::new(),
             key_offsets: Vec::new(),
             // Nodes share keys and result fingerprints: a typical graph has about one key
@@ -697,6 +808,12 @@ impl<W: Write + Seek> Writer<W> {
         })
     }
 
+    /// Keeps no edges: the caller makes the reverse section, given to
+    /// [`Writer::finish`]. Called before the first node.
+    pub(crate) fn leave_reverse(&mut self) {
+        self.edges = None;
+    }
+
     /// The fingerprint of key `i` (the start of its entry).
     fn key_fp_of<'a>(keys: &'a [u8], key_offsets: &'a [u32]) -> impl Fn(u32) -> Fingerprint + 'a {
         move |i| fp_at(keys, key_offsets[i as usize] as usize)
@@ -708,6 +825,7 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// The index of the key with fingerprint `key_fp`, if it was added.
+    #[cfg(test)]
     pub(crate) fn key(&self, key_fp: Fingerprint) -> Option<u32> {
         let fp_of = Self::key_fp_of(&self.keys, &self.key_offsets);
         self.key_index.find(key_fp, fp_of).ok()
@@ -825,9 +943,9 @@ impl<W: Write + Seek> Writer<W> {
         self.pos += b.len() as u64;
         self.offsets.push(off);
         self.hashes.push(table_hash(n.kind, n.key_fp));
-        self.edges.extend_from_slice(n.deps);
-        self.edge_starts
-            .push(u32::try_from(self.edges.len()).map_err(|_| too_big("the edges"))?);
+        if let Some(edges) = &mut self.edges {
+            edges.push(n.deps)?;
+        }
         Ok(i)
     }
 
@@ -878,8 +996,14 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// Writes the sections after the records, the index and the header; gives the output
-    /// and the file's length.
-    pub(crate) fn finish(mut self, volatile: &[u32], roots: &[u32]) -> io::Result<(W, u64)> {
+    /// and the file's length. `reverse` is the reverse section for a writer that left it
+    /// to its caller ([`Writer::leave_reverse`]), made from the edges it was given.
+    pub(crate) fn finish(
+        mut self,
+        volatile: &[u32],
+        roots: &[u32],
+        reverse: Option<Reverse>,
+    ) -> io::Result<(W, u64)> {
         let n = self.offsets.len();
         self.index.nodes = n as u64;
         self.index.bodies.len = self.pos - self.index.bodies.off;
@@ -913,7 +1037,17 @@ impl<W: Write + Seek> Writer<W> {
         let (table_section, _) = self.u32_section(&table)?;
         self.index.table = table_section;
         drop(table);
-        self.write_reverse(n)?;
+        let reverse = match (reverse, self.edges.take()) {
+            (Some(r), None) => r,
+            (None, Some(edges)) => edges.reverse()?,
+            _ => return Err(io::Error::other("the reverse section made twice or never")),
+        };
+        if reverse.nodes != n {
+            return Err(io::Error::other("a reverse section of other nodes"));
+        }
+        self.index.reverse = self.section(&reverse.bytes)?;
+        self.index.reverse_sum = reverse.sum;
+        drop(reverse);
         let (s, sum) = self.u32_section(volatile)?;
         (self.index.volatile, self.index.volatile_sum) = (s, sum);
         let (s, sum) = self.u32_section(roots)?;
@@ -931,104 +1065,6 @@ impl<W: Write + Seek> Writer<W> {
         self.out.seek(SeekFrom::Start(0))?;
         self.out.write_all(&header.encode())?;
         Ok((self.out, self.pos))
-    }
-
-    /// Writes the reverse section for `n` nodes from the edges (which it drops): the
-    /// dependents by a counting sort (each list in increasing order), the byte lengths of
-    /// the lists from their varints' lengths, then the block starts and the lists, out in
-    /// pieces and hashed as they go.
-    fn write_reverse(&mut self, n: usize) -> io::Result<()> {
-        let edges = std::mem::take(&mut self.edges);
-        let edge_starts = std::mem::take(&mut self.edge_starts);
-        // `start[d]`: where node d's dependents start; after the fill, where they end.
-        let mut start = vec![0u32; n + 1];
-        for &d in &edges {
-            start[d as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut dependents = vec![0u32; edges.len()];
-        for i in 0..n {
-            let (s, e) = (edge_starts[i] as usize, edge_starts[i + 1] as usize);
-            for &dep in &edges[s..e] {
-                let at = &mut start[dep as usize];
-                dependents[*at as usize] = i as u32;
-                *at += 1;
-            }
-        }
-        drop((edges, edge_starts));
-        // Node i's dependents are now `dependents[start[i - 1]..start[i]]` (from 0 for the
-        // first).
-        let list = |i: usize| {
-            let s = if i == 0 { 0 } else { start[i - 1] as usize };
-            &dependents[s..start[i] as usize]
-        };
-        let gaps_len = |i: usize| {
-            let mut prev = i as u32;
-            let mut len = 0;
-            for &d in list(i) {
-                len += varint_len(d - prev - 1);
-                prev = d;
-            }
-            len
-        };
-        let mut block_starts = Vec::with_capacity(n.div_ceil(REVERSE_BLOCK) + 1);
-        let mut len = 0usize;
-        for i in 0..n {
-            if i % REVERSE_BLOCK == 0 {
-                block_starts.push(u32::try_from(len).map_err(|_| too_big("the reverse edges"))?);
-            }
-            let g = gaps_len(i);
-            len += varint_len(g as u32) + g;
-        }
-        block_starts.push(u32::try_from(len).map_err(|_| too_big("the reverse edges"))?);
-        let off = self.pos;
-        let mut sum = Xxh3::new();
-        self.put_u32s(&block_starts, &mut sum)?;
-        drop(block_starts);
-        // The lists, each written in place at `at` of a scratch piece, flushed when the
-        // next list might not fit.
-        let mut piece = vec![0u8; PIECE];
-        let mut at = 0;
-        for i in 0..n {
-            let deps = list(i);
-            let need = MAX_VARINT * (1 + deps.len());
-            if at + need > piece.len() {
-                sum.update(&piece[..at]);
-                self.out.write_all(&piece[..at])?;
-                self.pos += at as u64;
-                at = 0;
-                if need > piece.len() {
-                    piece.resize(need, 0);
-                }
-            }
-            // The gaps go one byte after the list's start: where they are when their
-            // length takes one byte, as nearly every one does; moved up otherwise.
-            let start = at;
-            at += 1;
-            let mut prev = i as u32;
-            for &d in deps {
-                put_varint_at(&mut piece, &mut at, d - prev - 1);
-                prev = d;
-            }
-            let g = at - start - 1;
-            let l = varint_len(g as u32);
-            if l > 1 {
-                piece.copy_within(start + 1..at, start + l);
-                at += l - 1;
-            }
-            put_varint_at(&mut piece, &mut { start }, g as u32);
-        }
-        sum.update(&piece[..at]);
-        self.out.write_all(&piece[..at])?;
-        self.pos += at as u64;
-        self.index.reverse = Section {
-            off,
-            len: self.pos - off,
-        };
-        self.index.reverse_sum = sum.digest();
-        Ok(())
     }
 }
 
@@ -1620,10 +1656,92 @@ mod tests {
                 .unwrap();
             assert_eq!(at, i);
         }
-        let (out, len) = w.finish(&[0, 1], &[39]).unwrap();
+        let (out, len) = w.finish(&[0, 1], &[39], None).unwrap();
         let bytes = out.into_inner();
         assert_eq!(bytes.len() as u64, len);
         bytes
+    }
+
+    /// The test file, written by a writer that leaves the reverse section to its caller,
+    /// who makes it from the edges it gave.
+    fn file_with_reverse_made_apart() -> Vec<u8> {
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w = Writer::new(
+            out,
+            &["a", "é"],
+            "build-1",
+            HasherKind::Sip128,
+            9,
+            Expected::default(),
+        )
+        .unwrap();
+        w.leave_reverse();
+        let mut edges = Edges::new(Expected::default());
+        for i in 0..40u32 {
+            let (kind, flags, durability, key_fp, deps) = node(i);
+            let key = match w.key(key_fp) {
+                Some(k) => k,
+                None => w.add_key(key_fp, &key(i)).unwrap(),
+            };
+            let v = value(i);
+            w.node(&NodeOut {
+                kind,
+                flags,
+                durability,
+                key,
+                key_fp,
+                fp: fp(i),
+                deps: &deps,
+                value: &v,
+            })
+            .unwrap();
+            edges.push(&deps).unwrap();
+        }
+        let reverse = edges.reverse().unwrap();
+        w.finish(&[0, 1], &[39], Some(reverse))
+            .unwrap()
+            .0
+            .into_inner()
+    }
+
+    #[test]
+    fn a_reverse_section_made_apart_gives_the_same_file() {
+        assert_eq!(file_with_reverse_made_apart(), file());
+    }
+
+    #[test]
+    fn a_writer_refuses_a_reverse_section_made_twice_never_or_for_other_nodes() {
+        let finish = |leave: bool, reverse: Option<Reverse>| {
+            let mut w = writer();
+            if leave {
+                w.leave_reverse();
+            }
+            let key = w.add_key(Fingerprint(1, 2), b"k").unwrap();
+            w.node(&NodeOut {
+                kind: 0,
+                flags: DiskFlags::EMPTY,
+                durability: 0,
+                key,
+                key_fp: Fingerprint(1, 2),
+                fp: Fingerprint::ZERO,
+                deps: &[],
+                value: &[],
+            })
+            .unwrap();
+            w.finish(&[], &[0], reverse).map(|_| ())
+        };
+        let reverse_of = |nodes: usize| {
+            let mut e = Edges::new(Expected::default());
+            for _ in 0..nodes {
+                e.push(&[]).unwrap();
+            }
+            e.reverse().unwrap()
+        };
+        assert!(finish(false, None).is_ok());
+        assert!(finish(true, Some(reverse_of(1))).is_ok());
+        assert!(finish(true, None).is_err(), "never made");
+        assert!(finish(false, Some(reverse_of(1))).is_err(), "made twice");
+        assert!(finish(true, Some(reverse_of(2))).is_err(), "other nodes");
     }
 
     fn open(b: Vec<u8>) -> Result<Store, LoadError> {
@@ -1754,7 +1872,7 @@ mod tests {
             })
             .unwrap();
         }
-        let (out, _) = w.finish(&[], &[n - 1]).unwrap();
+        let (out, _) = w.finish(&[], &[n - 1], None).unwrap();
         let store = open(out.into_inner()).unwrap();
         assert!(store.index.reverse.len > 2 * PIECE as u64);
         assert!(store.reverse_intact());

@@ -52,6 +52,9 @@ pub struct CacheOptions {
     pub on_locked: OnLocked,
     /// `fsync` the new cache file before renaming it into place.
     pub fsync: bool,
+    /// The node count from which a new cache file is written on two threads (the same
+    /// bytes as on one; below, starting the thread costs more than it saves).
+    pub writer_thread_min: usize,
 }
 
 impl CacheOptions {
@@ -62,6 +65,7 @@ impl CacheOptions {
             build_id: build_id.into(),
             on_locked: OnLocked::default(),
             fsync: true,
+            writer_thread_min: crate::cache_dir::WRITER_THREAD_MIN,
         }
     }
 }

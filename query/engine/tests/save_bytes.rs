@@ -65,11 +65,41 @@ fn the_same_build_saves_the_same_bytes_but_for_the_generation() {
     }
 }
 
+/// Builds `n` names from scratch in `dir` and saves, writing the file on two threads from
+/// `thread_min` nodes; gives the file's bytes.
+fn save_with_thread_min(dir: &Path, n: usize, thread_min: usize) -> Vec<u8> {
+    let mut cache = query::CacheOptions::new(dir, "test-build-1");
+    cache.fsync = false;
+    cache.writer_thread_min = thread_min;
+    let mut db = Db::new(query::Options {
+        cache: Some(cache),
+        ..query::Options::default()
+    });
+    build(&mut db, n);
+    let report = db.save();
+    assert!(report.saved, "{report:?}");
+    std::fs::read(dir.join("query-cache.bin")).unwrap()
+}
+
+#[test]
+fn a_file_written_on_two_threads_has_the_bytes_of_one_written_on_one() {
+    for n in [1, 40, 3000] {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let one = save_with_thread_min(a.path(), n, usize::MAX);
+        let two = save_with_thread_min(b.path(), n, 0);
+        assert_eq!(
+            without_generation(one),
+            without_generation(two),
+            "{n} names"
+        );
+    }
+}
+
 #[test]
 fn a_large_graph_saved_in_pieces_loads_back_whole() {
-    // 20,000 names: some 100,000 nodes, whose reverse edges (each `num` read by `double`
-    // and `parity`, each `double` by `stored_double` and `plus_one`, every
-    // `stored_double` by `sum`) take several pieces of the writer's 64 KiB buffer.
+    // 20,000 names: some 100,000 nodes (written on two threads), whose reverse edges
+    // (each `num` read by `double` and `parity`, each `double` by `stored_double` and
+    // `plus_one`, every `stored_double` by `sum`) span many blocks.
     let n = 20_000;
     let dir = tempfile::tempdir().unwrap();
     let (sum, bytes) = save(dir.path(), n);

@@ -1265,14 +1265,12 @@ impl Batch {
 /// Gives a batch's keys and nodes to the writer, checking that they get the indices the
 /// walk gave them.
 fn write_batch<W: Write + Seek>(w: &mut Writer<W>, b: &Batch) -> std::io::Result<()> {
-    let (mut at, mut d) = (0usize, 0usize);
+    let (mut bytes, mut deps_left) = (&b.bytes[..], &b.deps[..]);
     let out_of_order = || std::io::Error::other("the save's batches are out of order");
     for item in &b.items {
         match *item {
             Item::Key { index, fp, len } => {
-                let bytes = &b.bytes[at..at + len as usize];
-                at += len as usize;
-                if w.add_key(fp, bytes)? != index {
+                if w.add_key(fp, split_off(&mut bytes, len))? != index {
                     return Err(out_of_order());
                 }
             }
@@ -1287,10 +1285,8 @@ fn write_batch<W: Write + Seek>(w: &mut Writer<W>, b: &Batch) -> std::io::Result
                 deps,
                 value,
             } => {
-                let edges = &b.deps[d..d + deps as usize];
-                d += deps as usize;
-                let value_bytes = &b.bytes[at..at + value as usize];
-                at += value as usize;
+                let edges = split_off(&mut deps_left, deps);
+                let value_bytes = split_off(&mut bytes, value);
                 let i = w.node(&NodeOut {
                     kind,
                     flags,
@@ -1308,6 +1304,13 @@ fn write_batch<W: Write + Seek>(w: &mut Writer<W>, b: &Batch) -> std::io::Result
         }
     }
     Ok(())
+}
+
+/// The first `len` items of `rest`, which keeps the others.
+fn split_off<'a, T>(rest: &mut &'a [T], len: u32) -> &'a [T] {
+    let (head, tail) = rest.split_at(len as usize);
+    *rest = tail;
+    head
 }
 
 /// What the writer's thread is sent: a batch, or the end (the volatile nodes, the roots

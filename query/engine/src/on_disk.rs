@@ -1632,9 +1632,25 @@ mod tests {
 
     /// The test file, written by a writer told to expect `expect`.
     fn file_expecting(expect: Expected) -> Vec<u8> {
+        write_file(expect, false)
+    }
+
+    /// The test file, written by a writer that leaves the reverse section to its caller,
+    /// who makes it from the edges it gave.
+    fn file_with_reverse_made_apart() -> Vec<u8> {
+        write_file(Expected::default(), true)
+    }
+
+    /// The test file, written by a writer told to expect `expect`; with `apart`, its
+    /// reverse section made by the caller from the edges it gave.
+    fn write_file(expect: Expected, apart: bool) -> Vec<u8> {
         let out = std::io::Cursor::new(Vec::new());
         let mut w =
             Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect).unwrap();
+        let mut edges = apart.then(|| {
+            w.leave_reverse();
+            Edges::new(expect)
+        });
         for i in 0..40u32 {
             let (kind, flags, durability, key_fp, deps) = node(i);
             let key = match w.key(key_fp) {
@@ -1655,53 +1671,15 @@ mod tests {
                 })
                 .unwrap();
             assert_eq!(at, i);
+            if let Some(edges) = &mut edges {
+                edges.push(&deps).unwrap();
+            }
         }
-        let (out, len) = w.finish(&[0, 1], &[39], None).unwrap();
+        let reverse = edges.map(|e| e.reverse().unwrap());
+        let (out, len) = w.finish(&[0, 1], &[39], reverse).unwrap();
         let bytes = out.into_inner();
         assert_eq!(bytes.len() as u64, len);
         bytes
-    }
-
-    /// The test file, written by a writer that leaves the reverse section to its caller,
-    /// who makes it from the edges it gave.
-    fn file_with_reverse_made_apart() -> Vec<u8> {
-        let out = std::io::Cursor::new(Vec::new());
-        let mut w = Writer::new(
-            out,
-            &["a", "é"],
-            "build-1",
-            HasherKind::Sip128,
-            9,
-            Expected::default(),
-        )
-        .unwrap();
-        w.leave_reverse();
-        let mut edges = Edges::new(Expected::default());
-        for i in 0..40u32 {
-            let (kind, flags, durability, key_fp, deps) = node(i);
-            let key = match w.key(key_fp) {
-                Some(k) => k,
-                None => w.add_key(key_fp, &key(i)).unwrap(),
-            };
-            let v = value(i);
-            w.node(&NodeOut {
-                kind,
-                flags,
-                durability,
-                key,
-                key_fp,
-                fp: fp(i),
-                deps: &deps,
-                value: &v,
-            })
-            .unwrap();
-            edges.push(&deps).unwrap();
-        }
-        let reverse = edges.reverse().unwrap();
-        w.finish(&[0, 1], &[39], Some(reverse))
-            .unwrap()
-            .0
-            .into_inner()
     }
 
     #[test]

@@ -613,7 +613,6 @@ fn a_restored_cache_is_its_snapshot_and_a_round_never_writes_into_it() {
 #[test]
 fn incremental_rounds_start_from_the_cache_a_users_loop_leaves() {
     use experiments::runner::workload;
-    use shared_frontend::sema::modules::FileStat;
     use std::os::unix::fs::MetadataExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
@@ -633,33 +632,12 @@ fn incremental_rounds_start_from_the_cache_a_users_loop_leaves() {
         .side()
         .unwrap_or_else(|e| panic!("{e:?}"));
     let (cache, snap) = (w.join("cache/image"), w.join("cache-snapshot/image"));
-    // The records' formats, as rill writes them (see `linker.rs` and `cache_dir.rs`).
+    // The records as rill writes them, of the files as they are now.
     let link_record = |p: &std::path::Path| {
-        let s = FileStat::from_metadata(std::fs::metadata(p));
-        let mut r = b"rill link-state checked 1\n".to_vec();
-        r.extend(s.size.to_le_bytes());
-        r.extend(s.mtime_ns.to_le_bytes());
-        r.extend(s.ctime_ns.to_le_bytes());
-        r.extend(s.inode.to_le_bytes());
-        r.extend(s.device.to_le_bytes());
-        r
+        query_driver::link_state_checked_record(&std::fs::metadata(p).unwrap())
     };
-    let cache_record = |p: &std::path::Path| {
-        let m = std::fs::metadata(p).unwrap();
-        let mut r = b"rill query-cache checked 1\n".to_vec();
-        for x in [
-            m.len() as i64,
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec(),
-            m.ino() as i64,
-            m.dev() as i64,
-        ] {
-            r.extend(x.to_le_bytes());
-        }
-        r
-    };
+    let cache_record =
+        |p: &std::path::Path| query::cache_checked_record(&std::fs::metadata(p).unwrap()).unwrap();
     let records_name_the_snapshot = || {
         let read = |n: &str| std::fs::read(snap.join(n)).unwrap_or_default();
         assert_eq!(

@@ -78,7 +78,7 @@ use shared_frontend::sema::resolve::NameBindings;
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::span::{SourceFile, SourceMap};
 
-pub use linker::LinkStats;
+pub use linker::{checked_record as link_state_checked_record, LinkStats};
 use providers::*;
 use query::{
     define_queries, CacheOptions, Database, DatabaseExt, Durability, Event, Options, StatsSnapshot,

@@ -134,11 +134,10 @@ impl Linker {
             // The time first, then the metadata: the check reads the code after both.
             let now = system_time_ns(std::time::SystemTime::now());
             if let Ok(meta) = file.metadata() {
-                let stat = FileStat::with_metadata(FileKind::File, &meta);
-                let record = checked_record(&stat);
+                let record = checked_record(&meta);
                 if trust_record && fs::read(dir.join(CHECKED)).is_ok_and(|r| r == record) {
                     trusted = true;
-                } else if !stamp::is_racy(&stat, now) {
+                } else if !stamp::is_racy(&FileStat::with_metadata(FileKind::File, &meta), now) {
                     unrecorded = Some(record);
                 }
             }
@@ -341,8 +340,11 @@ impl Linker {
     }
 }
 
-/// What `link-state.checked` holds for a base file of metadata `stat`.
-fn checked_record(stat: &FileStat) -> Vec<u8> {
+/// What `link-state.checked` holds for a base file of metadata `meta`: its size, times,
+/// inode and device (as the files' stamps read them). The one statement of the format:
+/// the linker uses it, and so do the tests that forge or compare a record.
+pub fn checked_record(meta: &fs::Metadata) -> Vec<u8> {
+    let stat = FileStat::with_metadata(FileKind::File, meta);
     let mut r = b"rill link-state checked 1\n".to_vec();
     r.extend(stat.size.to_le_bytes());
     r.extend(stat.mtime_ns.to_le_bytes());

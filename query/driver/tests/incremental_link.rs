@@ -236,15 +236,7 @@ fn a_checked_base_is_recorded_and_a_changed_or_damaged_one_is_checked_again() {
 
 /// What `link-state.checked` would hold for the file at `path` as it is now.
 fn record_of(path: &Path) -> Vec<u8> {
-    use shared_frontend::sema::modules::FileStat;
-    let stat = FileStat::from_metadata(std::fs::metadata(path));
-    let mut r = b"rill link-state checked 1\n".to_vec();
-    r.extend(stat.size.to_le_bytes());
-    r.extend(stat.mtime_ns.to_le_bytes());
-    r.extend(stat.ctime_ns.to_le_bytes());
-    r.extend(stat.inode.to_le_bytes());
-    r.extend(stat.device.to_le_bytes());
-    r
+    query_driver::link_state_checked_record(&std::fs::metadata(path).unwrap())
 }
 
 #[test]
@@ -259,7 +251,7 @@ fn verify_mode_checks_a_recorded_base_anyway() {
     cached(dir.path(), 1);
     wait_until_settled(&state);
     cached(dir.path(), 2);
-    // The record's format is the one this test writes: a record of the file as it is.
+    // The record names the file as it is (so the forged record below is one a save writes).
     assert_eq!(std::fs::read(&record).unwrap(), record_of(&state));
 
     // Damage that a record still vouches for (bytes changed behind the metadata's back,

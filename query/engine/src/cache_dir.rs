@@ -161,12 +161,14 @@ fn remove_stale_temp_files(dir: &Path) {
     }
 }
 
-/// What [`CHECKED_FILE`] holds for a cache file of metadata `meta`: its size, times,
+/// What `query-cache.checked` holds for a cache file of metadata `meta`: its size, times,
 /// inode and device. The cache file is never written in place (a save appends to the
 /// journal or writes a new file), so a file with the same record has the bytes that were
-/// checked, unless the metadata was racy when read ([`racy`]).
+/// checked, unless the metadata was racy when read ([`racy`]). `None` where the metadata
+/// has no inode (no record is written there). The one statement of the format: loads and
+/// saves use it, and so do the tests that forge or compare a record.
 #[cfg(unix)]
-fn checked_record(meta: &fs::Metadata) -> Option<Vec<u8>> {
+pub fn checked_record(meta: &fs::Metadata) -> Option<Vec<u8>> {
     use std::os::unix::fs::MetadataExt;
     let mut r = b"rill query-cache checked 1\n".to_vec();
     for x in [
@@ -184,7 +186,7 @@ fn checked_record(meta: &fs::Metadata) -> Option<Vec<u8>> {
 }
 
 #[cfg(not(unix))]
-fn checked_record(_: &fs::Metadata) -> Option<Vec<u8>> {
+pub fn checked_record(_: &fs::Metadata) -> Option<Vec<u8>> {
     None
 }
 

@@ -77,7 +77,10 @@ mod stack;
 mod stats;
 mod verify;
 
-pub use cache_dir::{file_replaced_whole as cache_file_replaced_whole, SaveReport};
+pub use cache_dir::{
+    checked_record as cache_checked_record, file_replaced_whole as cache_file_replaced_whole,
+    SaveReport,
+};
 pub use cycle::{Cycle, CycleFrame};
 pub use dep_graph::NodeId;
 pub use depth::MAX_DECODE_DEPTH;

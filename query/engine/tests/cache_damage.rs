@@ -832,21 +832,7 @@ fn a_checked_cache_file_is_recorded_and_a_changed_or_damaged_one_is_checked_agai
 
 /// What `query-cache.checked` would hold for the file at `path` as it is now.
 fn record_of(path: &Path) -> Vec<u8> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path).unwrap();
-    let mut r = b"rill query-cache checked 1\n".to_vec();
-    for x in [
-        m.len() as i64,
-        m.mtime(),
-        m.mtime_nsec(),
-        m.ctime(),
-        m.ctime_nsec(),
-        m.ino() as i64,
-        m.dev() as i64,
-    ] {
-        r.extend(x.to_le_bytes());
-    }
-    r
+    query::cache_checked_record(&std::fs::metadata(path).unwrap()).unwrap()
 }
 
 #[test]
@@ -874,7 +860,7 @@ fn verify_mode_checks_a_recorded_cache_file_anyway() {
     build(0, Verify::Off);
     wait_until_settled(&cache);
     assert!(build(1, Verify::Off).is_empty());
-    // The record's format is the one this test writes: a record of the file as it is.
+    // The record names the file as it is (so the forged record below is one a save writes).
     assert_eq!(std::fs::read(&record).unwrap(), record_of(&cache));
 
     // Damage that a record still vouches for (bytes changed behind the metadata's back,

@@ -1438,7 +1438,8 @@ fn walk<Db: Database>(
     let mut roots = Vec::new();
     // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
     let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
-    // Each key written, by fingerprint: its index.
+    // Each key written, by fingerprint: its index. The only such table: the writer keeps
+    // none, and the file holds each key once.
     let mut keys: rustc_hash::FxHashMap<Fingerprint, u32> = rustc_hash::FxHashMap::default();
     keys.reserve(order.len() / 4);
     let mut deps_buf = Vec::new();

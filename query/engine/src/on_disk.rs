@@ -506,7 +506,7 @@ pub(crate) struct NodeOut<'a> {
     pub kind: u16,
     pub flags: DiskFlags,
     pub durability: u8,
-    /// Its key's index, from [`Writer::key`] or [`Writer::add_key`].
+    /// Its key's index, from [`Writer::add_key`].
     pub key: u32,
     pub key_fp: Fingerprint,
     /// The result's fingerprint (written when `flags` has `HAS_FP`).
@@ -720,10 +720,11 @@ pub(crate) struct Writer<W: Write + Seek> {
     hashes: Vec<u64>,
     /// Every node's edges (`None`: the caller makes the reverse section).
     edges: Option<Edges>,
-    /// The keys section's entries, where each starts, and each key's index.
+    /// The keys section's entries and where each starts. The caller gives each key once
+    /// and keeps their indices (the save's walk, by fingerprint): a set here as well would
+    /// only repeat it.
     keys: Vec<u8>,
     key_offsets: Vec<u32>,
-    key_index: FpSet,
     /// The fps section, and each fingerprint's index in it.
     fps: Vec<u8>,
     fp_index: FpSet,
@@ -796,9 +797,7 @@ impl<W: Write + Seek> Writer<W> {
             edges: Some(Edges::new(expect)),
             keys: Vec::new(),
             key_offsets: Vec::new(),
-            // Nodes share keys and result fingerprints: a typical graph has about one key
-            // for four nodes and one result fingerprint for two.
-            key_index: FpSet::new(expect.nodes / 4),
+            // Nodes share result fingerprints: a typical graph has about one for two nodes.
             fps: Vec::new(),
             fp_index: FpSet::new(expect.nodes / 2),
             body: Vec::new(),
@@ -814,39 +813,21 @@ impl<W: Write + Seek> Writer<W> {
         self.edges = None;
     }
 
-    /// The fingerprint of key `i` (the start of its entry).
-    fn key_fp_of<'a>(keys: &'a [u8], key_offsets: &'a [u32]) -> impl Fn(u32) -> Fingerprint + 'a {
-        move |i| fp_at(keys, key_offsets[i as usize] as usize)
-    }
-
     /// The fingerprint of result fingerprint `i`.
     fn fp_of(fps: &[u8]) -> impl Fn(u32) -> Fingerprint + '_ {
         move |i| fp_at(fps, FP_LEN * i as usize)
     }
 
-    /// The index of the key with fingerprint `key_fp`, if it was added.
-    #[cfg(test)]
-    pub(crate) fn key(&self, key_fp: Fingerprint) -> Option<u32> {
-        let fp_of = Self::key_fp_of(&self.keys, &self.key_offsets);
-        self.key_index.find(key_fp, fp_of).ok()
-    }
-
-    /// Adds a key (not added before) and gives its index.
+    /// Adds a key and gives its index. The caller adds each key once (the file holds
+    /// distinct keys) and finds an added key's index itself.
     pub(crate) fn add_key(&mut self, key_fp: Fingerprint, bytes: &[u8]) -> io::Result<u32> {
         let i = u32::try_from(self.key_offsets.len()).map_err(|_| too_big("the keys"))?;
         let off = u32::try_from(self.keys.len()).map_err(|_| too_big("the keys"))?;
         let len = u32::try_from(bytes.len()).map_err(|_| too_big("a key"))?;
-        let slot = self
-            .key_index
-            .find(key_fp, Self::key_fp_of(&self.keys, &self.key_offsets))
-            .err()
-            .ok_or_else(|| io::Error::other("a key added twice"))?;
         self.key_offsets.push(off);
         self.keys.extend_from_slice(&key_fp.to_le_bytes());
         put_varint(&mut self.keys, len);
         self.keys.extend_from_slice(bytes);
-        self.key_index
-            .push(slot, Self::key_fp_of(&self.keys, &self.key_offsets));
         Ok(i)
     }
 
@@ -1015,7 +996,6 @@ impl<W: Write + Seek> Writer<W> {
         self.index.key_count = self.key_offsets.len() as u64;
         self.index.keys = self.section_of(&[&count, &offsets_len, &offsets, &keys])?;
         drop((keys, offsets, std::mem::take(&mut self.key_offsets)));
-        self.key_index = FpSet::new(0);
         let fps = std::mem::take(&mut self.fps);
         self.index.fps = self.section(&fps)?;
         drop(fps);
@@ -1651,12 +1631,13 @@ mod tests {
             w.leave_reverse();
             Edges::new(expect)
         });
+        // Each key's index, by fingerprint (as the save's walk keeps them).
+        let mut keys = std::collections::HashMap::new();
         for i in 0..40u32 {
             let (kind, flags, durability, key_fp, deps) = node(i);
-            let key = match w.key(key_fp) {
-                Some(k) => k,
-                None => w.add_key(key_fp, &key(i)).unwrap(),
-            };
+            let key = *keys
+                .entry(key_fp)
+                .or_insert_with(|| w.add_key(key_fp, &key(i)).unwrap());
             let v = value(i);
             let at = w
                 .node(&NodeOut {
@@ -1804,16 +1785,6 @@ mod tests {
             Expected::default(),
         )
         .unwrap()
-    }
-
-    #[test]
-    fn a_key_added_twice_is_refused() {
-        let mut w = writer();
-        let fp = Fingerprint(1, 2);
-        assert_eq!(w.add_key(fp, b"k").unwrap(), 0);
-        assert_eq!(w.key(fp), Some(0));
-        assert!(w.add_key(fp, b"k").is_err());
-        assert_eq!(w.key(Fingerprint(2, 1)), None);
     }
 
     #[test]

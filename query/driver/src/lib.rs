@@ -516,13 +516,8 @@ impl Session {
     /// handed to the linker, neither hashed nor persisted).
     pub fn finish(&mut self, out: &mut Build) {
         let start = Instant::now();
-        let stats = self.db.stats();
-        let unchanged = stats.engine.cache_bytes_read > 0
-            && self.db.runtime().verify_mismatches().is_empty()
-            && stats
-                .queries
-                .values()
-                .all(|q| q.executed == 0 || q.flags.executes_every_session());
+        let unchanged = self.db.executed_only_every_session()
+            && self.db.runtime().verify_mismatches().is_empty();
         if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() && !unchanged {
             // The link state's bytes are encoded while the cache's are written; the state
             // is written once the cache is in place (it belongs to that cache, and holds

@@ -118,6 +118,20 @@ pub trait DatabaseExt: Database {
         snap
     }
 
+    /// Whether this session read a cache and executed no query but those that execute in
+    /// every session ([`Flags::executes_every_session`]): the counts of
+    /// [`DatabaseExt::stats`], read without making its snapshot (a map of every kind's
+    /// counters under its name), which a build that only asks this need not pay for.
+    fn executed_only_every_session(&self) -> bool {
+        let stats = self.runtime().stats.borrow();
+        stats.cache_bytes_read > 0
+            && stats
+                .kinds
+                .iter()
+                .zip(Self::KINDS)
+                .all(|(c, k)| c.executed == 0 || k.flags.executes_every_session())
+    }
+
     /// Writes the dependency graph, fingerprints and `cache_on_disk` values to the cache
     /// directory (atomically). Never panics: problems become warnings in the report.
     fn save(&mut self) -> SaveReport {

@@ -92,6 +92,7 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     experiments::alloc::without_huge_pages();
+    experiments::alloc::exit_without_teardown();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -146,14 +146,23 @@ fn decode_slot(rec: &[u8], relocs: &[u8], code_len: usize) -> Result<Slot, Decod
         relocs,
         hash: u128_at(rec, 48),
     };
-    let (o, len, cap) = (s.offset as usize, s.len as usize, s.cap as usize);
-    if o % 16 != 0 || cap % 16 != 0 || len > cap || o + cap > code_len {
-        return Err(DecodeError::Invalid("a slot outside the buffer"));
-    }
-    if s.relocs.iter().any(|r| r.offset as usize + 4 > len) {
+    check_extent(s.offset as usize, s.len as usize, s.cap as usize, code_len)?;
+    if s.relocs
+        .iter()
+        .any(|r| r.offset as usize + 4 > s.len as usize)
+    {
         return Err(DecodeError::Invalid("a relocation outside its function"));
     }
     Ok(s)
+}
+
+/// Checks that a slot at `offset` of `len` bytes in `cap` lies in a code buffer of
+/// `code_len` bytes, aligned as placed.
+fn check_extent(offset: usize, len: usize, cap: usize, code_len: usize) -> Result<(), DecodeError> {
+    if offset % 16 != 0 || cap % 16 != 0 || len > cap || offset + cap > code_len {
+        return Err(DecodeError::Invalid("a slot outside the buffer"));
+    }
+    Ok(())
 }
 
 /// The scalar fields of a state, as the header and every journal record hold them.
@@ -443,6 +452,29 @@ impl Base {
             return Ok(None);
         }
         self.slot_at(i).map(Some)
+    }
+
+    /// The offset and parameter count of `def`'s slot, if the base has one, without
+    /// decoding its relocations (nor checking their checksum): what is needed of the
+    /// entry point, whose relocations (a call of every function it runs) a build that
+    /// does not change it never reads.
+    pub fn find_entry(&self, def: DefId) -> Result<Option<(usize, u32)>, DecodeError> {
+        let i = self.lower_bound(&self.slots, def.0)?;
+        if i >= self.slots.n {
+            return Ok(None);
+        }
+        let rec = self.record(&self.slots, i)?;
+        if u128_at(rec, 0) != def.0 {
+            return Ok(None);
+        }
+        let (offset, len, cap) = (u32_at(rec, 16), u32_at(rec, 20), u32_at(rec, 24));
+        check_extent(
+            offset as usize,
+            len as usize,
+            cap as usize,
+            self.scalars.code_len,
+        )?;
+        Ok(Some((offset as usize, u32_at(rec, 28))))
     }
 
     /// The callers of `callee` in the base's reverse index.

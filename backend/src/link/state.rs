@@ -728,6 +728,16 @@ impl LinkState {
         }
     }
 
+    /// The offset and parameter count of `def`'s slot, without its relocations (see
+    /// [`Base::find_entry`]).
+    fn entry(&self, def: DefId) -> Result<Option<(usize, u32)>, LinkError> {
+        match (self.over.get(&def), &self.base) {
+            (Some(s), _) => Ok(s.as_ref().map(|s| (s.offset as usize, s.params))),
+            (None, Some(base)) => base.find_entry(def).map_err(damaged),
+            (None, None) => Ok(None),
+        }
+    }
+
     /// The functions that call `callee`.
     fn callers(&self, callee: DefId) -> Result<Vec<DefId>, LinkError> {
         let mut out: Vec<DefId> = match &self.base {
@@ -838,7 +848,7 @@ impl LinkState {
     /// new mapping, its base chunks checked. The list of function offsets is made (and
     /// the base's slots read for it) when first asked for.
     pub fn image(&self) -> Result<Image, LinkError> {
-        let main = self.lookup(self.main)?.map_or(0, |s| s.offset as usize);
+        let main = self.entry(self.main)?.map_or(0, |(offset, _)| offset);
         if let Some((file, offset)) = self.code.base.as_ref().and_then(|b| b.code_file()) {
             let source = CodeSource {
                 file,
@@ -944,7 +954,14 @@ impl LinkState {
                 None if removed.contains(&d) => Ok(None),
                 None => Ok(find(known, self, d)?.map(|s| s.params)),
             };
-        match params_of(&mut known, main)? {
+        // Of the entry point only its parameter count: its relocations are read when it
+        // is changed, or a callee of it moves.
+        let main_params = match changed_at.get(&main) {
+            Some(&i) => Some(changed[i].1.params),
+            None if removed.contains(&main) => None,
+            None => self.entry(main)?.map(|(_, params)| params),
+        };
+        match main_params {
             None => return Err(LinkError::NoMain(main)),
             Some(p) if p != 0 => return Err(LinkError::MainTakesParameters(main)),
             Some(_) => {}

@@ -24,9 +24,7 @@ use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::on_disk::{
-    disk_flags, Bytes, DiskFlags, Edges, Expected, NodeOut, Reverse, Store, Writer, HEADER_LEN,
-};
+use crate::on_disk::{disk_flags, Bytes, DiskFlags, Expected, NodeOut, Store, Writer, HEADER_LEN};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
@@ -1165,11 +1163,8 @@ fn write_cache_file<Db: Database>(
     let result = (|| {
         let file = File::create(&tmp)?;
         let kinds: Vec<&str> = Db::KINDS.iter().map(|k| k.name).collect();
-        let (order, edges) = dependency_order(rt);
-        let expect = Expected {
-            nodes: order.len(),
-            edges,
-        };
+        let order = DependencyOrder::new(rt);
+        let expect = order.expect(rt);
         let w = Writer::new(
             BufWriter::with_capacity(1 << 16, file),
             &kinds,
@@ -1181,7 +1176,6 @@ fn write_cache_file<Db: Database>(
         let (out, len) = write_nodes(
             db,
             order,
-            expect,
             w,
             report,
             during,
@@ -1315,34 +1309,34 @@ fn split_off<'a, T>(rest: &mut &'a [T], len: u32) -> &'a [T] {
     head
 }
 
-/// What the writer's thread is sent: a batch, or the end (the volatile nodes, the roots
-/// and the reverse section).
+/// What the writer's thread is sent: a batch, or the end (the volatile nodes and the
+/// roots).
 enum ToWriter {
     Batch(Batch),
-    End(Vec<u32>, Vec<u32>, Reverse),
+    End(Vec<u32>, Vec<u32>),
 }
 
 /// Writes the nodes to persist (current ones whose dependencies are persisted too), in
 /// dependency order, with their keys and values, then the rest of the file; calls
 /// `during` with `generation` once every node is handed over. From
-/// `thread_min` nodes ([`WRITER_THREAD_MIN`] by default) the work is split in two: this thread walks the graph and
-/// gathers each node's edges, key and value bytes in batches ([`walk`]), and a second
+/// `thread_min` nodes ([`WRITER_THREAD_MIN`] by default; the graph's node count decides,
+/// the persisted ones are not counted before they are written) the work is split in two:
+/// this thread finds the order a piece at a time and walks each piece as it is found,
+/// gathering each node's edges, key and value bytes in batches ([`walk`]), and a second
 /// thread writes them ([`write_batch`]: the records, their checksums, the tables, the
-/// file's writes), then the sections at the end; meanwhile this thread makes the reverse
-/// section from the edges it gathered (which the writer then need not keep) and runs
-/// `during`. The writer is given the same nodes in the same order either way, and the
-/// reverse section is made by the same function, so the bytes are the same.
+/// file's writes), then the sections at the end, the reverse section made from the edges
+/// it was given; meanwhile this thread runs `during`. The writer is given the same nodes
+/// in the same order either way, so the bytes are the same.
 fn write_nodes<Db: Database, W: Write + Seek + Send>(
     db: &Db,
-    order: Vec<NodeId>,
-    expect: Expected,
-    mut w: Writer<W>,
+    order: DependencyOrder,
+    w: Writer<W>,
     report: &mut SaveReport,
     during: &mut dyn FnMut(u64),
     generation: u64,
     thread_min: usize,
 ) -> std::io::Result<(W, u64)> {
-    if order.len() < thread_min {
+    if order.graph_nodes() < thread_min {
         return write_nodes_here(db, order, w, report, during, generation);
     }
     std::thread::scope(|s| {
@@ -1361,9 +1355,7 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
                             b.clear();
                             let _ = spent.send(b);
                         }
-                        ToWriter::End(volatile, roots, reverse) => {
-                            return w.finish(&volatile, &roots, Some(reverse))
-                        }
+                        ToWriter::End(volatile, roots) => return w.finish(&volatile, &roots),
                     }
                 }
                 Err(stopped())
@@ -1372,13 +1364,11 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
             // No thread to be had: the writing is done here.
             return write_nodes_here(db, order, w, report, during, generation);
         };
-        w.leave_reverse();
-        let mut edges = Edges::new(expect);
         let walked = give_writer
             .send(w)
             .map_err(|_| std::io::Error::other("the save's writer stopped"))
             .and_then(|()| {
-                walk(db, order, report, Some(&mut edges), &mut |b| {
+                walk(db, order, report, &mut |b| {
                     to_writer
                         .send(ToWriter::Batch(b))
                         .map_err(|_| std::io::Error::other("the save's writer stopped"))?;
@@ -1386,9 +1376,8 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
                 })
             })
             .and_then(|(volatile, roots)| {
-                let reverse = edges.reverse()?;
                 to_writer
-                    .send(ToWriter::End(volatile, roots, reverse))
+                    .send(ToWriter::End(volatile, roots))
                     .map_err(|_| std::io::Error::other("the save's writer stopped"))
             });
         drop(to_writer);
@@ -1406,127 +1395,136 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
 /// [`write_nodes`] on this thread alone.
 fn write_nodes_here<Db: Database, W: Write + Seek>(
     db: &Db,
-    order: Vec<NodeId>,
+    order: DependencyOrder,
     mut w: Writer<W>,
     report: &mut SaveReport,
     during: &mut dyn FnMut(u64),
     generation: u64,
 ) -> std::io::Result<(W, u64)> {
-    let (volatile, roots) = walk(db, order, report, None, &mut |mut b| {
+    let (volatile, roots) = walk(db, order, report, &mut |mut b| {
         write_batch(&mut w, &b)?;
         b.clear();
         Ok(b)
     })?;
     during(generation);
-    w.finish(&volatile, &roots, None)
+    w.finish(&volatile, &roots)
 }
 
-/// Walks the nodes of `order`, gathering in batches what the writer is given of each
-/// node that is persisted (see [`write_nodes`]), each batch handed to `emit` (which gives
-/// back an empty one) once full, and the last one at the end; gives the new file's
-/// volatile nodes and roots. Key and node indices are given here, in the order the writer
-/// will give them. With `edges`, each node's edges are also added there.
+/// The nodes [`walk`] takes from the [`DependencyOrder`] at a time: few enough that the
+/// writer's first batch goes out soon after the search starts (the search is a fifth of
+/// the save's work on this thread), enough that the graph is borrowed once per many nodes.
+const ORDER_PIECE: usize = 256;
+
+/// Walks the nodes of `order`, a piece at a time as the search finds them, gathering in
+/// batches what the writer is given of each node that is persisted (see
+/// [`write_nodes`]), each batch handed to `emit` (which gives back an empty one) once
+/// full, and the last one at the end; gives the new file's volatile nodes and roots. Key
+/// and node indices are given here, in the order the writer will give them.
 fn walk<Db: Database>(
     db: &Db,
-    order: Vec<NodeId>,
+    mut order: DependencyOrder,
     report: &mut SaveReport,
-    mut edges: Option<&mut Edges>,
     emit: &mut dyn FnMut(Batch) -> std::io::Result<Batch>,
 ) -> std::io::Result<(Vec<u32>, Vec<u32>)> {
     let rt = db.runtime();
     let mut volatile = Vec::new();
     let mut roots = Vec::new();
-    // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted).
+    // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted,
+    // or not walked yet: a node's dependencies come before it in the order).
     let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
     // Each key written, by fingerprint: its index. The only such table: the writer keeps
     // none, and the file holds each key once.
     let mut keys: rustc_hash::FxHashMap<Fingerprint, u32> = rustc_hash::FxHashMap::default();
-    keys.reserve(order.len() / 4);
+    keys.reserve(order.graph_nodes() / 4);
     let mut deps_buf = Vec::new();
     let mut written = 0u32;
     let mut b = Batch::new();
     let prev = rt.prev.as_ref();
     let too_big = |what: &str| std::io::Error::other(format!("{what} too large for the cache"));
-    for id in order {
-        let n = {
-            let g = rt.graph.borrow();
-            deps_buf.clear();
-            deps_buf.extend(g.deps(id).iter().map(|d| new_index[d.index()]));
-            g.node(id).clone()
-        };
-        if deps_buf.contains(&u32::MAX) {
-            continue;
+    let mut piece = Vec::with_capacity(ORDER_PIECE);
+    loop {
+        order.next_piece(rt, &mut piece, ORDER_PIECE);
+        if piece.is_empty() {
+            break;
         }
-        let key = match keys.get(&n.key_fp) {
-            Some(&k) => k,
-            None => {
-                let start = b.bytes.len();
-                match key_bytes(db, prev, id, &n, &mut b.bytes) {
-                    Some(Found::Copied(k)) => b.bytes.extend_from_slice(k),
-                    Some(Found::Encoded) => {}
-                    None => continue,
+        for &id in &piece {
+            let n = {
+                let g = rt.graph.borrow();
+                deps_buf.clear();
+                deps_buf.extend(g.deps(id).iter().map(|d| new_index[d.index()]));
+                g.node(id).clone()
+            };
+            if deps_buf.contains(&u32::MAX) {
+                continue;
+            }
+            let key = match keys.get(&n.key_fp) {
+                Some(&k) => k,
+                None => {
+                    let start = b.bytes.len();
+                    match key_bytes(db, prev, id, &n, &mut b.bytes) {
+                        Some(Found::Copied(k)) => b.bytes.extend_from_slice(k),
+                        Some(Found::Encoded) => {}
+                        None => continue,
+                    }
+                    let len = u32::try_from(b.bytes.len() - start).map_err(|_| too_big("a key"))?;
+                    let index = u32::try_from(keys.len()).map_err(|_| too_big("the keys"))?;
+                    keys.insert(n.key_fp, index);
+                    b.items.push(Item::Key {
+                        index,
+                        fp: n.key_fp,
+                        len,
+                    });
+                    index
                 }
-                let len = u32::try_from(b.bytes.len() - start).map_err(|_| too_big("a key"))?;
-                let index = u32::try_from(keys.len()).map_err(|_| too_big("the keys"))?;
-                keys.insert(n.key_fp, index);
-                b.items.push(Item::Key {
-                    index,
-                    fp: n.key_fp,
-                    len,
-                });
-                index
+            };
+            let fp = result_fp(db, id, &n);
+            let mut dflags = DiskFlags::EMPTY;
+            dflags.set(disk_flags::HAS_FP, fp.is_some());
+            dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
+            dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
+            let start = b.bytes.len();
+            if let Some((found, promoted)) = value_bytes(db, prev, id, &n, &mut b.bytes) {
+                if promoted {
+                    report.promoted += 1;
+                    rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
+                }
+                dflags.insert(disk_flags::HAS_VALUE);
+                report.values += 1;
+                if let Found::Copied(v) = found {
+                    b.bytes.extend_from_slice(v);
+                }
             }
-        };
-        let fp = result_fp(db, id, &n);
-        let mut dflags = DiskFlags::EMPTY;
-        dflags.set(disk_flags::HAS_FP, fp.is_some());
-        dflags.set(disk_flags::CYCLIC, n.has(flags::CYCLIC));
-        dflags.set(disk_flags::ROOT, n.has(flags::ROOT));
-        let start = b.bytes.len();
-        if let Some((found, promoted)) = value_bytes(db, prev, id, &n, &mut b.bytes) {
-            if promoted {
-                report.promoted += 1;
-                rt.stats.borrow_mut().kinds[n.kind as usize].promoted += 1;
+            // (`value_bytes` keeps a value under 4 GiB.)
+            let value = (b.bytes.len() - start) as u32;
+            let at = written;
+            b.items.push(Item::Node {
+                index: at,
+                kind: n.kind,
+                flags: dflags,
+                durability: n.durability as u8,
+                key,
+                key_fp: n.key_fp,
+                fp: fp.unwrap_or(Fingerprint::ZERO),
+                deps: deps_buf.len() as u32,
+                value,
+            });
+            b.deps.extend_from_slice(&deps_buf);
+            written = written
+                .checked_add(1)
+                .ok_or_else(|| too_big("the node count"))?;
+            new_index[id.index()] = at;
+            if Db::KINDS[n.kind as usize]
+                .flags
+                .intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS))
+            {
+                volatile.push(at);
             }
-            dflags.insert(disk_flags::HAS_VALUE);
-            report.values += 1;
-            if let Found::Copied(v) = found {
-                b.bytes.extend_from_slice(v);
+            if n.has(flags::ROOT) {
+                roots.push(at);
             }
-        }
-        // (`value_bytes` keeps a value under 4 GiB.)
-        let value = (b.bytes.len() - start) as u32;
-        let at = written;
-        b.items.push(Item::Node {
-            index: at,
-            kind: n.kind,
-            flags: dflags,
-            durability: n.durability as u8,
-            key,
-            key_fp: n.key_fp,
-            fp: fp.unwrap_or(Fingerprint::ZERO),
-            deps: deps_buf.len() as u32,
-            value,
-        });
-        b.deps.extend_from_slice(&deps_buf);
-        if let Some(edges) = edges.as_deref_mut() {
-            edges.push(&deps_buf)?;
-        }
-        written = written
-            .checked_add(1)
-            .ok_or_else(|| too_big("the node count"))?;
-        new_index[id.index()] = at;
-        if Db::KINDS[n.kind as usize]
-            .flags
-            .intersects(Flags::INPUT.with(Flags::EVAL_ALWAYS))
-        {
-            volatile.push(at);
-        }
-        if n.has(flags::ROOT) {
-            roots.push(at);
-        }
-        if b.full() {
-            b = emit(b)?;
+            if b.full() {
+                b = emit(b)?;
+            }
         }
     }
     if !b.items.is_empty() {
@@ -1536,60 +1534,102 @@ fn walk<Db: Database>(
     Ok((volatile, roots))
 }
 
-/// The current roots and the current nodes they reach, in
-/// post-order (dependencies first), by an iterative depth-first search, and the number of
-/// their edges; nodes reachable only through non-current ones are left out by `collect`.
-fn dependency_order(rt: &Runtime) -> (Vec<NodeId>, usize) {
-    // The loaded roots are filled in first (the others are reached through edges).
-    if let Some(p) = rt.prev.as_ref() {
-        for r in p.roots() {
-            ensure(rt, NodeId(r));
-        }
-    }
-    let n = rt.graph.borrow().nodes.len();
-    // 0: not visited, 1: on the stack, 2: done.
-    let mut state = vec![0u8; n];
-    let mut order = Vec::new();
-    let mut edges = 0;
-    let mut stack: Vec<(NodeId, u32)> = Vec::new();
-    // One borrow of the graph for the walk, let go only to fill in a loaded node.
-    let mut g = rt.graph.borrow();
-    for root in 0..n {
-        let root = NodeId(root as u32);
-        {
-            let rn = g.node(root);
-            if state[root.index()] != 0 || !is_root(rn) || !is_current(rt, rn) {
-                continue;
+/// The current roots and the current nodes they reach, in post-order (dependencies
+/// first), by an iterative depth-first search; nodes reachable only through non-current
+/// ones are left out by `collect`. The order is given a piece at a time
+/// ([`DependencyOrder::next_piece`]), so that a save walks and writes the first nodes
+/// while the search goes on.
+struct DependencyOrder {
+    /// Each node's state: 0 not visited, 1 on the stack, 2 done.
+    state: Vec<u8>,
+    /// The search's path, each node with the index of its next edge.
+    stack: Vec<(NodeId, u32)>,
+    /// The next node to look at as a root once the stack is empty.
+    next_root: usize,
+}
+
+impl DependencyOrder {
+    /// A search of the graph of `rt`, the loaded roots filled in first (the others are
+    /// reached through edges).
+    fn new(rt: &Runtime) -> DependencyOrder {
+        if let Some(p) = rt.prev.as_ref() {
+            for r in p.roots() {
+                ensure(rt, NodeId(r));
             }
         }
-        state[root.index()] = 1;
-        stack.push((root, 0));
-        while let Some(&mut (id, ref mut next)) = stack.last_mut() {
-            match g.dep(id, *next) {
-                Some(dep) => {
-                    *next += 1;
-                    if state[dep.index()] == 0 {
-                        if !g.node(dep).has(flags::PRESENT) {
-                            drop(g);
-                            ensure(rt, dep);
-                            g = rt.graph.borrow();
+        DependencyOrder {
+            state: vec![0u8; rt.graph.borrow().nodes.len()],
+            stack: Vec::new(),
+            next_root: 0,
+        }
+    }
+
+    /// The graph's node count: at least the number of nodes in the order.
+    fn graph_nodes(&self) -> usize {
+        self.state.len()
+    }
+
+    /// What a writer of the order can expect: at most the graph's nodes, and about its
+    /// live edges (a loaded node's are not counted until it is filled in).
+    fn expect(&self, rt: &Runtime) -> Expected {
+        let g = rt.graph.borrow();
+        Expected {
+            nodes: self.graph_nodes(),
+            edges: g.edges.len().saturating_sub(g.dead_edges),
+        }
+    }
+
+    /// The next nodes of the order, at most `max` of them, into `out` (cleared first);
+    /// none once the order is complete.
+    fn next_piece(&mut self, rt: &Runtime, out: &mut Vec<NodeId>, max: usize) {
+        out.clear();
+        let n = self.state.len();
+        let state = &mut self.state;
+        // One borrow of the graph for the piece, let go only to fill in a loaded node.
+        let mut g = rt.graph.borrow();
+        loop {
+            while let Some(&mut (id, ref mut next)) = self.stack.last_mut() {
+                match g.dep(id, *next) {
+                    Some(dep) => {
+                        *next += 1;
+                        if state[dep.index()] == 0 {
+                            if !g.node(dep).has(flags::PRESENT) {
+                                drop(g);
+                                ensure(rt, dep);
+                                g = rt.graph.borrow();
+                            }
+                            if is_current(rt, g.node(dep)) {
+                                state[dep.index()] = 1;
+                                self.stack.push((dep, 0));
+                            }
                         }
-                        if is_current(rt, g.node(dep)) {
-                            state[dep.index()] = 1;
-                            stack.push((dep, 0));
+                    }
+                    None => {
+                        state[id.index()] = 2;
+                        out.push(id);
+                        self.stack.pop();
+                        if out.len() >= max {
+                            return;
                         }
                     }
                 }
-                None => {
-                    state[id.index()] = 2;
-                    edges += *next as usize;
-                    order.push(id);
-                    stack.pop();
+            }
+            // The next root not reached yet.
+            loop {
+                if self.next_root >= n {
+                    return;
+                }
+                let root = NodeId(self.next_root as u32);
+                self.next_root += 1;
+                let rn = g.node(root);
+                if state[root.index()] == 0 && is_root(rn) && is_current(rt, rn) {
+                    state[root.index()] = 1;
+                    self.stack.push((root, 0));
+                    break;
                 }
             }
         }
     }
-    (order, edges)
 }
 
 #[cfg(test)]

@@ -706,9 +706,7 @@ pub(crate) struct Reverse {
 /// come (nothing of the size of the values is held in memory), the sections that depend
 /// on all nodes are written at the end, each from tables of a few bytes per node and edge
 /// (dropped as soon as their section is out), and the header last, in place. The reverse
-/// section is made from the edges the writer keeps, or, for a writer told to leave it
-/// ([`Writer::leave_reverse`]), by its caller, who keeps the edges instead (on another
-/// thread, say).
+/// section is made from the edges the writer keeps.
 pub(crate) struct Writer<W: Write + Seek> {
     out: W,
     /// Bytes written so far.
@@ -718,7 +716,7 @@ pub(crate) struct Writer<W: Write + Seek> {
     offsets: Vec<u32>,
     /// Each node's table hash.
     hashes: Vec<u64>,
-    /// Every node's edges (`None`: the caller makes the reverse section).
+    /// Every node's edges (taken to make the reverse section).
     edges: Option<Edges>,
     /// The keys section's entries and where each starts. The caller gives each key once
     /// and keeps their indices (the save's walk, by fingerprint): a set here as well would
@@ -805,12 +803,6 @@ impl<W: Write + Seek> Writer<W> {
             hasher: hasher.tag(),
             generation,
         })
-    }
-
-    /// Keeps no edges: the caller makes the reverse section, given to
-    /// [`Writer::finish`]. Called before the first node.
-    pub(crate) fn leave_reverse(&mut self) {
-        self.edges = None;
     }
 
     /// The fingerprint of result fingerprint `i`.
@@ -977,14 +969,8 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// Writes the sections after the records, the index and the header; gives the output
-    /// and the file's length. `reverse` is the reverse section for a writer that left it
-    /// to its caller ([`Writer::leave_reverse`]), made from the edges it was given.
-    pub(crate) fn finish(
-        mut self,
-        volatile: &[u32],
-        roots: &[u32],
-        reverse: Option<Reverse>,
-    ) -> io::Result<(W, u64)> {
+    /// and the file's length.
+    pub(crate) fn finish(mut self, volatile: &[u32], roots: &[u32]) -> io::Result<(W, u64)> {
         let n = self.offsets.len();
         self.index.nodes = n as u64;
         self.index.bodies.len = self.pos - self.index.bodies.off;
@@ -1017,11 +1003,11 @@ impl<W: Write + Seek> Writer<W> {
         let (table_section, _) = self.u32_section(&table)?;
         self.index.table = table_section;
         drop(table);
-        let reverse = match (reverse, self.edges.take()) {
-            (Some(r), None) => r,
-            (None, Some(edges)) => edges.reverse()?,
-            _ => return Err(io::Error::other("the reverse section made twice or never")),
-        };
+        let reverse = self
+            .edges
+            .take()
+            .ok_or_else(|| io::Error::other("the reverse section made twice"))?
+            .reverse()?;
         if reverse.nodes != n {
             return Err(io::Error::other("a reverse section of other nodes"));
         }
@@ -1612,25 +1598,9 @@ mod tests {
 
     /// The test file, written by a writer told to expect `expect`.
     fn file_expecting(expect: Expected) -> Vec<u8> {
-        write_file(expect, false)
-    }
-
-    /// The test file, written by a writer that leaves the reverse section to its caller,
-    /// who makes it from the edges it gave.
-    fn file_with_reverse_made_apart() -> Vec<u8> {
-        write_file(Expected::default(), true)
-    }
-
-    /// The test file, written by a writer told to expect `expect`; with `apart`, its
-    /// reverse section made by the caller from the edges it gave.
-    fn write_file(expect: Expected, apart: bool) -> Vec<u8> {
         let out = std::io::Cursor::new(Vec::new());
         let mut w =
             Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect).unwrap();
-        let mut edges = apart.then(|| {
-            w.leave_reverse();
-            Edges::new(expect)
-        });
         // Each key's index, by fingerprint (as the save's walk keeps them).
         let mut keys = std::collections::HashMap::new();
         for i in 0..40u32 {
@@ -1652,55 +1622,11 @@ mod tests {
                 })
                 .unwrap();
             assert_eq!(at, i);
-            if let Some(edges) = &mut edges {
-                edges.push(&deps).unwrap();
-            }
         }
-        let reverse = edges.map(|e| e.reverse().unwrap());
-        let (out, len) = w.finish(&[0, 1], &[39], reverse).unwrap();
+        let (out, len) = w.finish(&[0, 1], &[39]).unwrap();
         let bytes = out.into_inner();
         assert_eq!(bytes.len() as u64, len);
         bytes
-    }
-
-    #[test]
-    fn a_reverse_section_made_apart_gives_the_same_file() {
-        assert_eq!(file_with_reverse_made_apart(), file());
-    }
-
-    #[test]
-    fn a_writer_refuses_a_reverse_section_made_twice_never_or_for_other_nodes() {
-        let finish = |leave: bool, reverse: Option<Reverse>| {
-            let mut w = writer();
-            if leave {
-                w.leave_reverse();
-            }
-            let key = w.add_key(Fingerprint(1, 2), b"k").unwrap();
-            w.node(&NodeOut {
-                kind: 0,
-                flags: DiskFlags::EMPTY,
-                durability: 0,
-                key,
-                key_fp: Fingerprint(1, 2),
-                fp: Fingerprint::ZERO,
-                deps: &[],
-                value: &[],
-            })
-            .unwrap();
-            w.finish(&[], &[0], reverse).map(|_| ())
-        };
-        let reverse_of = |nodes: usize| {
-            let mut e = Edges::new(Expected::default());
-            for _ in 0..nodes {
-                e.push(&[]).unwrap();
-            }
-            e.reverse().unwrap()
-        };
-        assert!(finish(false, None).is_ok());
-        assert!(finish(true, Some(reverse_of(1))).is_ok());
-        assert!(finish(true, None).is_err(), "never made");
-        assert!(finish(false, Some(reverse_of(1))).is_err(), "made twice");
-        assert!(finish(true, Some(reverse_of(2))).is_err(), "other nodes");
     }
 
     fn open(b: Vec<u8>) -> Result<Store, LoadError> {
@@ -1821,7 +1747,7 @@ mod tests {
             })
             .unwrap();
         }
-        let (out, _) = w.finish(&[], &[n - 1], None).unwrap();
+        let (out, _) = w.finish(&[], &[n - 1]).unwrap();
         let store = open(out.into_inner()).unwrap();
         assert!(store.index.reverse.len > 2 * PIECE as u64);
         assert!(store.reverse_intact());

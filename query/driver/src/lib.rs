@@ -636,7 +636,12 @@ fn build_in(
         return again;
     }
     if exit_after {
-        std::mem::forget(session);
+        // The program runs next, and the process exits: the files the session mapped (the
+        // loaded cache, the link state's base) are closed before; the image maps its code
+        // on its own.
+        let Session { db, linker, .. } = session;
+        linker.leak();
+        db.leak();
     }
     out
 }

@@ -202,6 +202,15 @@ pub trait DatabaseExt: Database {
         release::release_key::<Q>(self, key)
     }
 
+    /// Ends the database without freeing its memos one by one, for a process about to
+    /// exit (freeing them would only delay the exit): only the cache file it loaded is
+    /// closed, its mapping and journal dropped, so that the rest of the process does not
+    /// hold the pages of the file it read.
+    fn leak(mut self) {
+        self.runtime_mut().prev = None;
+        std::mem::forget(self);
+    }
+
     /// The key of `node` if it is a node of query `Q` (a [`CycleFrame`]'s node); `None`
     /// for a node of another query or one whose key cannot be recovered.
     fn key_of<Q: Query<Db = Self>>(&self, node: NodeId) -> Option<Q::Key> {

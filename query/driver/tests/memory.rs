@@ -144,3 +144,82 @@ fn the_syntax_is_released_file_by_file_and_parsed_again_only_when_read_again() {
         "no body checked again"
     );
 }
+
+/// The files of a cache directory that the process maps, by name.
+fn mapped_cache_files(dir: &Path) -> Vec<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("the process's mappings");
+    let dir = dir.to_string_lossy();
+    let mut files: Vec<String> = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| p.starts_with(dir.as_ref()))
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        .collect();
+    files.dedup();
+    files
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_build_that_ends_its_process_closes_the_cache_files_before_the_program_runs() {
+    let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let p = gen::generate(&GenConfig {
+        seed: 7,
+        target_lines: 2_000,
+        editable: false,
+        ..GenConfig::default()
+    });
+    let src = tempfile::tempdir().expect("a temporary directory");
+    for f in &p.files {
+        let path = src.path().join(&f.path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+        std::fs::write(&path, &f.text).expect("written");
+    }
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    let root = src.path().join("main.rs");
+    let build = |exit_after| {
+        query_driver::build_path(
+            &root,
+            Goal::Image,
+            BuildOptions {
+                cache_dir: Some(cache.path().to_path_buf()),
+                exit_after,
+                ..BuildOptions::default()
+            },
+        )
+    };
+    let first = build(false);
+    assert!(
+        first.image.is_some() && !first.has_errors(),
+        "{:?} {:?}",
+        first.diagnostics,
+        first.warnings
+    );
+    drop(first);
+    assert_eq!(mapped_cache_files(cache.path()), Vec::<String>::new());
+
+    // A session kept open maps the loaded cache and the link state's base.
+    let mut session = Session::new(
+        Arc::new(shared_frontend::sema::modules::FsLoader),
+        &root,
+        Goal::Image,
+        BuildOptions {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..BuildOptions::default()
+        },
+    );
+    let open = session.build(Goal::Image);
+    assert!(open.link.as_ref().is_some_and(|l| l.incremental));
+    drop(open);
+    let mut mapped = mapped_cache_files(cache.path());
+    mapped.sort();
+    assert_eq!(mapped, ["link-state.bin", "query-cache.bin"]);
+    drop(session);
+
+    // A build that ends its process leaves them closed once its image is gone.
+    let mut last = build(true);
+    assert!(last.link.as_ref().is_some_and(|l| l.incremental));
+    assert!(last.image.is_some());
+    last.image = None;
+    assert_eq!(mapped_cache_files(cache.path()), Vec::<String>::new());
+}

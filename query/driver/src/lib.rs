@@ -471,7 +471,11 @@ impl Session {
             phase(&mut out, "check");
             return out;
         }
-        let diags = db.crate_diagnostics(());
+        let diags = if db.loaded_generation().is_none() {
+            check_releasing_syntax(db)
+        } else {
+            db.crate_diagnostics(())
+        };
         // The files are needed only to place and render diagnostics: a build without any
         // does not read their list (a no-change build of a big crate would spend more
         // time checking and decoding it, and indexing lines, than checking).
@@ -541,6 +545,51 @@ impl Session {
     }
 }
 
+/// Every diagnostic of the crate, as `crate_diagnostics` finds them, releasing each file's
+/// syntax as soon as every item of the file was checked (the pipeline releases a
+/// function's syntax once its body is type-checked): a build that parses the whole crate
+/// then never holds every file's syntax trees and every typed body at once.
+///
+/// The files are checked in the order and by the reads of `crate_diagnostics`' provider,
+/// which then finds each file's diagnostics up to date: the order in which items are first
+/// read decides which item reports a cycle. After `file_diagnostics(file)`, every check of
+/// each of the file's items is up to date, and with them every read of the items'
+/// syntax (`item_ast`) and of the file's parses (`parse_file`, `chunk_parse`) but the
+/// rare ones that place a structure error or an absolute span, which parse again.
+fn check_releasing_syntax(db: &RillDb) -> Arc<Vec<PDiag>> {
+    db.structure_diagnostics(());
+    if db.crate_fatal(()).is_none() {
+        let tree = db.module_tree(());
+        for file in db.crate_files(()).iter() {
+            db.file_diagnostics(file.clone());
+            release_syntax(db, &tree, file);
+        }
+    }
+    db.crate_diagnostics(())
+}
+
+/// Releases the syntax of `file`: its items' (`item_ast`, which shares its trees with the
+/// parses) but its type aliases', its chunks' and its whole parse.
+fn release_syntax(db: &RillDb, tree: &ModuleTree, file: &Path) {
+    for module in tree.file_modules(file) {
+        for &(def, kind) in db.module_defs(module).iter() {
+            // A type alias's syntax is read again wherever a path goes through it
+            // (`ScopeLookup::type_alias`), and is small: it is kept.
+            if !matches!(kind, DefKind::Mod | DefKind::TypeAlias) {
+                db.release::<rq::item_ast>(&def);
+            }
+        }
+    }
+    let path = file.to_path_buf();
+    // Only a readable file was split (its skeleton read its chunks).
+    if db.file_status(path.clone()) == FileStatus::Ok {
+        for chunk in 0..db.file_chunk_count(path.clone()).unwrap_or(0) {
+            db.release::<rq::chunk_parse>(&(path.clone(), chunk));
+        }
+    }
+    db.release::<rq::parse_file>(&path);
+}
+
 /// One build in a fresh session (a `rill` process): load the cache, build, save.
 pub fn build(loader: Arc<dyn FileLoader>, root: &Path, goal: Goal, options: BuildOptions) -> Build {
     build_in(loader, false, root, goal, options)
@@ -582,7 +631,12 @@ fn build_in(
         return again;
     }
     if exit_after {
-        std::mem::forget(session);
+        // The program runs next, and the process exits: the files the session mapped (the
+        // loaded cache, the link state's base) are closed before; the image maps its code
+        // on its own.
+        let Session { db, linker, .. } = session;
+        linker.leak();
+        db.leak();
     }
     out
 }

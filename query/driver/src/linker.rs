@@ -161,6 +161,17 @@ impl Linker {
         }
     }
 
+    /// Ends the linker of a process about to exit: a state read from a file (its base
+    /// mapped, its few changes since in memory) is dropped, which unmaps the file, so that
+    /// the program then runs without those pages; a state made in memory is left to the
+    /// exit, as the database's memos are.
+    pub(crate) fn leak(self) {
+        match self.state {
+            Some(state) if state.base_file().is_none() => std::mem::forget(state),
+            state => drop(state),
+        }
+    }
+
     /// The check of the opened state's code, once; the caller starts it (on a thread of
     /// its own with [`start_code_check`], or after the stamps read ahead), so that the
     /// thread the build waits for first runs first.

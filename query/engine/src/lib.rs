@@ -205,6 +205,29 @@ pub trait DatabaseExt: Database {
         changes::ensure::<Q>(self, key)
     }
 
+    /// Releases the value of `Q(key)` now, as `release_after` does once its consumers
+    /// are up to date (see `release`): the memo stays, and a later read re-executes the
+    /// provider without counting as a change. For values whose last readers are of other
+    /// keys or queries, which only the embedder knows to be done (a file's syntax once
+    /// every item of the file was checked). Only a memo up to date in the current revision
+    /// is released; whether this one was. At the top level only (not inside a provider).
+    fn release<Q: Query<Db = Self>>(&self, key: &Q::Key) -> bool {
+        debug_assert!(
+            self.runtime().stack.borrow().is_empty(),
+            "`release` is called at the top level"
+        );
+        release::release_key::<Q>(self, key)
+    }
+
+    /// Ends the database without freeing its memos one by one, for a process about to
+    /// exit (freeing them would only delay the exit): only the cache file it loaded is
+    /// closed, its mapping and journal dropped, so that the rest of the process does not
+    /// hold the pages of the file it read.
+    fn leak(mut self) {
+        self.runtime_mut().prev = None;
+        std::mem::forget(self);
+    }
+
     /// The key of `node` if it is a node of query `Q` (a [`CycleFrame`]'s node); `None`
     /// for a node of another query or one whose key cannot be recovered.
     fn key_of<Q: Query<Db = Self>>(&self, node: NodeId) -> Option<Q::Key> {

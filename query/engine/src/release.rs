@@ -37,16 +37,43 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
     if !Q::FLAGS.contains(Flags::RELEASE) || Q::CONSUMERS.is_empty() {
         return;
     }
+    release_node::<Q>(db, node, &|db, key| {
+        Q::CONSUMERS.iter().all(|done| done(db, key))
+    });
+}
+
+/// Releases the value of `Q(key)` now, if it has one and its memo is up to date in the
+/// current revision ([`crate::DatabaseExt::release`]): the embedder knows that nothing
+/// will read it again, for readers of other keys or other queries than a `release_after`
+/// list can name.
+pub(crate) fn release_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> bool {
+    let node = {
+        let st = Q::storage(db).inner.borrow();
+        match st.get(key) {
+            Some(slot) => st.slot(slot).node,
+            None => return false,
+        }
+    };
+    let rt = db.runtime();
+    if rt.graph.borrow().node(node).verified_at != rt.revision.get() {
+        return false;
+    }
+    release_node::<Q>(db, node, &|_, _| true)
+}
+
+/// Releases the value of `node` (of query `Q`) if it has a whole memo with a value and
+/// `may(db, key)`; whether it did.
+fn release_node<Q: Query>(db: &Q::Db, node: NodeId, may: &dyn Fn(&Q::Db, &Q::Key) -> bool) -> bool {
     let rt = db.runtime();
     let (slot, has_fp) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
         if !n.has(flags::MEMO) || n.has(flags::IN_PROGRESS) {
-            return;
+            return false;
         }
         match n.slot {
             Some(slot) => (slot, n.has(flags::HAS_FP)),
-            None => return,
+            None => return false,
         }
     };
     {
@@ -54,8 +81,8 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
         // the key is passed borrowed, not cloned.
         let st = Q::storage(db).inner.borrow();
         let s = st.slot(slot);
-        if s.value.is_none() || !Q::CONSUMERS.iter().all(|done| done(db, &s.key)) {
-            return;
+        if s.value.is_none() || !may(db, &s.key) {
+            return false;
         }
     }
     let Some(value) = Q::storage(db)
@@ -65,7 +92,7 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
         .value
         .take()
     else {
-        return;
+        return false;
     };
     // Early cutoff by equality compares with the old value; without it, the fingerprint
     // stands for it (computed now if the execution did not hash the value), unless no
@@ -83,6 +110,7 @@ pub(crate) fn release_if_consumed<Q: Query>(db: &Q::Db, node: NodeId) {
     }
     rt.stats.borrow_mut().kinds[Q::KIND as usize].released += 1;
     drop(value);
+    true
 }
 
 /// After a consumer executed or was marked green: releases the values among its

@@ -192,3 +192,49 @@ fn a_single_revision_releases_without_fingerprinting_and_later_revisions_stay_co
     assert_eq!(one.emit(1), fresh.emit(1));
     assert_ne!(one.emit(1), sum);
 }
+
+#[test]
+fn the_embedder_releases_a_value_whose_last_readers_it_knows() {
+    for cutoff in [Cutoff::Fingerprint, Cutoff::Equality] {
+        let mut db = db(cutoff);
+        // `diagnose` alone consumed `body(2)`: `release_after` keeps it for `lower`, but
+        // the embedder may release it all the same.
+        assert_eq!(db.diagnose(2), 1);
+        let expected = db.body(2);
+        assert!(db.release::<q::body>(&2), "{cutoff:?}");
+        assert_eq!(counts(&db, "body"), (1, 1, 0), "{cutoff:?}");
+        // Already released, or never read: nothing to release.
+        assert!(!db.release::<q::body>(&2));
+        assert!(!db.release::<q::body>(&7));
+        // Read again: recomputed equal, and not a change.
+        let changed = db.changed_keys::<q::body>();
+        assert_eq!(db.body(2), expected);
+        assert_eq!(counts(&db, "body"), (2, 1, 1), "{cutoff:?}");
+        assert_eq!(db.changed_keys::<q::body>(), changed);
+
+        // Any query's value, not only one with consumers.
+        let emitted = db.emit(2);
+        assert!(db.release::<q::emit>(&2));
+        assert_eq!(counts(&db, "emit"), (1, 1, 0), "{cutoff:?}");
+        let changed = db.changed_keys::<q::emit>();
+        assert_eq!(db.emit(2), emitted);
+        assert_eq!(counts(&db, "emit"), (2, 1, 1), "{cutoff:?}");
+        assert_eq!(db.changed_keys::<q::emit>(), changed);
+
+        // A memo of an earlier revision is not released: it is brought up to date first.
+        let sum = db.emit(1);
+        db.set_unrelated((), 1, Durability::Low);
+        assert!(!db.release::<q::emit>(&1), "{cutoff:?}");
+        assert_eq!(db.emit(1), sum);
+        assert!(db.release::<q::emit>(&1), "{cutoff:?}");
+        // In the next revision, an unchanged input leaves the released memo green (read,
+        // it is recomputed, and not a change)...
+        db.set_unrelated((), 2, Durability::Low);
+        let changed = db.changed_keys::<q::emit>();
+        assert_eq!(db.emit(1), sum);
+        assert_eq!(db.changed_keys::<q::emit>(), changed, "{cutoff:?}");
+        // ...and a changed one re-executes it as usual.
+        db.set_source(1, Arc::from("fn one() { 1 }"), Durability::Low);
+        assert_ne!(db.emit(1), sum);
+    }
+}

@@ -1,0 +1,225 @@
+//! The query driver's memory in a build from scratch: each file's syntax (its items'
+//! `item_ast`, its chunks' `chunk_parse`, its `parse_file`) is released once every item of
+//! the file was checked, as the pipeline releases a function's syntax once its body is
+//! type-checked (`pipeline/tests/memory.rs`), so that the syntax trees and the typed
+//! bodies are never all held at once. A released value read again is parsed again,
+//! equal, and not a change.
+//!
+//! The heap is measured by a global allocator that counts the bytes live at every moment
+//! and the most ever live; the tests of this file take a lock so that none allocates while
+//! another measures.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use query::DatabaseExt;
+use query_driver::{rq, BuildOptions, Goal, Session};
+use rill_gen::{self as gen, GenConfig};
+use shared_frontend::sema::def::DefKind;
+use shared_frontend::sema::modules::{load_crate_with, MemLoader};
+use shared_frontend::syntax::parser;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        System.alloc(layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            grew(new_size - layout.size());
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// One measurement at a time.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// A generated program of about `lines` lines, in memory.
+fn program(lines: usize) -> MemLoader {
+    let p = gen::generate(&GenConfig {
+        seed: 7,
+        target_lines: lines,
+        editable: false,
+        ..GenConfig::default()
+    });
+    MemLoader::new(p.files.iter().map(|f| (f.path.clone(), f.text.clone())))
+}
+
+/// (executed, released, recomputed) of query `name`.
+fn counts(session: &Session, name: &str) -> (u64, u64, u64) {
+    let stats = session.db.stats();
+    let q = &stats.queries[name];
+    (q.executed, q.released, q.recomputed)
+}
+
+#[test]
+fn the_syntax_is_released_file_by_file_and_parsed_again_only_when_read_again() {
+    let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let loader = program(20_000);
+    let root = Path::new("main.rs");
+    // What the parsed crate holds (its texts and syntax trees).
+    let start = LIVE.load(Ordering::Relaxed);
+    let krate = load_crate_with(&loader, root, &parser::parse_file);
+    let parsed = LIVE.load(Ordering::Relaxed) - start;
+    drop(krate);
+
+    let mut session = Session::new(Arc::new(loader), root, Goal::Check, BuildOptions::default());
+    let build = session.build(Goal::Check);
+    assert!(!build.has_errors(), "{:?}", build.diagnostics);
+    // Every parse and every item's syntax was released (a type alias's is kept: paths
+    // read it again), and none was read again.
+    for name in ["parse_file", "chunk_parse"] {
+        let (executed, released, recomputed) = counts(&session, name);
+        assert!(executed > 0, "{name}");
+        assert_eq!((released, recomputed), (executed, 0), "{name}");
+    }
+    let defs = session.db.crate_defs(());
+    let aliases = defs
+        .iter()
+        .filter(|(_, k)| *k == DefKind::TypeAlias)
+        .count() as u64;
+    let (executed, released, recomputed) = counts(&session, "item_ast");
+    assert_eq!((released, recomputed), (executed - aliases, 0));
+
+    // Reading every item's syntax again parses the files again: about as much as the
+    // parsed crate's syntax comes back (it would cost nothing were it still held).
+    let before = LIVE.load(Ordering::Relaxed);
+    let syntax: Vec<_> = defs
+        .iter()
+        .filter(|(_, k)| !matches!(k, DefKind::Mod | DefKind::TypeAlias))
+        .map(|(d, _)| session.db.item_ast(*d).expect("an item's syntax"))
+        .collect();
+    let again = LIVE.load(Ordering::Relaxed) - before;
+    eprintln!("parsed crate {parsed} bytes; the items' syntax read again {again} bytes");
+    assert!(
+        again > parsed / 2,
+        "{again} bytes read again, parsed crate {parsed} bytes"
+    );
+    let (_, _, recomputed) = counts(&session, "item_ast");
+    assert_eq!(recomputed, syntax.len() as u64);
+    // Parsed again, not changed: a second build finds everything green and the same
+    // diagnostics.
+    drop(syntax);
+    let changed = session.db.changed_keys::<rq::item_ast>();
+    assert_eq!(
+        changed.len() as u64,
+        executed,
+        "each changed once, in the build"
+    );
+    let typeck_runs = counts(&session, "typeck").0;
+    let again = session.build(Goal::Check);
+    assert_eq!(again.diagnostics, build.diagnostics);
+    assert_eq!(
+        counts(&session, "typeck").0,
+        typeck_runs,
+        "no body checked again"
+    );
+}
+
+/// The files of a cache directory that the process maps, by name.
+fn mapped_cache_files(dir: &Path) -> Vec<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("the process's mappings");
+    let dir = dir.to_string_lossy();
+    let mut files: Vec<String> = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| p.starts_with(dir.as_ref()))
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        .collect();
+    files.dedup();
+    files
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_build_that_ends_its_process_closes_the_cache_files_before_the_program_runs() {
+    let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let p = gen::generate(&GenConfig {
+        seed: 7,
+        target_lines: 2_000,
+        editable: false,
+        ..GenConfig::default()
+    });
+    let src = tempfile::tempdir().expect("a temporary directory");
+    for f in &p.files {
+        let path = src.path().join(&f.path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+        std::fs::write(&path, &f.text).expect("written");
+    }
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    let root = src.path().join("main.rs");
+    let build = |exit_after| {
+        query_driver::build_path(
+            &root,
+            Goal::Image,
+            BuildOptions {
+                cache_dir: Some(cache.path().to_path_buf()),
+                exit_after,
+                ..BuildOptions::default()
+            },
+        )
+    };
+    let first = build(false);
+    assert!(
+        first.image.is_some() && !first.has_errors(),
+        "{:?} {:?}",
+        first.diagnostics,
+        first.warnings
+    );
+    drop(first);
+    assert_eq!(mapped_cache_files(cache.path()), Vec::<String>::new());
+
+    // A session kept open maps the loaded cache and the link state's base.
+    let mut session = Session::new(
+        Arc::new(shared_frontend::sema::modules::FsLoader),
+        &root,
+        Goal::Image,
+        BuildOptions {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..BuildOptions::default()
+        },
+    );
+    let open = session.build(Goal::Image);
+    assert!(open.link.as_ref().is_some_and(|l| l.incremental));
+    drop(open);
+    let mut mapped = mapped_cache_files(cache.path());
+    mapped.sort();
+    assert_eq!(mapped, ["link-state.bin", "query-cache.bin"]);
+    drop(session);
+
+    // A build that ends its process leaves them closed once its image is gone.
+    let mut last = build(true);
+    assert!(last.link.as_ref().is_some_and(|l| l.incremental));
+    assert!(last.image.is_some());
+    last.image = None;
+    assert_eq!(mapped_cache_files(cache.path()), Vec::<String>::new());
+}

@@ -150,6 +150,27 @@ fn merge_chains(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch) -> b
         // A block merged away has no instructions and ends in `Unreachable`.
         let a = a as usize;
         let merged_into_a = stats.blocks_merged;
+        // The instructions of the whole chain that will be merged into `a` (the same
+        // conditions as the merges below), so that `a`'s list grows once rather than
+        // once per merged block: folding leaves long chains where it cut off one arm of
+        // nested conditionals. A chain visits a block at most once (one it entered again
+        // would have two predecessors).
+        let mut extra = 0;
+        let mut tail = a;
+        for _ in 0..n {
+            let Terminator::Jump(t) = f.blocks[tail].term else {
+                break;
+            };
+            let b = t.0 as usize;
+            if b == a || b == 0 || npreds[b] != 1 {
+                break;
+            }
+            extra += f.blocks[b].insts.len();
+            tail = b;
+        }
+        if extra > 0 {
+            f.blocks[a].insts.reserve(extra);
+        }
         while let Terminator::Jump(t) = f.blocks[a].term {
             let b = t.0 as usize;
             if b == a || b == 0 || npreds[b] != 1 {
@@ -208,26 +229,31 @@ fn remove_unreachable(f: &mut IrFunction, stats: &mut OptStats, sc: &mut Scratch
     for (i, &b) in sc.rpo.iter().enumerate() {
         sc.rpo_index[b as usize] = i as u32;
     }
-    let blocks = std::mem::take(&mut f.blocks);
-    f.blocks = blocks
-        .into_iter()
-        .enumerate()
-        .filter(|(b, _)| new_id[*b] != NONE)
-        .map(|(_, mut block)| {
-            let map = |t: &mut BlockId| *t = BlockId(new_id[t.0 as usize]);
-            match &mut block.term {
-                Terminator::Jump(t) => map(t),
-                Terminator::Branch {
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    map(then_block);
-                    map(else_block);
-                }
-                _ => {}
+    // The kept blocks move down to their new numbers in place (a block's new number is
+    // never above its old one), and the removed ones, swapped past them, are dropped
+    // together at the end.
+    let blocks = &mut f.blocks;
+    for b in 0..n {
+        let id = new_id[b];
+        if id == NONE {
+            continue;
+        }
+        let map = |t: &mut BlockId| *t = BlockId(new_id[t.0 as usize]);
+        match &mut blocks[b].term {
+            Terminator::Jump(t) => map(t),
+            Terminator::Branch {
+                then_block,
+                else_block,
+                ..
+            } => {
+                map(then_block);
+                map(else_block);
             }
-            block
-        })
-        .collect();
+            _ => {}
+        }
+        if id as usize != b {
+            blocks.swap(id as usize, b);
+        }
+    }
+    blocks.truncate(next as usize);
 }

@@ -188,15 +188,37 @@ pub struct PathRef<'a> {
     pub span: Span,
 }
 
-/// A path of an item's bodies or types: its segments are a range of its arena's
-/// [`Arena::segments`], so that a node holding a path owns no allocation (nor does the
-/// arena's drop visit its nodes). Read as `arena.path(p)`.
-#[derive(
-    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
-)]
-pub struct ArenaPath {
-    pub segments: SegmentList,
-    pub span: Span,
+/// A path of an item's bodies or types, owning no allocation (nor does the arena's drop
+/// visit its nodes). Read as `arena.path(&p)`.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArenaPath {
+    /// A path of one segment spanning the whole path (nearly every path), kept in the
+    /// node itself.
+    One(PathSegment),
+    /// Any other path (several segments, or a span beyond its one segment's, or no
+    /// segment after an error): its segments are a range of [`Arena::segments`].
+    Many(SegmentList, Span),
+}
+
+impl ArenaPath {
+    /// The number of segments.
+    pub fn len(&self) -> usize {
+        match self {
+            ArenaPath::One(_) => 1,
+            ArenaPath::Many(list, _) => list.len as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            ArenaPath::One(seg) => seg.span,
+            ArenaPath::Many(_, span) => *span,
+        }
+    }
 }
 
 /// A path's segments: a range of its arena's [`Arena::segments`], read as `&arena[list]`.
@@ -380,7 +402,7 @@ pub struct Arena {
     pub stmt_lists: Vec<StmtId>,
     /// The fields of every [`FieldList`] of the item, each list contiguous.
     pub field_inits: Vec<FieldInit>,
-    /// The segments of every [`ArenaPath`] of the item, each path's contiguous.
+    /// The segments of every [`ArenaPath::Many`] of the item, each path's contiguous.
     pub segments: Vec<PathSegment>,
     /// The pieces of every `println!` format string of the item ([`PieceList`]).
     pub fmt_pieces: Vec<FmtPiece>,
@@ -435,12 +457,18 @@ impl Arena {
 }
 
 impl Arena {
-    /// The segments and span of `path`.
+    /// The segments and span of `path`, a path of this arena's nodes.
     #[inline]
-    pub fn path(&self, path: ArenaPath) -> PathRef<'_> {
-        PathRef {
-            segments: &self[path.segments],
-            span: path.span,
+    pub fn path<'a>(&'a self, path: &'a ArenaPath) -> PathRef<'a> {
+        match path {
+            ArenaPath::One(seg) => PathRef {
+                segments: std::slice::from_ref(seg),
+                span: seg.span,
+            },
+            ArenaPath::Many(list, span) => PathRef {
+                segments: &self[*list],
+                span: *span,
+            },
         }
     }
 }

@@ -226,7 +226,7 @@ impl Printer {
         match &t.kind {
             TypeKind::Path(path) => self.line(format_args!(
                 "Type {} {}",
-                path_str(&a[path.segments]),
+                path_str(a.path(path).segments),
                 sp(t.span)
             )),
             TypeKind::Array(elem, len) => {
@@ -250,7 +250,9 @@ impl Printer {
             ExprKind::Int(lit) => self.line(format_args!("Int {} {s}", int_str(lit))),
             ExprKind::Bool(b) => self.line(format_args!("Bool {b} {s}")),
             ExprKind::Unit => self.line(format_args!("Unit {s}")),
-            ExprKind::Path(p) => self.line(format_args!("Path {} {s}", path_str(&a[p.segments]))),
+            ExprKind::Path(p) => {
+                self.line(format_args!("Path {} {s}", path_str(a.path(p).segments)))
+            }
             ExprKind::Paren(inner) => {
                 self.line(format_args!("Paren {s}"));
                 self.nested(|p| p.expr(a, *inner));
@@ -314,7 +316,7 @@ impl Printer {
             ExprKind::StructLit(path, fields) => {
                 self.line(format_args!(
                     "StructLit {} {s}",
-                    path_str(&a[path.segments])
+                    path_str(a.path(path).segments)
                 ));
                 self.nested(|p| {
                     for f in &a[*fields] {

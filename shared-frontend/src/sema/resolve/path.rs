@@ -532,7 +532,7 @@ fn associated_item(
             match &ty.kind {
                 TypeKind::Path(p) => {
                     // The alias's own errors are reported where the alias is checked.
-                    let p = alias.arena.path(*p);
+                    let p = alias.arena.path(p);
                     let target = resolve(ctx, alias_module, p, PathSource::Type, alias_depth + 1)
                         .map_err(|_| alias_error(type_written, span))?;
                     let target_written = path_text(p.segments);
@@ -576,7 +576,7 @@ fn type_text(
         return String::from("_");
     }
     match &arena[ty].kind {
-        TypeKind::Path(p) => path_text(&arena[p.segments]),
+        TypeKind::Path(p) => path_text(arena.path(p).segments),
         TypeKind::Array(elem, len) => format!(
             "[{}; {}]",
             type_text(arena, *elem, depth + 1),
@@ -594,7 +594,7 @@ fn len_text(arena: &crate::syntax::ast::Arena, len: crate::syntax::ast::ExprId) 
             Some(v) => v.get().to_string(),
             None => String::from("_"),
         },
-        ExprKind::Path(p) => path_text(&arena[p.segments]),
+        ExprKind::Path(p) => path_text(arena.path(p).segments),
         _ => String::from("_"),
     }
 }

@@ -28,7 +28,7 @@ impl Checker<'_> {
         let callee_span = arena[callee_e].span;
         let c = match &arena[callee_e].kind {
             ExprKind::Path(path) => {
-                let path = arena.path(*path);
+                let path = arena.path(path);
                 let local = Self::single_name(path).and_then(|n| self.buf.scopes.lookup(n));
                 if let Some(local) = local {
                     let ty = self.buf.local_tys[local.0 as usize];

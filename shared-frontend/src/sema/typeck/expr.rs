@@ -606,7 +606,7 @@ impl<'a> Checker<'a> {
             ExprKind::Int(lit) => self.check_int_lit(e, lit, span, expect),
             ExprKind::Bool(b) => self.alloc(TExprKind::Bool(*b), ITy::Bool, span),
             ExprKind::Unit => self.alloc(TExprKind::Unit, ITy::Unit, span),
-            ExprKind::Path(path) => self.check_path_expr(arena.path(*path), span),
+            ExprKind::Path(path) => self.check_path_expr(arena.path(path), span),
             ExprKind::Paren(inner) => self.check_expr(*inner, expect),
             ExprKind::Unary(op, operand) => self.check_unary(e, *op, *operand, span, expect),
             ExprKind::Binary(..) => self.check_binary_chain(e),
@@ -617,7 +617,7 @@ impl<'a> Checker<'a> {
             ExprKind::Field(base, name) => self.check_field(*base, *name, span),
             ExprKind::Index(base, index) => self.check_index(*base, *index, span),
             ExprKind::StructLit(path, fields) => {
-                self.check_struct_lit(arena.path(*path), &arena[*fields], span)
+                self.check_struct_lit(arena.path(path), &arena[*fields], span)
             }
             ExprKind::Array(elems) => self.check_array(&arena[*elems], span, expect),
             ExprKind::Repeat(value, count) => self.check_repeat(*value, *count, span, expect),

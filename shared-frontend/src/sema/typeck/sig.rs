@@ -116,7 +116,7 @@ pub(super) fn lower_ty(cx: &LowerCx<'_>, id: TypeId, diags: &mut Vec<Diagnostic>
         TypeKind::Path(path) => {
             match cx
                 .env
-                .resolve_path(cx.module, cx.arena.path(*path), Namespace::Type)
+                .resolve_path(cx.module, cx.arena.path(path), Namespace::Type)
             {
                 Ok(Res::PrimInt(i)) => Ty::Int(i),
                 Ok(Res::PrimBool) => Ty::Bool,
@@ -125,14 +125,14 @@ pub(super) fn lower_ty(cx: &LowerCx<'_>, id: TypeId, diags: &mut Vec<Diagnostic>
                 Ok(res) => {
                     let what = res_descr(cx.env, res);
                     diags.push(
-                        Diagnostic::error(format!("expected type, found {what}"), path.span)
+                        Diagnostic::error(format!("expected type, found {what}"), path.span())
                             .with_code("E0573")
                             .with_label_message("not a type"),
                     );
                     Ty::Error
                 }
                 Err(d) => {
-                    diags.push(other_primitive(cx.arena.path(*path)).unwrap_or(d));
+                    diags.push(other_primitive(cx.arena.path(path)).unwrap_or(d));
                     Ty::Error
                 }
             }
@@ -212,7 +212,7 @@ pub(super) fn eval_array_len(
             ..
         }) if v.get() <= u64::MAX as u128 => return Some(v.get() as u64),
         ExprKind::Path(path) => {
-            let path = cx.arena.path(*path);
+            let path = cx.arena.path(path);
             let is_local = expr::Checker::single_name(path)
                 .is_some_and(|n| cx.outer_locals.is_some_and(|s| s.lookup(n).is_some()));
             if !is_local {

@@ -1122,7 +1122,7 @@ impl<'a> Parser<'a> {
     fn parse_path_start_expr(&mut self, r: Restrictions) -> ExprId {
         let lo = self.lo();
         let path = self.parse_path();
-        if self.at(T::Bang) && path.segments.len == 1 && self.is_macro_delim(self.nth(1)) {
+        if self.at(T::Bang) && path.len() == 1 && self.is_macro_delim(self.nth(1)) {
             return self.parse_macro_call(lo, path);
         }
         if self.at(T::OpenBrace) {
@@ -1152,7 +1152,7 @@ impl<'a> Parser<'a> {
 
     /// At the `!` of `name!(…)`.
     fn parse_macro_call(&mut self, lo: u32, path: ArenaPath) -> ExprId {
-        let name = match self.arena[path.segments][0].kind {
+        let name = match self.arena.path(&path).segments[0].kind {
             crate::syntax::ast::PathSegmentKind::Name(n) => n,
             _ => self.intern("self"),
         };

@@ -1445,7 +1445,7 @@ fn grouping(expr: &str) -> (String, Vec<String>) {
     use crate::syntax::ast::{Arena, ExprId, ExprKind, ItemKind, PathSegmentKind, UnOp};
     fn show(arena: &Arena, e: ExprId) -> String {
         match &arena[e].kind {
-            ExprKind::Path(p) => match arena[p.segments][0].kind {
+            ExprKind::Path(p) => match arena.path(p).segments[0].kind {
                 PathSegmentKind::Name(n) => n.as_str().to_string(),
                 _ => panic!("unexpected path"),
             },

@@ -52,7 +52,7 @@ impl<'a> Parser<'a> {
                     self.unsupported("generic arguments", glo, self.prev_hi());
                     return self.alloc_type(TypeKind::Error, lo);
                 }
-                if path.segments.len == 0 {
+                if path.is_empty() {
                     return self.alloc_type(TypeKind::Error, lo);
                 }
                 self.alloc_type(TypeKind::Path(path), lo)
@@ -152,7 +152,7 @@ impl<'a> Parser<'a> {
 
     /// `a::b::c`; generic arguments (`a::<T>`) are reported and skipped. The segments go
     /// straight into the item's arena (a path holds no other path, so they are
-    /// contiguous).
+    /// contiguous), and come back out of it for a plain one-segment path.
     pub(super) fn parse_path(&mut self) -> ArenaPath {
         let lo = self.lo();
         if self.at(T::PathSep) {
@@ -207,26 +207,28 @@ impl<'a> Parser<'a> {
             }
             self.bump_over();
         }
-        ArenaPath {
-            segments: SegmentList {
-                start: start as u32,
-                len: (self.arena.segments.len() - start) as u32,
-            },
-            span: self.rel_from(lo),
+        let span = self.rel_from(lo);
+        match self.arena.segments[start..] {
+            [seg] if seg.span == span => {
+                self.arena.segments.truncate(start);
+                ArenaPath::One(seg)
+            }
+            ref segs => ArenaPath::Many(
+                SegmentList {
+                    start: start as u32,
+                    len: segs.len() as u32,
+                },
+                span,
+            ),
         }
     }
 
     /// The one-segment path `name`, at `name`'s span.
     pub(super) fn name_path(&mut self, name: Ident) -> ArenaPath {
-        let start = self.arena.segments.len() as u32;
-        self.arena.segments.push(PathSegment {
+        ArenaPath::One(PathSegment {
             kind: PathSegmentKind::Name(name.name),
             span: name.span,
-        });
-        ArenaPath {
-            segments: SegmentList { start, len: 1 },
-            span: name.span,
-        }
+        })
     }
 
     /// At `<`: skips to just after the matching `>` (counting `<<`, `>>` as two); stops at

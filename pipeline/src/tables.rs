@@ -23,7 +23,7 @@ use shared_frontend::sema::recipe::{self, Check, Origin, Step};
 use shared_frontend::sema::resolve::{self, ResolvedCrate};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use shared_frontend::sema::typeck;
-use shared_frontend::syntax::ast::{Path, PathSegment, PathSegmentKind};
+use shared_frontend::syntax::ast::{PathRef, PathSegment, PathSegmentKind};
 
 /// Paths of at most this many segments are memoized in [`Tables::paths`].
 const SHORT_PATH_LEN: usize = 4;
@@ -304,17 +304,17 @@ impl<'a> Tables<'a> {
     fn resolve_path_cold(
         &self,
         from: DefId,
-        path: &Path,
+        path: PathRef<'_>,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
         let res = resolve::resolve_path_as(&self.scopes(), from, path, source)?;
-        if let [seg] = path.segments.as_slice() {
+        if let [seg] = path.segments {
             if let PathSegmentKind::Name(name) = seg.kind {
                 self.names.borrow_mut().insert((from, name, source), res);
                 return Ok(res);
             }
         }
-        let segs = path.segments.as_slice();
+        let segs = path.segments;
         if segs.len() <= SHORT_PATH_LEN {
             let key = PathKey::new(self.filler, from, segs, source);
             self.paths.borrow_mut().insert(key, res);
@@ -350,7 +350,12 @@ impl<'a> Tables<'a> {
 
 impl SemaEnv for Tables<'_> {
     #[inline]
-    fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
+    fn resolve_path(
+        &self,
+        from: DefId,
+        path: PathRef<'_>,
+        ns: Namespace,
+    ) -> Result<Res, Diagnostic> {
         let source = match ns {
             Namespace::Type => PathSource::Type,
             Namespace::Value => PathSource::Value,
@@ -361,10 +366,10 @@ impl SemaEnv for Tables<'_> {
     fn resolve_path_as(
         &self,
         from: DefId,
-        path: &Path,
+        path: PathRef<'_>,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
-        let known = match path.segments.as_slice() {
+        let known = match path.segments {
             [seg] => match seg.kind {
                 PathSegmentKind::Name(name) => {
                     self.names.borrow().get(&(from, name, source)).copied()

@@ -10,7 +10,7 @@ use shared_frontend::sema::env::{ErrorReported, PathSource, SemaEnv};
 use shared_frontend::sema::items::ItemAst;
 use shared_frontend::sema::resolve::{self, NameBindings, ScopeLookup};
 use shared_frontend::sema::ty::{ConstValue, FnSig, StructFields, Ty};
-use shared_frontend::syntax::ast::{Path, TypeAliasDef};
+use shared_frontend::syntax::ast::{PathRef, TypeAliasDef};
 
 use query::Query;
 
@@ -69,14 +69,19 @@ impl ScopeLookup for QEnv<'_> {
 }
 
 impl SemaEnv for QEnv<'_> {
-    fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic> {
+    fn resolve_path(
+        &self,
+        from: DefId,
+        path: PathRef<'_>,
+        ns: Namespace,
+    ) -> Result<Res, Diagnostic> {
         resolve::resolve_path(self, from, path, ns)
     }
 
     fn resolve_path_as(
         &self,
         from: DefId,
-        path: &Path,
+        path: PathRef<'_>,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
         resolve::resolve_path_as(self, from, path, source)

@@ -88,8 +88,10 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 /// stored once each, table slots of 32 bits. 7: record and key offsets grouped, a table of
 /// 5/4 of the nodes and one more slots (not a power of two); the driver's compact value
 /// encodings. 8: a key with a fingerprint of its own, `StableHash::key_fingerprint`
-/// (a def id, a name's digest, a tuple of such), is not hashed.)
-pub const FORMAT_VERSION: u32 = 8;
+/// (a def id, a name's digest, a tuple of such), is not hashed. 9: the driver's file
+/// skeletons hold a syntax tree whose paths and format pieces are side arrays of the
+/// item's arena.)
+pub const FORMAT_VERSION: u32 = 9;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x06";
 pub(crate) const HEADER_LEN: usize = 64;
@@ -1952,10 +1954,11 @@ mod tests {
             Some("written with another fingerprint hasher")
         );
         let mut b = file();
-        b[8] = 9;
+        let other = FORMAT_VERSION + 1;
+        b[8..12].copy_from_slice(&other.to_le_bytes());
         assert_eq!(
             open(b).err().map(|e| e.to_string()),
-            Some(format!("format version 9, expected {FORMAT_VERSION}"))
+            Some(format!("format version {other}, expected {FORMAT_VERSION}"))
         );
     }
 }

@@ -62,7 +62,7 @@ pub fn find_main(
     root: DefId,
     parent: &dyn Fn(DefId) -> Option<DefId>,
 ) -> Option<DefId> {
-    match env.resolve_path(root, &main_path(), Namespace::Value) {
+    match env.resolve_path(root, main_path().as_ref(), Namespace::Value) {
         Ok(Res::Def(DefKind::Fn, def)) if parent(def) == Some(root) => Some(def),
         _ => None,
     }

@@ -14,7 +14,7 @@ use crate::ir::layout::StructLayout;
 use crate::sema::def::{DefId, DefKind, Namespace, Res, Vis};
 pub use crate::sema::resolve::PathSource;
 use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};
-use crate::syntax::ast::Path;
+use crate::syntax::ast::PathRef;
 
 /// The error was already reported (where the failing item is checked, or as a cycle);
 /// dependents stay silent and use [`Ty::Error`].
@@ -25,14 +25,19 @@ pub trait SemaEnv {
     /// Resolves a path written in module `from`, in namespace `ns`, checking that every
     /// segment is visible from `from`. The diagnostic's spans are those of `path` (so
     /// relative to the item that contains it).
-    fn resolve_path(&self, from: DefId, path: &Path, ns: Namespace) -> Result<Res, Diagnostic>;
+    fn resolve_path(
+        &self,
+        from: DefId,
+        path: PathRef<'_>,
+        ns: Namespace,
+    ) -> Result<Res, Diagnostic>;
 
     /// [`SemaEnv::resolve_path`] with rustc's wording for where the path is written: a
     /// callee reads "cannot find function `f`", a struct literal "cannot find struct …".
     fn resolve_path_as(
         &self,
         from: DefId,
-        path: &Path,
+        path: PathRef<'_>,
         source: PathSource,
     ) -> Result<Res, Diagnostic> {
         self.resolve_path(from, path, source.ns())
@@ -42,14 +47,15 @@ pub trait SemaEnv {
     /// (no diagnostic is built): the same answer as [`SemaEnv::resolve_path`] gives for a
     /// one-segment path, for checks that only ask whether a name is taken.
     fn lookup_name(&self, from: DefId, name: Symbol, ns: Namespace) -> Option<Res> {
-        let path = Path {
-            segments: crate::syntax::ast::PathSegments::one(crate::syntax::ast::PathSegment {
-                kind: crate::syntax::ast::PathSegmentKind::Name(name),
-                span: crate::span::Span::default(),
-            }),
+        let segment = crate::syntax::ast::PathSegment {
+            kind: crate::syntax::ast::PathSegmentKind::Name(name),
             span: crate::span::Span::default(),
         };
-        self.resolve_path(from, &path, ns).ok()
+        let path = PathRef {
+            segments: std::slice::from_ref(&segment),
+            span: crate::span::Span::default(),
+        };
+        self.resolve_path(from, path, ns).ok()
     }
 
     /// Whether something with visibility `vis` can be seen from module `from`.

@@ -20,7 +20,7 @@ use crate::sema::recipe::{self, Step};
 use crate::sema::resolve::{resolve_crate, resolve_path, CrateScopes, ResolvedCrate};
 use crate::sema::ty::{ConstValue, FnSig, StructFields, Ty};
 use crate::sema::typeck::{alias_ty, const_ty, fn_sig, struct_fields};
-use crate::syntax::ast::Path as AstPath;
+use crate::syntax::ast::PathRef;
 use crate::syntax::parser::parse_file;
 
 /// What the queries of a [`TestDriver`] record in [`TestDriver::recorded`].
@@ -188,7 +188,12 @@ impl TestDriver {
 }
 
 impl SemaEnv for TestDriver {
-    fn resolve_path(&self, from: DefId, path: &AstPath, ns: Namespace) -> Result<Res, Diagnostic> {
+    fn resolve_path(
+        &self,
+        from: DefId,
+        path: PathRef<'_>,
+        ns: Namespace,
+    ) -> Result<Res, Diagnostic> {
         let scopes = CrateScopes {
             tree: &self.tree,
             resolved: &self.resolved,

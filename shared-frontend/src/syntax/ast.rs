@@ -164,10 +164,80 @@ pub struct PathSegment {
     pub span: Span,
 }
 
+/// A path that owns its segments: a `use` tree's, or one made outside the parser. The
+/// paths of an item's bodies and types are [`ArenaPath`]s.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Path {
     pub segments: PathSegments,
     pub span: Span,
+}
+
+impl Path {
+    pub fn as_ref(&self) -> PathRef<'_> {
+        PathRef {
+            segments: &self.segments,
+            span: self.span,
+        }
+    }
+}
+
+/// A path as name resolution reads it: its segments and its span, wherever they are kept.
+#[derive(Clone, Copy, Debug)]
+pub struct PathRef<'a> {
+    pub segments: &'a [PathSegment],
+    pub span: Span,
+}
+
+/// A path of an item's bodies or types, owning no allocation (nor does the arena's drop
+/// visit its nodes). Read as `arena.path(&p)`.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArenaPath {
+    /// A path of one segment spanning the whole path (nearly every path), kept in the
+    /// node itself.
+    One(PathSegment),
+    /// Any other path (several segments, or a span beyond its one segment's, or no
+    /// segment after an error): its segments are a range of [`Arena::segments`].
+    Many(SegmentList, Span),
+}
+
+impl ArenaPath {
+    /// The number of segments.
+    pub fn len(&self) -> usize {
+        match self {
+            ArenaPath::One(_) => 1,
+            ArenaPath::Many(list, _) => list.len as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            ArenaPath::One(seg) => seg.span,
+            ArenaPath::Many(_, span) => *span,
+        }
+    }
+}
+
+/// A path's segments: a range of its arena's [`Arena::segments`], read as `&arena[list]`.
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+pub struct SegmentList {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A `println!` format string's pieces: a range of its arena's [`Arena::fmt_pieces`],
+/// read as `&arena[list]`.
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+)]
+pub struct PieceList {
+    pub start: u32,
+    pub len: u32,
 }
 
 /// The segments of a [`Path`]: a slice, stored without a heap allocation when there is
@@ -317,8 +387,10 @@ impl StmtList {
 }
 
 /// The nodes of one item. The child lists of nodes (a block's statements, a call's
-/// arguments, …) are ranges of `expr_lists` and `stmt_lists`, so that an item's syntax
-/// is a handful of vectors whatever its number of nodes, not one vector per list.
+/// arguments, a path's segments, …) are ranges of side arrays, so that an item's syntax
+/// is a handful of vectors whatever its number of nodes, not one vector per list, and its
+/// nodes own nothing (they are `Copy`): dropping an arena frees its vectors without
+/// visiting a node.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Arena {
     pub exprs: Vec<Expr>,
@@ -330,6 +402,10 @@ pub struct Arena {
     pub stmt_lists: Vec<StmtId>,
     /// The fields of every [`FieldList`] of the item, each list contiguous.
     pub field_inits: Vec<FieldInit>,
+    /// The segments of every [`ArenaPath::Many`] of the item, each path's contiguous.
+    pub segments: Vec<PathSegment>,
+    /// The pieces of every `println!` format string of the item ([`PieceList`]).
+    pub fmt_pieces: Vec<FmtPiece>,
 }
 
 impl Arena {
@@ -380,6 +456,37 @@ impl Arena {
     }
 }
 
+impl Arena {
+    /// The segments and span of `path`, a path of this arena's nodes.
+    #[inline]
+    pub fn path<'a>(&'a self, path: &'a ArenaPath) -> PathRef<'a> {
+        match path {
+            ArenaPath::One(seg) => PathRef {
+                segments: std::slice::from_ref(seg),
+                span: seg.span,
+            },
+            ArenaPath::Many(list, span) => PathRef {
+                segments: &self[*list],
+                span: *span,
+            },
+        }
+    }
+}
+
+impl std::ops::Index<SegmentList> for Arena {
+    type Output = [PathSegment];
+    fn index(&self, list: SegmentList) -> &[PathSegment] {
+        let start = list.start as usize;
+        &self.segments[start..start + list.len as usize]
+    }
+}
+impl std::ops::Index<PieceList> for Arena {
+    type Output = [FmtPiece];
+    fn index(&self, list: PieceList) -> &[FmtPiece] {
+        let start = list.start as usize;
+        &self.fmt_pieces[start..start + list.len as usize]
+    }
+}
 impl std::ops::Index<ExprId> for Arena {
     type Output = Expr;
     fn index(&self, id: ExprId) -> &Expr {
@@ -420,16 +527,16 @@ impl std::ops::Index<TypeId> for Arena {
     }
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Type {
     pub kind: TypeKind,
     pub span: Span,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKind {
     /// `i32`, `Point`, `crate::geo::Point`, `Alias`.
-    Path(Path),
+    Path(ArenaPath),
     /// `[T; N]`; `N` is an expression in the same arena.
     Array(TypeId, ExprId),
     /// `()`
@@ -548,7 +655,7 @@ pub struct Label {
     pub span: Span,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
@@ -583,7 +690,7 @@ pub struct Binding {
     pub name: Ident,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExprKind {
     /// Placeholder where the parser could not read an expression (an error was reported).
     Missing,
@@ -591,7 +698,7 @@ pub enum ExprKind {
     Bool(bool),
     /// `()`
     Unit,
-    Path(Path),
+    Path(ArenaPath),
     /// `(e)`
     Paren(ExprId),
     Unary(UnOp, ExprId),
@@ -605,7 +712,7 @@ pub enum ExprKind {
     Call(ExprId, ExprList),
     Field(ExprId, Ident),
     Index(ExprId, ExprId),
-    StructLit(Path, FieldList),
+    StructLit(ArenaPath, FieldList),
     /// `[a, b, c]`
     Array(ExprList),
     /// `[value; count]`
@@ -644,25 +751,25 @@ pub enum ExprKind {
     Return(Option<ExprId>),
     /// `println!(format, args)`; the format string is already split into pieces.
     Println {
-        pieces: Vec<FmtPiece>,
+        pieces: PieceList,
         args: ExprList,
     },
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Pattern {
     Binding(Binding),
     /// `_`
     Wild(Span),
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StmtKind {
     Let {
         pattern: Pattern,

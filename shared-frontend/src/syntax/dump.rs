@@ -9,9 +9,9 @@ use std::fmt::Write;
 
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, Item, ItemKind, Label, LitValue, Path,
-    PathSegmentKind, Pattern, SourceFileAst, StmtKind, TypeId, TypeKind, UseTree, UseTreeKind,
-    Visibility,
+    Arena, ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, Item, ItemKind, Label, LitValue,
+    PathSegment, PathSegmentKind, Pattern, SourceFileAst, StmtKind, TypeId, TypeKind, UseTree,
+    UseTreeKind, Visibility,
 };
 use crate::syntax::lexer::{literal_suffix_start, Token, TokenKind};
 
@@ -57,9 +57,9 @@ fn sp(s: Span) -> String {
     format!("{}..{}", s.lo, s.hi)
 }
 
-fn path_str(p: &Path) -> String {
+fn path_str(segments: &[PathSegment]) -> String {
     let mut s = String::new();
-    for (i, seg) in p.segments.iter().enumerate() {
+    for (i, seg) in segments.iter().enumerate() {
         if i > 0 {
             s.push_str("::");
         }
@@ -190,12 +190,14 @@ impl Printer {
 
     fn use_tree(&mut self, t: &UseTree) {
         match &t.kind {
-            UseTreeKind::Simple { rename: None } => {
-                self.line(format_args!("{} {}", path_str(&t.prefix), sp(t.span)))
-            }
+            UseTreeKind::Simple { rename: None } => self.line(format_args!(
+                "{} {}",
+                path_str(&t.prefix.segments),
+                sp(t.span)
+            )),
             UseTreeKind::Simple { rename: Some(r) } => self.line(format_args!(
                 "{} as {} {}",
-                path_str(&t.prefix),
+                path_str(&t.prefix.segments),
                 r.name,
                 sp(t.span)
             )),
@@ -207,7 +209,7 @@ impl Printer {
                 };
                 self.line(format_args!(
                     "{}{sep}{{}} {}",
-                    path_str(&t.prefix),
+                    path_str(&t.prefix.segments),
                     sp(t.span)
                 ));
                 self.nested(|p| {
@@ -222,9 +224,11 @@ impl Printer {
     fn ty(&mut self, a: &Arena, id: TypeId) {
         let t = &a[id];
         match &t.kind {
-            TypeKind::Path(path) => {
-                self.line(format_args!("Type {} {}", path_str(path), sp(t.span)))
-            }
+            TypeKind::Path(path) => self.line(format_args!(
+                "Type {} {}",
+                path_str(a.path(path).segments),
+                sp(t.span)
+            )),
             TypeKind::Array(elem, len) => {
                 self.line(format_args!("Type [;] {}", sp(t.span)));
                 self.nested(|p| {
@@ -246,7 +250,9 @@ impl Printer {
             ExprKind::Int(lit) => self.line(format_args!("Int {} {s}", int_str(lit))),
             ExprKind::Bool(b) => self.line(format_args!("Bool {b} {s}")),
             ExprKind::Unit => self.line(format_args!("Unit {s}")),
-            ExprKind::Path(p) => self.line(format_args!("Path {} {s}", path_str(p))),
+            ExprKind::Path(p) => {
+                self.line(format_args!("Path {} {s}", path_str(a.path(p).segments)))
+            }
             ExprKind::Paren(inner) => {
                 self.line(format_args!("Paren {s}"));
                 self.nested(|p| p.expr(a, *inner));
@@ -308,7 +314,10 @@ impl Printer {
                 });
             }
             ExprKind::StructLit(path, fields) => {
-                self.line(format_args!("StructLit {} {s}", path_str(path)));
+                self.line(format_args!(
+                    "StructLit {} {s}",
+                    path_str(a.path(path).segments)
+                ));
                 self.nested(|p| {
                     for f in &a[*fields] {
                         let short = if f.shorthand { " (shorthand)" } else { "" };
@@ -411,7 +420,7 @@ impl Printer {
             }
             ExprKind::Println { pieces, args } => {
                 let mut fmt = String::new();
-                for piece in pieces {
+                for piece in &a[*pieces] {
                     match piece {
                         FmtPiece::Text(t) => {
                             let _ = write!(fmt, "{t:?} ");

@@ -19,7 +19,7 @@ use crate::sema::env::ErrorReported;
 use crate::sema::thir::{CastFrom, ListRange, Local, TLists};
 use crate::sema::ty::{FieldTy, FnSig, IntTy, StructFields};
 use crate::span::{SourceFile, SourceMap};
-use crate::syntax::ast::Path;
+use crate::syntax::ast::PathRef;
 
 use IntTy::{Usize, I32, I64, U64};
 
@@ -96,7 +96,7 @@ impl TestEnv {
 }
 
 impl SemaEnv for TestEnv {
-    fn resolve_path(&self, _: DefId, _: &Path, _: Namespace) -> Result<Res, Diagnostic> {
+    fn resolve_path(&self, _: DefId, _: PathRef<'_>, _: Namespace) -> Result<Res, Diagnostic> {
         Err(Diagnostic::error_no_span(
             "paths are not resolved in these tests",
         ))

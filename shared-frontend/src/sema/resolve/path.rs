@@ -12,7 +12,7 @@ use crate::intern::Symbol;
 use crate::sema::def::{DefId, DefKind, IntConstKind, Namespace, Res};
 use crate::sema::ty::IntTy;
 use crate::span::Span;
-use crate::syntax::ast::{ExprKind, Path, PathSegment, PathSegmentKind, TypeKind};
+use crate::syntax::ast::{ExprKind, PathRef, PathSegment, PathSegmentKind, TypeKind};
 
 use super::{
     is_accessible, is_struct_like, path_text, privacy_error, segment_text, Binding, ScopeLookup,
@@ -90,7 +90,7 @@ const MAX_ALIAS_CHAIN: u32 = 64;
 pub fn resolve_path(
     ctx: &dyn ScopeLookup,
     from: DefId,
-    path: &Path,
+    path: PathRef<'_>,
     ns: Namespace,
 ) -> Result<Res, Diagnostic> {
     let source = match ns {
@@ -105,7 +105,7 @@ pub fn resolve_path(
 pub fn resolve_path_as(
     ctx: &dyn ScopeLookup,
     from: DefId,
-    path: &Path,
+    path: PathRef<'_>,
     source: PathSource,
 ) -> Result<Res, Diagnostic> {
     resolve(ctx, from, path, source, 0)
@@ -127,7 +127,7 @@ pub fn lookup_name(ctx: &dyn ScopeLookup, from: DefId, name: Symbol, ns: Namespa
 fn resolve(
     ctx: &dyn ScopeLookup,
     from: DefId,
-    path: &Path,
+    path: PathRef<'_>,
     source: PathSource,
     alias_depth: u32,
 ) -> Result<Res, Diagnostic> {
@@ -532,9 +532,10 @@ fn associated_item(
             match &ty.kind {
                 TypeKind::Path(p) => {
                     // The alias's own errors are reported where the alias is checked.
+                    let p = alias.arena.path(p);
                     let target = resolve(ctx, alias_module, p, PathSource::Type, alias_depth + 1)
                         .map_err(|_| alias_error(type_written, span))?;
-                    let target_written = path_text(&p.segments);
+                    let target_written = path_text(p.segments);
                     associated_item(ctx, target, name, &target_written, span, alias_depth + 1)
                 }
                 TypeKind::Unit => Err(no_item(String::from("unit type `()`"), "()")),
@@ -575,7 +576,7 @@ fn type_text(
         return String::from("_");
     }
     match &arena[ty].kind {
-        TypeKind::Path(p) => path_text(&p.segments),
+        TypeKind::Path(p) => path_text(arena.path(p).segments),
         TypeKind::Array(elem, len) => format!(
             "[{}; {}]",
             type_text(arena, *elem, depth + 1),
@@ -593,7 +594,7 @@ fn len_text(arena: &crate::syntax::ast::Arena, len: crate::syntax::ast::ExprId) 
             Some(v) => v.get().to_string(),
             None => String::from("_"),
         },
-        ExprKind::Path(p) => path_text(&p.segments),
+        ExprKind::Path(p) => path_text(arena.path(p).segments),
         _ => String::from("_"),
     }
 }

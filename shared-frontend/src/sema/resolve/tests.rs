@@ -134,12 +134,12 @@ fn check_paths(files: &[(&str, &str)], expect: Expect) {
                 paths.push((p, PathSource::Type));
             }
         }
-        paths.sort_by_key(|(p, _)| p.span.lo);
+        paths.sort_by_key(|(p, _)| p.span().lo);
         for (p, source) in paths {
-            let lo = (d.offset + p.span.lo) as usize;
-            let hi = (d.offset + p.span.hi) as usize;
+            let lo = (d.offset + p.span().lo) as usize;
+            let hi = (d.offset + p.span().hi) as usize;
             let written = file.text.get(lo..hi).unwrap_or("?");
-            let result = match resolve_path_as(&ctx, module, p, source) {
+            let result = match resolve_path_as(&ctx, module, arena.path(p), source) {
                 Ok(Res::Def(kind, id)) => match tree.def(id) {
                     Some(def) => format!("{} {}", kind.descr(), def.path),
                     None => format!("{} ?", kind.descr()),
@@ -1411,18 +1411,19 @@ fn a_100k_line_program_resolves_quickly() {
                     ExprKind::StructLit(p, _) => (p, PathSource::Struct),
                     _ => continue,
                 };
-                if let [seg] = &p.segments[..] {
+                if let [seg] = f.arena.path(p).segments {
                     if matches!(seg.kind, crate::syntax::ast::PathSegmentKind::Name(n) if locals.contains(&n))
                     {
                         continue;
                     }
                 }
-                let r = resolve_path_as(&ctx, module, p, source);
+                let r = resolve_path_as(&ctx, module, f.arena.path(p), source);
                 assert!(r.is_ok(), "{:?}", r);
                 paths += 1;
             }
             for t in &f.arena.types {
                 if let TypeKind::Path(p) = &t.kind {
+                    let p = f.arena.path(p);
                     assert!(resolve_path_as(&ctx, module, p, PathSource::Type).is_ok());
                     paths += 1;
                 }
@@ -1522,13 +1523,13 @@ fn mutated_programs_never_panic() {
             for e in &f.arena.exprs {
                 if let ExprKind::Path(p) | ExprKind::StructLit(p, _) = &e.kind {
                     for source in [PathSource::Value, PathSource::Call, PathSource::Struct] {
-                        let _ = resolve_path_as(&ctx, module, p, source);
+                        let _ = resolve_path_as(&ctx, module, f.arena.path(p), source);
                     }
                 }
             }
             for t in &f.arena.types {
                 if let TypeKind::Path(p) = &t.kind {
-                    let _ = resolve_path_as(&ctx, module, p, PathSource::Type);
+                    let _ = resolve_path_as(&ctx, module, f.arena.path(p), PathSource::Type);
                 }
             }
         }

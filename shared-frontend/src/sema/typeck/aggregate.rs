@@ -11,7 +11,7 @@ use crate::sema::def::{DefId, DefKind, Namespace, Res};
 use crate::sema::thir::{TExprId, TExprKind};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
-use crate::syntax::ast::{ExprId, ExprKind, FieldInit, FmtPiece, Ident, Path};
+use crate::syntax::ast::{ExprId, ExprKind, FieldInit, FmtPiece, Ident, PathRef};
 
 impl Checker<'_> {
     pub(super) fn check_call(&mut self, callee: ExprId, args: &[ExprId], span: Span) -> TExprId {
@@ -28,6 +28,7 @@ impl Checker<'_> {
         let callee_span = arena[callee_e].span;
         let c = match &arena[callee_e].kind {
             ExprKind::Path(path) => {
+                let path = arena.path(path);
                 let local = Self::single_name(path).and_then(|n| self.buf.scopes.lookup(n));
                 if let Some(local) = local {
                     let ty = self.buf.local_tys[local.0 as usize];
@@ -294,7 +295,7 @@ impl Checker<'_> {
 
     pub(super) fn check_struct_lit(
         &mut self,
-        path: &Path,
+        path: PathRef<'_>,
         fields: &[FieldInit],
         span: Span,
     ) -> TExprId {

@@ -31,7 +31,7 @@ use crate::span::Span;
 use crate::spare;
 use crate::syntax::ast::{
     Arena, BinOp, Block, ConstDef, ExprId, ExprKind, FnDef, Ident, IntLit, IntSuffix, LitValue,
-    Path, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
+    PathRef, PathSegment, PathSegmentKind, Pattern, StmtId, StmtKind,
 };
 
 /// How deep [`Checker::check_expr`] may recurse. The parser already limits nesting to
@@ -606,7 +606,7 @@ impl<'a> Checker<'a> {
             ExprKind::Int(lit) => self.check_int_lit(e, lit, span, expect),
             ExprKind::Bool(b) => self.alloc(TExprKind::Bool(*b), ITy::Bool, span),
             ExprKind::Unit => self.alloc(TExprKind::Unit, ITy::Unit, span),
-            ExprKind::Path(path) => self.check_path_expr(path, span),
+            ExprKind::Path(path) => self.check_path_expr(arena.path(path), span),
             ExprKind::Paren(inner) => self.check_expr(*inner, expect),
             ExprKind::Unary(op, operand) => self.check_unary(e, *op, *operand, span, expect),
             ExprKind::Binary(..) => self.check_binary_chain(e),
@@ -616,7 +616,9 @@ impl<'a> Checker<'a> {
             ExprKind::Call(callee, args) => self.check_call(*callee, &arena[*args], span),
             ExprKind::Field(base, name) => self.check_field(*base, *name, span),
             ExprKind::Index(base, index) => self.check_index(*base, *index, span),
-            ExprKind::StructLit(path, fields) => self.check_struct_lit(path, &arena[*fields], span),
+            ExprKind::StructLit(path, fields) => {
+                self.check_struct_lit(arena.path(path), &arena[*fields], span)
+            }
             ExprKind::Array(elems) => self.check_array(&arena[*elems], span, expect),
             ExprKind::Repeat(value, count) => self.check_repeat(*value, *count, span, expect),
             ExprKind::Block(block) => self.check_block(block, span, expect),
@@ -638,7 +640,9 @@ impl<'a> Checker<'a> {
             ExprKind::Break { label, value } => self.check_break(*label, *value, span),
             ExprKind::Continue { label } => self.check_continue(*label, span),
             ExprKind::Return(value) => self.check_return(*value, span),
-            ExprKind::Println { pieces, args } => self.check_println(pieces, &arena[*args], span),
+            ExprKind::Println { pieces, args } => {
+                self.check_println(&arena[*pieces], &arena[*args], span)
+            }
         }
     }
 
@@ -686,8 +690,8 @@ impl<'a> Checker<'a> {
     }
 
     /// A local's name, when `path` is a single plain identifier.
-    pub(super) fn single_name(path: &Path) -> Option<Symbol> {
-        match path.segments.as_slice() {
+    pub(super) fn single_name(path: PathRef<'_>) -> Option<Symbol> {
+        match path.segments {
             [PathSegment {
                 kind: PathSegmentKind::Name(name),
                 ..
@@ -710,7 +714,7 @@ impl<'a> Checker<'a> {
         false
     }
 
-    pub(super) fn check_path_expr(&mut self, path: &Path, span: Span) -> TExprId {
+    pub(super) fn check_path_expr(&mut self, path: PathRef<'_>, span: Span) -> TExprId {
         if let Some(name) = Self::single_name(path) {
             if let Some(local) = self.buf.scopes.lookup(name) {
                 let ty = self.buf.local_tys[local.0 as usize];

@@ -19,8 +19,8 @@ use crate::sema::env::SemaEnv;
 use crate::sema::ty::{ConstValue, DisplayTy, FieldTy, FnSig, IntTy, StructFields, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, ConstDef, ExprId, ExprKind, FnDef, IntLit, IntSuffix, Path, PathSegmentKind, StructDef,
-    TypeAliasDef, TypeId, TypeKind, Visibility,
+    Arena, ConstDef, ExprId, ExprKind, FnDef, IntLit, IntSuffix, PathRef, PathSegmentKind,
+    StructDef, TypeAliasDef, TypeId, TypeKind, Visibility,
 };
 
 /// Where types are lowered: the module they are written in, the item's arena, and (in a
@@ -70,7 +70,7 @@ const OTHER_PRIMITIVES: [&str; 12] = [
 
 /// When a path that failed to resolve starts with a primitive type of Rust that Rill
 /// lacks (`u8`, `u8::MAX`), that is what to report: it is outside the subset.
-pub(super) fn other_primitive(path: &Path) -> Option<Diagnostic> {
+pub(super) fn other_primitive(path: PathRef<'_>) -> Option<Diagnostic> {
     let first = path.segments.first()?;
     let PathSegmentKind::Name(name) = first.kind else {
         return None;
@@ -113,25 +113,30 @@ pub(super) fn ty_name(env: &dyn SemaEnv, ty: &Ty) -> String {
 pub(super) fn lower_ty(cx: &LowerCx<'_>, id: TypeId, diags: &mut Vec<Diagnostic>) -> Ty {
     let ty = &cx.arena[id];
     match &ty.kind {
-        TypeKind::Path(path) => match cx.env.resolve_path(cx.module, path, Namespace::Type) {
-            Ok(Res::PrimInt(i)) => Ty::Int(i),
-            Ok(Res::PrimBool) => Ty::Bool,
-            Ok(Res::Def(DefKind::Struct, def)) => Ty::Struct(def),
-            Ok(Res::Def(DefKind::TypeAlias, def)) => cx.env.alias_ty(def).unwrap_or(Ty::Error),
-            Ok(res) => {
-                let what = res_descr(cx.env, res);
-                diags.push(
-                    Diagnostic::error(format!("expected type, found {what}"), path.span)
-                        .with_code("E0573")
-                        .with_label_message("not a type"),
-                );
-                Ty::Error
+        TypeKind::Path(path) => {
+            match cx
+                .env
+                .resolve_path(cx.module, cx.arena.path(path), Namespace::Type)
+            {
+                Ok(Res::PrimInt(i)) => Ty::Int(i),
+                Ok(Res::PrimBool) => Ty::Bool,
+                Ok(Res::Def(DefKind::Struct, def)) => Ty::Struct(def),
+                Ok(Res::Def(DefKind::TypeAlias, def)) => cx.env.alias_ty(def).unwrap_or(Ty::Error),
+                Ok(res) => {
+                    let what = res_descr(cx.env, res);
+                    diags.push(
+                        Diagnostic::error(format!("expected type, found {what}"), path.span())
+                            .with_code("E0573")
+                            .with_label_message("not a type"),
+                    );
+                    Ty::Error
+                }
+                Err(d) => {
+                    diags.push(other_primitive(cx.arena.path(path)).unwrap_or(d));
+                    Ty::Error
+                }
             }
-            Err(d) => {
-                diags.push(other_primitive(path).unwrap_or(d));
-                Ty::Error
-            }
-        },
+        }
         TypeKind::Array(elem, len) => {
             // Recursion follows the nesting of the written type.
             let elem = lower_ty(cx, *elem, diags);
@@ -207,6 +212,7 @@ pub(super) fn eval_array_len(
             ..
         }) if v.get() <= u64::MAX as u128 => return Some(v.get() as u64),
         ExprKind::Path(path) => {
+            let path = cx.arena.path(path);
             let is_local = expr::Checker::single_name(path)
                 .is_some_and(|n| cx.outer_locals.is_some_and(|s| s.lookup(n).is_some()));
             if !is_local {

@@ -11,8 +11,8 @@ use crate::diag::Diagnostic;
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use crate::syntax::ast::{
-    BinOp, Binding, ExprId, ExprKind, ExprList, FieldInit, Label, Path, PathSegment,
-    PathSegmentKind, PathSegments, Pattern, TypeKind, UnOp,
+    ArenaPath, BinOp, Binding, ExprId, ExprKind, ExprList, FieldInit, Label, Pattern, TypeKind,
+    UnOp,
 };
 use crate::syntax::lexer::{Keyword as Kw, LiteralKind, TokenKind as T};
 
@@ -187,14 +187,7 @@ impl<'a> Parser<'a> {
     /// `parse_leaf` at an `Ident`.
     fn parse_name_leaf(&mut self) -> ExprId {
         let name = self.bump_ident();
-        let seg = PathSegment {
-            kind: PathSegmentKind::Name(name.name),
-            span: name.span,
-        };
-        let path = Path {
-            segments: PathSegments::one(seg),
-            span: name.span,
-        };
+        let path = self.name_path(name);
         self.alloc_expr(ExprKind::Path(path), name.span)
     }
 
@@ -1129,8 +1122,8 @@ impl<'a> Parser<'a> {
     fn parse_path_start_expr(&mut self, r: Restrictions) -> ExprId {
         let lo = self.lo();
         let path = self.parse_path();
-        if self.at(T::Bang) && path.segments.len() == 1 && self.is_macro_delim(self.nth(1)) {
-            return self.parse_macro_call(lo, &path);
+        if self.at(T::Bang) && path.len() == 1 && self.is_macro_delim(self.nth(1)) {
+            return self.parse_macro_call(lo, path);
         }
         if self.at(T::OpenBrace) {
             if !r.no_struct {
@@ -1158,8 +1151,8 @@ impl<'a> Parser<'a> {
     }
 
     /// At the `!` of `name!(…)`.
-    fn parse_macro_call(&mut self, lo: u32, path: &Path) -> ExprId {
-        let name = match path.segments[0].kind {
+    fn parse_macro_call(&mut self, lo: u32, path: ArenaPath) -> ExprId {
+        let name = match self.arena.path(&path).segments[0].kind {
             crate::syntax::ast::PathSegmentKind::Name(n) => n,
             _ => self.intern("self"),
         };
@@ -1180,7 +1173,7 @@ impl<'a> Parser<'a> {
     }
 
     /// At `{` after a path: `Path { a: e, b }`.
-    fn parse_struct_lit(&mut self, lo: u32, path: Path) -> ExprId {
+    fn parse_struct_lit(&mut self, lo: u32, path: ArenaPath) -> ExprId {
         let open = self.lo();
         self.bump_over();
         let mark = self.scratch_fields.len();
@@ -1205,17 +1198,8 @@ impl<'a> Parser<'a> {
                             shorthand: false,
                         });
                     } else {
-                        let seg = crate::syntax::ast::PathSegment {
-                            kind: crate::syntax::ast::PathSegmentKind::Name(name.name),
-                            span: name.span,
-                        };
-                        let value = self.alloc_expr(
-                            ExprKind::Path(Path {
-                                segments: crate::syntax::ast::PathSegments::one(seg),
-                                span: name.span,
-                            }),
-                            name.span,
-                        );
+                        let path = self.name_path(name);
+                        let value = self.alloc_expr(ExprKind::Path(path), name.span);
                         self.scratch_fields.push(FieldInit {
                             name,
                             value,

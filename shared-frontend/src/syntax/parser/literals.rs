@@ -6,7 +6,9 @@ use super::Parser;
 use crate::diag::Diagnostic;
 use crate::limits::MAX_LITERAL_LEN;
 use crate::span::Span;
-use crate::syntax::ast::{ExprId, ExprKind, ExprList, FmtPiece, IntLit, IntSuffix, LitValue};
+use crate::syntax::ast::{
+    ExprId, ExprKind, ExprList, FmtPiece, IntLit, IntSuffix, LitValue, PieceList,
+};
 use crate::syntax::lexer::{literal_suffix_start, Base, LiteralKind, TokenKind as T};
 
 impl<'a> Parser<'a> {
@@ -191,10 +193,12 @@ impl<'a> Parser<'a> {
             _ => T::CloseBrace,
         };
         self.bump();
-        let mut pieces = Vec::new();
+        // The format string's pieces go straight into the arena, before any argument's
+        // (which may hold a `println!` of its own).
+        let pieces_start = self.arena.fmt_pieces.len();
         if self.eat(close) {
             let span = self.rel_from(lo);
-            let args = ExprList::default();
+            let (pieces, args) = (PieceList::default(), ExprList::default());
             return self.alloc_expr(ExprKind::Println { pieces, args }, span);
         }
         let fmt_tok = self.tok();
@@ -212,7 +216,9 @@ impl<'a> Parser<'a> {
                 } else {
                     raw_str_contents(text).to_string()
                 };
+                let mut pieces = std::mem::take(&mut self.arena.fmt_pieces);
                 holes = self.split_format(&decoded, &mut pieces, fmt_tok.lo, fmt_tok.hi);
+                self.arena.fmt_pieces = pieces;
             }
             _ => {
                 // Parse it anyway, for recovery.
@@ -226,6 +232,10 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        let pieces = PieceList {
+            start: pieces_start as u32,
+            len: (self.arena.fmt_pieces.len() - pieces_start) as u32,
+        };
         let mark = self.scratch_exprs.len();
         loop {
             if self.eat(close) {

@@ -27,7 +27,7 @@ use crate::intern::{Symbol, SymbolCache};
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, Item, PathSegment, SourceFileAst, StmtId,
+    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, Item, SourceFileAst, StmtId,
 };
 use crate::syntax::lexer::{lex_significant, DocStyle, Keyword, LiteralKind, TokenKind};
 
@@ -80,7 +80,6 @@ struct Buffers {
     arena_pool: Vec<Arena>,
     scratch_exprs: Vec<ExprId>,
     scratch_stmts: Vec<StmtId>,
-    scratch_segments: Vec<PathSegment>,
     scratch_fields: Vec<FieldInit>,
 }
 
@@ -101,7 +100,6 @@ impl Buffers {
         }
         self.scratch_exprs.clear();
         self.scratch_stmts.clear();
-        self.scratch_segments.clear();
         self.scratch_fields.clear();
         THREAD_BUFFERS.with(|c| c.set(Some(self)));
     }
@@ -115,6 +113,8 @@ fn clear(arena: &mut Arena) {
     arena.expr_lists.clear();
     arena.stmt_lists.clear();
     arena.field_inits.clear();
+    arena.segments.clear();
+    arena.fmt_pieces.clear();
 }
 
 pub(crate) struct Parser<'a> {
@@ -153,9 +153,6 @@ pub(crate) struct Parser<'a> {
     /// into one of them (one per level of item nesting in use) and its nodes are then
     /// moved into exactly sized vectors, so building an item never regrows or shrinks.
     arena_pool: Vec<Arena>,
-    /// A stack on which the segments of multi-segment paths are collected (like
-    /// `scratch_exprs`).
-    scratch_segments: Vec<PathSegment>,
     /// A stack on which struct literal fields are collected (like `scratch_exprs`).
     scratch_fields: Vec<FieldInit>,
     /// This thread's cache in front of the global interner (taken for the parse, given
@@ -187,7 +184,6 @@ impl<'a> Parser<'a> {
             scratch_exprs: buffers.scratch_exprs,
             scratch_stmts: buffers.scratch_stmts,
             arena_pool: buffers.arena_pool,
-            scratch_segments: buffers.scratch_segments,
             scratch_fields: buffers.scratch_fields,
             symbols: SymbolCache::take_for_thread(),
         }
@@ -201,7 +197,6 @@ impl<'a> Parser<'a> {
             arena_pool: self.arena_pool,
             scratch_exprs: self.scratch_exprs,
             scratch_stmts: self.scratch_stmts,
-            scratch_segments: self.scratch_segments,
             scratch_fields: self.scratch_fields,
         }
         .give_back();
@@ -556,6 +551,8 @@ impl<'a> Parser<'a> {
             expr_lists: take_exact(&mut self.arena.expr_lists),
             stmt_lists: take_exact(&mut self.arena.stmt_lists),
             field_inits: take_exact(&mut self.arena.field_inits),
+            segments: take_exact(&mut self.arena.segments),
+            fmt_pieces: take_exact(&mut self.arena.fmt_pieces),
         }
     }
 

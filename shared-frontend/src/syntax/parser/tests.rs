@@ -566,6 +566,35 @@ fn attributes() {
     );
 }
 
+/// A `println!` inside another's arguments, and paths in a struct literal's fields or an
+/// array type's length, put their pieces and segments in the item's arena after those of
+/// the enclosing node, which keep theirs.
+#[test]
+fn nested_lists_in_the_arena() {
+    check(
+        r#"fn f() { println!("a{}b", { println!("c{}", x::y); super::z }); let v: [m::T; n::N] = a::S { f: crate::w }; }"#,
+        expect![[r#"
+            Fn f @0 0..109
+              Block 7..109
+                Semi 9..63
+                  Println "a" {} "b" 9..62
+                    Block 26..61
+                      Semi 28..50
+                        Println "c" {} 28..49
+                          Path x::y 44..48
+                      Tail
+                        Path super::z 51..59
+                Let v 64..107
+                  Type [;] 71..83
+                    Type m::T 72..76
+                    Path n::N 78..82
+                  StructLit a::S 86..106
+                    FieldInit f 93..94
+                      Path crate::w 96..104
+        "#]],
+    );
+}
+
 #[test]
 fn println() {
     check(
@@ -1416,7 +1445,7 @@ fn grouping(expr: &str) -> (String, Vec<String>) {
     use crate::syntax::ast::{Arena, ExprId, ExprKind, ItemKind, PathSegmentKind, UnOp};
     fn show(arena: &Arena, e: ExprId) -> String {
         match &arena[e].kind {
-            ExprKind::Path(p) => match p.segments[0].kind {
+            ExprKind::Path(p) => match arena.path(p).segments[0].kind {
                 PathSegmentKind::Name(n) => n.as_str().to_string(),
                 _ => panic!("unexpected path"),
             },

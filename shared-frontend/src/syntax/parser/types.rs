@@ -3,7 +3,7 @@
 
 use super::{same_kind, Parser};
 use crate::syntax::ast::{
-    Path, PathSegment, PathSegmentKind, PathSegments, Type, TypeId, TypeKind,
+    ArenaPath, Ident, PathSegment, PathSegmentKind, SegmentList, Type, TypeId, TypeKind,
 };
 use crate::syntax::lexer::{Keyword as Kw, TokenKind as T};
 
@@ -52,7 +52,7 @@ impl<'a> Parser<'a> {
                     self.unsupported("generic arguments", glo, self.prev_hi());
                     return self.alloc_type(TypeKind::Error, lo);
                 }
-                if path.segments.is_empty() {
+                if path.is_empty() {
                     return self.alloc_type(TypeKind::Error, lo);
                 }
                 self.alloc_type(TypeKind::Path(path), lo)
@@ -150,15 +150,17 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `a::b::c`; generic arguments (`a::<T>`) are reported and skipped.
-    pub(super) fn parse_path(&mut self) -> Path {
+    /// `a::b::c`; generic arguments (`a::<T>`) are reported and skipped. The segments go
+    /// straight into the item's arena (a path holds no other path, so they are
+    /// contiguous), and come back out of it for a plain one-segment path.
+    pub(super) fn parse_path(&mut self) -> ArenaPath {
         let lo = self.lo();
         if self.at(T::PathSep) {
             let t = self.tok();
             self.bump();
             self.unsupported("paths starting with `::`", t.lo, t.hi);
         }
-        let mark = self.scratch_segments.len();
+        let start = self.arena.segments.len();
         loop {
             let t = self.tok();
             let kind = match t.kind {
@@ -188,18 +190,8 @@ impl<'a> Parser<'a> {
                     break;
                 }
             };
-            let seg = PathSegment {
-                kind,
-                span: self.rel(t.lo, t.hi),
-            };
-            if self.scratch_segments.len() == mark && !self.at(T::PathSep) {
-                // The common one-segment path: one exactly sized allocation.
-                return Path {
-                    segments: PathSegments::one(seg),
-                    span: self.rel_from(lo),
-                };
-            }
-            self.scratch_segments.push(seg);
+            let span = self.rel(t.lo, t.hi);
+            self.arena.segments.push(PathSegment { kind, span });
             if !self.at(T::PathSep) {
                 break;
             }
@@ -215,17 +207,28 @@ impl<'a> Parser<'a> {
             }
             self.bump_over();
         }
-        // Two segments (`Enum::Variant`, `module::item`) are the common longer path: two
-        // stores instead of a copy call.
-        let segments = match self.scratch_segments[mark..] {
-            [first, second] => vec![first, second],
-            ref more => more.to_vec(),
-        };
-        self.scratch_segments.truncate(mark);
-        Path {
-            segments: segments.into(),
-            span: self.rel_from(lo),
+        let span = self.rel_from(lo);
+        match self.arena.segments[start..] {
+            [seg] if seg.span == span => {
+                self.arena.segments.truncate(start);
+                ArenaPath::One(seg)
+            }
+            ref segs => ArenaPath::Many(
+                SegmentList {
+                    start: start as u32,
+                    len: segs.len() as u32,
+                },
+                span,
+            ),
         }
+    }
+
+    /// The one-segment path `name`, at `name`'s span.
+    pub(super) fn name_path(&mut self, name: Ident) -> ArenaPath {
+        ArenaPath::One(PathSegment {
+            kind: PathSegmentKind::Name(name.name),
+            span: name.span,
+        })
     }
 
     /// At `<`: skips to just after the matching `>` (counting `<<`, `>>` as two); stops at

@@ -20,7 +20,7 @@ use crate::sema::env::{ErrorReported, SemaEnv};
 use crate::sema::thir::{CastFrom, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, Thir};
 use crate::sema::ty::{ConstValue, FieldTy, FnSig, IntTy, StructFields, Ty};
 use crate::span::Span;
-use crate::syntax::ast::{BinOp, FmtPiece, Path, UnOp};
+use crate::syntax::ast::{BinOp, FmtPiece, PathRef, UnOp};
 
 use super::super::lower_fn;
 
@@ -115,7 +115,7 @@ impl FakeEnv {
 }
 
 impl SemaEnv for FakeEnv {
-    fn resolve_path(&self, _: DefId, path: &Path, _: Namespace) -> Result<Res, Diagnostic> {
+    fn resolve_path(&self, _: DefId, path: PathRef<'_>, _: Namespace) -> Result<Res, Diagnostic> {
         Err(Diagnostic::error("unresolved", path.span))
     }
     fn is_accessible(&self, _: Vis, _: DefId) -> bool {

@@ -585,6 +585,7 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
             "query cache: the record of node {} is damaged; recomputing what used it",
             id.0
         ));
+        rt.damaged_record.set(true);
     }
     let mut g = rt.graph.borrow_mut();
     let start = g.edges.len() as u32;

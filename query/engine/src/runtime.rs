@@ -183,6 +183,9 @@ pub struct Runtime {
     pub(crate) consumes: Vec<bool>,
     /// The start of the session on a loaded cache (see `session`).
     pub(crate) session: RefCell<crate::session::SessionState>,
+    /// A loaded record was found damaged: its node has no memo and its edges are lost, so
+    /// the changes pushed along them are not the whole story (`session::complete`).
+    pub(crate) damaged_record: Cell<bool>,
 }
 
 impl Runtime {
@@ -219,6 +222,7 @@ impl Runtime {
                 consumes
             },
             session: RefCell::new(Default::default()),
+            damaged_record: Cell::new(false),
             options,
         };
         if let Some(cache) = rt.options.cache.clone() {

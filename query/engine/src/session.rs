@@ -375,11 +375,16 @@ fn speculatively<Db: Database>(db: &Db, f: impl FnOnce() -> bool) -> bool {
 }
 
 /// Whether every memo loaded from the cache is known valid or was brought up to date in
-/// the current revision: the session started on a loaded cache, pushed every change, and
-/// nothing changed since.
+/// the current revision: the session started on a loaded cache, pushed every change, no
+/// loaded record was found damaged (a change could not be pushed past it), and nothing
+/// changed since.
 pub(crate) fn complete(rt: &Runtime) -> bool {
     let s = rt.session.borrow();
-    s.started && s.loaded > 0 && s.push.is_none() && s.clean_rev == Some(rt.revision.get())
+    s.started
+        && s.loaded > 0
+        && s.push.is_none()
+        && !rt.damaged_record.get()
+        && s.clean_rev == Some(rt.revision.get())
 }
 
 /// What the session's start did, for statistics.

@@ -3,69 +3,23 @@
 //! item tree and the tables before code generation, and a function's IR once its code
 //! exists), so that the peak is about one stage's data, not every stage's at once.
 //!
-//! The heap is measured by a global allocator that counts the bytes live at every moment
+//! The heap is measured by a global allocator (`rill_gen::heap`) that counts the bytes live at every moment
 //! and the most ever live. The counts are exact and the same on every run of the same
 //! program; the tests of this file take a lock so that none allocates while another
 //! measures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use rill_gen::{self as gen, GenConfig};
+use rill_gen::{self as gen, heap, GenConfig};
 use shared_frontend::sema::modules::{load_crate_with, MemLoader};
 use shared_frontend::syntax::parser;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        System.dealloc(ptr, layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            grew(new_size - layout.size());
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: heap::Counting = heap::Counting;
 
 /// One measurement at a time.
 static MEASURING: Mutex<()> = Mutex::new(());
-
-/// The most bytes live while `f` runs, above what was live when it started.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let start = LIVE.load(Ordering::Relaxed);
-    PEAK.store(start, Ordering::Relaxed);
-    let out = f();
-    (out, PEAK.load(Ordering::Relaxed) - start)
-}
 
 /// A generated program of about `lines` lines, in memory, and its line count.
 fn program(lines: usize) -> (MemLoader, usize) {
@@ -85,10 +39,10 @@ fn peak_is_below_the_syntax_and_the_typed_trees_together() {
     let (loader, lines) = program(20_000);
     let root = Path::new("main.rs");
     // What the parsed crate holds (its texts and syntax trees): the pipeline's first stage.
-    let (krate, syntax) = peak_during(|| load_crate_with(&loader, root, &parser::parse_file));
+    let (krate, syntax) = heap::peak_during(|| load_crate_with(&loader, root, &parser::parse_file));
     drop(krate);
     let (compiled, peak) =
-        peak_during(|| pipeline::compile(&loader, root, pipeline::Until::ImageOnly));
+        heap::peak_during(|| pipeline::compile(&loader, root, pipeline::Until::ImageOnly));
     assert!(compiled.image.is_some() && !compiled.has_errors());
     let per_line = peak / lines;
     eprintln!(
@@ -112,9 +66,9 @@ fn image_only_keeps_only_the_image_and_it_is_the_same_image() {
     let (loader, _) = program(2_000);
     let root = Path::new("main.rs");
     let (full, full_peak) =
-        peak_during(|| pipeline::compile(&loader, root, pipeline::Until::Image));
+        heap::peak_during(|| pipeline::compile(&loader, root, pipeline::Until::Image));
     let (only, only_peak) =
-        peak_during(|| pipeline::compile(&loader, root, pipeline::Until::ImageOnly));
+        heap::peak_during(|| pipeline::compile(&loader, root, pipeline::Until::ImageOnly));
     assert!(full.ir.is_some() && !full.blobs.is_empty());
     assert!(only.ir.is_none() && only.blobs.is_empty() && only.asts.is_empty());
     let hash = |c: &pipeline::Compiled| c.image.as_ref().map(|i| i.hash());

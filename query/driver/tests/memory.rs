@@ -5,60 +5,22 @@
 //! bodies are never all held at once. A released value read again is parsed again,
 //! equal, and not a change.
 //!
-//! The heap is measured by a global allocator that counts the bytes live at every moment
+//! The heap is measured by a global allocator (`rill_gen::heap`) that counts the bytes live at every moment
 //! and the most ever live; the tests of this file take a lock so that none allocates while
 //! another measures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use query::DatabaseExt;
 use query_driver::{rq, BuildOptions, Goal, Session};
-use rill_gen::{self as gen, GenConfig};
+use rill_gen::{self as gen, heap, GenConfig};
 use shared_frontend::sema::def::DefKind;
 use shared_frontend::sema::modules::{load_crate_with, MemLoader};
 use shared_frontend::syntax::parser;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        System.dealloc(ptr, layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            grew(new_size - layout.size());
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: heap::Counting = heap::Counting;
 
 /// One measurement at a time.
 static MEASURING: Mutex<()> = Mutex::new(());
@@ -87,9 +49,9 @@ fn the_syntax_is_released_file_by_file_and_parsed_again_only_when_read_again() {
     let loader = program(20_000);
     let root = Path::new("main.rs");
     // What the parsed crate holds (its texts and syntax trees).
-    let start = LIVE.load(Ordering::Relaxed);
+    let start = heap::live();
     let krate = load_crate_with(&loader, root, &parser::parse_file);
-    let parsed = LIVE.load(Ordering::Relaxed) - start;
+    let parsed = heap::live() - start;
     drop(krate);
 
     let mut session = Session::new(Arc::new(loader), root, Goal::Check, BuildOptions::default());
@@ -112,13 +74,13 @@ fn the_syntax_is_released_file_by_file_and_parsed_again_only_when_read_again() {
 
     // Reading every item's syntax again parses the files again: about as much as the
     // parsed crate's syntax comes back (it would cost nothing were it still held).
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = heap::live();
     let syntax: Vec<_> = defs
         .iter()
         .filter(|(_, k)| !matches!(k, DefKind::Mod | DefKind::TypeAlias))
         .map(|(d, _)| session.db.item_ast(*d).expect("an item's syntax"))
         .collect();
-    let again = LIVE.load(Ordering::Relaxed) - before;
+    let again = heap::live() - before;
     eprintln!("parsed crate {parsed} bytes; the items' syntax read again {again} bytes");
     assert!(
         again > parsed / 2,

@@ -13,12 +13,14 @@
 //!
 //! Code map: `rng` (the PRNG), `model` (the model and its queries), `body` (statements and
 //! expressions), `build` (the program), `consteval` (exact const evaluation), `render`
-//! (text), `edits`, `mutations`, `strategies` (proptest).
+//! (text), `edits`, `mutations`, `strategies` (proptest); `heap` (the
+//! allocator the memory tests count with).
 
 mod body;
 mod build;
 mod consteval;
 mod edits;
+pub mod heap;
 mod model;
 mod mutations;
 mod render;

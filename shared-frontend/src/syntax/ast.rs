@@ -221,25 +221,6 @@ impl ArenaPath {
     }
 }
 
-/// A path's segments: a range of its arena's [`Arena::segments`], read as `&arena[list]`.
-#[derive(
-    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
-)]
-pub struct SegmentList {
-    pub start: u32,
-    pub len: u32,
-}
-
-/// A `println!` format string's pieces: a range of its arena's [`Arena::fmt_pieces`],
-/// read as `&arena[list]`.
-#[derive(
-    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
-)]
-pub struct PieceList {
-    pub start: u32,
-    pub len: u32,
-}
-
 /// The segments of a [`Path`]: a slice, stored without a heap allocation when there is
 /// one segment (nearly every path). Serialized, hashed, compared and printed exactly as a
 /// `Vec<PathSegment>` would be.
@@ -336,54 +317,59 @@ pub struct StmtId(pub u32);
 )]
 pub struct TypeId(pub u32);
 
-/// A list of expressions of one item (call arguments, array elements, `println!`
-/// arguments): a range of its arena's [`Arena::expr_lists`], read as `&arena[list]`.
-#[derive(
-    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
-)]
-pub struct ExprList {
-    pub start: u32,
-    pub len: u32,
+/// Defines a list of an item's syntax: `start..start + len` of one side array of the
+/// item's [`Arena`], read as `&arena[list]` (the arena's `Index` impl).
+macro_rules! arena_list {
+    ($(#[$doc:meta])* $name:ident of $elem:ty, in $field:ident) => {
+        $(#[$doc])*
+        #[derive(
+            serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
+        )]
+        pub struct $name {
+            pub start: u32,
+            pub len: u32,
+        }
+
+        impl $name {
+            pub fn len(self) -> usize {
+                self.len as usize
+            }
+
+            pub fn is_empty(self) -> bool {
+                self.len == 0
+            }
+        }
+
+        impl std::ops::Index<$name> for Arena {
+            type Output = [$elem];
+            fn index(&self, list: $name) -> &[$elem] {
+                let start = list.start as usize;
+                &self.$field[start..start + list.len as usize]
+            }
+        }
+    };
 }
 
-/// A block's statements: a range of its arena's [`Arena::stmt_lists`], read as
-/// `&arena[list]`.
-#[derive(
-    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
-)]
-pub struct StmtList {
-    pub start: u32,
-    pub len: u32,
+arena_list! {
+    /// A list of expressions of one item (call arguments, array elements, `println!`
+    /// arguments).
+    ExprList of ExprId, in expr_lists
 }
-
-/// A struct literal's fields: a range of its arena's [`Arena::field_inits`], read as
-/// `&arena[list]`.
-#[derive(
-    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, Hash,
-)]
-pub struct FieldList {
-    pub start: u32,
-    pub len: u32,
+arena_list! {
+    /// A block's statements.
+    StmtList of StmtId, in stmt_lists
 }
-
-impl ExprList {
-    pub fn len(self) -> usize {
-        self.len as usize
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
+arena_list! {
+    /// A struct literal's fields.
+    FieldList of FieldInit, in field_inits
 }
-
-impl StmtList {
-    pub fn len(self) -> usize {
-        self.len as usize
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
+arena_list! {
+    /// A path's segments ([`ArenaPath::Many`]).
+    SegmentList of PathSegment, in segments
+}
+arena_list! {
+    /// A `println!` format string's pieces.
+    PieceList of FmtPiece, in fmt_pieces
 }
 
 /// The nodes of one item. The child lists of nodes (a block's statements, a call's
@@ -473,20 +459,6 @@ impl Arena {
     }
 }
 
-impl std::ops::Index<SegmentList> for Arena {
-    type Output = [PathSegment];
-    fn index(&self, list: SegmentList) -> &[PathSegment] {
-        let start = list.start as usize;
-        &self.segments[start..start + list.len as usize]
-    }
-}
-impl std::ops::Index<PieceList> for Arena {
-    type Output = [FmtPiece];
-    fn index(&self, list: PieceList) -> &[FmtPiece] {
-        let start = list.start as usize;
-        &self.fmt_pieces[start..start + list.len as usize]
-    }
-}
 impl std::ops::Index<ExprId> for Arena {
     type Output = Expr;
     fn index(&self, id: ExprId) -> &Expr {
@@ -497,27 +469,6 @@ impl std::ops::Index<StmtId> for Arena {
     type Output = Stmt;
     fn index(&self, id: StmtId) -> &Stmt {
         &self.stmts[id.0 as usize]
-    }
-}
-impl std::ops::Index<ExprList> for Arena {
-    type Output = [ExprId];
-    fn index(&self, list: ExprList) -> &[ExprId] {
-        let start = list.start as usize;
-        &self.expr_lists[start..start + list.len as usize]
-    }
-}
-impl std::ops::Index<StmtList> for Arena {
-    type Output = [StmtId];
-    fn index(&self, list: StmtList) -> &[StmtId] {
-        let start = list.start as usize;
-        &self.stmt_lists[start..start + list.len as usize]
-    }
-}
-impl std::ops::Index<FieldList> for Arena {
-    type Output = [FieldInit];
-    fn index(&self, list: FieldList) -> &[FieldInit] {
-        let start = list.start as usize;
-        &self.field_inits[start..start + list.len as usize]
     }
 }
 impl std::ops::Index<TypeId> for Arena {

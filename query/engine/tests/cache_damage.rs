@@ -1061,3 +1061,47 @@ fn concurrent_builds_are_correct_and_leave_a_valid_cache() {
         assert_eq!(workload(&db, 500), expected(2, 500));
     }
 }
+
+/// A damaged record is not only this build's problem: the build that meets it saves a
+/// cache, and later builds with other inputs start on that cache (and on the damaged
+/// record again if nothing rewrote it). Each build of such a history, on every record's
+/// damage, equals a from-scratch build.
+#[test]
+fn builds_after_a_damaged_record_stay_correct() {
+    let _serial = serial();
+    let good = good_cache();
+    let n = node_count(&good);
+    // Histories of inputs after the damaged build (variant 0, the cache's own inputs).
+    let histories: [&[i64]; 3] = [&[0, 3, 0], &[3, 3, 1], &[1, 0, 2, 0]];
+    let mut cases = 0;
+    for i in (0..n).step_by(stride().min(2)) {
+        let Some(r) = record_at(&good, i) else {
+            continue;
+        };
+        for (h, history) in histories.iter().enumerate() {
+            // Flip a byte of the record's head, or of its value when it has one.
+            let at = if h % 2 == 1 && !r.value.is_empty() {
+                r.value.start
+            } else {
+                r.start + 4
+            };
+            let mut b = good.clone();
+            b[at] ^= 1;
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(CACHE), &b).unwrap();
+            for (step, &variant) in history.iter().enumerate() {
+                let mut db = db_with(dir.path(), OnLocked::Wait);
+                set_inputs(&mut db, variant, NAMES);
+                let got = workload(&db, NAMES);
+                assert_eq!(
+                    got,
+                    expected(variant, NAMES),
+                    "record {i} damaged at byte {at}, build {step} of history {history:?}"
+                );
+                assert!(db.save().saved);
+            }
+            cases += 1;
+        }
+    }
+    assert!(cases > 0);
+}

@@ -171,6 +171,7 @@ fn optimize_owned(mut f: IrFunction) -> (IrFunction, OptStats) {
     sc.rpo_valid = false;
     sc.classes_valid = false;
     sc.reached_valid = false;
+    sc.no_copies = false;
     // The first pass needs the register classes anyway; computing them checks the
     // registers (`well_formed_registers`).
     let classes = sc.take_classes(&f);

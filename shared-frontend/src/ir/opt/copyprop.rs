@@ -90,12 +90,15 @@ pub(super) fn propagate_unchecked(
     sc: &mut Scratch,
 ) -> Changes {
     let mut ch = Changes::default();
-    // Without copies there is nothing to propagate (and no self-copy to remove).
-    if !f
-        .blocks
-        .iter()
-        .any(|b| b.insts.iter().any(|i| matches!(i, Inst::Copy { .. })))
+    // Without copies there is nothing to propagate (and no self-copy to remove); once
+    // found so, nothing need look again until folding makes one (`Scratch::no_copies`).
+    if sc.no_copies
+        || !f
+            .blocks
+            .iter()
+            .any(|b| b.insts.iter().any(|i| matches!(i, Inst::Copy { .. })))
     {
+        sc.no_copies = true;
         return ch;
     }
     let mut bufs = std::mem::take(&mut sc.copies);

@@ -517,6 +517,7 @@ pub(super) fn fold_constants_unchecked(
                 }
                 Act::Copy(dst, src) => {
                     stats.folded_insts += 1;
+                    sc.no_copies = false;
                     Inst::Copy { dst, src }
                 }
             };

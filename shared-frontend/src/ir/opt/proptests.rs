@@ -470,7 +470,11 @@ pub(super) fn optimize_every_pass_every_round(f: &IrFunction) -> (IrFunction, Op
         for pass in ORDER {
             changed |= match pass {
                 FOLD => fold::fold_constants_unchecked(&mut f, &mut stats, &mut sc, &mut bufs),
-                COPYPROP => copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc),
+                COPYPROP => {
+                    // Copy propagation looks for copies every time here.
+                    sc.no_copies = false;
+                    copyprop::propagate_unchecked(&mut f, &mut stats, &mut sc)
+                }
                 CFG => cfg::simplify_cfg_unchecked(&mut f, &mut stats, &mut sc),
                 _ => dce::eliminate_dead_code_unchecked(&mut f, &mut stats, &mut sc),
             }

@@ -346,6 +346,10 @@ pub(super) struct Scratch {
     /// other pass changes a jump target or the block list).
     pub reached: Vec<bool>,
     pub reached_valid: bool,
+    /// Whether no block holds a copy, as copy propagation found when it last looked (it
+    /// then has nothing to do, and need not look again). Only folding makes copies (and
+    /// clears this when it does); the other passes take copies away or leave them.
+    pub no_copies: bool,
 }
 
 impl Scratch {

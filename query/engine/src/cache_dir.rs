@@ -520,9 +520,9 @@ impl Loaded {
         })
     }
 
-    /// The roots of the loaded graph.
-    pub(crate) fn roots(&self) -> Vec<u32> {
-        let mut roots = self.store.roots.clone();
+    /// The roots of the loaded graph; `None` if the cache file's roots section is damaged.
+    pub(crate) fn roots(&self) -> Option<Vec<u32>> {
+        let mut roots = self.store.roots()?;
         roots.extend(
             self.delta
                 .nodes
@@ -530,7 +530,7 @@ impl Loaded {
                 .filter(|(_, n)| n.flags.contains(disk_flags::ROOT) && !n.tombstone)
                 .map(|(&i, _)| i),
         );
-        roots
+        Some(roots)
     }
 
     /// The generation of the cache as loaded: the last save's.
@@ -1554,8 +1554,19 @@ impl DependencyOrder {
     /// reached through edges).
     fn new(rt: &Runtime) -> DependencyOrder {
         if let Some(p) = rt.prev.as_ref() {
-            for r in p.roots() {
-                ensure(rt, NodeId(r));
+            match p.roots() {
+                Some(roots) => {
+                    for r in roots {
+                        ensure(rt, NodeId(r));
+                    }
+                }
+                // Without them a loaded memo that this session did not reach is not
+                // written: it is recomputed when next read, as after any lost record.
+                None => rt.warn(
+                    "query cache: the roots section is damaged; keeping only what this \
+                     session's reads reach"
+                        .to_string(),
+                ),
             }
         }
         DependencyOrder {

@@ -513,7 +513,9 @@ impl Loaded {
                 && d.flags & mask == flags & mask
                 && d.durability == durability;
         }
-        self.store.record(i).is_some_and(|r| {
+        // The node was loaded from this record, which was checked then (a damaged one
+        // leaves a node of no known kind, which a save never compares).
+        self.store.record_links(i).is_some_and(|r| {
             r.flags & mask == flags & mask
                 && r.durability == durability
                 && r.deps().eq(deps.iter().copied())

@@ -1114,14 +1114,36 @@ pub(crate) struct Record<'a> {
 impl Record<'_> {
     /// The edges, in the order they were read.
     pub(crate) fn deps(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut at = 0;
-        let mut prev = None;
-        (0..self.edge_count).map_while(move |_| {
-            let d = edge(self.edges, &mut at, self.node, prev)?;
-            prev = Some(d);
-            Some(d)
-        })
+        edges_of(self.edges, self.node, self.edge_count)
     }
+}
+
+/// What [`Store::record_links`] reads of a record, unchecked.
+pub(crate) struct RecordLinks<'a> {
+    pub flags: DiskFlags,
+    pub durability: u8,
+    node: u32,
+    edge_count: u32,
+    /// From the first edge to the end of the bodies.
+    edges: &'a [u8],
+}
+
+impl RecordLinks<'_> {
+    /// The node's edges, as far as they can be read.
+    pub(crate) fn deps(&self) -> impl Iterator<Item = u32> + '_ {
+        edges_of(self.edges, self.node, self.edge_count)
+    }
+}
+
+/// The `count` edges of node `node` at the start of `b`, as far as they can be read.
+fn edges_of(b: &[u8], node: u32, count: u32) -> impl Iterator<Item = u32> + '_ {
+    let mut at = 0;
+    let mut prev = None;
+    (0..count).map_while(move |_| {
+        let d = edge(b, &mut at, node, prev)?;
+        prev = Some(d);
+        Some(d)
+    })
 }
 
 /// The previous session's cache file, opened: sections located, the small ones read.
@@ -1320,6 +1342,32 @@ impl Store {
             return None;
         }
         Some(record)
+    }
+
+    /// Node `i`'s flags, durability and edges, read from its record without checking it:
+    /// for a save comparing a node of the session with the record the session checked
+    /// when it loaded the node ([`Store::record`]). Damaged since, the record could at
+    /// worst compare equal and be kept as it is, where its checksum fails when it is next
+    /// used.
+    pub(crate) fn record_links(&self, i: u32) -> Option<RecordLinks<'_>> {
+        let b = self.record_bytes(i)?;
+        let mut at = RECORD_SUM;
+        varint(b, &mut at)?;
+        let flags_byte = *b.get(at)?;
+        at += 1;
+        let flags = DiskFlags::from_bits_retain(flags_byte & ((1 << DURABILITY_SHIFT) - 1));
+        varint(b, &mut at)?;
+        if flags.contains(disk_flags::HAS_FP) {
+            varint(b, &mut at)?;
+        }
+        let edge_count = varint(b, &mut at)?;
+        Some(RecordLinks {
+            flags,
+            durability: flags_byte >> DURABILITY_SHIFT,
+            node: i,
+            edge_count,
+            edges: &b[at..],
+        })
     }
 
     /// Key `k`'s entry: its fingerprint, its bytes and the whole entry (unchecked: a

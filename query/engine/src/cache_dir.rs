@@ -755,9 +755,12 @@ fn append<Db: Database>(
         return None;
     }
     let loaded = rt.session.borrow().loaded;
+    // The sets and maps below are made at their final size: a session that re-executed
+    // every file's stamp has thousands of members at a million lines, and growing a
+    // table rehashes what it holds.
     let dirty: Vec<NodeId> = {
-        let mut seen = FxHashSet::default();
         let s = rt.session.borrow();
+        let mut seen = FxHashSet::with_capacity_and_hasher(s.dirty.len(), Default::default());
         s.dirty
             .iter()
             .copied()
@@ -774,7 +777,8 @@ fn append<Db: Database>(
         let dirty = &members;
         // Dependencies first, within the members.
         let mut topo = Vec::with_capacity(dirty.len());
-        let mut state: FxHashMap<NodeId, u8> = FxHashMap::default();
+        let mut state: FxHashMap<NodeId, u8> =
+            FxHashMap::with_capacity_and_hasher(dirty.len(), Default::default());
         for &root in dirty {
             if state.contains_key(&root) {
                 continue;
@@ -799,7 +803,8 @@ fn append<Db: Database>(
             }
         }
         let mut disk_id: FxHashMap<NodeId, u32> = FxHashMap::default();
-        let mut new_order: FxHashMap<NodeId, u32> = FxHashMap::default();
+        let mut new_order: FxHashMap<NodeId, u32> =
+            FxHashMap::with_capacity_and_hasher(topo.len(), Default::default());
         let mut next_id = loaded;
         let mut next_order = p.delta.next_order.max(p.store.len());
         let mut seg = SegmentWriter::new();

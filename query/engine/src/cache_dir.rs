@@ -513,16 +513,18 @@ impl Loaded {
                 && d.flags & mask == flags & mask
                 && d.durability == durability;
         }
-        self.store.record(i).is_some_and(|r| {
+        // The node was loaded from this record, which was checked then (a damaged one
+        // leaves a node of no known kind, which a save never compares).
+        self.store.record_links(i).is_some_and(|r| {
             r.flags & mask == flags & mask
                 && r.durability == durability
                 && r.deps().eq(deps.iter().copied())
         })
     }
 
-    /// The roots of the loaded graph.
-    pub(crate) fn roots(&self) -> Vec<u32> {
-        let mut roots = self.store.roots.clone();
+    /// The roots of the loaded graph; `None` if the cache file's roots section is damaged.
+    pub(crate) fn roots(&self) -> Option<Vec<u32>> {
+        let mut roots = self.store.roots()?;
         roots.extend(
             self.delta
                 .nodes
@@ -530,7 +532,7 @@ impl Loaded {
                 .filter(|(_, n)| n.flags.contains(disk_flags::ROOT) && !n.tombstone)
                 .map(|(&i, _)| i),
         );
-        roots
+        Some(roots)
     }
 
     /// The generation of the cache as loaded: the last save's.
@@ -753,9 +755,12 @@ fn append<Db: Database>(
         return None;
     }
     let loaded = rt.session.borrow().loaded;
+    // The sets and maps below are made at their final size: a session that re-executed
+    // every file's stamp has thousands of members at a million lines, and growing a
+    // table rehashes what it holds.
     let dirty: Vec<NodeId> = {
-        let mut seen = FxHashSet::default();
         let s = rt.session.borrow();
+        let mut seen = FxHashSet::with_capacity_and_hasher(s.dirty.len(), Default::default());
         s.dirty
             .iter()
             .copied()
@@ -772,7 +777,8 @@ fn append<Db: Database>(
         let dirty = &members;
         // Dependencies first, within the members.
         let mut topo = Vec::with_capacity(dirty.len());
-        let mut state: FxHashMap<NodeId, u8> = FxHashMap::default();
+        let mut state: FxHashMap<NodeId, u8> =
+            FxHashMap::with_capacity_and_hasher(dirty.len(), Default::default());
         for &root in dirty {
             if state.contains_key(&root) {
                 continue;
@@ -797,7 +803,8 @@ fn append<Db: Database>(
             }
         }
         let mut disk_id: FxHashMap<NodeId, u32> = FxHashMap::default();
-        let mut new_order: FxHashMap<NodeId, u32> = FxHashMap::default();
+        let mut new_order: FxHashMap<NodeId, u32> =
+            FxHashMap::with_capacity_and_hasher(topo.len(), Default::default());
         let mut next_id = loaded;
         let mut next_order = p.delta.next_order.max(p.store.len());
         let mut seg = SegmentWriter::new();
@@ -1554,8 +1561,19 @@ impl DependencyOrder {
     /// reached through edges).
     fn new(rt: &Runtime) -> DependencyOrder {
         if let Some(p) = rt.prev.as_ref() {
-            for r in p.roots() {
-                ensure(rt, NodeId(r));
+            match p.roots() {
+                Some(roots) => {
+                    for r in roots {
+                        ensure(rt, NodeId(r));
+                    }
+                }
+                // Without them a loaded memo that this session did not reach is not
+                // written: it is recomputed when next read, as after any lost record.
+                None => rt.warn(
+                    "query cache: the roots section is damaged; keeping only what this \
+                     session's reads reach"
+                        .to_string(),
+                ),
             }
         }
         DependencyOrder {

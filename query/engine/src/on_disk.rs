@@ -58,8 +58,12 @@
 //! a record that fails its check when used is a warning and a recomputation of that
 //! node):
 //! - at open: the header (magic, version, hasher, build id, the file's length), the index
-//!   (its checksum is in the header), every section's bounds, and the kinds, volatile and
-//!   roots sections (small: they are read whole);
+//!   (its checksum is in the header), every section's bounds, and the kinds and volatile
+//!   sections (small: they are read whole);
+//! - the roots section, only when a new file is written from the loaded graph (a session
+//!   that appends to the journal never reads it; it grows with the program, a root per
+//!   top-level read); damaged, it is a warning, and the new file keeps only what the
+//!   session's own reads reach;
 //! - a record, when its node is first used (its value is used only through it): its
 //!   checksum (the low half of the xxh3-64 of the rest of the record, value included,
 //!   seeded with the node's index, then of its key's entry seeded with that, then of its
@@ -90,8 +94,8 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 /// encodings. 8: a key with a fingerprint of its own, `StableHash::key_fingerprint`
 /// (a def id, a name's digest, a tuple of such), is not hashed. 9: the driver's file
 /// skeletons hold a syntax tree whose paths and format pieces are side arrays of the
-/// item's arena.)
-pub const FORMAT_VERSION: u32 = 9;
+/// item's arena. 10: a path's key fingerprint is its bytes' digest.)
+pub const FORMAT_VERSION: u32 = 10;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x06";
 pub(crate) const HEADER_LEN: usize = 64;
@@ -1110,14 +1114,36 @@ pub(crate) struct Record<'a> {
 impl Record<'_> {
     /// The edges, in the order they were read.
     pub(crate) fn deps(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut at = 0;
-        let mut prev = None;
-        (0..self.edge_count).map_while(move |_| {
-            let d = edge(self.edges, &mut at, self.node, prev)?;
-            prev = Some(d);
-            Some(d)
-        })
+        edges_of(self.edges, self.node, self.edge_count)
     }
+}
+
+/// What [`Store::record_links`] reads of a record, unchecked.
+pub(crate) struct RecordLinks<'a> {
+    pub flags: DiskFlags,
+    pub durability: u8,
+    node: u32,
+    edge_count: u32,
+    /// From the first edge to the end of the bodies.
+    edges: &'a [u8],
+}
+
+impl RecordLinks<'_> {
+    /// The node's edges, as far as they can be read.
+    pub(crate) fn deps(&self) -> impl Iterator<Item = u32> + '_ {
+        edges_of(self.edges, self.node, self.edge_count)
+    }
+}
+
+/// The `count` edges of node `node` at the start of `b`, as far as they can be read.
+fn edges_of(b: &[u8], node: u32, count: u32) -> impl Iterator<Item = u32> + '_ {
+    let mut at = 0;
+    let mut prev = None;
+    (0..count).map_while(move |_| {
+        let d = edge(b, &mut at, node, prev)?;
+        prev = Some(d);
+        Some(d)
+    })
 }
 
 /// The previous session's cache file, opened: sections located, the small ones read.
@@ -1128,7 +1154,6 @@ pub(crate) struct Store {
     /// The writer's query kind names, by disk kind.
     pub kinds: Vec<String>,
     pub volatile: Vec<u32>,
-    pub roots: Vec<u32>,
     /// Whether the reverse section's checksum was found right (checked on first use).
     reverse_ok: std::cell::OnceCell<bool>,
     /// The check of the reverse section running on a thread of its own
@@ -1210,9 +1235,13 @@ impl Store {
             return Err(LoadError::Invalid("keys"));
         }
         let volatile = checked_u32s(&bytes, index.volatile, index.volatile_sum, "volatile")?;
-        let roots = checked_u32s(&bytes, index.roots, index.roots_sum, "roots")?;
-        if volatile.iter().chain(&roots).any(|&i| u64::from(i) >= n) {
+        if volatile.iter().any(|&i| u64::from(i) >= n) {
             return Err(LoadError::Invalid("node index out of range"));
+        }
+        // The roots are checked when used (`Store::roots`): only a new file's writer reads
+        // them, and at a million lines they are some 200 KiB, a page fault per 4 KiB.
+        if index.roots.len % 4 != 0 {
+            return Err(LoadError::Invalid("roots"));
         }
         Ok(Store {
             bytes: std::sync::Arc::new(bytes),
@@ -1220,10 +1249,18 @@ impl Store {
             header,
             kinds,
             volatile,
-            roots,
             reverse_ok: std::cell::OnceCell::new(),
             reverse_ahead: std::cell::RefCell::new(None),
         })
+    }
+
+    /// The roots, checked against their checksum and the node count; `None` if the
+    /// section is damaged.
+    pub(crate) fn roots(&self) -> Option<Vec<u32>> {
+        let index = &self.index;
+        let roots = checked_u32s(&self.bytes, index.roots, index.roots_sum, "roots").ok()?;
+        let n = self.index.nodes;
+        roots.iter().all(|&i| u64::from(i) < n).then_some(roots)
     }
 
     /// The number of nodes.
@@ -1305,6 +1342,32 @@ impl Store {
             return None;
         }
         Some(record)
+    }
+
+    /// Node `i`'s flags, durability and edges, read from its record without checking it:
+    /// for a save comparing a node of the session with the record the session checked
+    /// when it loaded the node ([`Store::record`]). Damaged since, the record could at
+    /// worst compare equal and be kept as it is, where its checksum fails when it is next
+    /// used.
+    pub(crate) fn record_links(&self, i: u32) -> Option<RecordLinks<'_>> {
+        let b = self.record_bytes(i)?;
+        let mut at = RECORD_SUM;
+        varint(b, &mut at)?;
+        let flags_byte = *b.get(at)?;
+        at += 1;
+        let flags = DiskFlags::from_bits_retain(flags_byte & ((1 << DURABILITY_SHIFT) - 1));
+        varint(b, &mut at)?;
+        if flags.contains(disk_flags::HAS_FP) {
+            varint(b, &mut at)?;
+        }
+        let edge_count = varint(b, &mut at)?;
+        Some(RecordLinks {
+            flags,
+            durability: flags_byte >> DURABILITY_SHIFT,
+            node: i,
+            edge_count,
+            edges: &b[at..],
+        })
     }
 
     /// Key `k`'s entry: its fingerprint, its bytes and the whole entry (unchecked: a
@@ -1809,7 +1872,7 @@ mod tests {
         );
         assert_eq!(store.header.generation, 9);
         assert_eq!(
-            (store.volatile.as_slice(), store.roots.as_slice()),
+            (store.volatile.as_slice(), store.roots().unwrap().as_slice()),
             (&[0, 1][..], &[39][..])
         );
         for i in 0..40u32 {
@@ -1917,7 +1980,7 @@ mod tests {
     }
 
     #[test]
-    fn the_header_the_index_and_the_small_sections_are_checked_at_open() {
+    fn the_header_the_index_and_the_small_sections_are_checked_at_open_the_roots_when_read() {
         let good = file();
         assert!(open(good.clone()).is_ok());
         for at in (0..HEADER_LEN).chain(good.len() - INDEX_LEN..good.len()) {
@@ -1926,12 +1989,19 @@ mod tests {
             assert!(open(b).is_err(), "byte {at}");
         }
         let index = open(good.clone()).unwrap().index;
-        for s in [index.kinds, index.volatile, index.roots] {
+        for s in [index.kinds, index.volatile] {
             for at in s.off as usize..(s.off + s.len) as usize {
                 let mut b = good.clone();
                 b[at] ^= 1;
                 assert_eq!(open(b).err(), Some(LoadError::Checksum), "byte {at}");
             }
+        }
+        assert!(open(good.clone()).unwrap().roots().is_some());
+        let s = index.roots;
+        for at in s.off as usize..(s.off + s.len) as usize {
+            let mut b = good.clone();
+            b[at] ^= 1;
+            assert_eq!(open(b).unwrap().roots(), None, "byte {at}");
         }
         for len in [0, 10, HEADER_LEN, good.len() - 1] {
             assert!(open(good[..len].to_vec()).is_err(), "cut at {len}");

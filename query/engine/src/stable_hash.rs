@@ -137,11 +137,24 @@ impl<Cx: ?Sized> StableHash<Cx> for Path {
         h.write_usize(bytes.len());
         h.write_bytes(bytes);
     }
+
+    /// A path is a name: its bytes' digest. Every source file's and directory's stamp is
+    /// a node keyed by its path, and a session on a loaded cache checks each such key
+    /// against its fingerprint as it decodes it, so the key's hash is paid per file.
+    #[inline]
+    fn key_fingerprint(&self) -> Option<Fingerprint> {
+        Some(Fingerprint::of_bytes(self.as_os_str().as_encoded_bytes()))
+    }
 }
 
 impl<Cx: ?Sized> StableHash<Cx> for PathBuf {
     fn stable_hash(&self, h: &mut StableHasher) {
         StableHash::<Cx>::stable_hash(self.as_path(), h);
+    }
+
+    #[inline]
+    fn key_fingerprint(&self) -> Option<Fingerprint> {
+        StableHash::<Cx>::key_fingerprint(self.as_path())
     }
 }
 

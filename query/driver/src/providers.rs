@@ -258,6 +258,14 @@ impl FileLoader for QueryLoader<'_> {
         self.0.file_text(path.to_path_buf()).to_io()
     }
 
+    /// The query's own buffer, shared: no copy of the text.
+    fn load_shared(&self, path: &Path) -> std::io::Result<Arc<[u8]>> {
+        match &*self.0.file_text(path.to_path_buf()) {
+            FileText::Bytes(b) => Ok(b.clone()),
+            error => error.to_io().map(Arc::from),
+        }
+    }
+
     fn is_file(&self, path: &Path) -> bool {
         self.0.file_text(path.to_path_buf()).is_file()
     }

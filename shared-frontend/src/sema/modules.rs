@@ -227,6 +227,19 @@ fn read_uninit(file: &std::fs::File, dst: &mut [std::mem::MaybeUninit<u8>]) -> i
     Ok(filled)
 }
 
+/// The text of a file read into a shared buffer, in that same buffer: the source map
+/// keeps the loader's bytes instead of a copy of them. The bytes and why they are not
+/// UTF-8 otherwise.
+fn shared_str(bytes: Arc<[u8]>) -> Result<Arc<str>, (Arc<[u8]>, std::str::Utf8Error)> {
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        return Err((bytes, e));
+    }
+    // SAFETY: the bytes were just checked to be UTF-8, and `str` has the layout of
+    // `[u8]`, so the allocation is a valid `Arc<str>` (the standard library's
+    // `Arc<str>: From<&str>` makes one from an `Arc<[u8]>` the same way).
+    Ok(unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) })
+}
+
 /// A fixed set of in-memory files. Paths compare component-wise (`a//b.rs` is `a/b.rs`).
 /// It has no metadata ([`FileLoader::stat`] is `None`): an incremental driver compares
 /// its files by content, so a file counts as changed exactly when its text does.
@@ -502,7 +515,7 @@ pub fn load_crate_parsed(loader: &dyn FileLoader, root: &Path, parse: &ParseFn<'
         },
         file_stack: Vec::new(),
     };
-    let bytes = match loader.load(root) {
+    let bytes = match loader.load_shared(root) {
         Ok(bytes) => bytes,
         Err(e) => {
             cx.out.root_unreadable = true;
@@ -548,7 +561,7 @@ impl Loader<'_> {
     fn add_file(
         &mut self,
         path: &Path,
-        bytes: Vec<u8>,
+        bytes: Arc<[u8]>,
         requester: Option<Requester>,
     ) -> Option<FileId> {
         if bytes.len() > MAX_FILE_SIZE {
@@ -563,9 +576,8 @@ impl Loader<'_> {
             self.out.diagnostics.push(d);
             return None;
         }
-        match String::from_utf8(bytes) {
+        match shared_str(bytes) {
             Ok(text) => {
-                let text: Arc<str> = Arc::from(text);
                 let (ast, diags) = (self.parse)(path, &text);
                 let file = self
                     .out
@@ -577,10 +589,9 @@ impl Loader<'_> {
                 self.set_parsed(file, ast);
                 Some(file)
             }
-            Err(e) => {
+            Err((bytes, e)) => {
                 self.out.unloaded.push(path.to_path_buf());
-                let valid_up_to = e.utf8_error().valid_up_to() as u32;
-                let bytes = e.into_bytes();
+                let valid_up_to = e.valid_up_to() as u32;
                 let bad = bytes[valid_up_to as usize];
                 let lossy: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
                 let file = self
@@ -704,7 +715,7 @@ impl Loader<'_> {
             file: parent_file,
             span: item_span,
         };
-        let bytes = match self.loader.load(&path) {
+        let bytes = match self.loader.load_shared(&path) {
             Ok(bytes) => bytes,
             Err(e) => {
                 self.out.unloaded.push(path.clone());

@@ -152,8 +152,21 @@ impl<'a> Parser<'a> {
 
     /// `a::b::c`; generic arguments (`a::<T>`) are reported and skipped. The segments go
     /// straight into the item's arena (a path holds no other path, so they are
-    /// contiguous), and come back out of it for a plain one-segment path.
+    /// contiguous); a plain one-segment path is not put there.
+    #[inline]
     pub(super) fn parse_path(&mut self) -> ArenaPath {
+        // Most paths are one name with nothing after it that continues a path: it is
+        // read here, as `parse_path_segments` would read it, without the segment list.
+        if self.at(T::Ident) && !self.nth_is(1, T::PathSep) {
+            let name = self.bump_ident();
+            return self.name_path(name);
+        }
+        self.parse_path_segments()
+    }
+
+    /// `parse_path` for any path: the segments go into the item's arena and come back
+    /// out of it for a plain one-segment path (a keyword: `self`, `crate`, `super`).
+    fn parse_path_segments(&mut self) -> ArenaPath {
         let lo = self.lo();
         if self.at(T::PathSep) {
             let t = self.tok();

@@ -211,8 +211,9 @@ pub struct StableHasher {
 }
 
 impl StableHasher {
-    /// A fresh hasher of the given kind. (Inlined, as is [`StableHasher::finish`], so
-    /// that the xxh3 hasher's inline buffer is made where it is used, not copied.)
+    /// A fresh hasher of the given kind. (Inlined, as is [`StableHasher::finish`]: under
+    /// xxh3 a fingerprint is then a few stores into a buffer in the caller's frame and
+    /// one call of the one-shot function.)
     #[inline]
     pub fn new(kind: HasherKind) -> StableHasher {
         let state = match kind {

@@ -59,7 +59,7 @@ fn options(variant: u64, cache_dir: Option<&Path>) -> BuildOptions {
     let engine = query::Options {
         hasher: match variant % 3 {
             0 => query::HasherKind::default(),
-            1 => query::HasherKind::from_name("xxh3").expect("xxh3"),
+            1 => query::HasherKind::from_name("sip128").expect("sip128"),
             _ => query::HasherKind::from_name("blake3").expect("blake3"),
         },
         cutoff: match (variant / 3) % 3 {

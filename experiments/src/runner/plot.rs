@@ -1107,7 +1107,7 @@ fn e2_figures(rows: &[Row], _: &Intervals) -> Vec<Figure> {
     let mut kinds = scenarios(rows, |r| r.scenario.starts_with("kind:"));
     let time = |k: &str| {
         rows.iter()
-            .find(|r| r.scenario == k && r.architecture == "query-sip128")
+            .find(|r| r.scenario == k && r.architecture == crate::runner::exps::E2_DEFAULT_ARCH)
             .and_then(val)
             .map_or(f64::NEG_INFINITY, |v| v.v)
     };

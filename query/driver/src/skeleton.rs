@@ -286,8 +286,8 @@ impl StableHash<RillDb> for SplitChunk {
         for (i, p) in self.pieces.iter().enumerate() {
             h.write_u32(p.depth);
             h.write_u8(u8::from(p.body));
-            // A piece's text is an item's whole text: digested as a blob (xxh3-128 first
-            // under SipHasher128 when long), not fed to the hasher byte by byte.
+            // A piece's text is an item's whole text: digested as a blob (its xxh3-128
+            // digest first when long), not fed to the hasher byte by byte.
             h.write_blob(self.piece_text(i));
         }
     }

@@ -1442,7 +1442,7 @@ mod tests {
     use shared_frontend::sema::resolve::ModuleScope;
 
     fn fp(f: &IrFunction) -> query::Fingerprint {
-        fp_with(HasherKind::Sip128, f)
+        fp_with(HasherKind::default(), f)
     }
 
     fn fp_with(kind: HasherKind, f: &IrFunction) -> query::Fingerprint {

@@ -1,5 +1,5 @@
 //! `StableHasher`: the hasher behind every fingerprint, swappable at run time
-//! (SipHasher128 by default, xxh3-128 or blake3 for experiment E2).
+//! (xxh3-128 by default, rustc's SipHasher128 or blake3 for experiment E2).
 //!
 //! Everything is fed in a fixed, platform-independent form (little-endian, `usize` as
 //! `u64`), so a fingerprint is the same in every process and on every machine. The hasher
@@ -15,10 +15,12 @@ use std::hash::Hasher as _;
     Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
 pub enum HasherKind {
-    /// rustc's SipHasher128 through `rustc-stable-hash` (the default, as in rustc).
-    #[default]
+    /// rustc's SipHasher128 through `rustc-stable-hash`.
     Sip128,
-    /// xxh3 with a 128-bit output (`xxhash-rust`).
+    /// xxh3 with a 128-bit output (`xxhash-rust`); the default. Most fingerprinted
+    /// inputs are a few dozen bytes (a key, a small value, a long value's digest), where
+    /// one call of the one-shot xxh3-128 costs a fraction of SipHasher128's finalization.
+    #[default]
     Xxh3,
     /// blake3, truncated to 128 bits.
     Blake3,
@@ -53,13 +55,17 @@ impl HasherKind {
 }
 
 /// Bytes gathered inline before they are handed to a streaming hasher whose per-call
-/// cost is high (xxh3 and blake3 are fast on long inputs and slow on 8-byte writes).
+/// cost is high (blake3 is fast on long inputs and slow on 8-byte writes).
 const BUF: usize = 256;
 
-/// From this length on, [`StableHasher::write_blob`] under SipHasher128 feeds a byte
-/// string's xxh3-128 digest instead of its bytes (below it, the digest costs more than
-/// the bytes it replaces).
+/// From this length on, [`StableHasher::write_blob`] under SipHasher128 and xxh3 feeds a
+/// byte string's xxh3-128 digest instead of its bytes (below it, the digest costs more
+/// than the bytes it replaces).
 pub const BLOB_DIGEST_MIN: usize = 32;
+
+/// Bytes the xxh3 hasher gathers inline: a fingerprint of no more bytes than this is one
+/// call of the one-shot xxh3-128 on them, with no streaming state to set up.
+const XXH3_INLINE: usize = 128;
 
 /// A streaming hash function fed through [`Buffered`].
 trait Sink {
@@ -67,13 +73,6 @@ trait Sink {
     /// needs several 1 KiB chunks at once to use SIMD.
     const CHUNK: usize;
     fn update(&mut self, bytes: &[u8]);
-}
-
-impl Sink for xxhash_rust::xxh3::Xxh3Default {
-    const CHUNK: usize = 4096;
-    fn update(&mut self, bytes: &[u8]) {
-        xxhash_rust::xxh3::Xxh3Default::update(self, bytes);
-    }
 }
 
 impl Sink for blake3::Hasher {
@@ -139,9 +138,68 @@ impl<H: Sink> Buffered<H> {
     }
 }
 
+/// xxh3-128 of everything written: the bytes are gathered inline and hashed at once by
+/// the one-shot function; only past [`XXH3_INLINE`] bytes are they handed, in order, to a
+/// streaming state made then. Both give the digest of the concatenation, so where the
+/// writes fall does not change the result.
+struct Xxh3Inline {
+    len: usize,
+    bytes: [u8; XXH3_INLINE],
+    stream: Option<Box<xxhash_rust::xxh3::Xxh3Default>>,
+}
+
+impl Xxh3Inline {
+    #[inline]
+    fn new() -> Self {
+        Xxh3Inline {
+            len: 0,
+            bytes: [0; XXH3_INLINE],
+            stream: None,
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, b: &[u8]) {
+        if self.len + b.len() <= XXH3_INLINE {
+            self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+            self.len += b.len();
+        } else {
+            self.write_cold(b);
+        }
+    }
+
+    #[inline(never)]
+    fn write_cold(&mut self, b: &[u8]) {
+        let stream = self
+            .stream
+            .get_or_insert_with(|| Box::new(xxhash_rust::xxh3::Xxh3Default::new()));
+        stream.update(&self.bytes[..self.len]);
+        self.len = 0;
+        if b.len() >= XXH3_INLINE {
+            stream.update(b);
+        } else {
+            self.bytes[..b.len()].copy_from_slice(b);
+            self.len = b.len();
+        }
+    }
+
+    /// The digest of everything written. By reference, so that the buffer is hashed
+    /// where it is rather than moved out first.
+    #[inline]
+    fn digest(&mut self) -> u128 {
+        match self.stream.take() {
+            None => xxhash_rust::xxh3::xxh3_128(&self.bytes[..self.len]),
+            Some(mut stream) => {
+                stream.update(&self.bytes[..self.len]);
+                stream.digest128()
+            }
+        }
+    }
+}
+
 enum State {
     Sip(StableSipHasher128),
-    Xxh3(Box<Buffered<xxhash_rust::xxh3::Xxh3Default>>),
+    Xxh3(Xxh3Inline),
     Blake3(Box<Buffered<blake3::Hasher>>),
 }
 
@@ -153,12 +211,15 @@ pub struct StableHasher {
 }
 
 impl StableHasher {
-    /// A fresh hasher of the given kind.
+    /// A fresh hasher of the given kind. (Inlined, as is [`StableHasher::finish`]: under
+    /// xxh3 a fingerprint is then a few stores into a buffer in the caller's frame and
+    /// one call of the one-shot function.)
+    #[inline]
     pub fn new(kind: HasherKind) -> StableHasher {
         let state = match kind {
             HasherKind::Sip128 => State::Sip(StableSipHasher128::new()),
-            HasherKind::Xxh3 => State::Xxh3(Buffered::new(xxhash_rust::xxh3::Xxh3Default::new())),
-            HasherKind::Blake3 => State::Blake3(Buffered::new(blake3::Hasher::new())),
+            HasherKind::Xxh3 => State::Xxh3(Xxh3Inline::new()),
+            HasherKind::Blake3 => State::Blake3(new_blake3()),
         };
         StableHasher {
             state,
@@ -178,17 +239,18 @@ impl StableHasher {
         match &mut self.state {
             State::Sip(h) => h.write(bytes),
             State::Xxh3(h) => h.write(bytes),
-            State::Blake3(h) => h.write(bytes),
+            State::Blake3(h) => write_blake3(h, bytes),
         }
     }
 
     /// Feeds a byte string of any length with its length first: a value's encoding, a
-    /// file's text. SipHasher128 costs about three instructions a byte and is fed eight
-    /// bytes at a time, so under [`HasherKind::Sip128`] a string of [`BLOB_DIGEST_MIN`]
-    /// bytes or more is first digested in one call by xxh3-128 (`xxhash-rust`), whose
-    /// 128-bit digest is fed instead; shorter strings, and every string under the other
-    /// hashers (fast on long inputs themselves), are fed as they are.
-    /// `bytes_hashed` counts the string's own length either way.
+    /// file's text. Under [`HasherKind::Sip128`] and [`HasherKind::Xxh3`] a string of
+    /// [`BLOB_DIGEST_MIN`] bytes or more is first digested in one call by the one-shot
+    /// xxh3-128 (`xxhash-rust`), whose 128-bit digest is fed instead: SipHasher128 costs
+    /// about three instructions a byte, and xxh3 would otherwise copy a long string into
+    /// its inline buffer or stream it. Shorter strings, and every string under blake3
+    /// (fast on long inputs itself), are fed as they are. `bytes_hashed` counts the
+    /// string's own length either way.
     #[inline]
     pub fn write_blob(&mut self, bytes: &[u8]) {
         self.write_usize(bytes.len());
@@ -198,6 +260,10 @@ impl StableHasher {
                 let d = xxhash_rust::xxh3::xxh3_128(bytes);
                 h.write_u64(d as u64);
                 h.write_u64((d >> 64) as u64);
+            }
+            State::Xxh3(h) if bytes.len() >= BLOB_DIGEST_MIN => {
+                self.bytes_hashed += bytes.len() as u64;
+                h.write(&xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes());
             }
             _ => self.write_bytes(bytes),
         }
@@ -272,18 +338,44 @@ impl StableHasher {
     }
 
     /// The fingerprint of everything fed.
-    pub fn finish(self) -> Fingerprint {
+    #[inline]
+    pub fn finish(mut self) -> Fingerprint {
         match self.state {
-            State::Sip(h) => h.finish::<Fingerprint>(),
-            State::Xxh3(h) => Fingerprint::from_u128((*h).finish().digest128()),
-            State::Blake3(h) => {
-                let out = (*h).finish().finalize();
-                let mut b = [0u8; 16];
-                b.copy_from_slice(&out.as_bytes()[..16]);
-                Fingerprint::from_le_bytes(b)
-            }
+            State::Xxh3(ref mut h) => Fingerprint::from_u128(h.digest()),
+            State::Sip(h) => finish_sip(h),
+            State::Blake3(h) => finish_blake3(h),
         }
     }
+}
+
+/// SipHasher128's finalization, out of line: [`StableHasher::finish`] is inlined into
+/// every fingerprint's caller, and only the default hasher's one-shot digest belongs
+/// there.
+#[inline(never)]
+fn finish_sip(h: StableSipHasher128) -> Fingerprint {
+    h.finish::<Fingerprint>()
+}
+
+/// blake3's finalization, truncated to 128 bits (out of line, as [`finish_sip`]).
+#[inline(never)]
+fn finish_blake3(h: Box<Buffered<blake3::Hasher>>) -> Fingerprint {
+    let out = (*h).finish().finalize();
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&out.as_bytes()[..16]);
+    Fingerprint::from_le_bytes(b)
+}
+
+/// A blake3 hasher, made out of line (see [`write_blake3`]).
+#[inline(never)]
+fn new_blake3() -> Box<Buffered<blake3::Hasher>> {
+    Buffered::new(blake3::Hasher::new())
+}
+
+/// A write under blake3, out of line: every write of a fingerprinted value is inlined
+/// into its caller, and only the default hasher's buffering belongs there.
+#[inline(never)]
+fn write_blake3(h: &mut Buffered<blake3::Hasher>, bytes: &[u8]) {
+    h.write(bytes)
 }
 
 /// The fingerprint of one value, with the given hasher.
@@ -322,6 +414,33 @@ mod tests {
             assert_eq!(a.bytes_hashed(), 100_000);
             assert_eq!(a.finish(), b.finish(), "{kind:?}");
         }
+    }
+
+    #[test]
+    fn xxh3_is_the_one_shot_digest_of_everything_written() {
+        // Inline, at the buffer's edge and streamed: the same as xxh3-128 of the
+        // concatenation, however the bytes were split into writes.
+        let data: Vec<u8> = (0..3000u32).map(|i| (i * 13 + 5) as u8).collect();
+        for n in [
+            0, 1, 16, 17, 127, 128, 129, 240, 241, 256, 257, 511, 512, 2999,
+        ] {
+            let want = Fingerprint::from_u128(xxhash_rust::xxh3::xxh3_128(&data[..n]));
+            let mut whole = StableHasher::new(HasherKind::Xxh3);
+            whole.write_bytes(&data[..n]);
+            assert_eq!(whole.finish(), want, "{n} bytes in one write");
+            for piece in [1, 7, 100, 255, 300] {
+                let mut h = StableHasher::new(HasherKind::Xxh3);
+                for c in data[..n].chunks(piece) {
+                    h.write_bytes(c);
+                }
+                assert_eq!(h.finish(), want, "{n} bytes in writes of {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_default_is_xxh3() {
+        assert_eq!(HasherKind::default(), HasherKind::Xxh3);
     }
 
     #[test]
@@ -370,10 +489,13 @@ mod tests {
             assert_eq!(fp(&[&long]).0, 1008, "{kind:?}");
             assert_eq!(fp(&[short]).0, 8 + short.len() as u64, "{kind:?}");
         }
-        // Stable across processes and machines: this constant must never change.
+        // Stable across processes and machines: these constants must never change.
         let mut h = StableHasher::new(HasherKind::Sip128);
         h.write_blob(&[7u8; 100]);
         expect_test::expect!["1ad26d0b38ecc524684df73826d162d5"].assert_eq(&h.finish().to_hex());
+        let mut h = StableHasher::new(HasherKind::Xxh3);
+        h.write_blob(&[7u8; 100]);
+        expect_test::expect!["f377573d2f6e2d98f1135b4eaed904dc"].assert_eq(&h.finish().to_hex());
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod e08_rustc;
 mod e09_codegen;
 mod e10_diagnostics;
 
+pub use self::e02_hashing::DEFAULT_ARCH as E2_DEFAULT_ARCH;
 pub use self::e03_edits::run_kinds as e3_run_kinds;
 pub use self::e08_rustc::{
     parse_time_passes, patched, phase_comparison, ratio_scenario, read_passes_csv, rustc_build,

@@ -221,7 +221,7 @@ pub fn derive(values: &mut Values, tables: &Tables) {
     );
     let mut kinds: Vec<(&str, u64, f64)> = e2
         .iter()
-        .filter(|r| r.architecture == "query-sip128" && r.is_ok())
+        .filter(|r| r.architecture == crate::runner::exps::E2_DEFAULT_ARCH && r.is_ok())
         .filter_map(|r| {
             let kind = r.scenario.strip_prefix("kind:")?;
             Some((kind, r.hashed_bytes?, r.median?))

@@ -81,11 +81,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use query::{StableHash, StableHasher};
+use query::{Fingerprint, StableHash, StableHasher};
 use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat, FsLoader};
 
 use crate::linker::CodeCheck;
-use crate::values::{hash_file_stat, ChangeDetection, FileStamp, FileText};
+use crate::values::{hash_file_stat, stat_bytes, ChangeDetection, FileStamp, FileText, STAT_BYTES};
 use crate::RillDb;
 
 /// The racy window of a file system with sub-second timestamps (see the module's docs).
@@ -179,6 +179,19 @@ impl DirStamp {
 }
 
 impl StableHash<RillDb> for DirStamp {
+    /// The digest of the metadata's fields and the racy time, as a file's stamp
+    /// (`FileStamp::value_fingerprint`); a path that could not be looked at is hashed.
+    #[inline]
+    fn value_fingerprint(&self) -> Option<Fingerprint> {
+        let mut b = [0u8; STAT_BYTES + 17];
+        b[..STAT_BYTES].copy_from_slice(&stat_bytes(&self.stat)?);
+        if let Some(now) = self.racy {
+            b[STAT_BYTES] = 1;
+            b[STAT_BYTES + 1..].copy_from_slice(&now.to_le_bytes());
+        }
+        Some(Fingerprint::of_bytes(&b))
+    }
+
     fn stable_hash(&self, h: &mut StableHasher) {
         hash_file_stat(&self.stat, h);
         match self.racy {

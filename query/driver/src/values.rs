@@ -457,7 +457,41 @@ pub(crate) fn hash_file_stat(stat: &FileStat, h: &mut StableHasher) {
     h.write_u64(stat.device);
 }
 
+/// How many bytes [`stat_bytes`] writes.
+pub(crate) const STAT_BYTES: usize = 57;
+
+/// A file stat's fixed-size fields in a fixed order (little-endian), for a stamp's own
+/// digest; `None` for a path whose metadata could not be read (its error's text is not
+/// of a fixed size: such a stamp is hashed).
+pub(crate) fn stat_bytes(stat: &FileStat) -> Option<[u8; STAT_BYTES]> {
+    let kind = match stat.kind {
+        FileKind::Missing => 0u8,
+        FileKind::File => 1,
+        FileKind::Directory => 2,
+        FileKind::Other => 3,
+        FileKind::Unreadable { .. } => return None,
+    };
+    let mut b = [0u8; STAT_BYTES];
+    b[0] = kind;
+    b[1..9].copy_from_slice(&stat.size.to_le_bytes());
+    b[9..25].copy_from_slice(&stat.mtime_ns.to_le_bytes());
+    b[25..41].copy_from_slice(&stat.ctime_ns.to_le_bytes());
+    b[41..49].copy_from_slice(&stat.inode.to_le_bytes());
+    b[49..57].copy_from_slice(&stat.device.to_le_bytes());
+    Some(b)
+}
+
 impl StableHash<RillDb> for FileStamp {
+    /// A stamp of metadata alone (the usual one: every file in every build) is the digest
+    /// of its fields, not fed to the hasher; a stamp with the content is hashed.
+    #[inline]
+    fn value_fingerprint(&self) -> Option<query::Fingerprint> {
+        match (&self.stat, &self.text) {
+            (Some(stat), None) => Some(query::Fingerprint::of_bytes(&stat_bytes(stat)?)),
+            _ => None,
+        }
+    }
+
     fn stable_hash(&self, h: &mut StableHasher) {
         match &self.stat {
             None => h.write_u8(0),

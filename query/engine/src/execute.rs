@@ -312,9 +312,15 @@ pub(crate) fn fingerprint_raw<Q: Query>(
     let Some(hash) = Q::HASH else {
         return (Fingerprint::ZERO, None);
     };
+    let encoding = Q::CODEC.as_ref().filter(|_| Q::FLAGS.hashes_encoding());
+    if encoding.is_none() {
+        if let Some(fp) = (Q::OWN_FINGERPRINT)(value) {
+            return (fp, None);
+        }
+    }
     let mut h = StableHasher::new(rt.options.hasher);
     let mut kept = None;
-    match Q::CODEC.as_ref().filter(|_| Q::FLAGS.hashes_encoding()) {
+    match encoding {
         Some(codec) => {
             let mut buf = rt.encode_buf.take();
             buf.clear();

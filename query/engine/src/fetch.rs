@@ -5,7 +5,7 @@ use crate::cycle::{abandon_frames, cycle_detected, Cycle, CycleUnwind};
 use crate::dep_graph::{flags, Node, NodeId};
 use crate::event::EventKind;
 use crate::hasher::StableHasher;
-use crate::query::{key_hash, Database, Query};
+use crate::query::{key_hash, key_hash_of, Database, Query};
 use crate::stats::Region;
 use crate::Durability;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// read before it is set: both are bugs of the embedder, not of its input.
 #[inline]
 pub fn fetch<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
-    let hash = key_hash(&key);
+    let hash = key_hash::<Q>(&key);
     // The hit returns the clone directly, with no `Result` around it to move the value
     // through (values like name bindings are several words).
     let node = {
@@ -37,7 +37,7 @@ pub fn fetch<Q: Query>(db: &Q::Db, key: Q::Key) -> Q::Value {
 /// Like [`fetch`], but a cycle that no participant recovers from is returned as an error
 /// (at the top level; inside a provider it unwinds to the caller's recovery).
 pub fn try_query<Q: Query>(db: &Q::Db, key: Q::Key) -> Result<Q::Value, Cycle> {
-    let hash = key_hash(&key);
+    let hash = key_hash::<Q>(&key);
     let node = match try_cached::<Q>(db, hash, &key) {
         Ok(v) => return Ok(v),
         Err(node) => node,
@@ -61,7 +61,7 @@ pub(crate) fn fetch_with<Q: Query, R>(
     key: Q::Key,
     f: impl FnOnce(&Q::Value) -> R,
 ) -> R {
-    let hash = key_hash(&key);
+    let hash = key_hash::<Q>(&key);
     let node = {
         let rt = db.runtime();
         let st = Q::storage(db).inner.borrow();
@@ -222,7 +222,7 @@ fn value_in_slot<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Value> {
 /// The node of `Q(key)`, creating the slot (and the node, unless the previous session had
 /// one with the same stable key hash) on first use.
 pub(crate) fn node_for_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> NodeId {
-    node_for_hashed_key::<Q>(db, key_hash(key), key)
+    node_for_hashed_key::<Q>(db, key_hash::<Q>(key), key)
 }
 
 /// [`node_for_key`] for a key whose [`key_hash`] is `hash`.
@@ -287,11 +287,16 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     // `key_fp` come from), and the decoded key must hash to the record's key fingerprint.
     let bytes = rt.prev.as_ref()?.loaded_key_bytes(prev?)?;
     let key: Q::Key = crate::query::codec_decode(bytes).ok()?;
-    if hash_key::<Q>(db, &key) != key_fp {
+    let own = crate::StableHash::<Q::Db>::key_fingerprint(&key);
+    let fp = match own {
+        Some(fp) => fp,
+        None => hash_key::<Q>(db, &key),
+    };
+    if fp != key_fp {
         // A damaged cache whose key bytes no longer match the node's identity.
         return None;
     }
-    let hash = key_hash(&key);
+    let hash = key_hash_of::<Q>(&key, key_fp, own.is_some());
     let mut st = Q::storage(db).inner.borrow_mut();
     if st.find(hash, &key).is_some() {
         // Another node already stands for this key: this one is a stale duplicate.

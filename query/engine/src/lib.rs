@@ -90,7 +90,7 @@ pub use fetch::{fetch, set_input, try_query};
 pub use fingerprint::Fingerprint;
 pub use hasher::{fingerprint_of, HasherKind, StableHasher, BLOB_DIGEST_MIN};
 #[doc(hidden)]
-pub use macros::__hash_value;
+pub use macros::{__hash_value, __value_fingerprint};
 pub use on_disk::FORMAT_VERSION;
 pub use query::{
     codec_decode, codec_encode, codec_encode_into, Codec, ConsumedFn, Database, Flags, KindVTable,

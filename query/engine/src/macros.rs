@@ -107,6 +107,7 @@ macro_rules! define_queries {
                     const KIND: u16 = Kind::$name as u16;
                     const FLAGS: $crate::Flags = $crate::__query_flags!(@$how $($m)*);
                     const HASH: Option<fn(&$V, &mut $crate::StableHasher)> = $crate::__query_hash!((super::$Db) ($V) $($m)*);
+                    const OWN_FINGERPRINT: fn(&$V) -> Option<$crate::Fingerprint> = $crate::__query_own_fingerprint!((super::$Db) ($V) $($m)*);
                     const CODEC: Option<$crate::Codec<$V>> = $crate::__query_codec!(($V) $($m)*);
                     const FALLBACK: Option<fn(&super::$Db, &$crate::Cycle, &$K) -> $V> =
                         $crate::__query_fallback!((super::$Db) ($K) ($V) $([$m $(($($marg)*))?])*);
@@ -196,6 +197,14 @@ macro_rules! __query_hash {
     (($Db:ty) ($V:ty)) => { Some($crate::__hash_value::<$Db, $V> as fn(&$V, &mut $crate::StableHasher)) };
     (($Db:ty) ($V:ty) no_hash $($rest:ident)*) => { None };
     (($Db:ty) ($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_hash!(($Db) ($V) $($rest)*) };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __query_own_fingerprint {
+    (($Db:ty) ($V:ty)) => { $crate::__value_fingerprint::<$Db, $V> as fn(&$V) -> Option<$crate::Fingerprint> };
+    (($Db:ty) ($V:ty) no_hash $($rest:ident)*) => { |_| None };
+    (($Db:ty) ($V:ty) $other:ident $($rest:ident)*) => { $crate::__query_own_fingerprint!(($Db) ($V) $($rest)*) };
 }
 
 #[doc(hidden)]
@@ -295,4 +304,11 @@ macro_rules! __query_method {
 #[doc(hidden)]
 pub fn __hash_value<Db, V: crate::StableHash<Db>>(v: &V, h: &mut crate::StableHasher) {
     crate::StableHash::<Db>::stable_hash(v, h)
+}
+
+/// A value's own fingerprint (the `OWN_FINGERPRINT` of a query table line).
+#[doc(hidden)]
+#[inline]
+pub fn __value_fingerprint<Db, V: crate::StableHash<Db>>(v: &V) -> Option<crate::Fingerprint> {
+    crate::StableHash::<Db>::value_fingerprint(v)
 }

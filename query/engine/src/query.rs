@@ -4,6 +4,7 @@
 
 use crate::cycle::Cycle;
 use crate::dep_graph::{NodeId, SlotIndex};
+use crate::fingerprint::Fingerprint;
 use crate::hasher::StableHasher;
 use crate::runtime::Runtime;
 use crate::stable_hash::StableHash;
@@ -122,6 +123,10 @@ pub trait Query: 'static {
     const FLAGS: Flags;
     /// How to hash the value (`None` for `no_hash` queries).
     const HASH: Option<fn(&Self::Value, &mut StableHasher)>;
+    /// The value's own fingerprint, if it has one ([`StableHash::value_fingerprint`]),
+    /// taken instead of hashing it (for hashed queries whose fingerprint is not of their
+    /// encoding).
+    const OWN_FINGERPRINT: fn(&Self::Value) -> Option<Fingerprint> = |_| None;
     /// How to persist the value (`Some` for `cache_on_disk` queries).
     const CODEC: Option<Codec<Self::Value>>;
     /// The value of a query on a cycle (`cycle_fallback(f)`); see [`crate::cycle`].
@@ -173,12 +178,29 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
     pub next: Option<SlotIndex>,
 }
 
-/// The in-memory hash of a key (FxHash), computed once per read: the storage's map is
-/// keyed by it, so a key is hashed once whether it is found, missing or then inserted,
-/// and never again when the map grows.
+/// The in-memory hash of a key, computed once per read: the storage's map is keyed by
+/// it, so a key is hashed once whether it is found, missing or then inserted, and never
+/// again when the map grows. A key with a fingerprint of its own
+/// ([`StableHash::key_fingerprint`]) is hashed by it: a path's is the digest of its bytes,
+/// several times cheaper than std's `Hash` for paths (which walks their components), and
+/// a key decoded from the cache has it already ([`key_hash_of`]). Any other key: FxHash.
 #[inline]
-pub(crate) fn key_hash<K: Hash>(key: &K) -> u64 {
-    FxBuildHasher.hash_one(key)
+pub(crate) fn key_hash<Q: Query + ?Sized>(key: &Q::Key) -> u64 {
+    match StableHash::<Q::Db>::key_fingerprint(key) {
+        Some(fp) => fp.0,
+        None => FxBuildHasher.hash_one(key),
+    }
+}
+
+/// [`key_hash`] of a key whose stable fingerprint is `key_fp`: no hashing when the
+/// fingerprint is the key's own.
+#[inline]
+pub(crate) fn key_hash_of<Q: Query + ?Sized>(key: &Q::Key, key_fp: Fingerprint, own: bool) -> u64 {
+    if own {
+        key_fp.0
+    } else {
+        FxBuildHasher.hash_one(key)
+    }
 }
 
 /// A hasher for keys that are hashes already ([`key_hash`]): passes the `u64` through.
@@ -238,13 +260,13 @@ impl<Q: Query + ?Sized> StorageInner<Q> {
     /// The slot of `key`.
     #[inline]
     pub(crate) fn get(&self, key: &Q::Key) -> Option<SlotIndex> {
-        self.find(key_hash(key), key)
+        self.find(key_hash::<Q>(key), key)
     }
 
     /// Adds a slot for `key` (not in the storage yet), whose [`key_hash`] is `hash`,
     /// standing for `node`.
     pub(crate) fn push(&mut self, hash: u64, key: &Q::Key, node: NodeId) -> SlotIndex {
-        debug_assert_eq!(hash, key_hash(key));
+        debug_assert_eq!(hash, key_hash::<Q>(key));
         debug_assert!(self.find(hash, key).is_none(), "a key has one slot");
         let slot = SlotIndex::from_index(self.slots.len());
         let next = self.map.insert(hash, slot);

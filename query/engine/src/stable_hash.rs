@@ -37,6 +37,18 @@ pub trait StableHash<Cx: ?Sized = ()> {
         None
     }
 
+    /// The value's fingerprint as a query's result, when the value has a stable digest of
+    /// its own that is cheaper than the hasher: a few fixed-size fields digested at once
+    /// ([`Fingerprint::of_bytes`]) instead of fed to the hasher and finished (a file's
+    /// stamp, re-executed for every source file in every build). Values of one query are
+    /// compared by their fingerprints only, so a query may give some values a digest and
+    /// hash the others (a 128-bit digest and a 128-bit hash meet by chance no more than
+    /// two hashes do). `None` (the default): the value is hashed.
+    #[inline]
+    fn value_fingerprint(&self) -> Option<Fingerprint> {
+        None
+    }
+
     /// Feeds a slice of values (not its length). Overridden for bytes, which are fed in
     /// one write rather than one call per byte (as `std::hash::Hash::hash_slice`).
     #[inline]

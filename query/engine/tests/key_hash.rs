@@ -131,3 +131,95 @@ fn colliding_keys_are_found_again_in_a_loaded_session() {
         assert_eq!(db.double(Colliding(i)), 2 * v);
     }
 }
+
+/// Keys with fingerprints of their own (`StableHash::key_fingerprint`), which the storage
+/// hashes by their fingerprint's low word: these share it, and differ in the high word.
+mod own {
+    use super::*;
+    use query::Fingerprint;
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub struct Named(u32);
+
+    impl<Cx: ?Sized> StableHash<Cx> for Named {
+        fn stable_hash(&self, h: &mut StableHasher) {
+            StableHash::<Cx>::stable_hash(&self.0, h)
+        }
+
+        fn key_fingerprint(&self) -> Option<Fingerprint> {
+            Some(Fingerprint(7, u64::from(self.0)))
+        }
+    }
+
+    define_queries! {
+        /// The test database.
+        pub struct Db;
+        /// Marker types.
+        pub mod q;
+
+        /// A number per key (input).
+        input [] fn base(Named) -> u64, "reading a number", set_base;
+        /// The number doubled (persisted).
+        query [cache_on_disk] fn double(Named) -> u64, "doubling a number", double;
+        /// The sum of the doubled numbers of keys `0..n`.
+        query [cache_on_disk] fn total(u32) -> u64, "summing", total;
+    }
+
+    fn double(db: &Db, k: Named) -> u64 {
+        db.base(k) * 2
+    }
+
+    fn total(db: &Db, n: u32) -> u64 {
+        (0..n).map(|i| db.double(Named(i))).sum()
+    }
+
+    fn db_in(dir: &Path) -> Db {
+        let mut cache = CacheOptions::new(dir, "test-build-1");
+        cache.fsync = false;
+        Db::new(Options {
+            cache: Some(cache),
+            ..Options::default()
+        })
+    }
+
+    fn set_all(db: &mut Db, changed: Option<u32>) {
+        for i in 0..KEYS {
+            let v = u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000;
+            db.set_base(Named(i), v, Durability::Low);
+        }
+    }
+
+    fn executed(db: &Db, query: &str) -> u64 {
+        db.stats().queries.get(query).map_or(0, |s| s.executed)
+    }
+
+    #[test]
+    fn keys_of_one_own_hash_keep_their_memos_in_a_session_and_a_loaded_one() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut db = db_in(dir.path());
+            set_all(&mut db, None);
+            assert_eq!(db.total(KEYS), expected(None));
+            assert_eq!(executed(&db, "double"), u64::from(KEYS));
+            db.set_base(Named(3), 1004, Durability::Low);
+            assert_eq!(db.total(KEYS), expected(Some(3)));
+            assert_eq!(executed(&db, "double"), u64::from(KEYS) + 1);
+            set_all(&mut db, None);
+            assert_eq!(db.total(KEYS), expected(None));
+            assert!(db.save().saved);
+        }
+        // One key changed: its memo re-executes (its key decoded from the cache among
+        // keys of the same in-memory hash), the others are loaded.
+        let mut db = db_in(dir.path());
+        set_all(&mut db, Some(17));
+        assert_eq!(db.total(KEYS), expected(Some(17)));
+        assert_eq!(executed(&db, "double"), 1);
+        assert_eq!(executed(&db, "total"), 1);
+        let loaded = db.stats().queries.get("double").map_or(0, |s| s.loaded);
+        assert_eq!(loaded, u64::from(KEYS) - 1);
+        for i in 0..KEYS {
+            let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
+            assert_eq!(db.double(Named(i)), 2 * v);
+        }
+    }
+}

@@ -418,9 +418,22 @@ pub fn codec_encode<V: serde::Serialize>(v: &V) -> Result<Vec<u8>, String> {
 /// Encodes a `cache_on_disk` value at the end of `out` (used by the query table): the
 /// bytes [`codec_encode`] gives, without a buffer of their own.
 pub fn codec_encode_into<V: serde::Serialize>(v: &V, out: &mut Vec<u8>) -> Result<(), String> {
-    bincode::serde::encode_into_std_write(v, out, bincode_config())
-        .map(|_| ())
+    bincode::serde::encode_into_writer(v, VecWriter(out), bincode_config())
         .map_err(|e| e.to_string())
+}
+
+/// A bincode writer that appends to a `Vec`. Bincode's `std::io::Write` adapter counts the
+/// bytes written and maps an I/O error (which a `Vec` never gives) for every varint and
+/// field, and every persisted query's value is encoded each time it is executed (at 100k
+/// lines from scratch, a twelfth of the encoding's instructions). The bytes are the same.
+struct VecWriter<'a>(&'a mut Vec<u8>);
+
+impl bincode::enc::write::Writer for VecWriter<'_> {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
 }
 
 /// Decodes a `cache_on_disk` value (used by the query table). Trailing bytes are an error;
@@ -430,5 +443,42 @@ pub fn codec_decode<V: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<V, S
         Ok((v, n)) if n == bytes.len() => Ok(v),
         Ok((_, n)) => Err(format!("{} trailing bytes", bytes.len() - n)),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{codec_decode, codec_encode_into};
+
+    /// The `Vec` writer appends exactly bincode's bytes (varints of every width, strings,
+    /// sequences, options) after what the buffer held, and they decode back.
+    #[test]
+    fn encoding_into_a_buffer_appends_bincodes_bytes() {
+        type V = (
+            u8,
+            u32,
+            u64,
+            u128,
+            i64,
+            String,
+            Vec<(Option<u16>, String)>,
+            bool,
+        );
+        let value: V = (
+            7,
+            300,
+            u64::MAX - 3,
+            1 << 100,
+            -70_000,
+            "geometry".to_string(),
+            vec![(Some(65_000), "a".repeat(300)), (None, String::new())],
+            true,
+        );
+        let mut out = b"prefix".to_vec();
+        codec_encode_into(&value, &mut out).unwrap();
+        let expected = bincode::serde::encode_to_vec(&value, bincode::config::standard()).unwrap();
+        assert_eq!(&out[..6], b"prefix");
+        assert_eq!(&out[6..], &expected[..]);
+        assert_eq!(codec_decode::<V>(&out[6..]).unwrap(), value);
     }
 }

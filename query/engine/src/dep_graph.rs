@@ -343,18 +343,23 @@ impl Graph {
         &self.edges[n.deps_start as usize..(n.deps_start + n.deps_len) as usize]
     }
 
-    /// Replaces the edges of `id` with `deps`.
-    pub(crate) fn set_deps(&mut self, id: NodeId, deps: &[NodeId]) {
+    /// Replaces the edges of `id` with what `fill` appends to the end of the edge list
+    /// (it must not touch what is there before): the new edges are written once, in place,
+    /// instead of being collected elsewhere and copied.
+    #[inline]
+    pub(crate) fn set_deps_with(&mut self, id: NodeId, fill: impl FnOnce(&mut Vec<NodeId>)) {
         let old_len = self.node(id).deps_len as usize;
         self.dead_edges += old_len;
         if self.dead_edges > 1024 && self.dead_edges > self.edges.len() / 2 {
             self.compact_edges();
         }
         let start = self.edges.len();
-        self.edges.extend_from_slice(deps);
+        fill(&mut self.edges);
+        debug_assert!(self.edges.len() >= start, "`fill` only appends");
+        let len = self.edges.len() - start;
         let n = self.node_mut(id);
         n.deps_start = start as u32;
-        n.deps_len = deps.len() as u32;
+        n.deps_len = len as u32;
     }
 
     fn compact_edges(&mut self) {

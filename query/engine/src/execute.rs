@@ -213,12 +213,12 @@ fn finish<Q: Query>(
     {
         let mut g = rt.graph.borrow_mut();
         match detached {
-            Some(mut deps) => store_deps::<Q>(rt, &mut g, node, &mut deps),
+            Some(deps) => store_deps::<Q>(rt, &mut g, node, &deps),
             None => {
                 // The frame was the innermost: the reads from its start on are its own.
                 let mut stack = rt.stack.borrow_mut();
                 let reads = &mut stack.reads;
-                store_deps::<Q>(rt, &mut g, node, &mut reads[frame.reads_start..]);
+                store_deps::<Q>(rt, &mut g, node, &reads[frame.reads_start..]);
                 reads.truncate(frame.reads_start);
             }
         }
@@ -266,10 +266,10 @@ fn finish<Q: Query>(
     value
 }
 
-/// Sets the edges of `node` (of query `Q`) to its reads `deps`, deduplicated in place.
-fn store_deps<Q: Query>(rt: &Runtime, g: &mut Graph, node: NodeId, deps: &mut [NodeId]) {
-    let kept = dedup_in_order(&mut rt.seen.borrow_mut(), g.nodes.len(), deps);
-    let deps = &deps[..kept];
+/// Sets the edges of `node` (of query `Q`) to its reads `deps`, deduplicated as they are
+/// appended to the edge list.
+#[inline(always)]
+fn store_deps<Q: Query>(rt: &Runtime, g: &mut Graph, node: NodeId, deps: &[NodeId]) {
     // Invariant: what a provider read is up to date in this revision (it was read through
     // `fetch`), unless it is executing (a read that closed a cycle).
     debug_assert!(
@@ -280,7 +280,11 @@ fn store_deps<Q: Query>(rt: &Runtime, g: &mut Graph, node: NodeId, deps: &mut [N
         "{} read a dependency that is not up to date",
         Q::NAME
     );
-    g.set_deps(node, deps);
+    let nodes = g.nodes.len();
+    let mut seen = rt.seen.borrow_mut();
+    g.set_deps_with(node, |edges| {
+        dedup_in_order(&mut seen, nodes, deps, edges);
+    });
 }
 
 /// The fingerprint of a value of `Q`, charged to `Q`'s hashing statistics.
@@ -386,42 +390,59 @@ pub(crate) fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// Removes repeated reads, keeping the first of each: re-validation walks each dependency
-/// once, in the order it was first read (rustc deduplicates reads the same way). The kept
-/// reads are moved to the front of `deps`; returns how many there are. Long lists are
+/// Appends `deps` to `out` without repeated reads, keeping the first of each:
+/// re-validation walks each dependency once, in the order it was first read (rustc
+/// deduplicates reads the same way). Returns how many were appended. Long lists are
 /// checked against `seen`, a bit per node (`nodes` of them), all clear between uses.
-fn dedup_in_order(seen: &mut Vec<u64>, nodes: usize, deps: &mut [NodeId]) -> usize {
+/// The kept reads are written straight into `out`'s spare capacity: this runs once per
+/// execution, and a `push` per read (a length and capacity check each) or a copy of the
+/// kept reads afterwards cost more than the deduplication itself.
+fn dedup_in_order(
+    seen: &mut Vec<u64>,
+    nodes: usize,
+    deps: &[NodeId],
+    out: &mut Vec<NodeId>,
+) -> usize {
     if deps.len() <= 1 {
+        out.extend_from_slice(deps);
         return deps.len();
     }
+    if deps.len() > 16 && seen.len() < nodes.div_ceil(64) {
+        seen.resize(nodes.div_ceil(64), 0);
+    }
+    out.reserve(deps.len());
+    let spare = &mut out.spare_capacity_mut()[..deps.len()];
     let mut kept = 0;
     if deps.len() <= 16 {
-        // A bit per node index modulo 64: a read whose bit is clear is not among the kept
-        // ones, and only the others are looked for among them.
-        let mut maybe_kept = 0u64;
-        for i in 0..deps.len() {
-            let d = deps[i];
+        // A bit per node index modulo 64, set for every read so far: a read whose bit is
+        // clear was not read before, and only the others are looked for among the
+        // earlier reads (a repeat of an earlier read is a repeat of a kept one).
+        let mut maybe_read = 0u64;
+        for (i, &d) in deps.iter().enumerate() {
             let bit = 1u64 << (d.index() % 64);
-            if maybe_kept & bit == 0 || !deps[..kept].contains(&d) {
-                maybe_kept |= bit;
-                deps[kept] = d;
+            if maybe_read & bit == 0 || !deps[..i].contains(&d) {
+                maybe_read |= bit;
+                spare[kept].write(d);
                 kept += 1;
             }
         }
     } else {
-        if seen.len() < nodes.div_ceil(64) {
-            seen.resize(nodes.div_ceil(64), 0);
-        }
-        for i in 0..deps.len() {
-            let d = deps[i];
+        for &d in deps {
             let (word, bit) = (d.index() / 64, 1u64 << (d.index() % 64));
-            if seen[word] & bit == 0 {
-                seen[word] |= bit;
-                deps[kept] = d;
+            let w = &mut seen[word];
+            if *w & bit == 0 {
+                *w |= bit;
+                spare[kept].write(d);
                 kept += 1;
             }
         }
-        for d in &deps[..kept] {
+    }
+    let start = out.len();
+    // SAFETY: `spare` is the start of `out`'s spare capacity (reserved above), and its
+    // first `kept` elements were written in the loop: they are initialized `NodeId`s.
+    unsafe { out.set_len(start + kept) };
+    if deps.len() > 16 {
+        for d in &out[start..] {
             seen[d.index() / 64] = 0;
         }
     }
@@ -434,9 +455,13 @@ mod tests {
 
     fn dedup(reads: &[u32]) -> (Vec<u32>, Vec<u64>) {
         let mut seen = Vec::new();
-        let mut deps: Vec<NodeId> = reads.iter().map(|&i| NodeId(i)).collect();
-        let kept = dedup_in_order(&mut seen, 200, &mut deps);
-        (deps[..kept].iter().map(|d| d.0).collect(), seen)
+        let deps: Vec<NodeId> = reads.iter().map(|&i| NodeId(i)).collect();
+        // Appended after what the list holds already, which is left as it is.
+        let mut out = vec![NodeId(3), NodeId(1)];
+        let kept = dedup_in_order(&mut seen, 200, &deps, &mut out);
+        assert_eq!(out.len(), kept + 2);
+        assert_eq!(out[..2], [NodeId(3), NodeId(1)]);
+        (out[2..].iter().map(|d| d.0).collect(), seen)
     }
 
     #[test]

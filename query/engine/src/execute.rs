@@ -39,8 +39,11 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Val
     } else {
         Durability::MAX
     };
-    rt.profiler.borrow_mut().enter(Region::Provider(Q::KIND));
-    let profiler_depth = rt.profiler.borrow().depth();
+    let profiler_depth = {
+        let mut profiler = rt.profiler.borrow_mut();
+        profiler.enter(Region::Provider(Q::KIND));
+        profiler.depth()
+    };
     let depth = {
         let mut stack = rt.stack.borrow_mut();
         let reads_start = stack.reads.len();

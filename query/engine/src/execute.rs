@@ -14,8 +14,10 @@ use crate::stats::Region;
 use crate::Durability;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-/// Executes `Q(key)` for `node` and memoizes the result.
-pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> Q::Value {
+/// Executes `Q(key)` for `node` and memoizes the result. Returns the value and the
+/// node's durability (what a read of it records), so that the caller need not look the
+/// node up again.
+pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> (Q::Value, Durability) {
     let rt = db.runtime();
     let Some(provider) = Q::PROVIDER else {
         panic!(
@@ -150,7 +152,7 @@ fn key_kept<K>(key: &Option<K>) -> &K {
 
 /// Memoizes `value` for `node`, whose frame `frame` was popped. Its reads are
 /// `reads[frame.reads_start..]` in the runtime's buffer, or `detached` if they were taken
-/// out of it.
+/// out of it. Returns the value and the durability it was memoized with.
 fn finish<Q: Query>(
     db: &Q::Db,
     node: NodeId,
@@ -159,7 +161,7 @@ fn finish<Q: Query>(
     value: Q::Value,
     mut new_fp: Option<Fingerprint>,
     mut encoded: Option<Box<[u8]>>,
-) -> Q::Value {
+) -> (Q::Value, Durability) {
     let rt = db.runtime();
     let (old_flags, old_fp, old_durability, old_verified, slot) = {
         let g = rt.graph.borrow();
@@ -266,7 +268,7 @@ fn finish<Q: Query>(
     if rt.events_on() {
         rt.node_event(db, EventKind::Executed, node);
     }
-    value
+    (value, frame.durability)
 }
 
 /// Sets the edges of `node` (of query `Q`) to its reads `deps`, deduplicated as they are

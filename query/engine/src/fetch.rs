@@ -208,8 +208,7 @@ pub(crate) fn fetch_cold<Q: Query>(
             return v;
         }
     }
-    let v = crate::execute::execute::<Q>(db, node, key);
-    let d = rt.graph.borrow().node(node).durability;
+    let (v, d) = crate::execute::execute::<Q>(db, node, key);
     rt.record_read(node, d);
     v
 }

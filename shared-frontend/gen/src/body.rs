@@ -1045,8 +1045,13 @@ impl<'a> BodyGen<'a> {
         })))
     }
 
-    /// `let mut k = 0; while k < n { k += 1; … }`
+    /// `let mut k = 0; while k < n { k += 1; … }`; nothing in `println!` arguments, where
+    /// the counter's assignment is outside the subset (as [`Self::assign`], without drawing
+    /// from the generator, so that every program that never came here stays the same).
     fn while_stmt(&mut self, out: &mut Vec<Stmt>) {
+        if self.in_print {
+            return;
+        }
         let t = *self.rng.pick(&[IntTy::I32, IntTy::U64, IntTy::Usize]);
         let k = self.fresh_local();
         let n = self.rng.range(1, 5);
@@ -1080,8 +1085,12 @@ impl<'a> BodyGen<'a> {
         )));
     }
 
-    /// `let mut k = 0; let r = loop { k += 1; if k >= n { break v; } … };`
+    /// `let mut k = 0; let r = loop { k += 1; if k >= n { break v; } … };`; nothing in
+    /// `println!` arguments (see [`Self::while_stmt`]).
     fn loop_value_stmt(&mut self, out: &mut Vec<Stmt>) {
+        if self.in_print {
+            return;
+        }
         let t = IntTy::I32;
         let k = self.fresh_local();
         let n = self.rng.range(1, 5);

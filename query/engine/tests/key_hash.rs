@@ -25,49 +25,61 @@ impl<Cx: ?Sized> StableHash<Cx> for Colliding {
     }
 }
 
-define_queries! {
-    /// The test database.
-    pub struct Db;
-    /// Marker types.
-    pub mod q;
+/// The test database over keys of type `$Key` (key `i` is `$Key(i)`), with its
+/// providers and helpers: one per key type, each in a module of its own.
+macro_rules! database_over {
+    ($Key:ident) => {
+        define_queries! {
+            /// The test database.
+            pub struct Db;
+            /// Marker types.
+            pub mod q;
 
-    /// A number per key (input).
-    input [] fn base(Colliding) -> u64, "reading a number", set_base;
-    /// The number doubled (persisted, so that a later session loads it rather than
-    /// re-executing it).
-    query [cache_on_disk] fn double(Colliding) -> u64, "doubling a number", double;
-    /// The sum of the doubled numbers of keys `0..n`.
-    query [cache_on_disk] fn total(u32) -> u64, "summing", total;
+            /// A number per key (input).
+            input [] fn base($Key) -> u64, "reading a number", set_base;
+            /// The number doubled (persisted, so that a later session loads it rather
+            /// than re-executing it).
+            query [cache_on_disk] fn double($Key) -> u64, "doubling a number", double;
+            /// The sum of the doubled numbers of keys `0..n`.
+            query [cache_on_disk] fn total(u32) -> u64, "summing", total;
+        }
+
+        fn double(db: &Db, k: $Key) -> u64 {
+            db.base(k) * 2
+        }
+
+        fn total(db: &Db, n: u32) -> u64 {
+            (0..n).map(|i| db.double($Key(i))).sum()
+        }
+
+        fn db_in(dir: &Path) -> Db {
+            let mut cache = CacheOptions::new(dir, "test-build-1");
+            cache.fsync = false;
+            Db::new(Options {
+                cache: Some(cache),
+                ..Options::default()
+            })
+        }
+
+        fn set_all(db: &mut Db, changed: Option<u32>) {
+            for i in 0..KEYS {
+                let v = u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000;
+                db.set_base($Key(i), v, Durability::Low);
+            }
+        }
+    };
 }
 
-fn double(db: &Db, k: Colliding) -> u64 {
-    db.base(k) * 2
-}
-
-fn total(db: &Db, n: u32) -> u64 {
-    (0..n).map(|i| db.double(Colliding(i))).sum()
-}
+database_over!(Colliding);
 
 const KEYS: u32 = 50;
 
-fn db_in(dir: &Path) -> Db {
-    let mut cache = CacheOptions::new(dir, "test-build-1");
-    cache.fsync = false;
-    Db::new(Options {
-        cache: Some(cache),
-        ..Options::default()
-    })
-}
-
-fn set_all(db: &mut Db, changed: Option<u32>) {
-    for i in 0..KEYS {
-        let v = u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000;
-        db.set_base(Colliding(i), v, Durability::Low);
-    }
-}
-
-fn executed(db: &Db, query: &str) -> u64 {
+fn executed(db: &impl DatabaseExt, query: &str) -> u64 {
     db.stats().queries.get(query).map_or(0, |s| s.executed)
+}
+
+fn loaded(db: &impl DatabaseExt, query: &str) -> u64 {
+    db.stats().queries.get(query).map_or(0, |s| s.loaded)
 }
 
 /// The expected total with key `changed` (if any) raised by 1000.
@@ -124,8 +136,7 @@ fn colliding_keys_are_found_again_in_a_loaded_session() {
     assert_eq!(db.total(KEYS), expected(Some(17)));
     assert_eq!(executed(&db, "double"), 1);
     assert_eq!(executed(&db, "total"), 1);
-    let loaded = db.stats().queries.get("double").map_or(0, |s| s.loaded);
-    assert_eq!(loaded, u64::from(KEYS) - 1);
+    assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
     for i in 0..KEYS {
         let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
         assert_eq!(db.double(Colliding(i)), 2 * v);
@@ -151,47 +162,7 @@ mod own {
         }
     }
 
-    define_queries! {
-        /// The test database.
-        pub struct Db;
-        /// Marker types.
-        pub mod q;
-
-        /// A number per key (input).
-        input [] fn base(Named) -> u64, "reading a number", set_base;
-        /// The number doubled (persisted).
-        query [cache_on_disk] fn double(Named) -> u64, "doubling a number", double;
-        /// The sum of the doubled numbers of keys `0..n`.
-        query [cache_on_disk] fn total(u32) -> u64, "summing", total;
-    }
-
-    fn double(db: &Db, k: Named) -> u64 {
-        db.base(k) * 2
-    }
-
-    fn total(db: &Db, n: u32) -> u64 {
-        (0..n).map(|i| db.double(Named(i))).sum()
-    }
-
-    fn db_in(dir: &Path) -> Db {
-        let mut cache = CacheOptions::new(dir, "test-build-1");
-        cache.fsync = false;
-        Db::new(Options {
-            cache: Some(cache),
-            ..Options::default()
-        })
-    }
-
-    fn set_all(db: &mut Db, changed: Option<u32>) {
-        for i in 0..KEYS {
-            let v = u64::from(i) + 1 + u64::from(Some(i) == changed) * 1000;
-            db.set_base(Named(i), v, Durability::Low);
-        }
-    }
-
-    fn executed(db: &Db, query: &str) -> u64 {
-        db.stats().queries.get(query).map_or(0, |s| s.executed)
-    }
+    database_over!(Named);
 
     #[test]
     fn keys_of_one_own_hash_keep_their_memos_in_a_session_and_a_loaded_one() {
@@ -215,8 +186,7 @@ mod own {
         assert_eq!(db.total(KEYS), expected(Some(17)));
         assert_eq!(executed(&db, "double"), 1);
         assert_eq!(executed(&db, "total"), 1);
-        let loaded = db.stats().queries.get("double").map_or(0, |s| s.loaded);
-        assert_eq!(loaded, u64::from(KEYS) - 1);
+        assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
         for i in 0..KEYS {
             let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
             assert_eq!(db.double(Named(i)), 2 * v);

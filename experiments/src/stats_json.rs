@@ -85,10 +85,12 @@ fn query(q: &QueryStats) -> Json<'static> {
         hashed_bytes,
         provider_ms,
         hash_ms,
+        encode_ms,
         load_ms,
         flags: _,
     } = *q;
     Json::Object(vec![
+        ("encode_ms", Json::Float(encode_ms)),
         ("executed", Json::Uint(executed)),
         ("green", Json::Uint(green)),
         ("hash_ms", Json::Float(hash_ms)),
@@ -112,6 +114,7 @@ fn engine(e: &EngineStats) -> Json<'static> {
         cache_bytes_written,
         hashed_bytes,
         hash_ms,
+        encode_ms,
         provider_ms,
         nodes,
         session_seeds,
@@ -123,6 +126,7 @@ fn engine(e: &EngineStats) -> Json<'static> {
         ("cache_bytes_written", Json::Uint(cache_bytes_written)),
         ("cache_load_ms", Json::Float(cache_load_ms)),
         ("cache_save_ms", Json::Float(cache_save_ms)),
+        ("encode_ms", Json::Float(encode_ms)),
         ("hash_ms", Json::Float(hash_ms)),
         ("hashed_bytes", Json::Uint(hashed_bytes)),
         ("nodes", Json::Uint(nodes)),
@@ -298,6 +302,7 @@ mod tests {
                 hashed_bytes: 123_456_789,
                 provider_ms: 0.1 + i as f64,
                 hash_ms: 1e-9,
+                encode_ms: 2.5e-3 * i as f64,
                 load_ms: 4.4324509999999995e17,
                 ..QueryStats::default()
             };
@@ -316,6 +321,7 @@ mod tests {
             cache_bytes_written: 0,
             hashed_bytes: 865,
             hash_ms: 1.5e300,
+            encode_ms: 12.75,
             provider_ms: -0.25,
             nodes: 9131,
             session_seeds: 2,

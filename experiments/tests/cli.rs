@@ -286,8 +286,12 @@ fn query_is_the_default_and_its_cache_makes_rebuilds_green() {
         "hashed_bytes",
         "provider_ms",
         "hash_ms",
+        "encode_ms",
     ] {
         assert!(first["queries"]["typeck"][key].is_number(), "{key}");
+    }
+    for key in ["hash_ms", "encode_ms"] {
+        assert!(first["engine"][key].is_number(), "{key}");
     }
     let again = run(&cache_arg);
     assert_eq!(again["image_hash"], pipeline["image_hash"]);

@@ -232,7 +232,7 @@ pub const GOALS: &[Goal] = &[
         key: "e2_hash_share",
         at_most: true,
         bound: 0.05,
-        what: "share of the query build spent hashing",
+        what: "share of the query build spent hashing (without encoding values for the cache)",
         percent: true,
     },
     Goal {

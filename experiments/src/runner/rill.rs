@@ -17,7 +17,11 @@ pub struct QueryKindStats {
     pub loaded: u64,
     pub hashed_bytes: u64,
     pub provider_ms: f64,
+    /// Time hashing (without the encoding of `encode_ms`).
     pub hash_ms: f64,
+    /// Time encoding values, when executed, for the cache (the bytes are fingerprinted
+    /// and saved as they are); zero in the statistics of a compiler that did not report it.
+    pub encode_ms: f64,
     /// Time spent loading this kind's values from the cache (lazily).
     pub load_ms: f64,
 }
@@ -70,6 +74,7 @@ impl BuildStats {
                                 hashed_bytes: u(s.get("hashed_bytes")),
                                 provider_ms: f(s.get("provider_ms")),
                                 hash_ms: f(s.get("hash_ms")),
+                                encode_ms: f(s.get("encode_ms")),
                                 load_ms: f(s.get("load_ms")),
                             },
                         )
@@ -120,6 +125,16 @@ impl BuildStats {
             .and_then(|e| e.get("hash_ms"))
             .and_then(|v| v.as_f64())
             .unwrap_or_else(|| self.queries.values().map(|q| q.hash_ms).sum())
+    }
+
+    /// Total time encoding values for the cache when they were executed (the encoding
+    /// the fingerprints of persisted values are of, not counted in [`BuildStats::hash_ms`]).
+    pub fn encode_ms(&self) -> f64 {
+        self.raw
+            .get("engine")
+            .and_then(|e| e.get("encode_ms"))
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(|| self.queries.values().map(|q| q.encode_ms).sum())
     }
 
     /// A counter of the engine's statistics (`engine.cache_bytes_written`, ...).
@@ -359,7 +374,7 @@ mod tests {
             r#"{"arch":"query","total_ms":12.5,"phases_ms":{"parse":1.0,"cache_load":2.0},
             "image_hash":"ab","totals":{"executed":10,"green":5,"loaded":3},
             "queries":{"codegen":{"executed":2,"green":1,"loaded":0,"hashed_bytes":100,
-            "provider_ms":1.5,"hash_ms":0.25},"typeck":{"executed":1,"hash_ms":0.5,"hashed_bytes":7}}}"#,
+            "provider_ms":1.5,"hash_ms":0.25,"encode_ms":0.125},"typeck":{"executed":1,"hash_ms":0.5,"hashed_bytes":7}}}"#,
         )
         .unwrap();
         assert_eq!(s.arch, "query");
@@ -375,6 +390,17 @@ mod tests {
         let pipeline = BuildStats::parse(r#"{"arch":"pipeline","total_ms":3.0}"#).unwrap();
         assert_eq!(pipeline.codegen_executed(), None);
         assert_eq!(s.hash_ms(), 0.75);
+        assert_eq!(
+            s.encode_ms(),
+            0.125,
+            "summed over kinds, a kind without it zero"
+        );
+        assert_eq!(s.queries["codegen"].encode_ms, 0.125);
+        let engine = BuildStats::parse(
+            r#"{"arch":"query","total_ms":1.0,"engine":{"hash_ms":0.5,"encode_ms":0.25}}"#,
+        )
+        .unwrap();
+        assert_eq!((engine.hash_ms(), engine.encode_ms()), (0.5, 0.25));
         assert_eq!(s.hashed_bytes(), 107);
         assert_eq!(s.phase_ms("load"), Some(2.0));
         assert_eq!(s.phase_ms("nothing"), None);

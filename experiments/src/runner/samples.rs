@@ -30,8 +30,11 @@ pub struct Sample {
     pub minor_faults: Option<u64>,
     /// The compiler's own time (stats JSON `total_ms`).
     pub compile_ms: Option<f64>,
-    /// The engine's hashing time (`engine.hash_ms`).
+    /// The engine's hashing time (`engine.hash_ms`: without the encoding of `encode_ms`).
     pub hash_ms: Option<f64>,
+    /// The engine's time encoding values, when executed, for the cache (`engine.encode_ms`:
+    /// the bytes the fingerprints of persisted values are of, saved as they are).
+    pub encode_ms: Option<f64>,
     /// The engine's totals: queries executed, re-validated green, loaded from the cache.
     pub executed: Option<u64>,
     pub green: Option<u64>,
@@ -69,6 +72,7 @@ impl Sample {
             minor_faults: Some(r.proc.minor_faults),
             compile_ms: st.map(|s| s.total_ms),
             hash_ms: engine.map(BuildStats::hash_ms),
+            encode_ms: engine.map(BuildStats::encode_ms),
             executed: engine.map(|s| s.executed),
             green: engine.map(|s| s.green),
             loaded: engine.map(|s| s.loaded),
@@ -202,6 +206,7 @@ pub const COLUMNS: &[&str] = &[
     "minor_faults",
     "compile_ms",
     "hash_ms",
+    "encode_ms",
     "executed",
     "green",
     "loaded",
@@ -221,7 +226,7 @@ mod tests {
     fn build(wall: f64, executed: u64) -> BuildRun {
         let stats = BuildStats::parse(&format!(
             r#"{{"arch":"query","total_ms":{wall},"totals":{{"executed":{executed},"green":1,"loaded":0}},
-            "queries":{{"codegen":{{"executed":2,"promoted":3}}}},"engine":{{"nodes":9,"hash_ms":0.5}}}}"#
+            "queries":{{"codegen":{{"executed":2,"promoted":3}}}},"engine":{{"nodes":9,"hash_ms":0.5,"encode_ms":0.25}}}}"#
         ))
         .unwrap();
         BuildRun {
@@ -244,6 +249,7 @@ mod tests {
         assert_eq!((s[1].round, s[1].wall_ms, s[1].cpu_ms()), (1, 4.0, 1.5));
         assert_eq!(s[0].counts(), [Some(5), Some(1), Some(0), Some(3), Some(2)]);
         assert_eq!((s[0].graph_nodes, s[0].hash_ms), (Some(9), Some(0.5)));
+        assert_eq!(s[0].encode_ms, Some(0.25));
         let (_, warn) = of_runs("no-change", "query", 300, &[build(3.0, 5), build(4.0, 6)]);
         assert!(warn.unwrap().contains("differ"));
         let dir = tempfile::tempdir().unwrap();

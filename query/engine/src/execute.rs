@@ -106,10 +106,11 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> (Q::Va
     );
     debug_assert!(rt.graph.borrow().node(node).has(flags::IN_PROGRESS));
     let hash_now = Q::HASH.is_some() && rt.hash_on_execute();
+    let keep = hash_now && rt.persists();
     if hash_now {
         rt.profiler
             .borrow_mut()
-            .switch(Region::Hash(Q::KIND), &mut rt.stats.borrow_mut());
+            .switch(fingerprint_region::<Q>(keep), &mut rt.stats.borrow_mut());
     } else {
         rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
     }
@@ -135,7 +136,7 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> (Q::Va
         }
     };
     let (new_fp, encoded) = if hash_now {
-        let (fp, encoded) = fingerprint_raw::<Q>(rt, &value, rt.persists());
+        let (fp, encoded) = fingerprint_raw::<Q>(rt, &value, keep, true);
         rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
         (Some(fp), encoded)
     } else {
@@ -297,26 +298,45 @@ pub(crate) fn hash_value<Q: Query>(rt: &Runtime, value: &Q::Value) -> Fingerprin
     fingerprint::<Q>(rt, value, false).0
 }
 
-/// [`fingerprint_raw`], its time charged to `Q`'s hashing statistics.
+/// [`fingerprint_raw`], its time charged to `Q`'s hashing statistics (and the encoding
+/// of kept bytes to its encoding statistics).
 fn fingerprint<Q: Query>(
     rt: &Runtime,
     value: &Q::Value,
     keep: bool,
 ) -> (Fingerprint, Option<Box<[u8]>>) {
-    rt.profiler.borrow_mut().enter(Region::Hash(Q::KIND));
-    let out = fingerprint_raw::<Q>(rt, value, keep);
+    rt.profiler
+        .borrow_mut()
+        .enter(fingerprint_region::<Q>(keep));
+    let out = fingerprint_raw::<Q>(rt, value, keep, true);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
     out
 }
 
-/// The fingerprint of a value of `Q`, counting the bytes but not the time (zero for a
-/// query that is not hashed). A query whose fingerprint is of its encoding
-/// ([`Flags::hashes_encoding`]) is encoded here, and with `keep` the bytes are given back
-/// too, to be saved as they are instead of being encoded again.
+/// The region a fingerprint of a value of `Q` starts in: the encoding, for a value whose
+/// fingerprint is of its encoding when the bytes are kept (`keep`) to be saved, as the
+/// save would encode the value anyway; otherwise the hashing (an encoding made only to be
+/// hashed is part of the hashing).
+#[inline]
+fn fingerprint_region<Q: Query>(keep: bool) -> Region {
+    if keep && Q::CODEC.is_some() && Q::FLAGS.hashes_encoding() && Q::HASH.is_some() {
+        Region::Encode(Q::KIND)
+    } else {
+        Region::Hash(Q::KIND)
+    }
+}
+
+/// The fingerprint of a value of `Q`, counting the bytes (zero for a query that is not
+/// hashed). A query whose fingerprint is of its encoding ([`Flags::hashes_encoding`]) is
+/// encoded here, and with `keep` the bytes are given back too, to be saved as they are
+/// instead of being encoded again. With `timed`, the caller opened the profiler region
+/// [`fingerprint_region`] gives, and once kept bytes are encoded that region goes on as
+/// the hashing (one clock read); without, no time is recorded.
 pub(crate) fn fingerprint_raw<Q: Query>(
     rt: &Runtime,
     value: &Q::Value,
     keep: bool,
+    timed: bool,
 ) -> (Fingerprint, Option<Box<[u8]>>) {
     let Some(hash) = Q::HASH else {
         return (Fingerprint::ZERO, None);
@@ -333,7 +353,13 @@ pub(crate) fn fingerprint_raw<Q: Query>(
         Some(codec) => {
             let mut buf = rt.encode_buf.take();
             buf.clear();
-            if (codec.encode)(value, &mut buf).is_ok() {
+            let ok = (codec.encode)(value, &mut buf).is_ok();
+            if timed && keep {
+                rt.profiler
+                    .borrow_mut()
+                    .encoded(Q::KIND, &mut rt.stats.borrow_mut());
+            }
+            if ok {
                 h.write_blob(&buf);
                 if keep {
                     kept = Some(Box::from(&buf[..]));

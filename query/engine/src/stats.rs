@@ -1,11 +1,13 @@
-//! Statistics per query kind (executed, green, loaded, hashed bytes, time in providers
-//! and hashing) and for the engine (dependency bookkeeping, cache load and save), with a
+//! Statistics per query kind (executed, green, loaded, hashed bytes, time in providers,
+//! encoding and hashing) and for the engine (dependency bookkeeping, cache load and save), with a
 //! serializable snapshot shaped for the stats JSON of DESIGN.md ("Command-line contract").
 //!
 //! Times are exclusive: a provider's time excludes the queries it executed, their hashing
 //! and their validation. A small profiler keeps a stack of timed regions; only cold paths
 //! (executions, validations, loads) open regions, so a cached read costs no clock read;
-//! an execution costs three (provider, then hashing, then done). Key hashing (once per
+//! an execution costs three (provider, then hashing, then done), and one more when it
+//! encodes its value for the cache (provider, then encoding, then hashing, then done: the
+//! encoding, whose bytes the save writes as they are, is not counted as hashing). Key hashing (once per
 //! key and session) is counted in `hashed_bytes` but its time stays with the caller.
 //!
 //! The profiler's clock ([`Clock`]) is the processor's time-stamp counter where it runs at
@@ -35,6 +37,9 @@ pub(crate) struct KindCounters {
     pub provider: u64,
     /// Time hashing values, in ticks.
     pub hash: u64,
+    /// Time encoding values whose bytes are kept for the cache (and fingerprinted), in
+    /// ticks.
+    pub encode: u64,
     /// Time decoding values from the cache, in ticks.
     pub load: u64,
 }
@@ -64,6 +69,8 @@ impl Stats {
 pub(crate) enum Region {
     Provider(u16),
     Hash(u16),
+    /// Encoding a value whose bytes are kept to be saved (and fingerprinted).
+    Encode(u16),
     Load(u16),
     Bookkeeping,
 }
@@ -206,12 +213,28 @@ impl Profiler {
         if let Some(parent) = self.open.last_mut() {
             parent.children += total;
         }
-        match o.region {
-            Region::Provider(k) => stats.kinds[k as usize].provider += own,
-            Region::Hash(k) => stats.kinds[k as usize].hash += own,
-            Region::Load(k) => stats.kinds[k as usize].load += own,
-            Region::Bookkeeping => stats.bookkeeping += own,
+        charge(o.region, own, stats);
+    }
+
+    /// Ends the encoding of kind `kind`, the innermost region (`Region::Encode(kind)`),
+    /// and times the hashing of the encoded bytes as `Region::Hash(kind)`, with one clock
+    /// read: as [`Profiler::switch`] (the same time for each), without taking the region
+    /// off the stack. The time charged joins its children's, so that the region's exit
+    /// charges the hashing only what came after, and its parent the whole.
+    #[inline(always)]
+    pub(crate) fn encoded(&mut self, kind: u16, stats: &mut Stats) {
+        if self.disabled {
+            return;
         }
+        let now = self.clock.now();
+        let Some(o) = self.open.last_mut() else {
+            return;
+        };
+        debug_assert_eq!(o.region, Region::Encode(kind));
+        let total = now.saturating_sub(o.start);
+        stats.kinds[kind as usize].encode += total.saturating_sub(o.children);
+        o.children = o.children.max(total);
+        o.region = Region::Hash(kind);
     }
 
     /// Closes the innermost region and opens `region`, with one clock read for both.
@@ -241,6 +264,18 @@ impl Profiler {
     }
 }
 
+/// Adds `ticks` to the time of `region`.
+#[inline(always)]
+fn charge(region: Region, ticks: u64, stats: &mut Stats) {
+    match region {
+        Region::Provider(k) => stats.kinds[k as usize].provider += ticks,
+        Region::Hash(k) => stats.kinds[k as usize].hash += ticks,
+        Region::Encode(k) => stats.kinds[k as usize].encode += ticks,
+        Region::Load(k) => stats.kinds[k as usize].load += ticks,
+        Region::Bookkeeping => stats.bookkeeping += ticks,
+    }
+}
+
 /// Counters and times of one query kind.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct QueryStats {
@@ -263,8 +298,11 @@ pub struct QueryStats {
     pub hashed_bytes: u64,
     /// Exclusive time in the provider.
     pub provider_ms: f64,
-    /// Time hashing keys and values.
+    /// Time hashing keys and values (not the encoding of `encode_ms`).
     pub hash_ms: f64,
+    /// Time encoding values, when executed, for the cache: the bytes are fingerprinted
+    /// and later saved as they are.
+    pub encode_ms: f64,
     /// Time decoding values from the cache.
     pub load_ms: f64,
     /// The query's modifiers (not part of the stats JSON).
@@ -298,8 +336,11 @@ pub struct EngineStats {
     pub cache_bytes_written: u64,
     /// Total bytes hashed.
     pub hashed_bytes: u64,
-    /// Total time hashing.
+    /// Total time hashing (not the encoding of `encode_ms`).
     pub hash_ms: f64,
+    /// Total time encoding values, when executed, for the cache (the bytes are
+    /// fingerprinted and later saved as they are).
+    pub encode_ms: f64,
     /// Total exclusive time in providers.
     pub provider_ms: f64,
     /// Nodes in the dependency graph.
@@ -339,6 +380,7 @@ impl Stats {
         let mut snap = StatsSnapshot::default();
         let tick_ms = |ticks: u64| ms(clock.to_duration(ticks));
         let mut hash = 0u64;
+        let mut encode = 0u64;
         let mut provider = 0u64;
         for (k, c) in self.kinds.iter().enumerate() {
             snap.totals.executed += c.executed;
@@ -346,6 +388,7 @@ impl Stats {
             snap.totals.loaded += c.loaded;
             snap.engine.hashed_bytes += c.hashed_bytes;
             hash += c.hash;
+            encode += c.encode;
             provider += c.provider;
             if c.executed
                 + c.green
@@ -372,6 +415,7 @@ impl Stats {
                     hashed_bytes: c.hashed_bytes,
                     provider_ms: tick_ms(c.provider),
                     hash_ms: tick_ms(c.hash),
+                    encode_ms: tick_ms(c.encode),
                     load_ms: tick_ms(c.load),
                     flags,
                 },
@@ -383,8 +427,59 @@ impl Stats {
         snap.engine.cache_bytes_read = self.cache_bytes_read;
         snap.engine.cache_bytes_written = self.cache_bytes_written;
         snap.engine.hash_ms = tick_ms(hash);
+        snap.engine.encode_ms = tick_ms(encode);
         snap.engine.provider_ms = tick_ms(provider);
         snap.engine.nodes = nodes as u64;
         snap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spins until `ticks` ticks of the profiler's clock have passed.
+    fn spin(p: &Profiler, ticks: u64) {
+        let start = p.clock.now();
+        while p.clock.now().saturating_sub(start) < ticks {}
+    }
+
+    #[test]
+    fn switching_regions_neither_loses_nor_double_counts_time() {
+        const T: u64 = 20_000;
+        let mut p = Profiler::new(false);
+        let mut stats = Stats::new(1);
+        let before = p.clock.now();
+        p.enter(Region::Provider(0));
+        spin(&p, T);
+        p.enter(Region::Bookkeeping);
+        spin(&p, T);
+        p.exit(&mut stats);
+        p.switch(Region::Encode(0), &mut stats);
+        spin(&p, T);
+        p.encoded(0, &mut stats);
+        spin(&p, T);
+        // A child after the relabelling is the region's child still.
+        p.enter(Region::Load(0));
+        spin(&p, T);
+        p.exit(&mut stats);
+        p.exit(&mut stats);
+        let after = p.clock.now();
+        assert_eq!(p.depth(), 0);
+        let c = stats.kinds[0];
+        // Every region got its own time, and no more than the whole: the regions
+        // partition the interval from the first enter to the last exit.
+        for (name, t) in [
+            ("provider", c.provider),
+            ("encode", c.encode),
+            ("hash", c.hash),
+            ("load", c.load),
+            ("bookkeeping", stats.bookkeeping),
+        ] {
+            assert!(t >= T, "{name}: {t}");
+        }
+        let sum = c.provider + c.encode + c.hash + c.load + stats.bookkeeping;
+        assert!(sum <= after - before, "{sum} > {}", after - before);
+        assert!(after - before - sum < T, "{sum} of {}", after - before);
     }
 }

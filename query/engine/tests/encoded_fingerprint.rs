@@ -165,3 +165,50 @@ fn the_bytes_fingerprinted_are_the_bytes_saved_and_loaded() {
     assert_eq!(read_all(&db), (2, 2));
     assert!(executed(&db).is_empty());
 }
+
+#[test]
+fn the_encoding_kept_for_the_cache_is_timed_apart_from_the_hashing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = db_in(dir.path());
+    db.runtime_mut().set_event_log(false);
+    // Large enough that both the encoding and the hashing take many clock ticks.
+    db.set_items((), Arc::new((0..200_000).collect()), Durability::Low);
+    assert_eq!(read_all(&db), (200_000, 200_000));
+    let stats = db.stats();
+    // `bag` is fingerprinted by its encoding, kept to be saved: the encoding is charged to
+    // `encode_ms`, the hashing of its bytes to `hash_ms`.
+    let bag = &stats.queries["bag"];
+    assert!(bag.encode_ms > 0.0, "{bag:?}");
+    assert!(bag.hash_ms > 0.0, "{bag:?}");
+    // `own_bag` is hashed by its `StableHash` and encoded only when saved: no encoding
+    // at execution.
+    let own = &stats.queries["own_bag"];
+    assert_eq!(own.encode_ms, 0.0, "{own:?}");
+    assert!(own.hash_ms > 0.0, "{own:?}");
+    let kinds: f64 = stats.queries.values().map(|q| q.encode_ms).sum();
+    // (Each time is converted at the counter's rate measured when it is converted.)
+    assert!(
+        (stats.engine.encode_ms - kinds).abs() <= 1e-2 * kinds,
+        "{} against {kinds}",
+        stats.engine.encode_ms
+    );
+    let json = serde_json::to_value(&stats).unwrap();
+    assert!(json["queries"]["bag"]["encode_ms"].as_f64().unwrap() > 0.0);
+    assert!(json["queries"]["bag"]["hash_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(json["queries"]["own_bag"]["encode_ms"].as_f64(), Some(0.0));
+    assert!(json["engine"]["encode_ms"].as_f64().unwrap() > 0.0);
+
+    // Without a cache the encoding is made only to be hashed (when a re-execution compares
+    // the result): it is part of the hashing.
+    let mut db = Db::new(Options {
+        event_log: false,
+        ..Options::default()
+    });
+    db.set_items((), Arc::new((0..200_000).collect()), Durability::Low);
+    read_all(&db);
+    db.set_items((), Arc::new((1..200_001).collect()), Durability::Low);
+    read_all(&db);
+    let bag = &db.stats().queries["bag"];
+    assert_eq!(bag.encode_ms, 0.0, "{bag:?}");
+    assert!(bag.hash_ms > 0.0, "{bag:?}");
+}

@@ -5,8 +5,8 @@ use super::measure::{
 };
 use super::readout::{counter, first_error};
 use super::SEED;
-use crate::runner::rill::{BuildRun, Mode};
-use crate::runner::samples::Sample;
+use crate::runner::rill::{BuildRun, BuildStats, Mode};
+use crate::runner::samples::{self, Sample};
 use crate::runner::stats::{self, spread};
 use crate::runner::table::{self, Row};
 use crate::runner::workload::{OnDisk, Shape};
@@ -85,28 +85,40 @@ pub fn run(ctx: &Ctx) -> Result<Outcome, String> {
     Ok(o)
 }
 
-/// The share of hashing in the builds `r` of `arch` (of the wall time and of the
-/// compiler's own time), and the hash time of every query kind.
-fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
-    let shares: Vec<f64> = r
-        .iter()
-        .filter_map(|b| b.stats.as_ref())
+/// The share of the compiler's own time (`total_ms`) that `of` is in the builds `r`:
+/// the ratio of the medians with its interval; min and max are those of the builds' own
+/// shares.
+fn share_row(
+    r: &[BuildRun],
+    scenario: &str,
+    arch: &str,
+    size: usize,
+    of: fn(&BuildStats) -> f64,
+) -> Row {
+    let built = || r.iter().filter_map(|b| b.stats.as_ref());
+    let shares: Vec<f64> = built()
         .filter(|s| s.total_ms > 0.0)
-        .map(|s| 100.0 * s.hash_ms() / s.total_ms)
+        .map(|s| 100.0 * of(s) / s.total_ms)
         .collect();
-    // The median is the ratio of the medians of hash time and total time (as every
-    // ratio), with its interval; min and max are those of the builds' own shares.
-    let pairs: Vec<(f64, f64)> = r
-        .iter()
-        .filter_map(|b| b.stats.as_ref())
-        .map(|s| (s.hash_ms(), s.total_ms))
-        .collect();
-    let mut share = Row::new("hash-share", arch, size).with_spread(spread(&shares), "percent");
+    let pairs: Vec<(f64, f64)> = built().map(|s| (of(s), s.total_ms)).collect();
+    let mut share = Row::new(scenario, arch, size).with_spread(spread(&shares), "percent");
     if let (Some(iv), true) = (stats::paired_ratio(&pairs), share.is_ok()) {
         share.median = Some(100.0 * iv.value);
         share.low = Some(100.0 * iv.low);
         share.high = Some(100.0 * iv.high);
     }
+    share
+}
+
+/// Of the compiler's time for the whole build.
+const OF_TOTAL: &str = "median total_ms (the compiler's whole build: cache load, check, codegen, link, cache save); min/max: of single builds; low/high: bootstrap 95 % interval";
+
+/// The share of hashing in the builds `r` of `arch` (of the wall time and of the
+/// compiler's own time), the shares of the encoding of persisted values and of both
+/// together (what the hashing share included before the encoding was timed apart), and
+/// the hash time of every query kind.
+fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
+    let mut share = share_row(r, "hash-share", arch, size, BuildStats::hash_ms);
     fill_counters(&mut share, r);
     let wall: Vec<f64> = r
         .iter()
@@ -115,10 +127,22 @@ fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
     let mut w = Row::new("hash-share-of-wall", arch, size).with_spread(spread(&wall), "percent");
     w.note = "engine.hash_ms / wall time of the whole process".to_string();
     rows.push(w);
-    share.note =
-        "median engine.hash_ms / median total_ms (the compiler's whole build: cache load, check, codegen, link, cache save); min/max: of single builds; low/high: bootstrap 95 % interval"
-            .to_string();
+    share.note = format!(
+        "median engine.hash_ms (hashing only, not the encoding of engine.encode_ms) / {OF_TOTAL}"
+    );
     rows.push(share);
+    let mut encode = share_row(r, "encode-share", arch, size, BuildStats::encode_ms);
+    encode.note = format!(
+        "median engine.encode_ms (encoding executed values for the cache; the bytes are fingerprinted and saved as they are) / {OF_TOTAL}"
+    );
+    rows.push(encode);
+    let mut both = share_row(r, "hash-encode-share", arch, size, |s| {
+        s.hash_ms() + s.encode_ms()
+    });
+    both.note = format!(
+        "median (engine.hash_ms + engine.encode_ms): the hashing share as measured before the encoding was timed apart / {OF_TOTAL}"
+    );
+    rows.push(both);
     let Some(last) = r.iter().rev().find_map(|b| b.stats.as_ref()) else {
         return;
     };
@@ -134,8 +158,8 @@ fn hash_rows(rows: &mut Vec<Row>, r: &[BuildRun], arch: &str, size: usize) {
         row.hashed_bytes = Some(q.hashed_bytes);
         row.hash_ms = Some(q.hash_ms);
         row.note = format!(
-            "hash time of kind `{kind}`; provider {:.2} ms",
-            q.provider_ms
+            "hash time of kind `{kind}`; encoding for the cache {:.2} ms; provider {:.2} ms",
+            q.encode_ms, q.provider_ms
         );
         rows.push(row);
     }
@@ -156,6 +180,22 @@ fn values(o: &mut Outcome, size: usize) {
         share,
         first_error(&o.rows, &[("hash-share", DEFAULT_ARCH, size)]),
     );
+    // The encoding of persisted values (not hashing: the save writes those bytes), and
+    // hashing and encoding together: the hashing share as measured before the split.
+    o.ratio_of(
+        "e2.encode_share",
+        (default, |s: &Sample| s.encode_ms),
+        (default, |s: &Sample| s.compile_ms),
+    );
+    o.ratio_of(
+        "e2.hash_encode_share",
+        (default, |s: &Sample| Some(s.hash_ms? + s.encode_ms?)),
+        (default, |s: &Sample| s.compile_ms),
+    );
+    let encode_ms: Vec<f64> = samples::of_config(&o.samples, "scratch", DEFAULT_ARCH, size)
+        .filter_map(|s| s.encode_ms)
+        .collect();
+    o.value("e2.xxh3_encode_ms", stats::median(&encode_ms));
     for h in ["sip128", "blake3"] {
         o.paired_ratio_value(
             &format!("e2.{h}_over_xxh3"),
@@ -175,6 +215,10 @@ fn values(o: &mut Outcome, size: usize) {
         o.median_value(
             &format!("e2.{h}_share_percent"),
             ("hash-share", &arch, size),
+        );
+        o.median_value(
+            &format!("e2.{h}_hash_encode_share_percent"),
+            ("hash-encode-share", &arch, size),
         );
         o.median_value(
             &format!("e2.{h}_wall_share_percent"),

@@ -208,6 +208,14 @@ pub fn derive(values: &mut Values, tables: &Tables) {
         "derived.e2.equality_over_fingerprint",
         stats::ratio(eq, fp),
     );
+    // Whether the results time the encoding of persisted values apart from hashing (1), or
+    // were measured before (0: their hashing share includes that encoding).
+    let split = values.contains_key("e2.encode_share");
+    put(
+        values,
+        "derived.e2.encode_timed",
+        Some(if split { 1.0 } else { 0.0 }),
+    );
     let e2 = rows("e2");
     let s2 = size(values, "e2").unwrap_or(0);
     let range = |arch: &str| ok_row(e2, "leaf-body", arch, s2).and_then(|r| Some((r.min?, r.max?)));

@@ -13,7 +13,7 @@
 //! from the CSVs), `gen --lines N [--seed S] [--shape default|small-fns|big-fns] --out DIR` (write a generated program of one of the measured shapes),
 //! `stability --runs K [e1 ...]` (the headline experiments, or those named, K times into
 //! directories of their own; `results/stability.csv` and `stability.*` values hold each
-//! headline's spread over the runs), `scaling` (the scaling profile: E1 and E6 at 10k, 100k
+//! headline's spread over the runs, and the paper is regenerated), `scaling` (the scaling profile: E1 and E6 at 10k, 100k
 //! and 1M lines and E3's goal edits at each, into `results/scaling/`, with exponents
 //! fitted on the actual line counts and `scaling.*` values; about 20 minutes here). `--instructions` also counts the instructions of
 //! every measured configuration once under `valgrind --tool=callgrind`, where valgrind is
@@ -292,7 +292,8 @@ fn stability(
         );
     }
     println!("{} written", results.join("stability.csv").display());
-    ExitCode::SUCCESS
+    // The paper quotes the spread: regenerated, as after the suite and the scaling profile.
+    regenerate_paper(paper_dir, results)
 }
 
 /// `scaling`: the scaling profile into `results/scaling/`, then the paper regenerated.

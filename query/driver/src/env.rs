@@ -1,6 +1,7 @@
 //! The query driver's [`SemaEnv`]: every question per-item analysis asks about the rest of
 //! the crate is a query, so every answer is a recorded dependency.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use shared_frontend::diag::Diagnostic;
@@ -23,19 +24,53 @@ pub fn root_def() -> DefId {
     *ROOT.get_or_init(|| DefPath::root().hash())
 }
 
-/// [`SemaEnv`] and [`ScopeLookup`] over the database.
+/// How many modules' parents a [`QEnv`] remembers.
+const PARENTS: usize = 4;
+
+/// The last few answers of [`ScopeLookup::parent`] of one [`QEnv`].
+///
+/// A provider asks for the parents of the same few modules over and over (`super::` in
+/// every path of a body written in one module, each privacy check walking up from it).
+/// Within one provider execution the database does not change, so an answer is the same
+/// every time, and a repeat of its read would add no edge (the engine keeps each read
+/// once); a `QEnv` lives for one execution, so every execution still records the read.
+///
+/// Whole paths are not memoized this way: one execution repeats few of its paths (16% of
+/// the resolutions of the generated 100k-line program, 5% of `lookup_name`'s), and a
+/// memo's inserts cost more instructions than its hits save.
+#[derive(Default)]
+struct Parents {
+    entries: [Option<(DefId, Option<DefId>)>; PARENTS],
+    /// The entry the next new answer replaces.
+    next: usize,
+}
+
+/// [`SemaEnv`] and [`ScopeLookup`] over the database, for one provider execution: build
+/// one inside a provider ([`QEnv::new`]) and never keep it past the provider's return.
 ///
 /// Answers that are a part of a query's value (a field of `def_info`, the value of a
 /// step's output) are projected from the memo by reference ([`Query::with_value`]): the
 /// reads are recorded the same, without a clone and a drop of the whole value per read.
-#[derive(Clone, Copy)]
-pub struct QEnv<'a>(pub &'a RillDb);
+pub struct QEnv<'a> {
+    db: &'a RillDb,
+    parents: RefCell<Parents>,
+}
+
+impl<'a> QEnv<'a> {
+    /// An environment for one execution of a provider over `db`.
+    pub fn new(db: &'a RillDb) -> QEnv<'a> {
+        QEnv {
+            db,
+            parents: RefCell::default(),
+        }
+    }
+}
 
 impl QEnv<'_> {
     /// `f` of the item's `def_info`, if it has one.
     #[inline]
     fn def_info_with<R>(&self, def: DefId, f: impl FnOnce(&DefInfo) -> R) -> Option<R> {
-        rq::def_info::with_value(self.0, def, |d| d.as_deref().map(f))
+        rq::def_info::with_value(self.db, def, |d| d.as_deref().map(f))
     }
 }
 
@@ -45,11 +80,26 @@ impl ScopeLookup for QEnv<'_> {
     }
 
     fn parent(&self, def: DefId) -> Option<DefId> {
-        self.def_info_with(def, |d| d.parent)?
+        if let Some((_, parent)) = self
+            .parents
+            .borrow()
+            .entries
+            .iter()
+            .flatten()
+            .find(|e| e.0 == def)
+        {
+            return *parent;
+        }
+        let parent = self.def_info_with(def, |d| d.parent)?;
+        let mut memo = self.parents.borrow_mut();
+        let i = memo.next;
+        memo.entries[i] = Some((def, parent));
+        memo.next = (i + 1) % PARENTS;
+        parent
     }
 
     fn name_in(&self, module: DefId, name: Symbol) -> NameBindings {
-        self.0.resolve_name((module, name))
+        self.db.resolve_name((module, name))
     }
 
     fn type_alias(&self, def: DefId) -> Option<(DefId, Arc<TypeAliasDef>)> {
@@ -57,7 +107,7 @@ impl ScopeLookup for QEnv<'_> {
         if kind != DefKind::TypeAlias {
             return None;
         }
-        match self.0.item_ast(def)?.ast {
+        match self.db.item_ast(def)?.ast {
             ItemAst::TypeAlias(a) => Some((parent?, a)),
             _ => None,
         }
@@ -109,23 +159,23 @@ impl SemaEnv for QEnv<'_> {
     }
 
     fn fn_sig(&self, def: DefId) -> Result<Arc<FnSig>, ErrorReported> {
-        rq::fn_sig::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
+        rq::fn_sig::with_value(self.db, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn struct_fields(&self, def: DefId) -> Result<Arc<StructFields>, ErrorReported> {
-        rq::struct_fields::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
+        rq::struct_fields::with_value(self.db, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn alias_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        rq::alias_ty::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
+        rq::alias_ty::with_value(self.db, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn const_ty(&self, def: DefId) -> Result<Ty, ErrorReported> {
-        rq::const_ty::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
+        rq::const_ty::with_value(self.db, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 
     fn const_value(&self, def: DefId) -> Result<Arc<ConstValue>, ErrorReported> {
-        rq::const_value::with_value(self.0, def, |o| o.value.clone()).ok_or(ErrorReported)
+        rq::const_value::with_value(self.db, def, |o| o.value.clone()).ok_or(ErrorReported)
     }
 }
 

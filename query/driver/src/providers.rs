@@ -822,7 +822,7 @@ pub(super) fn p_fn_sig(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<FnSig>>> {
     let Some(ItemAst::Fn(ast)) = item_syntax(db, def) else {
         return Arc::new(none());
     };
-    let (sig, diagnostics) = typeck::fn_sig(&QEnv(db), module_of(db, def), &ast);
+    let (sig, diagnostics) = typeck::fn_sig(&QEnv::new(db), module_of(db, def), &ast);
     Arc::new(SemaOut {
         value: Some(Arc::new(sig)),
         diagnostics,
@@ -833,7 +833,7 @@ pub(super) fn p_struct_fields(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<Struct
     let Some(ItemAst::Struct(ast)) = item_syntax(db, def) else {
         return Arc::new(none());
     };
-    let (fields, diagnostics) = typeck::struct_fields(&QEnv(db), module_of(db, def), &ast);
+    let (fields, diagnostics) = typeck::struct_fields(&QEnv::new(db), module_of(db, def), &ast);
     Arc::new(SemaOut {
         value: Some(Arc::new(fields)),
         diagnostics,
@@ -844,7 +844,7 @@ pub(super) fn p_alias_ty(db: &RillDb, def: DefId) -> Arc<SemaOut<Ty>> {
     let Some(ItemAst::TypeAlias(ast)) = item_syntax(db, def) else {
         return Arc::new(none());
     };
-    let (ty, diagnostics) = typeck::alias_ty(&QEnv(db), module_of(db, def), &ast);
+    let (ty, diagnostics) = typeck::alias_ty(&QEnv::new(db), module_of(db, def), &ast);
     Arc::new(SemaOut {
         value: Some(ty),
         diagnostics,
@@ -855,7 +855,7 @@ pub(super) fn p_const_ty(db: &RillDb, def: DefId) -> Arc<SemaOut<Ty>> {
     let Some(ItemAst::Const(ast)) = item_syntax(db, def) else {
         return Arc::new(none());
     };
-    let (ty, diagnostics) = typeck::const_ty(&QEnv(db), module_of(db, def), &ast);
+    let (ty, diagnostics) = typeck::const_ty(&QEnv::new(db), module_of(db, def), &ast);
     Arc::new(SemaOut {
         value: Some(ty),
         diagnostics,
@@ -867,7 +867,7 @@ pub(super) fn p_const_value(db: &RillDb, def: DefId) -> Arc<SemaOut<Arc<ConstVal
         return Arc::new(none());
     };
     let mut diagnostics = Vec::new();
-    let value = recipe::const_value(&QEnv(db), def, module_of(db, def), &ast, &mut |d| {
+    let value = recipe::const_value(&QEnv::new(db), def, module_of(db, def), &ast, &mut |d| {
         diagnostics.extend(d)
     });
     Arc::new(SemaOut {
@@ -880,14 +880,14 @@ pub(super) fn p_check_struct(db: &RillDb, def: DefId) -> Arc<Vec<Diagnostic>> {
     let Some(ItemAst::Struct(ast)) = item_syntax(db, def) else {
         return Arc::new(Vec::new());
     };
-    Arc::new(typeck::check_struct(&QEnv(db), def, &ast))
+    Arc::new(typeck::check_struct(&QEnv::new(db), def, &ast))
 }
 
 pub(super) fn p_typeck(db: &RillDb, def: DefId) -> Option<Arc<TypeckOut>> {
     let Some(ItemAst::Fn(ast)) = item_syntax(db, def) else {
         return None;
     };
-    let result = typeck::typeck_fn(&QEnv(db), def, module_of(db, def), &ast);
+    let result = typeck::typeck_fn(&QEnv::new(db), def, module_of(db, def), &ast);
     Some(Arc::new(TypeckOut {
         thir: result.thir,
         diagnostics: result.diagnostics,
@@ -998,7 +998,7 @@ pub(super) fn cycle_const_value(
 // The entry point and the crate's diagnostics.
 
 pub(super) fn p_main_fn(db: &RillDb, (): ()) -> Option<DefId> {
-    entry::find_main(&QEnv(db), root_def(), &|def| db.def_info(def)?.parent)
+    entry::find_main(&QEnv::new(db), root_def(), &|def| db.def_info(def)?.parent)
 }
 
 pub(super) fn p_check_main(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
@@ -1018,7 +1018,7 @@ pub(super) fn p_check_main(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
         }
         Some(main) => {
             let name_span = || db.def_info(main).map(|d| d.name_span);
-            if let Some(diag) = entry::check_main(&QEnv(db), main, &name_span) {
+            if let Some(diag) = entry::check_main(&QEnv::new(db), main, &name_span) {
                 if let Some((file, offset)) = def_anchor(db, main) {
                     out.push(PDiag::from_relative(&diag, &file, offset));
                 }
@@ -1138,7 +1138,7 @@ pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
 pub(super) fn p_optimize(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
     let body = db.typeck(def)?;
     let name = db.def_info(def)?.path.to_string();
-    let ir = lower_fn(&QEnv(db), def, name, &body.thir);
+    let ir = lower_fn(&QEnv::new(db), def, name, &body.thir);
     Some(Arc::new(opt::optimize_in_place(ir)))
 }
 

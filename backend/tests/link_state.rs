@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use backend::link::{MappedFile, SavePlan};
+use backend::link::{LeanPlan, MappedFile, SavePlan};
 use backend::{codegen, link, CodeBlob, LinkState, RelocTarget, Relocation, RunLimits, RuntimeFn};
 use proptest::prelude::*;
 use shared_frontend::ir::builder::fn_def_id;
@@ -276,6 +276,45 @@ fn chain(n: usize) -> (Blobs, DefId) {
     let main = fn_def_id("main");
     blobs.push((main, Arc::new(caller_of(defs[0], 0))));
     (blobs, main)
+}
+
+/// A new base planned without a copy of the code: its head, then the code the state
+/// writes, are the bytes of the plan that holds them all; recording either leads to the
+/// same next save (a journal record over the same base).
+#[test]
+fn a_lean_base_plan_writes_the_bytes_of_a_whole_one() {
+    let (blobs, main) = chain(300);
+    let state = LinkState::link(&blobs, main).unwrap();
+    let SavePlan::Base(whole) = state.save_plan(7).unwrap() else {
+        panic!("a first save writes a base");
+    };
+    let lean = state.save_plan_lean(7).unwrap();
+    let LeanPlan::BaseHead { head, code_len } = &lean else {
+        panic!("a state of its own code is planned lean: {lean:?}");
+    };
+    let mut bytes = head.clone();
+    state.write_base_code(&lean, &mut bytes).unwrap();
+    assert_eq!(bytes.len(), head.len() + code_len);
+    assert!(bytes == whole);
+
+    // Recorded either way, the next save after a patch is the same journal record.
+    let (def, blob) = blobs[150].clone();
+    let mut grown = (*blob).clone();
+    grown.bytes.resize(200, 0x90);
+    let next = |lean_saved: bool| {
+        let mut s = state.clone();
+        if lean_saved {
+            s.saved_lean(&lean, 7);
+        } else {
+            s.saved(&SavePlan::Base(whole.clone()), 7);
+        }
+        s.patch(&[(def, Arc::new(grown.clone()))], &[], main)
+            .unwrap();
+        s.save_plan(8).unwrap()
+    };
+    let plan = next(true);
+    assert!(matches!(plan, SavePlan::Journal { .. }), "{plan:?}");
+    assert_eq!(plan, next(false));
 }
 
 #[test]

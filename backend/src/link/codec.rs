@@ -598,18 +598,52 @@ impl Base {
 /// Writes a base file: `slots` sorted by def-id, the buffer of `code_len` bytes put in
 /// place by `fill_code` (given the file's code region, zeroed), so that the code is copied
 /// once, straight into the file's bytes; an error of `fill_code` is given back.
-pub(crate) fn encode_base<E>(
+pub(crate) fn encode_base<E, S: std::borrow::Borrow<Slot>>(
     tag: u64,
     s: &Scalars,
-    slots: &[Slot],
+    slots: &[S],
     code_len: usize,
     fill_code: impl FnOnce(&mut [u8]) -> Result<(), E>,
 ) -> Result<Vec<u8>, E> {
+    let (mut out, sums) = base_head(tag, s, slots, code_len, true);
+    let code_at = out.len();
+    out.resize(code_at + code_len, 0);
+    let (head, code) = out.split_at_mut(code_at);
+    fill_code(code)?;
+    seal_head(head, sums, code);
+    Ok(out)
+}
+
+/// The bytes of a base file before its code ([`encode_base`] of the same arguments is
+/// these bytes followed by `code`): the file's code can then be written from where it
+/// is, without a copy of it held beside the rest.
+pub(crate) fn encode_base_head<S: std::borrow::Borrow<Slot>>(
+    tag: u64,
+    s: &Scalars,
+    slots: &[S],
+    code: &[u8],
+) -> Vec<u8> {
+    let (mut out, sums) = base_head(tag, s, slots, code.len(), false);
+    seal_head(&mut out, sums, code);
+    out
+}
+
+/// A base file's bytes before its code (the code's chunk checksums and the id left zero,
+/// for [`seal_head`]), with room for the code after them when `room_for_code`; gives them
+/// and where the chunk checksums are.
+fn base_head<S: std::borrow::Borrow<Slot>>(
+    tag: u64,
+    s: &Scalars,
+    slots: &[S],
+    code_len: usize,
+    room_for_code: bool,
+) -> (Vec<u8>, std::ops::Range<usize>) {
     let mut recs = Vec::with_capacity(slots.len() * SLOT);
     let mut relocs = Vec::new();
     let mut edges: Vec<(u128, u128)> = Vec::new();
     let mut first = 0u32;
     for slot in slots {
+        let slot = slot.borrow();
         let bytes = encode_slot(slot, first, &mut recs);
         first += bytes.len() as u32;
         relocs.extend_from_slice(&bytes);
@@ -650,36 +684,40 @@ pub(crate) fn encode_base<E>(
             out.extend_from_slice(&xxh3_64(block).to_le_bytes());
         }
     }
-    // The code chunks' checksums (filled in once the code is in place), the records, the
+    // The code chunks' checksums (filled in once the code is known), the records, the
     // relocations and the edges, then the code from a page boundary: the whole file
-    // reserved at once.
+    // reserved at once when the code goes into it too.
     let sums_at = out.len();
     let sums_end = sums_at + 8 * code_len.div_ceil(CHUNK);
     let code_at = align_up(
         sums_end + recs.len() + relocs.len() + edge_bytes.len(),
         PAGE,
     );
-    out.reserve_exact(code_at + code_len - out.len());
+    let code_room = if room_for_code { code_len } else { 0 };
+    out.reserve_exact(code_at + code_room - out.len());
     out.resize(sums_end, 0);
     out.extend_from_slice(&recs);
     out.extend_from_slice(&relocs);
     out.extend_from_slice(&edge_bytes);
     drop((recs, relocs, edge_bytes));
-    out.resize(code_at + code_len, 0);
-    let (head, code) = out.split_at_mut(code_at);
-    fill_code(code)?;
-    for (sum, chunk) in head[sums_at..sums_end]
+    out.resize(code_at, 0);
+    (out, sums_at..sums_end)
+}
+
+/// Fills in the code's chunk checksums (at `sums` of `head`, the bytes [`base_head`]
+/// gave) from `code`, then the id.
+fn seal_head(head: &mut [u8], sums: std::ops::Range<usize>, code: &[u8]) {
+    for (sum, chunk) in head[sums.clone()]
         .chunks_exact_mut(8)
         .zip(code.chunks(CHUNK))
     {
         sum.copy_from_slice(&xxh3_64(chunk).to_le_bytes());
     }
     let mut sum = xxhash_rust::xxh3::Xxh3::new();
-    sum.update(&out[..120]);
-    sum.update(&out[HEADER..sums_end]);
+    sum.update(&head[..120]);
+    sum.update(&head[HEADER..sums.end]);
     let id = sum.digest();
-    out[120..128].copy_from_slice(&id.to_le_bytes());
-    Ok(out)
+    head[120..128].copy_from_slice(&id.to_le_bytes());
 }
 
 /// The id of a base file [`encode_base`] wrote.

@@ -29,7 +29,7 @@ use crate::blob::{CodeBlob, RuntimeFn};
 pub use codec::DecodeError;
 pub use codec::{BaseBytes, MappedFile, JOURNAL_HEADER};
 pub use hash::{entry_hash, function_hash};
-pub use state::{Layout, LinkState, PatchStats, SavePlan, CHECK_AHEAD_MIN};
+pub use state::{Layout, LeanPlan, LinkState, PatchStats, SavePlan, CHECK_AHEAD_MIN};
 
 const PAGE: usize = 4096;
 /// Words of the context page before the runtime table.

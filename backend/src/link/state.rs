@@ -104,6 +104,21 @@ pub enum SavePlan {
     Journal { at: u64, bytes: Vec<u8> },
 }
 
+/// How to save a state ([`LinkState::save_plan_lean`]) without a copy of its code: a new
+/// base file whose bytes before the code are `head`, its code written from the state
+/// itself ([`LinkState::write_base_code`]), or any other [`SavePlan`]. After writing it,
+/// call [`LinkState::saved_lean`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeanPlan {
+    /// Write `head`, then the state's code, as the new base file (atomically), then
+    /// remove the journal.
+    BaseHead {
+        head: Vec<u8>,
+        code_len: usize,
+    },
+    Plan(SavePlan),
+}
+
 /// The code buffer: the base's bytes (checked a chunk at a time) under the pages written
 /// since, or a buffer of its own.
 #[derive(Clone, Debug, Default)]
@@ -635,7 +650,7 @@ impl LinkState {
     }
 
     fn encode_base(&self, tag: u64) -> Result<Vec<u8>, LinkError> {
-        let mut slots = self.all_slots()?;
+        let mut slots = self.slots_borrowed()?;
         slots.sort_unstable_by_key(|s| s.def);
         codec::encode_base(tag, &self.scalars(), &slots, self.code.len, |out| {
             self.code.copy_into(out)
@@ -643,12 +658,98 @@ impl LinkState {
         .map_err(damaged)
     }
 
+    /// The bytes of a base file for `tag` before its code, when the code is a buffer of
+    /// the state's own (not over a base): [`LinkState::write_base_code`] writes the rest.
+    fn encode_base_head(&self, tag: u64) -> Result<Option<LeanPlan>, LinkError> {
+        let code = &self.code;
+        if code.base.is_some() || code.damaged.is_some() || code.owned.len() != code.len {
+            return Ok(None);
+        }
+        let mut slots = self.slots_borrowed()?;
+        slots.sort_unstable_by_key(|s| s.def);
+        let head = codec::encode_base_head(tag, &self.scalars(), &slots, &code.owned);
+        Ok(Some(LeanPlan::BaseHead {
+            head,
+            code_len: code.len,
+        }))
+    }
+
+    /// A new base file for `tag`: its bytes before the code only, when the code can be
+    /// written from the state ([`LinkState::encode_base_head`]), otherwise all of them.
+    fn lean_base(&self, tag: u64) -> Result<LeanPlan, LinkError> {
+        match self.encode_base_head(tag)? {
+            Some(plan) => Ok(plan),
+            None => self
+                .encode_base(tag)
+                .map(|b| LeanPlan::Plan(SavePlan::Base(b))),
+        }
+    }
+
+    /// [`LinkState::save_plan`], except that a new base whose code is a buffer of the
+    /// state's own is planned without a copy of that code ([`LeanPlan::BaseHead`]): the
+    /// bytes written are the same.
+    pub fn save_plan_lean(&self, tag: u64) -> Result<LeanPlan, LinkError> {
+        match self.journal_plan(tag)? {
+            Some(journal) => Ok(LeanPlan::Plan(journal)),
+            None => self.lean_base(tag),
+        }
+    }
+
+    /// Writes the code of a base file planned by [`LinkState::save_plan_lean`] (as
+    /// [`LeanPlan::BaseHead`], of this state unchanged since) after its head.
+    pub fn write_base_code(
+        &self,
+        plan: &LeanPlan,
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        let code = &self.code;
+        match plan {
+            LeanPlan::BaseHead { code_len, .. }
+                if code.base.is_none()
+                    && code.owned.len() == *code_len
+                    && code.len == *code_len =>
+            {
+                out.write_all(&code.owned)
+            }
+            _ => Err(std::io::Error::other(
+                "the plan is not of this state's code",
+            )),
+        }
+    }
+
+    /// Records that `plan` (from [`LinkState::save_plan_lean`] for `tag`) was written.
+    pub fn saved_lean(&mut self, plan: &LeanPlan, tag: u64) {
+        match plan {
+            LeanPlan::Plan(plan) => self.saved(plan, tag),
+            LeanPlan::BaseHead { head, code_len } => {
+                self.disk = Some(Disk {
+                    id: codec::base_id(head),
+                    tag,
+                    base_len: head.len() + code_len,
+                    journal_len: 0,
+                });
+                self.full = false;
+                self.unsaved.clear();
+                self.code.dirty.clear();
+            }
+        }
+    }
+
     /// How to save the state for `tag`: a journal record of what changed since the last
     /// save when the state came from disk and the journal stays below a quarter of the
     /// base (plus 64 KiB), otherwise a new base.
     pub fn save_plan(&self, tag: u64) -> Result<SavePlan, LinkError> {
+        match self.journal_plan(tag)? {
+            Some(journal) => Ok(journal),
+            None => self.encode_base(tag).map(SavePlan::Base),
+        }
+    }
+
+    /// The journal record [`LinkState::save_plan`] plans for `tag`; `None` when a new base
+    /// is to be written instead.
+    fn journal_plan(&self, tag: u64) -> Result<Option<SavePlan>, LinkError> {
         let Some(disk) = self.disk.filter(|_| !self.full) else {
-            return self.encode_base(tag).map(SavePlan::Base);
+            return Ok(None);
         };
         let mut pages: Vec<usize> = self.code.dirty.iter().copied().collect();
         pages.sort_unstable();
@@ -683,12 +784,12 @@ impl LinkState {
         };
         bytes.extend(codec::encode_record(&record));
         if at + bytes.len() > disk.base_len / 4 + 64 * 1024 {
-            return self.encode_base(tag).map(SavePlan::Base);
+            return Ok(None);
         }
-        Ok(SavePlan::Journal {
+        Ok(Some(SavePlan::Journal {
             at: at as u64,
             bytes,
-        })
+        }))
     }
 
     /// Records that `plan` (from [`LinkState::save_plan`] for `tag`) was written.
@@ -760,6 +861,23 @@ impl LinkState {
     }
 
     /// Every slot, in no particular order.
+    /// [`LinkState::all_slots`], those written since the base borrowed rather than cloned
+    /// (without a base, every slot): encoding a base file then copies no relocations.
+    fn slots_borrowed(&self) -> Result<Vec<std::borrow::Cow<'_, Slot>>, LinkError> {
+        use std::borrow::Cow;
+        let mut out = Vec::with_capacity(self.count);
+        if let Some(base) = &self.base {
+            for i in 0..base.slot_count() {
+                let s = base.slot_at(i).map_err(damaged)?;
+                if !self.over.contains_key(&s.def) {
+                    out.push(Cow::Owned(s));
+                }
+            }
+        }
+        out.extend(self.over.values().flatten().map(Cow::Borrowed));
+        Ok(out)
+    }
+
     fn all_slots(&self) -> Result<Vec<Slot>, LinkError> {
         let mut out = Vec::with_capacity(self.count);
         if let Some(base) = &self.base {

@@ -44,7 +44,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use backend::link::{MappedFile, SavePlan};
+use backend::link::{LeanPlan, MappedFile, SavePlan};
 use backend::{CodeBlob, Image, LinkError, LinkState};
 use query::{Database, DatabaseExt, Revision};
 use serde::Serialize;
@@ -283,7 +283,7 @@ impl Linker {
         };
         let plan = match planned.filter(|p| p.generation == generation) {
             Some(p) => p.plan,
-            None => state.save_plan(generation),
+            None => state.save_plan_lean(generation),
         };
         let plan = match plan {
             Ok(plan) => plan,
@@ -293,16 +293,19 @@ impl Linker {
                 return;
             }
         };
-        let new_base = matches!(plan, SavePlan::Base(_));
-        match write(dir, &plan) {
+        let new_base = matches!(
+            plan,
+            LeanPlan::BaseHead { .. } | LeanPlan::Plan(SavePlan::Base(_))
+        );
+        match write(dir, &plan, state) {
             Ok(()) if new_base => {
-                state.saved(&plan, generation);
+                state.saved_lean(&plan, generation);
                 // The record names the old file; the new one is checked when opened.
                 self.unrecorded = None;
                 let _ = fs::remove_file(dir.join(CHECKED));
             }
             Ok(()) => {
-                state.saved(&plan, generation);
+                state.saved_lean(&plan, generation);
                 // The chunks the image did not check (those the journal replaces, or
                 // not yet reached by the check's thread) are checked now, once per base.
                 if self.unrecorded.is_some() && state.check_base_code() {
@@ -334,7 +337,7 @@ pub(crate) fn file_replaced_whole(name: &std::ffi::OsStr) -> bool {
 /// What [`Linker::save`] writes for a cache generation, encoded ahead ([`Linker::plan`]).
 pub(crate) struct Planned {
     generation: u64,
-    plan: Result<SavePlan, LinkError>,
+    plan: Result<LeanPlan, LinkError>,
 }
 
 impl Linker {
@@ -346,7 +349,7 @@ impl Linker {
         let state = self.state.as_ref().filter(|_| self.dir.is_some())?;
         Some(Planned {
             generation,
-            plan: state.save_plan(generation),
+            plan: state.save_plan_lean(generation),
         })
     }
 }
@@ -365,40 +368,47 @@ pub fn checked_record(meta: &fs::Metadata) -> Vec<u8> {
     r
 }
 
-/// Writes `plan` in `dir`.
-fn write(dir: &Path, plan: &SavePlan) -> std::io::Result<()> {
-    match plan {
-        SavePlan::Base(bytes) => {
-            remove_stale_temp_files(dir);
-            let tmp = dir.join(format!("{FILE}.tmp.{}", std::process::id()));
-            let result = (|| {
-                let mut f = fs::File::create(&tmp)?;
-                f.write_all(bytes)?;
-                drop(f);
-                fs::rename(&tmp, dir.join(FILE))
-            })();
-            if result.is_err() {
-                let _ = fs::remove_file(&tmp);
-            }
-            result?;
-            // The journal names the base it extends, so one left behind is ignored.
-            match fs::remove_file(dir.join(JOURNAL)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
-            }
+/// Writes `plan` (of `state`) in `dir`.
+fn write(dir: &Path, plan: &LeanPlan, state: &LinkState) -> std::io::Result<()> {
+    let (head, code) = match plan {
+        LeanPlan::BaseHead { head, .. } => (head, true),
+        LeanPlan::Plan(SavePlan::Base(bytes)) => (bytes, false),
+        LeanPlan::Plan(SavePlan::Journal { at, bytes }) => return write_journal(dir, *at, bytes),
+    };
+    remove_stale_temp_files(dir);
+    let tmp = dir.join(format!("{FILE}.tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(head)?;
+        if code {
+            // The code goes from the state's buffer, not from a copy in the plan.
+            state.write_base_code(plan, &mut f)?;
         }
-        SavePlan::Journal { at, bytes } => {
-            use std::os::unix::fs::FileExt;
-            let f = fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(dir.join(JOURNAL))?;
-            // A record cut short by a killed write is cut off here.
-            f.set_len(*at)?;
-            f.write_all_at(bytes, *at)
-        }
+        drop(f);
+        fs::rename(&tmp, dir.join(FILE))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
     }
+    result?;
+    // The journal names the base it extends, so one left behind is ignored.
+    match fs::remove_file(dir.join(JOURNAL)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Writes a journal record `bytes` at `at` of the journal in `dir`.
+fn write_journal(dir: &Path, at: u64, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join(JOURNAL))?;
+    // A record cut short by a killed write is cut off here.
+    f.set_len(at)?;
+    f.write_all_at(bytes, at)
 }
 
 /// Removes the temporary base files a killed build left in `dir`. Only a build that holds

@@ -1219,9 +1219,11 @@ struct Batch {
     deps: Vec<u32>,
 }
 
-/// The node count or byte size at which a [`Batch`] goes to the writer.
-const BATCH_NODES: usize = 1024;
-const BATCH_BYTES: usize = 256 << 10;
+/// The node count or byte size at which a [`Batch`] goes to the writer. A few batches are
+/// alive at once (the one being filled, those in the channel, the one being written, those
+/// given back), each with room for a full one: small batches keep that small.
+const BATCH_NODES: usize = 256;
+const BATCH_BYTES: usize = 64 << 10;
 
 /// One entry of a [`Batch`].
 enum Item {
@@ -1389,6 +1391,9 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
                     .map_err(|_| std::io::Error::other("the save's writer stopped"))
             });
         drop(to_writer);
+        // The batches the writer gave back are not needed any more: freed before `during`
+        // and the writer's last sections, the save's largest allocations.
+        drop(spent_batches);
         if walked.is_ok() {
             during(generation);
         }

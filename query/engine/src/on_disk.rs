@@ -598,103 +598,124 @@ impl FpSet {
 }
 
 /// Every node's edges, as a [`Writer`] is given them (indices of earlier nodes), back to
-/// back: what the reverse section is made from ([`Edges::reverse`]).
+/// back: what the reverse section is made from ([`Edges::reverse`]). Each node's are
+/// kept as varints (its edge count, then each edge `e` as node − 1 − `e`): most take a
+/// byte or two instead of four, and no per-node start is needed, the lists being read in
+/// node order only.
 pub(crate) struct Edges {
-    edges: Vec<u32>,
-    /// Where each node's edges start, and one more.
-    starts: Vec<u32>,
+    bytes: Vec<u8>,
+    nodes: usize,
 }
 
 impl Edges {
     /// No edges yet, with room for what is expected.
     pub(crate) fn new(expect: Expected) -> Edges {
-        let mut starts = Vec::with_capacity(expect.nodes + 1);
-        starts.push(0);
         Edges {
-            edges: Vec::with_capacity(expect.edges),
-            starts,
+            bytes: Vec::with_capacity(expect.nodes + 2 * expect.edges),
+            nodes: 0,
         }
     }
 
-    /// Adds the next node's edges.
+    /// Adds the next node's edges (each to an earlier node).
     #[inline]
     pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
-        self.edges.extend_from_slice(deps);
-        let end = u32::try_from(self.edges.len()).map_err(|_| too_big("the edges"))?;
-        self.starts.push(end);
+        let node = u32::try_from(self.nodes).map_err(|_| too_big("the edges"))?;
+        let count = u32::try_from(deps.len()).map_err(|_| too_big("the edges"))?;
+        // Written in place into room for the longest varints, then cut to their end.
+        let b = &mut self.bytes;
+        let mut at = b.len();
+        b.resize(at + MAX_VARINT * (1 + deps.len()), 0);
+        put_varint_at(b, &mut at, count);
+        for &d in deps {
+            if d >= node {
+                return Err(io::Error::other("an edge points forward"));
+            }
+            put_varint_at(b, &mut at, node - 1 - d);
+        }
+        b.truncate(at);
+        self.nodes += 1;
         Ok(())
     }
 
     /// The number of nodes.
     fn nodes(&self) -> usize {
-        self.starts.len() - 1
+        self.nodes
     }
 
-    /// The reverse section of these nodes (see the module documentation): the dependents
-    /// by a counting sort (each list in increasing order), then each list written after
-    /// the block starts, each block's start filled in as it is reached.
+    /// Calls `f(node, edge)` for every edge, in the order the nodes and their edges were
+    /// pushed.
+    fn each(&self, mut f: impl FnMut(u32, u32)) -> io::Result<()> {
+        let damaged = || io::Error::other("the save's edges are damaged");
+        let b = &self.bytes[..];
+        let mut at = 0;
+        // Nearly every varint here takes one byte.
+        let next = |at: &mut usize| match b.get(*at) {
+            Some(&x) if x < 0x80 => {
+                *at += 1;
+                Some(u32::from(x))
+            }
+            _ => varint(b, at),
+        };
+        for i in 0..self.nodes as u32 {
+            let count = next(&mut at).ok_or_else(damaged)?;
+            for _ in 0..count {
+                let back = next(&mut at).ok_or_else(damaged)?;
+                f(i, i - 1 - back);
+            }
+        }
+        Ok(())
+    }
+
+    /// The reverse section of these nodes (see the module documentation), in two passes
+    /// over the edges in node order, so that each node's dependents come in increasing
+    /// order: the first finds each list's byte length (each gap from the dependent before
+    /// it, the first from the node itself), so that the section is allocated once at its
+    /// size and each list placed after the block starts; the second writes the gaps into
+    /// their places. Besides the section and the edges it takes two u32 per node.
     pub(crate) fn reverse(self) -> io::Result<Reverse> {
         let n = self.nodes();
-        let Edges { edges, starts } = self;
-        // `start[d]`: where node d's dependents start; after the fill, where they end.
-        let mut start = vec![0u32; n + 1];
-        for &d in &edges {
-            start[d as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut dependents = vec![0u32; edges.len()];
-        for i in 0..n {
-            let (s, e) = (starts[i] as usize, starts[i + 1] as usize);
-            for &dep in &edges[s..e] {
-                let at = &mut start[dep as usize];
-                dependents[*at as usize] = i as u32;
-                *at += 1;
-            }
-        }
-        drop((edges, starts));
+        // `last[d]`: the last dependent of node d met so far (d itself before the first).
+        let mut last: Vec<u32> = (0..n as u32).collect();
+        // `at[d]`: the byte length of node d's gaps; then where the next one goes.
+        let mut at = vec![0u32; n];
+        self.each(|i, d| {
+            let l = &mut last[d as usize];
+            at[d as usize] += varint_len(i - *l - 1) as u32;
+            *l = i;
+        })?;
         let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
-        // Nearly every gap and every list's length takes one byte: the lists are written
-        // in place at `at`, into zeroes grown (by half again) when the next might not fit,
-        // and cut to their end at the end.
-        let mut out = vec![0u8; heads + n + dependents.len() + 64];
-        let mut at = heads;
-        let block_start = |out: &mut [u8], at: usize, block: usize| {
-            let off = u32::try_from(at - heads).map_err(|_| too_big("the reverse edges"))?;
-            out[4 * block..4 * block + 4].copy_from_slice(&off.to_le_bytes());
-            Ok::<(), io::Error>(())
-        };
-        let mut s = 0;
+        let mut len = heads;
+        for &g in &at {
+            len += varint_len(g) + g as usize;
+        }
+        // Every offset in the lists (from their start) fits in a u32.
+        if len - heads > u32::MAX as usize {
+            return Err(too_big("the reverse edges"));
+        }
+        let mut out = vec![0u8; len];
+        let (heads_out, lists) = out.split_at_mut(heads);
+        let mut pos = 0;
         for i in 0..n {
             if i % REVERSE_BLOCK == 0 {
-                block_start(&mut out, at, i / REVERSE_BLOCK)?;
+                let block = 4 * (i / REVERSE_BLOCK);
+                heads_out[block..block + 4].copy_from_slice(&(pos as u32).to_le_bytes());
             }
-            let deps = &dependents[s..start[i] as usize];
-            s = start[i] as usize;
-            let need = MAX_VARINT * (1 + deps.len());
-            if at + need > out.len() {
-                out.resize((at + need).max(out.len() + out.len() / 2), 0);
-            }
-            // The gaps go one byte after the list's start: where they are when their
-            // length takes one byte, as nearly every one does; moved up otherwise.
-            let at0 = at;
-            at += 1;
-            let mut prev = i as u32;
-            for &d in deps {
-                put_varint_at(&mut out, &mut at, d - prev - 1);
-                prev = d;
-            }
-            let g = at - at0 - 1;
-            let l = varint_len(g as u32);
-            if l > 1 {
-                out.copy_within(at0 + 1..at, at0 + l);
-                at += l - 1;
-            }
-            put_varint_at(&mut out, &mut { at0 }, g as u32);
+            let g = at[i];
+            put_varint_at(lists, &mut pos, g);
+            at[i] = pos as u32;
+            pos += g as usize;
+            last[i] = i as u32;
         }
-        block_start(&mut out, at, n.div_ceil(REVERSE_BLOCK))?;
-        out.truncate(at);
+        let block = 4 * n.div_ceil(REVERSE_BLOCK);
+        heads_out[block..block + 4].copy_from_slice(&(pos as u32).to_le_bytes());
+        self.each(|i, d| {
+            let l = &mut last[d as usize];
+            let mut p = at[d as usize] as usize;
+            put_varint_at(lists, &mut p, i - *l - 1);
+            at[d as usize] = p as u32;
+            *l = i;
+        })?;
+        drop((self, last, at));
         let sum = xxh3_64(&out);
         Ok(Reverse {
             nodes: n,
@@ -1829,6 +1850,77 @@ mod tests {
             vec![8, 9, 10]
         );
         assert_eq!(store.dependents(n - 1).unwrap().count(), 0);
+    }
+
+    /// The reverse section as a counting sort of the edges makes it: every dependent list
+    /// gathered first, then each list written after the block starts.
+    fn reverse_by_sorting(lists: &[Vec<u32>]) -> Vec<u8> {
+        let n = lists.len();
+        let mut dependents = vec![Vec::new(); n];
+        for (i, deps) in lists.iter().enumerate() {
+            for &d in deps {
+                dependents[d as usize].push(i as u32);
+            }
+        }
+        let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
+        let mut out = vec![0u8; heads];
+        for (i, deps) in dependents.iter().enumerate() {
+            if i % REVERSE_BLOCK == 0 {
+                let off = (out.len() - heads) as u32;
+                out[4 * (i / REVERSE_BLOCK)..][..4].copy_from_slice(&off.to_le_bytes());
+            }
+            let mut gaps = Vec::new();
+            let mut prev = i as u32;
+            for &d in deps {
+                put_varint(&mut gaps, d - prev - 1);
+                prev = d;
+            }
+            put_varint(&mut out, gaps.len() as u32);
+            out.extend_from_slice(&gaps);
+        }
+        let off = (out.len() - heads) as u32;
+        out[4 * n.div_ceil(REVERSE_BLOCK)..][..4].copy_from_slice(&off.to_le_bytes());
+        out
+    }
+
+    proptest::proptest! {
+        /// The reverse section made in two passes over the edges is the one a counting
+        /// sort gives, for graphs with far and near edges in any order and lists whose
+        /// lengths take more than one byte.
+        #[test]
+        fn the_reverse_section_is_that_of_a_counting_sort(
+            n in 0usize..300,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let mut x = seed | 1;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let lists: Vec<Vec<u32>> = (0..n as u32)
+                .map(|i| {
+                    let mut deps: Vec<u32> = (0..i).filter(|_| next() % 4 == 0).collect();
+                    if i > 0 && next() % 2 == 0 && !deps.contains(&0) {
+                        deps.push(0);
+                    }
+                    for k in (1..deps.len()).rev() {
+                        deps.swap(k, next() as usize % (k + 1));
+                    }
+                    deps
+                })
+                .collect();
+            let mut edges = Edges::new(Expected::default());
+            for deps in &lists {
+                edges.push(deps).unwrap();
+            }
+            let reverse = edges.reverse().unwrap();
+            let expected = reverse_by_sorting(&lists);
+            proptest::prop_assert_eq!(reverse.nodes, n);
+            proptest::prop_assert_eq!(reverse.sum, xxh3_64(&expected));
+            proptest::prop_assert!(reverse.bytes == expected);
+        }
     }
 
     #[test]

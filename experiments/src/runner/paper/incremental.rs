@@ -259,8 +259,15 @@ pub fn measure(goal: &IncrementalGoal, values: &Values) -> Option<Measured> {
             }
             // Every kind must be measured for the dearer one to be known.
             let all: Option<Vec<Measured>> = keys.iter().map(|k| read(values, k)).collect();
-            all?.into_iter()
-                .reduce(|a, b| if b.value > a.value { b } else { a })
+            let worst = all?
+                .into_iter()
+                .reduce(|a, b| if b.value > a.value { b } else { a })?;
+            // A goal without a size of its own is at the size the results measured.
+            let size = match goal.size {
+                None => num(values, size_key),
+                Some(_) => None,
+            };
+            Some(Measured { size, ..worst })
         }
         Source::Growth {
             fitted,
@@ -506,6 +513,14 @@ mod tests {
             derive(&mut v, &Tables::new());
             assert_eq!(status(&v, "scratch_memory"), verdict);
             assert_eq!(v["incremental.value.scratch_memory"], memory.max(disk));
+            let table = v["incremental.table"].as_str().unwrap();
+            assert!(
+                table.contains(&format!(
+                    "| 100k lines (largest measured) | ≤ 1.3 | {}",
+                    memory.max(disk)
+                )),
+                "{table}"
+            );
         }
         // Without the persisting build's number the goal is not measured.
         let mut v = values(&[("e1.size", 100_000.0), ("e1.memory_rss_over_pipeline", 1.2)]);

@@ -860,9 +860,9 @@ impl LinkState {
         Ok(out)
     }
 
-    /// Every slot, in no particular order.
-    /// [`LinkState::all_slots`], those written since the base borrowed rather than cloned
-    /// (without a base, every slot): encoding a base file then copies no relocations.
+    /// Every slot, in no particular order: those of the base not written over, decoded,
+    /// and those written since borrowed rather than cloned (without a base, every slot),
+    /// so that encoding a base file copies no relocations.
     fn slots_borrowed(&self) -> Result<Vec<std::borrow::Cow<'_, Slot>>, LinkError> {
         use std::borrow::Cow;
         let mut out = Vec::with_capacity(self.count);
@@ -875,20 +875,6 @@ impl LinkState {
             }
         }
         out.extend(self.over.values().flatten().map(Cow::Borrowed));
-        Ok(out)
-    }
-
-    fn all_slots(&self) -> Result<Vec<Slot>, LinkError> {
-        let mut out = Vec::with_capacity(self.count);
-        if let Some(base) = &self.base {
-            for i in 0..base.slot_count() {
-                let s = base.slot_at(i).map_err(damaged)?;
-                if !self.over.contains_key(&s.def) {
-                    out.push(s);
-                }
-            }
-        }
-        out.extend(self.over.values().flatten().cloned());
         Ok(out)
     }
 
@@ -1264,7 +1250,11 @@ impl LinkState {
         if self.base.is_none() {
             return Ok(());
         }
-        let slots = self.all_slots()?;
+        let slots: Vec<Slot> = self
+            .slots_borrowed()?
+            .into_iter()
+            .map(std::borrow::Cow::into_owned)
+            .collect();
         let code = self.code.to_vec().map_err(damaged)?;
         self.base = None;
         self.code = Code::owned(code);

@@ -119,22 +119,23 @@ impl BuildStats {
 
     /// Total hashing time over all query kinds.
     pub fn hash_ms(&self) -> f64 {
-        // The engine's own total when it reports one, else the sum over kinds.
-        self.raw
-            .get("engine")
-            .and_then(|e| e.get("hash_ms"))
-            .and_then(|v| v.as_f64())
-            .unwrap_or_else(|| self.queries.values().map(|q| q.hash_ms).sum())
+        self.engine_total_ms("hash_ms", |q| q.hash_ms)
     }
 
     /// Total time encoding values for the cache when they were executed (the encoding
     /// the fingerprints of persisted values are of, not counted in [`BuildStats::hash_ms`]).
     pub fn encode_ms(&self) -> f64 {
+        self.engine_total_ms("encode_ms", |q| q.encode_ms)
+    }
+
+    /// The engine's own total `key` when it reports one, else the sum over kinds of
+    /// `per_kind`.
+    fn engine_total_ms(&self, key: &str, per_kind: fn(&QueryKindStats) -> f64) -> f64 {
         self.raw
             .get("engine")
-            .and_then(|e| e.get("encode_ms"))
+            .and_then(|e| e.get(key))
             .and_then(|v| v.as_f64())
-            .unwrap_or_else(|| self.queries.values().map(|q| q.encode_ms).sum())
+            .unwrap_or_else(|| self.queries.values().map(per_kind).sum())
     }
 
     /// A counter of the engine's statistics (`engine.cache_bytes_written`, ...).

@@ -136,7 +136,7 @@ pub(crate) fn execute<Q: Query>(db: &Q::Db, node: NodeId, key: Q::Key) -> (Q::Va
         }
     };
     let (new_fp, encoded) = if hash_now {
-        let (fp, encoded) = fingerprint_raw::<Q>(rt, &value, keep, true);
+        let (fp, encoded) = fingerprint_raw::<Q>(rt, &value, keep);
         rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
         (Some(fp), encoded)
     } else {
@@ -308,7 +308,7 @@ fn fingerprint<Q: Query>(
     rt.profiler
         .borrow_mut()
         .enter(fingerprint_region::<Q>(keep));
-    let out = fingerprint_raw::<Q>(rt, value, keep, true);
+    let out = fingerprint_raw::<Q>(rt, value, keep);
     rt.profiler.borrow_mut().exit(&mut rt.stats.borrow_mut());
     out
 }
@@ -329,14 +329,13 @@ fn fingerprint_region<Q: Query>(keep: bool) -> Region {
 /// The fingerprint of a value of `Q`, counting the bytes (zero for a query that is not
 /// hashed). A query whose fingerprint is of its encoding ([`Flags::hashes_encoding`]) is
 /// encoded here, and with `keep` the bytes are given back too, to be saved as they are
-/// instead of being encoded again. With `timed`, the caller opened the profiler region
-/// [`fingerprint_region`] gives, and once kept bytes are encoded that region goes on as
-/// the hashing (one clock read); without, no time is recorded.
+/// instead of being encoded again. With `keep`, the caller opened the profiler region
+/// [`fingerprint_region`] gives, and once the kept bytes are encoded that region goes on
+/// as the hashing (one clock read); without, no time is recorded here.
 pub(crate) fn fingerprint_raw<Q: Query>(
     rt: &Runtime,
     value: &Q::Value,
     keep: bool,
-    timed: bool,
 ) -> (Fingerprint, Option<Box<[u8]>>) {
     let Some(hash) = Q::HASH else {
         return (Fingerprint::ZERO, None);
@@ -354,7 +353,7 @@ pub(crate) fn fingerprint_raw<Q: Query>(
             let mut buf = rt.encode_buf.take();
             buf.clear();
             let ok = (codec.encode)(value, &mut buf).is_ok();
-            if timed && keep {
+            if keep {
                 rt.profiler
                     .borrow_mut()
                     .encoded(Q::KIND, &mut rt.stats.borrow_mut());

@@ -115,7 +115,7 @@ pub(crate) fn verify_node<Q: Query>(db: &Q::Db, node: NodeId) -> Option<bool> {
         rt.drop_reads(f.reads_start);
     }
     rt.graph.borrow_mut().node_mut(node).flags = saved;
-    let (actual, _) = crate::execute::fingerprint_raw::<Q>(rt, &value, false, false);
+    let (actual, _) = crate::execute::fingerprint_raw::<Q>(rt, &value, false);
     rt.stats.borrow_mut().kinds[Q::KIND as usize].verified += 1;
     if actual == expected {
         return Some(true);

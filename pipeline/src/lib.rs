@@ -210,10 +210,7 @@ pub fn compile(loader: &dyn FileLoader, root: &Path, until: Until) -> Compiled {
     let lowered: Vec<IrFunction> = bodies
         .into_iter()
         .map(|(def, thir)| {
-            let name = tree
-                .def(def)
-                .map(|d| d.path.to_string())
-                .unwrap_or_default();
+            let name = tree.def(def).map(|d| d.path.text()).unwrap_or_default();
             shared_frontend::ir::lower::lower_fn(&tables, def, name, &thir)
         })
         .collect();

@@ -1137,7 +1137,7 @@ pub(super) fn p_crate_diagnostics(db: &RillDb, (): ()) -> Arc<Vec<PDiag>> {
 /// on the optimized IR), and keeping it would double the IR held in memory.
 pub(super) fn p_optimize(db: &RillDb, def: DefId) -> Option<Arc<IrFunction>> {
     let body = db.typeck(def)?;
-    let name = db.def_info(def)?.path.to_string();
+    let name = db.def_info(def)?.path.text();
     let ir = lower_fn(&QEnv::new(db), def, name, &body.thir);
     Some(Arc::new(opt::optimize_in_place(ir)))
 }

@@ -105,7 +105,9 @@ impl DefPath {
     }
 
     pub fn child(&self, segment: DefPathSegment) -> DefPath {
-        let mut segments = self.segments.clone();
+        // Sized for the new segment: a clone then a push would reallocate.
+        let mut segments = Vec::with_capacity(self.segments.len() + 1);
+        segments.extend_from_slice(&self.segments);
         segments.push(segment);
         DefPath { segments }
     }

@@ -36,6 +36,19 @@ fn plain(align: usize, size: usize) -> bool {
 /// lines (about 0.6 MB) clearing it was a tenth of a leaf edit's rebuild instructions.
 const MAPPED_ZEROED: usize = 1 << 18;
 
+/// A block that grows to at least this size (a `Vec` doubling its capacity) is moved to
+/// a mapping from the kernel, and from then on grows with `mremap`, which moves its pages
+/// without copying them; its pages are given back to the kernel as soon as it is freed.
+/// Inside mimalloc each growth copies the whole block into a new one, and the old one's
+/// pages stay resident until mimalloc purges them or reuses them for smaller blocks. The
+/// query engine's growing tables are such blocks: its nodes (64 bytes each, 8.4 MB of
+/// capacity at 100k lines), the memo tables of the most read queries (2.6 MB each) and
+/// the edges (2.1 MB). Measured at 100k lines from scratch (medians of 7 runs), the query
+/// build's peak RSS went from 86.7 to 83.9 MB persisting its cache and from 81.1 to
+/// 76.7 MB in memory, with 0.4 % fewer instructions (the copies); the pipeline's and a
+/// no-change rebuild's peaks stayed where they were.
+const MAPPED_GROWN: usize = 1 << 20;
+
 /// The size of a page, to which mapped blocks are rounded.
 const PAGE: usize = 4096;
 
@@ -131,6 +144,16 @@ unsafe impl GlobalAlloc for Allocator {
                 libc::munmap(ptr as *mut c_void, mapped_len(layout.size()));
             }
             return new;
+        }
+        if new_size >= MAPPED_GROWN && new_size > layout.size() && layout.align() <= PAGE {
+            // A block growing this large moves to a mapping once, and grows from then on
+            // with `mremap` (see `MAPPED_GROWN`).
+            let new = map_zeroed(new_size);
+            if !new.is_null() {
+                std::ptr::copy_nonoverlapping(ptr, new, layout.size());
+                mi::mi_free(ptr as *mut c_void);
+                return new;
+            }
         }
         if plain(layout.align(), new_size) {
             mi::mi_realloc(ptr as *mut c_void, new_size) as *mut u8
@@ -277,6 +300,43 @@ mod tests {
                         a.dealloc(q, Layout::from_size_align(new, align).unwrap());
                     }
                 }
+            }
+        }
+    }
+
+    /// A block doubling as a `Vec` does keeps its contents as it moves to a mapping
+    /// (`MAPPED_GROWN`) and grows on there, then shrinks back below both thresholds.
+    #[test]
+    fn a_growing_block_keeps_its_contents_into_a_mapping_and_out() {
+        let a = Allocator;
+        for align in [8usize, 64, 4096] {
+            let mut size = 4096;
+            unsafe {
+                let mut p = a.alloc(Layout::from_size_align(size, align).unwrap());
+                let fill = |p: *mut u8, from: usize, to: usize| {
+                    for i in from..to {
+                        *p.add(i) = (i % 253) as u8;
+                    }
+                };
+                fill(p, 0, size);
+                while size < 8 * MAPPED_GROWN {
+                    let new = size * 2;
+                    p = a.realloc(p, Layout::from_size_align(size, align).unwrap(), new);
+                    assert!(!p.is_null());
+                    assert_eq!(p as usize % align, 0, "{size} -> {new}, align {align}");
+                    assert!((0..size).all(|i| *p.add(i) == (i % 253) as u8));
+                    fill(p, size, new);
+                    size = new;
+                }
+                assert!(is_mapped(p, size));
+                for new in [3 * MAPPED_GROWN, MAPPED_ZEROED + 5, 100] {
+                    p = a.realloc(p, Layout::from_size_align(size, align).unwrap(), new);
+                    assert!(!p.is_null());
+                    assert_eq!(p as usize % align, 0, "{size} -> {new}, align {align}");
+                    assert!((0..new).all(|i| *p.add(i) == (i % 253) as u8));
+                    size = new;
+                }
+                a.dealloc(p, Layout::from_size_align(size, align).unwrap());
             }
         }
     }

@@ -601,18 +601,30 @@ impl FpSet {
 /// back: what the reverse section is made from ([`Edges::reverse`]). Each node's are
 /// kept as varints (its edge count, then each edge `e` as node − 1 − `e`): most take a
 /// byte or two instead of four, and no per-node start is needed, the lists being read in
-/// node order only.
+/// node order only. The byte length of each node's list in the reverse section is counted
+/// as the edges come, so that the section is made in one pass over them.
 pub(crate) struct Edges {
+    /// The varints are `bytes[..len]`; the rest is zeroed room, written in place by the
+    /// next nodes (the vector is never cut, only grown).
     bytes: Vec<u8>,
+    len: usize,
     nodes: usize,
+    /// `last[d]`: the last dependent of node d met so far (d itself before the first).
+    last: Vec<u32>,
+    /// `gaps[d]`: the byte length of node d's gaps so far (each gap from the dependent
+    /// before it, the first from the node itself).
+    gaps: Vec<u32>,
 }
 
 impl Edges {
     /// No edges yet, with room for what is expected.
     pub(crate) fn new(expect: Expected) -> Edges {
         Edges {
-            bytes: Vec::with_capacity(expect.nodes + 2 * expect.edges),
+            bytes: vec![0; expect.nodes + 2 * expect.edges],
+            len: 0,
             nodes: 0,
+            last: Vec::with_capacity(expect.nodes),
+            gaps: Vec::with_capacity(expect.nodes),
         }
     }
 
@@ -621,18 +633,29 @@ impl Edges {
     pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
         let node = u32::try_from(self.nodes).map_err(|_| too_big("the edges"))?;
         let count = u32::try_from(deps.len()).map_err(|_| too_big("the edges"))?;
-        // Written in place into room for the longest varints, then cut to their end.
-        let b = &mut self.bytes;
-        let mut at = b.len();
-        b.resize(at + MAX_VARINT * (1 + deps.len()), 0);
+        // Written in place into room for the longest varints.
+        let need = self.len + MAX_VARINT * (1 + deps.len());
+        if self.bytes.len() < need {
+            let grown = need.max(self.bytes.len() + self.bytes.len() / 2);
+            self.bytes.resize(grown, 0);
+        }
+        let b = &mut self.bytes[..];
+        let mut at = self.len;
         put_varint_at(b, &mut at, count);
+        let (last, gaps) = (&mut self.last[..], &mut self.gaps[..]);
         for &d in deps {
+            // (So `d` also has its entries in `last` and `gaps`: one per earlier node.)
             if d >= node {
                 return Err(io::Error::other("an edge points forward"));
             }
             put_varint_at(b, &mut at, node - 1 - d);
+            let l = &mut last[d as usize];
+            gaps[d as usize] += varint_len(node - *l - 1) as u32;
+            *l = node;
         }
-        b.truncate(at);
+        self.len = at;
+        self.last.push(node);
+        self.gaps.push(0);
         self.nodes += 1;
         Ok(())
     }
@@ -646,7 +669,7 @@ impl Edges {
     /// pushed.
     fn each(&self, mut f: impl FnMut(u32, u32)) -> io::Result<()> {
         let damaged = || io::Error::other("the save's edges are damaged");
-        let b = &self.bytes[..];
+        let b = &self.bytes[..self.len];
         let mut at = 0;
         // Nearly every varint here takes one byte.
         let next = |at: &mut usize| match b.get(*at) {
@@ -666,23 +689,17 @@ impl Edges {
         Ok(())
     }
 
-    /// The reverse section of these nodes (see the module documentation), in two passes
+    /// The reverse section of these nodes (see the module documentation), in one pass
     /// over the edges in node order, so that each node's dependents come in increasing
-    /// order: the first finds each list's byte length (each gap from the dependent before
-    /// it, the first from the node itself), so that the section is allocated once at its
-    /// size and each list placed after the block starts; the second writes the gaps into
-    /// their places. Besides the section and the edges it takes two u32 per node.
-    pub(crate) fn reverse(self) -> io::Result<Reverse> {
+    /// order: each list's byte length was counted as the edges came, so the section is
+    /// allocated once at its size and each list placed after the block starts; the pass
+    /// writes the gaps into their places. Besides the section and the edges it takes two
+    /// u32 per node.
+    pub(crate) fn reverse(mut self) -> io::Result<Reverse> {
         let n = self.nodes();
-        // `last[d]`: the last dependent of node d met so far (d itself before the first).
-        let mut last: Vec<u32> = (0..n as u32).collect();
-        // `at[d]`: the byte length of node d's gaps; then where the next one goes.
-        let mut at = vec![0u32; n];
-        self.each(|i, d| {
-            let l = &mut last[d as usize];
-            at[d as usize] += varint_len(i - *l - 1) as u32;
-            *l = i;
-        })?;
+        let mut last = std::mem::take(&mut self.last);
+        // The byte length of node d's gaps; then where the next one goes.
+        let mut at = std::mem::take(&mut self.gaps);
         let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
         let mut len = heads;
         for &g in &at {

@@ -24,7 +24,9 @@ use crate::dep_graph::{flags, Node, NodeId, PrevIndex, UNKNOWN_KIND};
 use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
-use crate::on_disk::{disk_flags, Bytes, DiskFlags, Expected, NodeOut, Store, Writer, HEADER_LEN};
+use crate::on_disk::{
+    disk_flags, Bytes, DiskFlags, Expected, NodeOut, ReverseLengths, Store, Writer, HEADER_LEN,
+};
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
@@ -1319,11 +1321,11 @@ fn split_off<'a, T>(rest: &mut &'a [T], len: u32) -> &'a [T] {
     head
 }
 
-/// What the writer's thread is sent: a batch, or the end (the volatile nodes and the
-/// roots).
+/// What the writer's thread is sent: a batch, or the end (the volatile nodes, the roots
+/// and the lengths of the reverse lists).
 enum ToWriter {
     Batch(Batch),
-    End(Vec<u32>, Vec<u32>),
+    End(Vec<u32>, Vec<u32>, ReverseLengths),
 }
 
 /// Writes the nodes to persist (current ones whose dependencies are persisted too), in
@@ -1332,10 +1334,11 @@ enum ToWriter {
 /// `thread_min` nodes ([`WRITER_THREAD_MIN`] by default; the graph's node count decides,
 /// the persisted ones are not counted before they are written) the work is split in two:
 /// this thread finds the order a piece at a time and walks each piece as it is found,
-/// gathering each node's edges, key and value bytes in batches ([`walk`]), and a second
-/// thread writes them ([`write_batch`]: the records, their checksums, the tables, the
-/// file's writes), then the sections at the end, the reverse section made from the edges
-/// it was given; meanwhile this thread runs `during`. The writer is given the same nodes
+/// gathering each node's edges, key and value bytes in batches ([`walk`]) and counting
+/// the lengths of the reverse lists ([`ReverseLengths`]), and a second thread writes
+/// them ([`write_batch`]: the records, their checksums, the tables, the file's writes),
+/// then the sections at the end, the reverse section made from the edges it was given
+/// and those lengths; meanwhile this thread runs `during`. The writer is given the same nodes
 /// in the same order either way, so the bytes are the same.
 fn write_nodes<Db: Database, W: Write + Seek + Send>(
     db: &Db,
@@ -1365,7 +1368,9 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
                             b.clear();
                             let _ = spent.send(b);
                         }
-                        ToWriter::End(volatile, roots) => return w.finish(&volatile, &roots),
+                        ToWriter::End(volatile, roots, lengths) => {
+                            return w.finish_with(&volatile, &roots, Some(lengths))
+                        }
                     }
                 }
                 Err(stopped())
@@ -1374,11 +1379,16 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
             // No thread to be had: the writing is done here.
             return write_nodes_here(db, order, w, report, during, generation);
         };
+        // The lengths of the reverse lists are counted by the walk, which has less to do
+        // than the writer.
+        let mut w = w;
+        w.lengths_counted_by_caller();
+        let mut lengths = ReverseLengths::new(order.graph_nodes());
         let walked = give_writer
             .send(w)
             .map_err(|_| std::io::Error::other("the save's writer stopped"))
             .and_then(|()| {
-                walk(db, order, report, &mut |b| {
+                walk(db, order, report, Some(&mut lengths), &mut |b| {
                     to_writer
                         .send(ToWriter::Batch(b))
                         .map_err(|_| std::io::Error::other("the save's writer stopped"))?;
@@ -1387,7 +1397,7 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
             })
             .and_then(|(volatile, roots)| {
                 to_writer
-                    .send(ToWriter::End(volatile, roots))
+                    .send(ToWriter::End(volatile, roots, lengths))
                     .map_err(|_| std::io::Error::other("the save's writer stopped"))
             });
         drop(to_writer);
@@ -1414,7 +1424,7 @@ fn write_nodes_here<Db: Database, W: Write + Seek>(
     during: &mut dyn FnMut(u64),
     generation: u64,
 ) -> std::io::Result<(W, u64)> {
-    let (volatile, roots) = walk(db, order, report, &mut |mut b| {
+    let (volatile, roots) = walk(db, order, report, None, &mut |mut b| {
         write_batch(&mut w, &b)?;
         b.clear();
         Ok(b)
@@ -1432,11 +1442,13 @@ const ORDER_PIECE: usize = 256;
 /// batches what the writer is given of each node that is persisted (see
 /// [`write_nodes`]), each batch handed to `emit` (which gives back an empty one) once
 /// full, and the last one at the end; gives the new file's volatile nodes and roots. Key
-/// and node indices are given here, in the order the writer will give them.
+/// and node indices are given here, in the order the writer will give them; so are the
+/// nodes' edges to `lengths`, when given.
 fn walk<Db: Database>(
     db: &Db,
     mut order: DependencyOrder,
     report: &mut SaveReport,
+    mut lengths: Option<&mut ReverseLengths>,
     emit: &mut dyn FnMut(Batch) -> std::io::Result<Batch>,
 ) -> std::io::Result<(Vec<u32>, Vec<u32>)> {
     let rt = db.runtime();
@@ -1522,6 +1534,9 @@ fn walk<Db: Database>(
                 value,
             });
             b.deps.extend_from_slice(&deps_buf);
+            if let Some(lengths) = lengths.as_deref_mut() {
+                lengths.push(&deps_buf)?;
+            }
             written = written
                 .checked_add(1)
                 .ok_or_else(|| too_big("the node count"))?;

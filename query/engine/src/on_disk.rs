@@ -601,18 +601,65 @@ impl FpSet {
 /// back: what the reverse section is made from ([`Edges::reverse`]). Each node's are
 /// kept as varints (its edge count, then each edge `e` as node − 1 − `e`): most take a
 /// byte or two instead of four, and no per-node start is needed, the lists being read in
-/// node order only.
+/// node order only. The byte length of each node's list in the reverse section is counted
+/// as the edges come, so that the section is made in one pass over them.
 pub(crate) struct Edges {
+    /// The varints are `bytes[..len]`; the rest is zeroed room, written in place by the
+    /// next nodes (the vector is never cut, only grown).
     bytes: Vec<u8>,
+    len: usize,
     nodes: usize,
+    /// The lengths of the reverse lists, unless the caller counts them
+    /// ([`Writer::lengths_counted_by_caller`]).
+    lengths: Option<ReverseLengths>,
+}
+
+/// The byte length of each node's list in the reverse section, counted as the edges come
+/// in node order (each gap from the dependent before it, the first from the node itself).
+pub(crate) struct ReverseLengths {
+    /// `last[d]`: the last dependent of node d met so far (d itself before the first).
+    last: Vec<u32>,
+    /// `gaps[d]`: the byte length of node d's gaps so far.
+    gaps: Vec<u32>,
+}
+
+impl ReverseLengths {
+    /// No nodes yet, with room for `nodes`.
+    pub(crate) fn new(nodes: usize) -> ReverseLengths {
+        ReverseLengths {
+            last: Vec::with_capacity(nodes),
+            gaps: Vec::with_capacity(nodes),
+        }
+    }
+
+    /// Adds the next node, of edges `deps` (each to an earlier node).
+    #[inline]
+    pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
+        let node = u32::try_from(self.last.len()).map_err(|_| too_big("the edges"))?;
+        let (last, gaps) = (&mut self.last[..], &mut self.gaps[..]);
+        for &d in deps {
+            // (So `d` also has its entries in `last` and `gaps`: one per earlier node.)
+            if d >= node {
+                return Err(io::Error::other("an edge points forward"));
+            }
+            let l = &mut last[d as usize];
+            gaps[d as usize] += varint_len(node - *l - 1) as u32;
+            *l = node;
+        }
+        self.last.push(node);
+        self.gaps.push(0);
+        Ok(())
+    }
 }
 
 impl Edges {
     /// No edges yet, with room for what is expected.
     pub(crate) fn new(expect: Expected) -> Edges {
         Edges {
-            bytes: Vec::with_capacity(expect.nodes + 2 * expect.edges),
+            bytes: vec![0; expect.nodes + 2 * expect.edges],
+            len: 0,
             nodes: 0,
+            lengths: Some(ReverseLengths::new(expect.nodes)),
         }
     }
 
@@ -621,10 +668,14 @@ impl Edges {
     pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
         let node = u32::try_from(self.nodes).map_err(|_| too_big("the edges"))?;
         let count = u32::try_from(deps.len()).map_err(|_| too_big("the edges"))?;
-        // Written in place into room for the longest varints, then cut to their end.
-        let b = &mut self.bytes;
-        let mut at = b.len();
-        b.resize(at + MAX_VARINT * (1 + deps.len()), 0);
+        // Written in place into room for the longest varints.
+        let need = self.len + MAX_VARINT * (1 + deps.len());
+        if self.bytes.len() < need {
+            let grown = need.max(self.bytes.len() + self.bytes.len() / 2);
+            self.bytes.resize(grown, 0);
+        }
+        let b = &mut self.bytes[..];
+        let mut at = self.len;
         put_varint_at(b, &mut at, count);
         for &d in deps {
             if d >= node {
@@ -632,7 +683,10 @@ impl Edges {
             }
             put_varint_at(b, &mut at, node - 1 - d);
         }
-        b.truncate(at);
+        self.len = at;
+        if let Some(lengths) = &mut self.lengths {
+            lengths.push(deps)?;
+        }
         self.nodes += 1;
         Ok(())
     }
@@ -646,7 +700,7 @@ impl Edges {
     /// pushed.
     fn each(&self, mut f: impl FnMut(u32, u32)) -> io::Result<()> {
         let damaged = || io::Error::other("the save's edges are damaged");
-        let b = &self.bytes[..];
+        let b = &self.bytes[..self.len];
         let mut at = 0;
         // Nearly every varint here takes one byte.
         let next = |at: &mut usize| match b.get(*at) {
@@ -666,23 +720,23 @@ impl Edges {
         Ok(())
     }
 
-    /// The reverse section of these nodes (see the module documentation), in two passes
+    /// The reverse section of these nodes (see the module documentation), in one pass
     /// over the edges in node order, so that each node's dependents come in increasing
-    /// order: the first finds each list's byte length (each gap from the dependent before
-    /// it, the first from the node itself), so that the section is allocated once at its
-    /// size and each list placed after the block starts; the second writes the gaps into
+    /// order: each list's byte length was counted as the edges came (here, or by the
+    /// caller, who gives the `counted` lengths), so the section is allocated once at its
+    /// size and each list placed after the block starts; the pass writes the gaps into
     /// their places. Besides the section and the edges it takes two u32 per node.
-    pub(crate) fn reverse(self) -> io::Result<Reverse> {
+    pub(crate) fn reverse(mut self, counted: Option<ReverseLengths>) -> io::Result<Reverse> {
         let n = self.nodes();
-        // `last[d]`: the last dependent of node d met so far (d itself before the first).
-        let mut last: Vec<u32> = (0..n as u32).collect();
-        // `at[d]`: the byte length of node d's gaps; then where the next one goes.
-        let mut at = vec![0u32; n];
-        self.each(|i, d| {
-            let l = &mut last[d as usize];
-            at[d as usize] += varint_len(i - *l - 1) as u32;
-            *l = i;
-        })?;
+        let lengths = counted
+            .or_else(|| self.lengths.take())
+            .ok_or_else(|| io::Error::other("the reverse lists were not counted"))?;
+        if lengths.last.len() != n || lengths.gaps.len() != n {
+            return Err(io::Error::other("the reverse lists counted of other nodes"));
+        }
+        let mut last = lengths.last;
+        // The byte length of node d's gaps; then where the next one goes.
+        let mut at = lengths.gaps;
         let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
         let mut len = heads;
         for &g in &at {
@@ -998,9 +1052,29 @@ impl<W: Write + Seek> Writer<W> {
         Ok(())
     }
 
+    /// Tells the writer that its caller counts the lengths of the reverse lists
+    /// ([`ReverseLengths`], of the same edges in the same order) and gives them to
+    /// [`Writer::finish_with`]: a save counts them on the thread that walks the graph.
+    pub(crate) fn lengths_counted_by_caller(&mut self) {
+        if let Some(edges) = &mut self.edges {
+            edges.lengths = None;
+        }
+    }
+
     /// Writes the sections after the records, the index and the header; gives the output
     /// and the file's length.
-    pub(crate) fn finish(mut self, volatile: &[u32], roots: &[u32]) -> io::Result<(W, u64)> {
+    pub(crate) fn finish(self, volatile: &[u32], roots: &[u32]) -> io::Result<(W, u64)> {
+        self.finish_with(volatile, roots, None)
+    }
+
+    /// [`Writer::finish`], with the lengths of the reverse lists `counted` by the caller
+    /// ([`Writer::lengths_counted_by_caller`]).
+    pub(crate) fn finish_with(
+        mut self,
+        volatile: &[u32],
+        roots: &[u32],
+        counted: Option<ReverseLengths>,
+    ) -> io::Result<(W, u64)> {
         let n = self.offsets.len();
         self.index.nodes = n as u64;
         self.index.bodies.len = self.pos - self.index.bodies.off;
@@ -1037,7 +1111,7 @@ impl<W: Write + Seek> Writer<W> {
             .edges
             .take()
             .ok_or_else(|| io::Error::other("the reverse section made twice"))?
-            .reverse()?;
+            .reverse(counted)?;
         if reverse.nodes != n {
             return Err(io::Error::other("a reverse section of other nodes"));
         }
@@ -1685,11 +1759,17 @@ mod tests {
         file_expecting(Expected::default())
     }
 
-    /// The test file, written by a writer told to expect `expect`.
+    /// The test file, written by a writer told to expect `expect`; told of anything, the
+    /// writer is given the lengths of the reverse lists, counted apart.
     fn file_expecting(expect: Expected) -> Vec<u8> {
         let out = std::io::Cursor::new(Vec::new());
         let mut w =
             Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect).unwrap();
+        let apart = expect.nodes > 0 || expect.edges > 0;
+        let mut lengths = ReverseLengths::new(expect.nodes);
+        if apart {
+            w.lengths_counted_by_caller();
+        }
         // Each key's index, by fingerprint (as the save's walk keeps them).
         let mut keys = std::collections::HashMap::new();
         for i in 0..40u32 {
@@ -1711,8 +1791,11 @@ mod tests {
                 })
                 .unwrap();
             assert_eq!(at, i);
+            lengths.push(&deps).unwrap();
         }
-        let (out, len) = w.finish(&[0, 1], &[39]).unwrap();
+        let (out, len) = w
+            .finish_with(&[0, 1], &[39], apart.then_some(lengths))
+            .unwrap();
         let bytes = out.into_inner();
         assert_eq!(bytes.len() as u64, len);
         bytes
@@ -1911,11 +1994,18 @@ mod tests {
                     deps
                 })
                 .collect();
+            // The lengths counted by the list of edges, or apart from it.
+            let apart = seed % 2 == 1;
             let mut edges = Edges::new(Expected::default());
+            let mut lengths = ReverseLengths::new(0);
+            if apart {
+                edges.lengths = None;
+            }
             for deps in &lists {
                 edges.push(deps).unwrap();
+                lengths.push(deps).unwrap();
             }
-            let reverse = edges.reverse().unwrap();
+            let reverse = edges.reverse(apart.then_some(lengths)).unwrap();
             let expected = reverse_by_sorting(&lists);
             proptest::prop_assert_eq!(reverse.nodes, n);
             proptest::prop_assert_eq!(reverse.sum, xxh3_64(&expected));

@@ -134,7 +134,6 @@ impl DefPath {
     /// length: every function's IR carries its path as its name, and formatting it
     /// segment by segment through `write!` cost some 1,500 instructions a function.
     pub fn text(&self) -> String {
-        use fmt::Write;
         let len = "crate".len()
             + self
                 .segments
@@ -142,23 +141,30 @@ impl DefPath {
                 .map(|seg| 2 + seg.name.as_str().len())
                 .sum::<usize>();
         let mut out = String::with_capacity(len);
-        out.push_str("crate");
+        // Writing to a `String` cannot fail; a disambiguator (duplicates only, an
+        // erroneous program) may grow the text.
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// Writes the path piece by piece (the one statement of its text).
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        out.write_str("crate")?;
         for seg in &self.segments {
-            out.push_str("::");
-            out.push_str(seg.name.as_str());
+            out.write_str("::")?;
+            out.write_str(seg.name.as_str())?;
             if seg.disambiguator != 0 {
-                // Duplicates only (an erroneous program): the rare case may grow the text.
-                let _ = write!(out, "#{}", seg.disambiguator);
+                write!(out, "#{}", seg.disambiguator)?;
             }
         }
-        out
+        Ok(())
     }
 }
 
 /// `crate::geometry::area::rect` (disambiguators shown as `#n` when non-zero).
 impl fmt::Display for DefPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text())
+        self.write_to(f)
     }
 }
 

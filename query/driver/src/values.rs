@@ -341,6 +341,9 @@ impl StableHash<RillDb> for shared_frontend::intern::Symbol {
     fn key_fingerprint(&self) -> Option<query::Fingerprint> {
         Some(query::Fingerprint::of_bytes(self.as_str().as_bytes()))
     }
+
+    /// The digest reads the interner and hashes the text; FxHash reads the symbol's index.
+    const HASHED_IN_MEMORY_BY_FX: bool = true;
 }
 
 /// How a source file was read: its bytes, or the I/O error (as the OS reported it).

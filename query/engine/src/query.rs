@@ -183,20 +183,24 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
 /// again when the map grows. A key with a fingerprint of its own
 /// ([`StableHash::key_fingerprint`]) is hashed by it: a path's is the digest of its bytes,
 /// several times cheaper than std's `Hash` for paths (which walks their components), and
-/// a key decoded from the cache has it already ([`key_hash_of`]). Any other key: FxHash.
+/// a key decoded from the cache has it already ([`key_hash_of`]). Any other key, and a key
+/// whose own fingerprint costs more than FxHash
+/// ([`StableHash::HASHED_IN_MEMORY_BY_FX`]: a name's): FxHash.
 #[inline]
 pub(crate) fn key_hash<Q: Query + ?Sized>(key: &Q::Key) -> u64 {
-    match StableHash::<Q::Db>::key_fingerprint(key) {
-        Some(fp) => fp.0,
-        None => FxBuildHasher.hash_one(key),
+    if !<Q::Key as StableHash<Q::Db>>::HASHED_IN_MEMORY_BY_FX {
+        if let Some(fp) = StableHash::<Q::Db>::key_fingerprint(key) {
+            return fp.0;
+        }
     }
+    FxBuildHasher.hash_one(key)
 }
 
 /// [`key_hash`] of a key whose stable fingerprint is `key_fp`: no hashing when the
-/// fingerprint is the key's own.
+/// fingerprint is the key's own and the in-memory hash.
 #[inline]
 pub(crate) fn key_hash_of<Q: Query + ?Sized>(key: &Q::Key, key_fp: Fingerprint, own: bool) -> u64 {
-    if own {
+    if own && !<Q::Key as StableHash<Q::Db>>::HASHED_IN_MEMORY_BY_FX {
         key_fp.0
     } else {
         FxBuildHasher.hash_one(key)

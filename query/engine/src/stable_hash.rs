@@ -37,6 +37,13 @@ pub trait StableHash<Cx: ?Sized = ()> {
         None
     }
 
+    /// Whether a key of this type is hashed in memory by FxHash even though it has a
+    /// fingerprint of its own ([`StableHash::key_fingerprint`]), because that fingerprint
+    /// costs more than FxHash: a name's is a digest of its text, where FxHash reads its
+    /// symbol's index. The in-memory hash is computed on every read of a query, the
+    /// fingerprint once, when the key's node is made. A tuple is, if any part is.
+    const HASHED_IN_MEMORY_BY_FX: bool = false;
+
     /// The value's fingerprint as a query's result, when the value has a stable digest of
     /// its own that is cheaper than the hasher: a few fixed-size fields digested at once
     /// ([`Fingerprint::of_bytes`]) instead of fed to the hasher and finished (a file's
@@ -290,6 +297,9 @@ macro_rules! tuple_impls {
                 $(let fp = fp.combine(StableHash::<Cx>::key_fingerprint(&self.$n)?);)+
                 Some(fp)
             }
+
+            const HASHED_IN_MEMORY_BY_FX: bool =
+                $(<$t as StableHash<Cx>>::HASHED_IN_MEMORY_BY_FX)||+;
         }
     )*};
 }

@@ -193,3 +193,64 @@ mod own {
         }
     }
 }
+
+/// Keys with fingerprints of their own that the storage hashes by FxHash all the same
+/// (`StableHash::HASHED_IN_MEMORY_BY_FX`, as names are): these share their FxHash, and
+/// their fingerprints differ. A key decoded from the cache is hashed as a key read in the
+/// session is, so each finds its own memo.
+mod by_fx {
+    use super::*;
+    use query::Fingerprint;
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub struct Named(u32);
+
+    impl Hash for Named {
+        fn hash<H: Hasher>(&self, state: &mut H) {
+            state.write_u64(7);
+        }
+    }
+
+    impl<Cx: ?Sized> StableHash<Cx> for Named {
+        fn stable_hash(&self, h: &mut StableHasher) {
+            StableHash::<Cx>::stable_hash(&self.0, h)
+        }
+
+        fn key_fingerprint(&self) -> Option<Fingerprint> {
+            Some(Fingerprint(u64::from(self.0) + 1, 7))
+        }
+
+        const HASHED_IN_MEMORY_BY_FX: bool = true;
+    }
+
+    database_over!(Named);
+
+    #[test]
+    fn keys_hashed_by_fx_despite_own_fingerprints_keep_their_memos_in_a_session_and_a_loaded_one() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut db = db_in(dir.path());
+            set_all(&mut db, None);
+            assert_eq!(db.total(KEYS), expected(None));
+            assert_eq!(executed(&db, "double"), u64::from(KEYS));
+            db.set_base(Named(3), 1004, Durability::Low);
+            assert_eq!(db.total(KEYS), expected(Some(3)));
+            assert_eq!(executed(&db, "double"), u64::from(KEYS) + 1);
+            set_all(&mut db, None);
+            assert_eq!(db.total(KEYS), expected(None));
+            assert!(db.save().saved);
+        }
+        // One key changed: its memo re-executes (its key decoded from the cache among
+        // keys of the same in-memory hash), the others are loaded.
+        let mut db = db_in(dir.path());
+        set_all(&mut db, Some(17));
+        assert_eq!(db.total(KEYS), expected(Some(17)));
+        assert_eq!(executed(&db, "double"), 1);
+        assert_eq!(executed(&db, "total"), 1);
+        assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
+        for i in 0..KEYS {
+            let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
+            assert_eq!(db.double(Named(i)), 2 * v);
+        }
+    }
+}

@@ -481,12 +481,13 @@ impl Session {
         // time checking and decoding it, and indexing lines, than checking).
         if !diags.is_empty() {
             let files = db.crate_files(());
-            let ids = |p: &Path| {
-                files
-                    .iter()
-                    .position(|f| f == p)
-                    .map(|i| shared_frontend::span::FileId(i as u32))
-            };
+            // Each file's id, the first one of its path (a search of the list for each
+            // diagnostic grew with the diagnostics times the files).
+            let mut by_path: rustc_hash::FxHashMap<&Path, u32> = Default::default();
+            for (i, f) in files.iter().enumerate() {
+                by_path.entry(f.as_path()).or_insert(i as u32);
+            }
+            let ids = |p: &Path| by_path.get(p).map(|&i| shared_frontend::span::FileId(i));
             out.diagnostics = diags.iter().map(|d| d.anchor(&ids)).collect();
             out.sources = source_map(db, &files);
         }

@@ -747,6 +747,11 @@ pub struct ModuleTree {
     /// cache).
     #[serde(skip)]
     index: std::sync::OnceLock<rustc_hash::FxHashMap<DefId, u32>>,
+    /// Each file's file modules in module order, built on first use: every file's
+    /// aggregates ask for theirs, and a search of every module for each file grew with
+    /// the square of the crate's files.
+    #[serde(skip)]
+    by_file: std::sync::OnceLock<rustc_hash::FxHashMap<PathBuf, Vec<DefId>>>,
 }
 
 impl PartialEq for ModuleTree {
@@ -769,6 +774,7 @@ impl ModuleTree {
             fatal,
             has_errors,
             index: std::sync::OnceLock::new(),
+            by_file: std::sync::OnceLock::new(),
         }
     }
 
@@ -797,10 +803,18 @@ impl ModuleTree {
         &'a self,
         file: &'a std::path::Path,
     ) -> impl Iterator<Item = DefId> + 'a {
-        self.modules
-            .iter()
-            .filter(move |m| m.home == m.def && self.file_of(m).is_some_and(|f| f == file))
-            .map(|m| m.def)
+        let by_file = self.by_file.get_or_init(|| {
+            let mut by_file: rustc_hash::FxHashMap<PathBuf, Vec<DefId>> = Default::default();
+            for m in &self.modules {
+                if m.home == m.def {
+                    if let Some(f) = self.file_of(m) {
+                        by_file.entry(f.clone()).or_default().push(m.def);
+                    }
+                }
+            }
+            by_file
+        });
+        by_file.get(file).into_iter().flatten().copied()
     }
 }
 

@@ -97,8 +97,9 @@ macro_rules! keywords {
 
             /// The keyword spelled `text`, if any.
             pub fn from_bytes(text: &[u8]) -> Option<Keyword> {
-                // Keywords are 2 to 8 bytes long.
-                if text.len() < 2 || text.len() > 8 {
+                // Keywords are 2 to 8 bytes long; a 0xFF byte (never in UTF-8) could
+                // pack to the key of the table's empty slots.
+                if text.len() < 2 || text.len() > 8 || text.contains(&0xFF) {
                     return None;
                 }
                 Keyword::from_packed(pack(text))
@@ -114,36 +115,41 @@ macro_rules! keywords {
                 }
             }
 
-            /// The token an identifier of 2 to 8 bytes, packed by [`pack`] into `key`,
-            /// is: its keyword or [`TokenKind::Ident`]. One multiplicative-hash probe and
+            /// The token an identifier of 2 to 8 bytes (of valid UTF-8, or without a
+            /// 0xFF byte), packed by [`pack`] into `key`, is: its keyword or
+            /// [`TokenKind::Ident`]. One multiplicative-hash probe and
             /// one comparison choosing between the slot's keyword and `Ident`.
             #[inline(always)]
             fn token_from_packed(key: u64) -> TokenKind {
                 const ALL: &[(Keyword, &str)] = &[$((Keyword::$variant, $text),)*];
-                // Empty slots hold key 0, which no identifier packs to.
+                // Empty slots hold EMPTY_KEY, which no text of valid UTF-8 packs to (its
+                // last byte, 0xFF, is never in UTF-8), and a keyword that is never read.
                 // The keyword is kept as itself, not as its token: a token read from
                 // the table would be put together again from its bytes.
-                const TABLE: [(u64, Option<Keyword>); 1 << KEYWORD_HASH_BITS] = {
-                    let mut table = [(0u64, None); 1 << KEYWORD_HASH_BITS];
+                const EMPTY_KEY: u64 = 0xFF << 56;
+                const TABLE: [(u64, Keyword); 1 << KEYWORD_HASH_BITS] = {
+                    let mut table = [(EMPTY_KEY, Keyword::As); 1 << KEYWORD_HASH_BITS];
                     let mut i = 0;
                     while i < ALL.len() {
                         let key = pack(ALL[i].1.as_bytes());
                         let slot = keyword_slot(key);
                         // A collision fails the build: pick another multiplier.
-                        assert!(table[slot].1.is_none(), "keyword hash collision");
+                        assert!(table[slot].0 == EMPTY_KEY, "keyword hash collision");
                         // Identifiers starting with an `IdPlain` letter skip the lookup.
                         assert!(
                             !matches!(byte_class(ALL[i].1.as_bytes()[0]), ByteClass::IdPlain),
                             "a keyword starts with a letter classed as starting none"
                         );
-                        table[slot] = (key, Some(ALL[i].0));
+                        table[slot] = (key, ALL[i].0);
                         i += 1;
                     }
                     table
                 };
-                match TABLE[keyword_slot(key)] {
-                    (k, Some(keyword)) if k == key => TokenKind::Keyword(keyword),
-                    _ => TokenKind::Ident,
+                let (k, keyword) = TABLE[keyword_slot(key)];
+                if k == key {
+                    TokenKind::Keyword(keyword)
+                } else {
+                    TokenKind::Ident
                 }
             }
         }
@@ -475,12 +481,203 @@ pub fn tokenize(text: &str) -> Vec<Token> {
 /// The loop keeps its position in a register: one 256-entry class table dispatches
 /// on the first byte, identifiers, whitespace and digits are read by tight loops and
 /// keywords by one hash probe ([`Keyword::token_from_packed`]); the rest goes to an
-/// out-of-line call.
+/// out-of-line call. A token that starts at least [`FAST_SLACK`] bytes before the end
+/// is read without bounds checks on the bytes the fast loop looks at within that
+/// distance (the gap before it, its first 9 bytes, an operator's second and third
+/// bytes, a keyword candidate's 8 bytes); the tokens after that, by the checked loop.
 #[inline(always)]
-pub fn lex_significant(text: &str, mut emit: impl FnMut(TokenKind, u32, u32, bool)) {
+pub fn lex_significant(text: &str, emit: impl FnMut(TokenKind, u32, u32, bool)) {
+    struct Calls<F>(F);
+    impl<F: FnMut(TokenKind, u32, u32, bool)> TokenSink for Calls<F> {
+        fn reserve(&mut self, _: usize) {}
+        unsafe fn emit(&mut self, kind: TokenKind, lo: u32, hi: u32, common: bool) {
+            (self.0)(kind, lo, hi, common)
+        }
+    }
+    lex_significant_into(text, &mut Calls(emit));
+}
+
+/// What [`lex_significant_into`] gives its tokens to: room is made for a number of
+/// tokens at a time, so that a sink writing them into a vector needs no capacity test
+/// for each.
+pub trait TokenSink {
+    /// Makes room for `n` more tokens.
+    fn reserve(&mut self, n: usize);
+
+    /// One token, as [`lex_significant`]'s `emit` gets it.
+    ///
+    /// # Safety
+    ///
+    /// Since the last call of [`TokenSink::reserve`], with `n`, this is called at most
+    /// `n` times.
+    unsafe fn emit(&mut self, kind: TokenKind, lo: u32, hi: u32, common: bool);
+}
+
+/// How many bytes [`lex_significant_into`] reads between two calls of
+/// [`TokenSink::reserve`] (every token is at least one byte long).
+pub const RESERVE_WINDOW: usize = 256;
+
+/// [`lex_significant`], giving the tokens to `sink`.
+#[inline(always)]
+pub fn lex_significant_into(text: &str, sink: &mut impl TokenSink) {
     use TokenKind::*;
     let bytes = text.as_bytes();
+    let len = bytes.len();
+    // Tokens starting at or before `safe` have FAST_SLACK bytes from their first one on.
+    let safe = len.saturating_sub(FAST_SLACK);
+    // The byte at `i`, for `i < lo + FAST_SLACK` where `lo <= safe`.
+    // SAFETY (every use): `lo <= safe = len - FAST_SLACK` and `i < lo + FAST_SLACK`, so
+    // `i < len`.
+    let at = |i: usize| -> u8 {
+        debug_assert!(i < len);
+        unsafe { *bytes.get_unchecked(i) }
+    };
     let mut pos = 0usize;
+    'windows: while pos < safe {
+        // Each round of the inner loop starts before `window_end`, moves past at least
+        // one byte and emits at most one token: at most `window_end - pos` tokens until
+        // the next reservation.
+        let window_end = safe.min(pos + RESERVE_WINDOW);
+        sink.reserve(window_end - pos);
+        while pos < window_end {
+            // The gap before the token: none, one space, or a run read by the checked skip.
+            let mut b = at(pos);
+            if b <= b' ' {
+                // `pos < safe`: the byte after it is within the slack.
+                if b == b' ' && at(pos + 1) > b' ' {
+                    pos += 1;
+                    b = at(pos);
+                } else {
+                    pos = ascii_whitespace_end(bytes, pos);
+                    if pos > safe {
+                        break 'windows;
+                    }
+                    b = at(pos);
+                }
+            }
+            // Here `pos <= safe`.
+            let lo = pos;
+            let next = pos + 1;
+            let class = BYTE_CLASS[b as usize];
+            let common = match class {
+                ByteClass::Whitespace => {
+                    // Not reached (the gap took ASCII whitespace), kept for a total match.
+                    pos = ascii_whitespace_end(bytes, next);
+                    continue;
+                }
+                ByteClass::IdPlain
+                | ByteClass::IdStart
+                | ByteClass::LowerR
+                | ByteClass::LowerB
+                | ByteClass::LowerC => {
+                    let (end, special) = ascii_id_end_fast(bytes, next, at);
+                    // Prefixes (`r#`, `b'`, `br"`, unknown ones) and non-ASCII identifiers.
+                    if special {
+                        None
+                    } else if matches!(class, ByteClass::IdPlain) {
+                        Some((Ident, end))
+                    } else {
+                        let n = end - lo;
+                        let kind = if (2..=8).contains(&n) {
+                            debug_assert!(lo + 8 <= len);
+                            // SAFETY: `lo <= safe`, so `lo + 8 <= len`.
+                            let word = u64::from_le(unsafe {
+                                bytes.as_ptr().add(lo).cast::<u64>().read_unaligned()
+                            });
+                            self::Keyword::token_from_packed(word & (u64::MAX >> (64 - 8 * n)))
+                        } else if n == 1 && b == b'_' {
+                            Underscore
+                        } else {
+                            Ident
+                        };
+                        Some((kind, end))
+                    }
+                }
+                ByteClass::Digit => {
+                    plain_decimal_end(bytes, lo, next).map(|(end, _)| (PLAIN_DECIMAL, end))
+                }
+                // Punctuation is emitted here, apart from identifiers and numbers: one
+                // emitting path for all kinds costs a merge of their kinds. Its second and
+                // third bytes are within the slack.
+                _ => match punctuation(class, next, |n| at(next + n)) {
+                    Some((kind, end)) => {
+                        pos = end;
+                        // SAFETY: one token in this round (see the reservation).
+                        unsafe { sink.emit(kind, lo as u32, end as u32, true) };
+                        continue;
+                    }
+                    None => None,
+                },
+            };
+            match common {
+                Some((kind, end)) => {
+                    pos = end;
+                    // SAFETY: one token in this round (see the reservation).
+                    unsafe { sink.emit(kind, lo as u32, end as u32, true) };
+                }
+                None => {
+                    let (kind, end) = general_token(text, lo);
+                    pos = end;
+                    if !matches!(kind, Whitespace) {
+                        // SAFETY: as above.
+                        unsafe { sink.emit(kind, lo as u32, end as u32, false) };
+                    }
+                }
+            }
+        }
+    }
+    // The rest: at most one token for each byte left.
+    sink.reserve(len.saturating_sub(pos));
+    lex_significant_checked(text, pos, &mut |kind, lo, hi, common| {
+        // SAFETY: room was made for a token per byte left, and every token is at least one
+        // byte long.
+        unsafe { sink.emit(kind, lo, hi, common) }
+    });
+}
+
+/// How many bytes from a token's first one [`lex_significant`]'s fast loop reads without
+/// bounds checks.
+const FAST_SLACK: usize = 16;
+
+/// [`ascii_id_end`] from `i`, the byte after an identifier's first one, where the 8 bytes
+/// from `i` can be read by `at` without a bounds check (`i + 8` within the fast loop's
+/// slack); and whether the byte that ends the identifier is one of
+/// [`AFTER_IDENT_SPECIAL`] (false at the end of the text).
+#[inline(always)]
+fn ascii_id_end_fast(bytes: &[u8], i: usize, at: impl Fn(usize) -> u8) -> (usize, bool) {
+    for k in 0..8 {
+        let b = at(i + k);
+        if !ID_CONTINUE[b as usize] {
+            return (i + k, ID_SPECIAL[b as usize]);
+        }
+    }
+    ascii_id_end_rest(bytes, i + 8)
+}
+
+/// [`ascii_id_end_fast`] past its first 8 bytes: identifiers of 9 bytes or more.
+#[inline(always)]
+fn ascii_id_end_rest(bytes: &[u8], i: usize) -> (usize, bool) {
+    let end = ascii_id_end(bytes, i);
+    let special = bytes.get(end).is_some_and(|&b| ID_SPECIAL[b as usize]);
+    (end, special)
+}
+
+/// Crate-private copies of [`ASCII_ID_CONTINUE`] and [`AFTER_IDENT_SPECIAL`] for the fast
+/// loop, addressed directly rather than through the public items.
+static ID_CONTINUE: [bool; 256] = ASCII_ID_CONTINUE_TABLE;
+static ID_SPECIAL: [bool; 256] = AFTER_IDENT_SPECIAL_TABLE;
+
+/// The loop of [`lex_significant`] from `pos` (where a token starts, or whitespace) to the
+/// end of `text`, every read bounds-checked: the last [`FAST_SLACK`] bytes, and all of a
+/// text shorter than that.
+#[inline(always)]
+fn lex_significant_checked(
+    text: &str,
+    mut pos: usize,
+    emit: &mut impl FnMut(TokenKind, u32, u32, bool),
+) {
+    use TokenKind::*;
+    let bytes = text.as_bytes();
     loop {
         // Whitespace between tokens, without a dispatch; the byte after it is read once.
         let Some(&b) = bytes.get(pos) else {
@@ -523,7 +720,7 @@ pub fn lex_significant(text: &str, mut emit: impl FnMut(TokenKind, u32, u32, boo
             }
             // Punctuation is emitted here, apart from identifiers and numbers: one
             // emitting path for all kinds costs a merge of their kinds.
-            _ => match punctuation(class, bytes, next) {
+            _ => match punctuation(class, next, |n| bytes.get(next + n).copied().unwrap_or(0)) {
                 Some((kind, end)) => {
                     pos = end;
                     emit(kind, lo as u32, end as u32, true);
@@ -564,13 +761,16 @@ fn general_token(text: &str, pos: usize) -> (TokenKind, usize) {
     (kind, cursor.pos)
 }
 
-/// The punctuation token whose first byte, of class `class`, is just before `next` in
-/// `bytes`, glued by maximal munch like [`Cursor::token_kind`] does, and its end; `None`
+/// The punctuation token whose first byte, of class `class`, is just before `next`
+/// (`peek(n)` is the byte at `next + n`, 0 past the end), glued by maximal munch like [`Cursor::token_kind`] does, and its end; `None`
 /// for a class that starts no punctuation and for a `/` that starts a comment.
 #[inline(always)]
-fn punctuation(class: ByteClass, bytes: &[u8], next: usize) -> Option<(TokenKind, usize)> {
+fn punctuation(
+    class: ByteClass,
+    next: usize,
+    peek: impl Fn(usize) -> u8,
+) -> Option<(TokenKind, usize)> {
     use TokenKind::*;
-    let peek = |n: usize| bytes.get(next + n).copied().unwrap_or(0);
     let one = |kind| Some((kind, next));
     let two = |kind| Some((kind, next + 1));
     let three = |kind| Some((kind, next + 2));
@@ -706,7 +906,9 @@ const fn is_ascii_id_continue(b: u8) -> bool {
 
 /// `is_ascii_id_continue` as a table, for the identifier loop (and for scanners that
 /// skip identifiers without lexing them).
-pub static ASCII_ID_CONTINUE: [bool; 256] = {
+pub static ASCII_ID_CONTINUE: [bool; 256] = ASCII_ID_CONTINUE_TABLE;
+
+const ASCII_ID_CONTINUE_TABLE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 128 {
@@ -718,7 +920,9 @@ pub static ASCII_ID_CONTINUE: [bool; 256] = {
 
 /// The bytes after an identifier's ASCII bytes that need a closer look: `#`, `"` and `'`
 /// (an unknown prefix) and non-ASCII bytes (the identifier may go on).
-pub static AFTER_IDENT_SPECIAL: [bool; 256] = {
+pub static AFTER_IDENT_SPECIAL: [bool; 256] = AFTER_IDENT_SPECIAL_TABLE;
+
+const AFTER_IDENT_SPECIAL_TABLE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -1835,10 +2039,32 @@ mod tests {
     /// [`lex_significant`] reads the same tokens as the [`Cursor`], and the ones it
     /// calls common are of the kinds that are never a lexical error.
     fn check_significant(text: &str) {
-        let mut fast = Vec::new();
+        /// Checks the promise of [`TokenSink::emit`]: no more tokens than reserved.
+        struct Counted {
+            tokens: Vec<(TokenKind, u32, u32, bool)>,
+            room: usize,
+        }
+        impl TokenSink for Counted {
+            fn reserve(&mut self, n: usize) {
+                self.room = n;
+            }
+            unsafe fn emit(&mut self, kind: TokenKind, lo: u32, hi: u32, common: bool) {
+                assert!(self.room > 0, "token {kind:?} at {lo}..{hi} without room");
+                self.room -= 1;
+                self.tokens.push((kind, lo, hi, common));
+            }
+        }
+        let mut sink = Counted {
+            tokens: Vec::new(),
+            room: 0,
+        };
+        lex_significant_into(text, &mut sink);
+        let fast = sink.tokens;
+        let mut by_closure = Vec::new();
         lex_significant(text, |kind, lo, hi, common| {
-            fast.push((kind, lo, hi, common))
+            by_closure.push((kind, lo, hi, common))
         });
+        assert_eq!(fast, by_closure);
         for &(kind, lo, hi, common) in &fast {
             assert!(
                 !common
@@ -2020,6 +2246,33 @@ mod tests {
         ];
         for text in cases {
             check_significant(text);
+        }
+        // The same texts, and a few longer tokens, behind and before fillers of every
+        // length up to past the fast loop's slack: each token is read by the fast loop
+        // and by the checked one, at each distance from the end (a whitespace run, an
+        // identifier or an operator ending exactly at the end of the text, a keyword
+        // candidate's 8 bytes reaching it, a space run's 8-byte words crossing it).
+        let longer = [
+            "continue",
+            "abstract",
+            "override x",
+            "a_rather_long_identifier_0123456789",
+            "self::x",
+            "let mut x = 1;",
+            "x\n        ",
+            "x\n                   y",
+            "0x1f_u8 1_000 12u64",
+            "r#abc b\"x\" 'a' // c",
+        ];
+        for text in cases.iter().chain(&longer) {
+            for n in 0..=FAST_SLACK + 10 {
+                check_significant(&format!("{}{text}", " ".repeat(n)));
+                check_significant(&format!("{}{text}", "x".repeat(n)));
+                check_significant(&format!("{};\n{text}", ";".repeat(n)));
+                check_significant(&format!("{text}{}", " ".repeat(n)));
+                check_significant(&format!("{text}\n{}", " ".repeat(n)));
+                check_significant(&format!("{text}{}", "y".repeat(n)));
+            }
         }
         check_significant(include_str!("lexer.rs"));
         check_significant(include_str!("parser/exprs.rs"));

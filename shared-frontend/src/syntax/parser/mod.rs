@@ -29,7 +29,9 @@ use crate::span::Span;
 use crate::syntax::ast::{
     Arena, Expr, ExprId, ExprKind, FieldInit, Ident, Item, SourceFileAst, StmtId,
 };
-use crate::syntax::lexer::{lex_significant, DocStyle, Keyword, LiteralKind, TokenKind};
+use crate::syntax::lexer::{
+    lex_significant_into, DocStyle, Keyword, LiteralKind, TokenKind, TokenSink, RESERVE_WINDOW,
+};
 
 /// Parses one file. Diagnostics carry absolute byte offsets in `text` (`file: None`).
 pub fn parse_file(text: &str) -> (SourceFileAst, Vec<Diagnostic>) {
@@ -701,20 +703,25 @@ fn is_reserved_keyword(k: Keyword) -> bool {
 /// lexical errors reported (and the offending token dropped or repaired), `Eof` appended.
 fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
     // Significant tokens average about 4 bytes of source in dense code: a third of the
-    // length leaves room, so the vector (the parser's largest) never regrows.
-    let mut toks = Vec::with_capacity(text.len() / 3 + 2);
-    lex_significant(text, |kind, lo, hi, common| {
-        // Identifiers, keywords, punctuation and plain integers go straight to the list.
-        let kind = if common {
-            kind
-        } else {
-            match review(text, kind, lo, hi, diags) {
-                Some(kind) => kind,
-                None => return,
-            }
-        };
-        toks.push(Tok { kind, lo, hi });
-    });
+    // length leaves room for them, and one window more for the lexer's reservations (a
+    // token per byte of the next window), so that the vector (the parser's largest)
+    // never regrows in dense code.
+    let mut toks: Vec<Tok> =
+        Vec::with_capacity(text.len() / 3 + text.len().min(RESERVE_WINDOW) + 2);
+    let start = toks.as_mut_ptr();
+    let mut sink = TokSink {
+        text,
+        diags,
+        next: start,
+        // SAFETY: one past the end of the allocation.
+        end: unsafe { start.add(toks.capacity()) },
+        toks: &mut toks,
+    };
+    lex_significant_into(text, &mut sink);
+    let len = sink.len();
+    // SAFETY: the first `len` tokens were written by `TokSink::emit`, within the
+    // capacity.
+    unsafe { toks.set_len(len) };
     let end = text.len() as u32;
     toks.push(Tok {
         kind: TokenKind::Eof,
@@ -722,6 +729,75 @@ fn significant_tokens(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Tok> {
         hi: end,
     });
     toks
+}
+
+/// The parser's token list while the lexer fills it: where the next token goes and
+/// where the allocation ends are kept here, apart from the vector (whose own length is 0
+/// until the end), so that the next token's place stays in a register and a token is
+/// written with no capacity test.
+struct TokSink<'t, 'd, 'v> {
+    text: &'t str,
+    diags: &'d mut Vec<Diagnostic>,
+    /// Where the next token goes, in `toks`' allocation.
+    next: *mut Tok,
+    /// The end of `toks`' allocation.
+    end: *mut Tok,
+    toks: &'v mut Vec<Tok>,
+}
+
+impl TokSink<'_, '_, '_> {
+    /// How many tokens were written.
+    fn len(&self) -> usize {
+        // SAFETY: `next` is in `toks`' allocation, at or after its start.
+        unsafe { self.next.offset_from(self.toks.as_ptr()) as usize }
+    }
+}
+
+impl TokenSink for TokSink<'_, '_, '_> {
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        // SAFETY: both in `toks`' allocation, `end` at or after `next`.
+        let room = unsafe { self.end.offset_from(self.next) as usize };
+        if room < n {
+            let len = self.len();
+            let (start, cap) = grow_tokens(self.toks, len, n);
+            // SAFETY: `len` and `cap` are within the new allocation, or its end.
+            (self.next, self.end) = unsafe { (start.add(len), start.add(cap)) };
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn emit(&mut self, kind: TokenKind, lo: u32, hi: u32, common: bool) {
+        // Identifiers, keywords, punctuation and plain integers go straight to the list.
+        let kind = if common {
+            kind
+        } else {
+            match review(self.text, kind, lo, hi, self.diags) {
+                Some(kind) => kind,
+                None => return,
+            }
+        };
+        debug_assert!(self.next < self.end);
+        // SAFETY: the caller emits at most `n` tokens after `reserve(n)`, which made room
+        // for `n` tokens from `next` on.
+        unsafe {
+            self.next.write(Tok { kind, lo, hi });
+            self.next = self.next.add(1);
+        }
+    }
+}
+
+/// Room in `toks`, whose first `len` tokens are written (its own length being 0), for
+/// `n` more: the start and capacity of its allocation.
+#[cold]
+#[inline(never)]
+fn grow_tokens(toks: &mut Vec<Tok>, len: usize, n: usize) -> (*mut Tok, usize) {
+    // SAFETY: the first `len` tokens are written, within the capacity.
+    unsafe { toks.set_len(len) };
+    toks.reserve(n.max(len / 2));
+    // Counted again when the lexer is done.
+    unsafe { toks.set_len(0) };
+    (toks.as_mut_ptr(), toks.capacity())
 }
 
 /// A token of `text` at `lo..hi` on its way into the parser's token list, other than

@@ -538,6 +538,10 @@ pub(crate) struct Expected {
 /// The bytes of a section of u32s go out through a buffer of this size, hashed as they go.
 const PIECE: usize = 64 << 10;
 
+/// The records go out in pieces of nearly this size (see [`Writer::node`]): more than the
+/// save's `BufWriter` holds (64 KiB), which then hands them to the file without a copy.
+const RECORDS_BUF: usize = 128 << 10;
+
 /// A set of distinct fingerprints kept by the writer in its own buffers, by index (0, 1,
 /// ...): an open-addressing table of u32 slots (index + 1; 0: empty), at most half full,
 /// whose every probe compares the fingerprint stored at the proposed index. Four bytes a
@@ -617,37 +621,33 @@ pub(crate) struct Edges {
 /// The byte length of each node's list in the reverse section, counted as the edges come
 /// in node order (each gap from the dependent before it, the first from the node itself).
 pub(crate) struct ReverseLengths {
-    /// `last[d]`: the last dependent of node d met so far (d itself before the first).
-    last: Vec<u32>,
-    /// `gaps[d]`: the byte length of node d's gaps so far.
-    gaps: Vec<u32>,
+    /// For node d: the last dependent of d met so far (d itself before the first), and the
+    /// byte length of d's gaps so far (side by side: an edge reads and writes both).
+    lists: Vec<[u32; 2]>,
 }
 
 impl ReverseLengths {
     /// No nodes yet, with room for `nodes`.
     pub(crate) fn new(nodes: usize) -> ReverseLengths {
         ReverseLengths {
-            last: Vec::with_capacity(nodes),
-            gaps: Vec::with_capacity(nodes),
+            lists: Vec::with_capacity(nodes),
         }
     }
 
     /// Adds the next node, of edges `deps` (each to an earlier node).
     #[inline]
     pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
-        let node = u32::try_from(self.last.len()).map_err(|_| too_big("the edges"))?;
-        let (last, gaps) = (&mut self.last[..], &mut self.gaps[..]);
+        let node = u32::try_from(self.lists.len()).map_err(|_| too_big("the edges"))?;
+        let lists = &mut self.lists[..];
         for &d in deps {
-            // (So `d` also has its entries in `last` and `gaps`: one per earlier node.)
-            if d >= node {
+            // (An earlier node: one with an entry in `lists`.)
+            let Some([last, gaps]) = lists.get_mut(d as usize) else {
                 return Err(io::Error::other("an edge points forward"));
-            }
-            let l = &mut last[d as usize];
-            gaps[d as usize] += varint_len(node - *l - 1) as u32;
-            *l = node;
+            };
+            *gaps += varint_len(node - *last - 1) as u32;
+            *last = node;
         }
-        self.last.push(node);
-        self.gaps.push(0);
+        self.lists.push([node, 0]);
         Ok(())
     }
 }
@@ -664,26 +664,42 @@ impl Edges {
     }
 
     /// Adds the next node's edges (each to an earlier node).
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
         let node = u32::try_from(self.nodes).map_err(|_| too_big("the edges"))?;
-        let count = u32::try_from(deps.len()).map_err(|_| too_big("the edges"))?;
-        // Written in place into room for the longest varints.
-        let need = self.len + MAX_VARINT * (1 + deps.len());
-        if self.bytes.len() < need {
-            let grown = need.max(self.bytes.len() + self.bytes.len() / 2);
-            self.bytes.resize(grown, 0);
-        }
-        let b = &mut self.bytes[..];
-        let mut at = self.len;
-        put_varint_at(b, &mut at, count);
+        let (b, mut at) = self.room(deps.len())?;
+        put_varint_at(b, &mut at, deps.len() as u32);
         for &d in deps {
             if d >= node {
                 return Err(io::Error::other("an edge points forward"));
             }
             put_varint_at(b, &mut at, node - 1 - d);
         }
-        self.len = at;
+        self.pushed(at, deps)
+    }
+
+    /// Room for the next node's `count` edges, written in place as varints (the count,
+    /// then each edge `e` as node − 1 − `e`, each checked to point to an earlier node), and
+    /// where they start; [`Edges::pushed`] then takes them.
+    #[inline(always)]
+    fn room(&mut self, count: usize) -> io::Result<(&mut [u8], usize)> {
+        if u32::try_from(self.nodes).is_err() || u32::try_from(count).is_err() {
+            return Err(too_big("the edges"));
+        }
+        // Room for the longest varints.
+        let need = self.len + MAX_VARINT * (1 + count);
+        if self.bytes.len() < need {
+            let grown = need.max(self.bytes.len() + self.bytes.len() / 2);
+            self.bytes.resize(grown, 0);
+        }
+        Ok((&mut self.bytes[..], self.len))
+    }
+
+    /// Takes the next node's edges `deps`, written in the room [`Edges::room`] gave, up to
+    /// `end`.
+    #[inline(always)]
+    fn pushed(&mut self, end: usize, deps: &[u32]) -> io::Result<()> {
+        self.len = end;
         if let Some(lengths) = &mut self.lengths {
             lengths.push(deps)?;
         }
@@ -725,21 +741,22 @@ impl Edges {
     /// order: each list's byte length was counted as the edges came (here, or by the
     /// caller, who gives the `counted` lengths), so the section is allocated once at its
     /// size and each list placed after the block starts; the pass writes the gaps into
-    /// their places. Besides the section and the edges it takes two u32 per node.
+    /// their places. Besides the section and the edges it takes the two u32 per node that
+    /// counted the lengths.
     pub(crate) fn reverse(mut self, counted: Option<ReverseLengths>) -> io::Result<Reverse> {
         let n = self.nodes();
         let lengths = counted
             .or_else(|| self.lengths.take())
             .ok_or_else(|| io::Error::other("the reverse lists were not counted"))?;
-        if lengths.last.len() != n || lengths.gaps.len() != n {
+        if lengths.lists.len() != n {
             return Err(io::Error::other("the reverse lists counted of other nodes"));
         }
-        let mut last = lengths.last;
-        // The byte length of node d's gaps; then where the next one goes.
-        let mut at = lengths.gaps;
+        // For node d: its last dependent and the byte length of its gaps; then where its
+        // next gap goes and its last dependent so far.
+        let mut lists = lengths.lists;
         let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
         let mut len = heads;
-        for &g in &at {
+        for &[_, g] in &lists {
             len += varint_len(g) + g as usize;
         }
         // Every offset in the lists (from their start) fits in a u32.
@@ -747,29 +764,31 @@ impl Edges {
             return Err(too_big("the reverse edges"));
         }
         let mut out = vec![0u8; len];
-        let (heads_out, lists) = out.split_at_mut(heads);
+        let (heads_out, body) = out.split_at_mut(heads);
         let mut pos = 0;
-        for i in 0..n {
-            if i % REVERSE_BLOCK == 0 {
-                let block = 4 * (i / REVERSE_BLOCK);
-                heads_out[block..block + 4].copy_from_slice(&(pos as u32).to_le_bytes());
+        let mut i = 0u32;
+        for (block, head) in lists
+            .chunks_mut(REVERSE_BLOCK)
+            .zip(heads_out.chunks_exact_mut(4))
+        {
+            head.copy_from_slice(&(pos as u32).to_le_bytes());
+            for l in block {
+                let g = l[1];
+                put_varint_at(body, &mut pos, g);
+                *l = [pos as u32, i];
+                pos += g as usize;
+                i += 1;
             }
-            let g = at[i];
-            put_varint_at(lists, &mut pos, g);
-            at[i] = pos as u32;
-            pos += g as usize;
-            last[i] = i as u32;
         }
         let block = 4 * n.div_ceil(REVERSE_BLOCK);
         heads_out[block..block + 4].copy_from_slice(&(pos as u32).to_le_bytes());
         self.each(|i, d| {
-            let l = &mut last[d as usize];
-            let mut p = at[d as usize] as usize;
-            put_varint_at(lists, &mut p, i - *l - 1);
-            at[d as usize] = p as u32;
-            *l = i;
+            let l = &mut lists[d as usize];
+            let mut p = l[0] as usize;
+            put_varint_at(body, &mut p, i - l[1] - 1);
+            *l = [p as u32, i];
         })?;
-        drop((self, last, at));
+        drop((self, lists));
         let sum = xxh3_64(&out);
         Ok(Reverse {
             nodes: n,
@@ -810,8 +829,10 @@ pub(crate) struct Writer<W: Write + Seek> {
     /// The fps section, and each fingerprint's index in it.
     fps: Vec<u8>,
     fp_index: FpSet,
-    /// The record being written.
-    body: Vec<u8>,
+    /// The records not yet handed to `out`: `records[..filled]`; the rest is room, never
+    /// cleared, where the next records are written in place (see [`Writer::node`]).
+    records: Vec<u8>,
+    filled: usize,
     build_id: Fingerprint,
     hasher: u8,
     generation: u64,
@@ -882,7 +903,8 @@ impl<W: Write + Seek> Writer<W> {
             // Nodes share result fingerprints: a typical graph has about one for two nodes.
             fps: Vec::new(),
             fp_index: FpSet::new(expect.nodes / 2),
-            body: Vec::new(),
+            records: vec![0; RECORDS_BUF],
+            filled: 0,
             build_id: build_id_fingerprint(build_id),
             hasher: hasher.tag(),
             generation,
@@ -954,15 +976,25 @@ impl<W: Write + Seek> Writer<W> {
             .key_offsets
             .get(n.key as usize + 1)
             .map_or(self.keys.len(), |&e| e as usize);
-        // The record, written in place into a scratch buffer kept at least as long as the
-        // longest form of the record (the checksum, the flags byte, at most five varints
-        // besides the edges', and the value): it is never cleared, only overwritten.
+        // The record, written in place after the records not yet handed to `out`, in room
+        // for its longest form (the checksum, the flags byte, at most five varints besides
+        // the edges', and the value); the buffer is never cleared, only overwritten, and
+        // goes out in pieces of nearly [`RECORDS_BUF`] bytes.
         let value = if has_value { n.value } else { &[] };
         let room = RECORD_SUM + 1 + MAX_VARINT * (5 + n.deps.len()) + value.len();
-        let b = &mut self.body;
-        if b.len() < room {
-            b.resize(room, 0);
+        if self.records.len() - self.filled < room {
+            self.flush_records()?;
+            if self.records.len() < room {
+                self.records.resize(room, 0);
+            }
         }
+        let edges = self
+            .edges
+            .as_mut()
+            .ok_or_else(|| io::Error::other("a node after the end"))?;
+        let (eb, mut eat) = edges.room(n.deps.len())?;
+        let start_at = self.filled;
+        let b = &mut self.records[start_at..];
         let mut at = RECORD_SUM;
         put_varint_at(b, &mut at, u32::from(n.kind));
         b[at] = n.flags.bits() | n.durability << DURABILITY_SHIFT;
@@ -972,14 +1004,25 @@ impl<W: Write + Seek> Writer<W> {
             put_varint_at(b, &mut at, fp_index);
         }
         put_varint_at(b, &mut at, n.deps.len() as u32);
-        let mut prev = None;
-        for &d in n.deps {
-            // The file is in dependency order: edges point to earlier nodes.
-            if d >= i {
+        put_varint_at(eb, &mut eat, n.deps.len() as u32);
+        // The file is in dependency order: edges point to earlier nodes. Each edge goes
+        // into the record (see [`edge_code`]) and into the edges kept for the reverse
+        // section (as node − 1 − edge), in one pass.
+        if let Some((&first, rest)) = n.deps.split_first() {
+            if first >= i {
                 return Err(io::Error::other("an edge points forward"));
             }
-            put_varint_at(b, &mut at, edge_code(i, prev, d));
-            prev = Some(d);
+            put_varint_at(b, &mut at, edge_code(i, None, first));
+            put_varint_at(eb, &mut eat, i - 1 - first);
+            let mut prev = first;
+            for &d in rest {
+                if d >= i {
+                    return Err(io::Error::other("an edge points forward"));
+                }
+                put_varint_at(b, &mut at, edge_code(i, Some(prev), d));
+                put_varint_at(eb, &mut eat, i - 1 - d);
+                prev = d;
+            }
         }
         if has_value {
             put_varint_at(b, &mut at, value_len);
@@ -996,14 +1039,19 @@ impl<W: Write + Seek> Writer<W> {
             i,
         );
         b[..RECORD_SUM].copy_from_slice(&sum.to_le_bytes());
-        self.out.write_all(b)?;
-        self.pos += b.len() as u64;
+        self.filled = start_at + at;
+        self.pos += at as u64;
         self.offsets.push(off);
         self.hashes.push(table_hash(n.kind, n.key_fp));
-        if let Some(edges) = &mut self.edges {
-            edges.push(n.deps)?;
-        }
+        edges.pushed(eat, n.deps)?;
         Ok(i)
+    }
+
+    /// Hands the records written so far to `out`.
+    fn flush_records(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.records[..self.filled])?;
+        self.filled = 0;
+        Ok(())
     }
 
     /// Writes `pieces` back to back as one section; gives where it is.
@@ -1075,6 +1123,8 @@ impl<W: Write + Seek> Writer<W> {
         roots: &[u32],
         counted: Option<ReverseLengths>,
     ) -> io::Result<(W, u64)> {
+        self.flush_records()?;
+        self.records = Vec::new();
         let n = self.offsets.len();
         self.index.nodes = n as u64;
         self.index.bodies.len = self.pos - self.index.bodies.off;

@@ -143,6 +143,42 @@ fn colliding_keys_are_found_again_in_a_loaded_session() {
     }
 }
 
+/// A test, in a module whose database is over keys of type `$Key` (`database_over!`),
+/// that distinct keys of one in-memory hash keep their memos in a session and in a
+/// session that loads the first one's cache.
+macro_rules! memos_kept_in_a_session_and_a_loaded_one {
+    ($name:ident, $Key:ident) => {
+        #[test]
+        fn $name() {
+            let dir = tempfile::tempdir().unwrap();
+            {
+                let mut db = db_in(dir.path());
+                set_all(&mut db, None);
+                assert_eq!(db.total(KEYS), expected(None));
+                assert_eq!(executed(&db, "double"), u64::from(KEYS));
+                db.set_base($Key(3), 1004, Durability::Low);
+                assert_eq!(db.total(KEYS), expected(Some(3)));
+                assert_eq!(executed(&db, "double"), u64::from(KEYS) + 1);
+                set_all(&mut db, None);
+                assert_eq!(db.total(KEYS), expected(None));
+                assert!(db.save().saved);
+            }
+            // One key changed: its memo re-executes (its key decoded from the cache among
+            // keys of the same in-memory hash), the others are loaded.
+            let mut db = db_in(dir.path());
+            set_all(&mut db, Some(17));
+            assert_eq!(db.total(KEYS), expected(Some(17)));
+            assert_eq!(executed(&db, "double"), 1);
+            assert_eq!(executed(&db, "total"), 1);
+            assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
+            for i in 0..KEYS {
+                let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
+                assert_eq!(db.double($Key(i)), 2 * v);
+            }
+        }
+    };
+}
+
 /// Keys with fingerprints of their own (`StableHash::key_fingerprint`), which the storage
 /// hashes by their fingerprint's low word: these share it, and differ in the high word.
 mod own {
@@ -164,34 +200,10 @@ mod own {
 
     database_over!(Named);
 
-    #[test]
-    fn keys_of_one_own_hash_keep_their_memos_in_a_session_and_a_loaded_one() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let mut db = db_in(dir.path());
-            set_all(&mut db, None);
-            assert_eq!(db.total(KEYS), expected(None));
-            assert_eq!(executed(&db, "double"), u64::from(KEYS));
-            db.set_base(Named(3), 1004, Durability::Low);
-            assert_eq!(db.total(KEYS), expected(Some(3)));
-            assert_eq!(executed(&db, "double"), u64::from(KEYS) + 1);
-            set_all(&mut db, None);
-            assert_eq!(db.total(KEYS), expected(None));
-            assert!(db.save().saved);
-        }
-        // One key changed: its memo re-executes (its key decoded from the cache among
-        // keys of the same in-memory hash), the others are loaded.
-        let mut db = db_in(dir.path());
-        set_all(&mut db, Some(17));
-        assert_eq!(db.total(KEYS), expected(Some(17)));
-        assert_eq!(executed(&db, "double"), 1);
-        assert_eq!(executed(&db, "total"), 1);
-        assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
-        for i in 0..KEYS {
-            let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
-            assert_eq!(db.double(Named(i)), 2 * v);
-        }
-    }
+    memos_kept_in_a_session_and_a_loaded_one!(
+        keys_of_one_own_hash_keep_their_memos_in_a_session_and_a_loaded_one,
+        Named
+    );
 }
 
 /// Keys with fingerprints of their own that the storage hashes by FxHash all the same
@@ -225,32 +237,8 @@ mod by_fx {
 
     database_over!(Named);
 
-    #[test]
-    fn keys_hashed_by_fx_despite_own_fingerprints_keep_their_memos_in_a_session_and_a_loaded_one() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let mut db = db_in(dir.path());
-            set_all(&mut db, None);
-            assert_eq!(db.total(KEYS), expected(None));
-            assert_eq!(executed(&db, "double"), u64::from(KEYS));
-            db.set_base(Named(3), 1004, Durability::Low);
-            assert_eq!(db.total(KEYS), expected(Some(3)));
-            assert_eq!(executed(&db, "double"), u64::from(KEYS) + 1);
-            set_all(&mut db, None);
-            assert_eq!(db.total(KEYS), expected(None));
-            assert!(db.save().saved);
-        }
-        // One key changed: its memo re-executes (its key decoded from the cache among
-        // keys of the same in-memory hash), the others are loaded.
-        let mut db = db_in(dir.path());
-        set_all(&mut db, Some(17));
-        assert_eq!(db.total(KEYS), expected(Some(17)));
-        assert_eq!(executed(&db, "double"), 1);
-        assert_eq!(executed(&db, "total"), 1);
-        assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
-        for i in 0..KEYS {
-            let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
-            assert_eq!(db.double(Named(i)), 2 * v);
-        }
-    }
+    memos_kept_in_a_session_and_a_loaded_one!(
+        keys_hashed_by_fx_despite_own_fingerprints_keep_their_memos_in_a_session_and_a_loaded_one,
+        Named
+    );
 }

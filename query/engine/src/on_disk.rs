@@ -1007,7 +1007,9 @@ impl<W: Write + Seek> Writer<W> {
         put_varint_at(eb, &mut eat, n.deps.len() as u32);
         // The file is in dependency order: edges point to earlier nodes. Each edge goes
         // into the record (see [`edge_code`]) and into the edges kept for the reverse
-        // section (as node − 1 − edge), in one pass.
+        // section (as node − 1 − edge), in one pass. The first edge is written apart, so
+        // that the loop carries no `Option` (one loop over all edges took 6 % more of
+        // `node`'s instructions).
         if let Some((&first, rest)) = n.deps.split_first() {
             if first >= i {
                 return Err(io::Error::other("an edge points forward"));

@@ -67,6 +67,23 @@ macro_rules! database_over {
                 db.set_base($Key(i), v, Durability::Low);
             }
         }
+
+        /// A session on the cache in `dir` (saved with every key unchanged) in which key
+        /// 17 changed: its memo re-executes (its key decoded from the cache among keys of
+        /// the same in-memory hash), and so does the total; the other keys' values are
+        /// loaded, and each key reads its own.
+        fn one_key_changed_in_a_loaded_session(dir: &Path) {
+            let mut db = db_in(dir);
+            set_all(&mut db, Some(17));
+            assert_eq!(db.total(KEYS), expected(Some(17)));
+            assert_eq!(executed(&db, "double"), 1);
+            assert_eq!(executed(&db, "total"), 1);
+            assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
+            for i in 0..KEYS {
+                let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
+                assert_eq!(db.double($Key(i)), 2 * v);
+            }
+        }
     };
 }
 
@@ -129,18 +146,7 @@ fn colliding_keys_are_found_again_in_a_loaded_session() {
         assert_eq!(executed(&db, "total"), 0);
         assert!(db.save().saved);
     }
-    // One key changed: its memo re-executes (its key recovered from the cache among keys
-    // of the same hash), and so does the total; the other keys' values are loaded.
-    let mut db = db_in(dir.path());
-    set_all(&mut db, Some(17));
-    assert_eq!(db.total(KEYS), expected(Some(17)));
-    assert_eq!(executed(&db, "double"), 1);
-    assert_eq!(executed(&db, "total"), 1);
-    assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
-    for i in 0..KEYS {
-        let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
-        assert_eq!(db.double(Colliding(i)), 2 * v);
-    }
+    one_key_changed_in_a_loaded_session(dir.path());
 }
 
 /// A test, in a module whose database is over keys of type `$Key` (`database_over!`),
@@ -163,18 +169,7 @@ macro_rules! memos_kept_in_a_session_and_a_loaded_one {
                 assert_eq!(db.total(KEYS), expected(None));
                 assert!(db.save().saved);
             }
-            // One key changed: its memo re-executes (its key decoded from the cache among
-            // keys of the same in-memory hash), the others are loaded.
-            let mut db = db_in(dir.path());
-            set_all(&mut db, Some(17));
-            assert_eq!(db.total(KEYS), expected(Some(17)));
-            assert_eq!(executed(&db, "double"), 1);
-            assert_eq!(executed(&db, "total"), 1);
-            assert_eq!(loaded(&db, "double"), u64::from(KEYS) - 1);
-            for i in 0..KEYS {
-                let v = u64::from(i) + 1 + u64::from(i == 17) * 1000;
-                assert_eq!(db.double($Key(i)), 2 * v);
-            }
+            one_key_changed_in_a_loaded_session(dir.path());
         }
     };
 }

@@ -118,6 +118,8 @@ pub struct Host {
     /// its directory's metadata, read with `std::fs` (`dir_stamp`, `path_stamp`), under
     /// [`ChangeDetection::Stat`].
     pub directories: bool,
+    /// How many cycles the session's steps met (each cycle's fallback counts one).
+    pub cycles: std::cell::Cell<u32>,
 }
 
 define_queries! {
@@ -368,6 +370,14 @@ pub struct Session {
     pub db: RillDb,
     builds: u32,
     linker: linker::Linker,
+    /// A build from scratch of an image generates each file's code as soon as the file's
+    /// items are checked ([`check_releasing_syntax`]); set by the one-build sessions of
+    /// [`build`] and [`build_path`].
+    code_early: bool,
+    /// The last build generated code early and a cycle was found from there: its
+    /// diagnostics may name another step of the cycle than the canonical order's reads
+    /// would have, and the build must be made again without early code ([`build_in`]).
+    early_code_met_cycle: bool,
     /// Warnings of opening the session, reported with the first build's.
     open_warnings: Vec<String>,
 }
@@ -422,8 +432,24 @@ impl Session {
             db,
             builds: 0,
             linker,
+            code_early: false,
+            early_code_met_cycle: false,
             open_warnings,
         }
+    }
+
+    /// Whether the first build of an image, with nothing loaded, generates each file's
+    /// code as soon as the file's items are checked (see [`check_releasing_syntax`]): on
+    /// in the one-build sessions of [`build`] and [`build_path`], off otherwise.
+    pub fn set_code_early(&mut self, on: bool) {
+        self.code_early = on;
+    }
+
+    /// Whether the last build generated code early and met a cycle there: its diagnostics
+    /// may differ from the canonical order's, and [`build`] makes such a build again
+    /// without early code.
+    pub fn early_code_met_cycle(&self) -> bool {
+        self.early_code_met_cycle
     }
 
     /// Replaces the loader (a test's in-memory files after an edit).
@@ -471,8 +497,17 @@ impl Session {
             phase(&mut out, "check");
             return out;
         }
+        // (Code is generated early only by the first build of a session, with nothing
+        // loaded: a later one finds most checks green, and its code is the linker's to
+        // ask for.)
+        let code_early = self.code_early && goal == Goal::Image && self.builds == 1;
+        let mut early_ms = 0.0;
+        self.early_code_met_cycle = false;
         let diags = if db.loaded_generation().is_none() {
-            check_releasing_syntax(db)
+            let checked = check_releasing_syntax(db, code_early);
+            early_ms = checked.code_ms;
+            self.early_code_met_cycle = checked.met_cycle;
+            checked.diags
         } else {
             db.crate_diagnostics(())
         };
@@ -493,7 +528,13 @@ impl Session {
         }
         phase(&mut out, "check");
         if goal == Goal::Image && !out.has_errors() {
-            let (image, stats) = self.linker.link(db, |name| phase(&mut out, name));
+            let (image, stats) = self.linker.link(db, |name| {
+                phase(&mut out, name);
+                // The code generated while checking is the code phase's.
+                if name == "codegen" {
+                    move_phase_time(&mut out.phases, "check", "codegen", early_ms);
+                }
+            });
             out.warnings.append(&mut self.linker.take_warnings());
             match image {
                 Ok(image) => {
@@ -546,10 +587,44 @@ impl Session {
     }
 }
 
+/// Moves `ms` of the time of phase `from` to phase `to` (both already recorded).
+fn move_phase_time(phases: &mut [(&'static str, f64)], from: &str, to: &str, ms: f64) {
+    if ms <= 0.0 {
+        return;
+    }
+    if let Some(p) = phases.iter_mut().find(|p| p.0 == from) {
+        p.1 = (p.1 - ms).max(0.0);
+    }
+    if let Some(p) = phases.iter_mut().find(|p| p.0 == to) {
+        p.1 += ms;
+    }
+}
+
+/// What [`check_releasing_syntax`] found.
+struct Checked {
+    /// Every diagnostic of the crate.
+    diags: Arc<Vec<PDiag>>,
+    /// The time spent generating code early, in milliseconds.
+    code_ms: f64,
+    /// A cycle was found while generating code early.
+    met_cycle: bool,
+}
+
 /// Every diagnostic of the crate, as `crate_diagnostics` finds them, releasing each file's
 /// syntax as soon as every item of the file was checked (the pipeline releases a
 /// function's syntax once its body is type-checked): a build that parses the whole crate
 /// then never holds every file's syntax trees and every typed body at once.
+///
+/// With `code_early`, each file's functions are also lowered, optimized and compiled to
+/// machine code as soon as the file's items are checked, as long as no error was found
+/// (the code is the linker's, which then finds it up to date): each typed body is then
+/// released right after its file is checked, and its IR once its code exists, instead
+/// of every typed body being held until the code of the whole crate is generated. This
+/// changes nothing that a build reports but which step reports a cycle: generating a
+/// function's code reads steps of other items (a constant's value, a struct's fields)
+/// that the canonical order may not have read yet, and a cycle is reported by the step
+/// on it that was read first. A build whose early code met a cycle says so
+/// (`met_cycle`), and is made again without early code.
 ///
 /// The files are checked in the order and by the reads of `crate_diagnostics`' provider,
 /// which then finds each file's diagnostics up to date: the order in which items are first
@@ -557,16 +632,41 @@ impl Session {
 /// each of the file's items is up to date, and with them every read of the items'
 /// syntax (`item_ast`) and of the file's parses (`parse_file`, `chunk_parse`) but the
 /// rare ones that place a structure error or an absolute span, which parse again.
-fn check_releasing_syntax(db: &RillDb) -> Arc<Vec<PDiag>> {
-    db.structure_diagnostics(());
+fn check_releasing_syntax(db: &RillDb, code_early: bool) -> Checked {
+    let structure = db.structure_diagnostics(());
+    let mut code = code_early && !structure.iter().any(|d| d.diag.is_error());
+    let mut code_ms = 0.0;
+    let mut met_cycle = false;
     if db.crate_fatal(()).is_none() {
         let tree = db.module_tree(());
         for file in db.crate_files(()).iter() {
-            db.file_diagnostics(file.clone());
+            let found = db.file_diagnostics(file.clone());
             release_syntax(db, &tree, file);
+            code &= !found.has_errors();
+            if !code {
+                continue;
+            }
+            let start = Instant::now();
+            let cycles = db.host.cycles.get();
+            for module in tree.file_modules(file) {
+                for &(def, kind) in db.module_defs(module).iter() {
+                    if kind == DefKind::Fn {
+                        db.ensure::<rq::codegen>(def);
+                    }
+                }
+            }
+            code_ms += start.elapsed().as_secs_f64() * 1e3;
+            if db.host.cycles.get() != cycles {
+                met_cycle = true;
+                code = false;
+            }
         }
     }
-    db.crate_diagnostics(())
+    Checked {
+        diags: db.crate_diagnostics(()),
+        code_ms,
+        met_cycle,
+    }
 }
 
 /// Releases the syntax of `file`: its items' (`item_ast`, which shares its trees with the
@@ -611,11 +711,23 @@ fn build_in(
     // What a rebuild from scratch needs, kept only where verify mode may ask for one.
     let again = (options.engine.verify != Verify::Off)
         .then(|| (Arc::clone(&loader), options.for_another_build()));
+    // What a build made again without early code needs (see `check_releasing_syntax`).
+    let without_early_code = (Arc::clone(&loader), options.for_another_build());
     let mut session = Session::new(loader, root, goal, options);
     session.db.host.file_system = file_system;
     session.db.host.directories = file_system;
+    session.set_code_early(true);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
+    if session.early_code_met_cycle {
+        // The session is dropped first: it holds the cache directory's lock.
+        drop(session);
+        let (loader, options) = without_early_code;
+        session = Session::new(loader, root, goal, options);
+        session.db.host.file_system = file_system;
+        session.db.host.directories = file_system;
+        out = session.build(goal);
+    }
     out.phases.insert(0, ("load_cache", load_ms));
     session.finish(&mut out);
     if let Some((loader, options)) = again.filter(|_| out.verify_mismatches > 0) {

@@ -947,6 +947,7 @@ fn frame_step(db: &RillDb, frame: &CycleFrame) -> Option<(Step, DefId)> {
 /// last cycle found through it): no value, and the diagnostics of the recipe's rule for
 /// cycles, E0391 if `Q(def)` is the query that was read again, nothing otherwise.
 fn cycle_out<Q: StepQuery, T>(db: &RillDb, cycle: &Cycle, def: &DefId) -> SemaOut<T> {
+    db.host.cycles.set(db.host.cycles.get() + 1);
     let frames: Vec<(Step, DefId)> = cycle
         .frames
         .iter()

@@ -1440,6 +1440,15 @@ pub struct FileDiagnostics {
     pub found: Vec<(DiagPhase, DefId, Vec<PDiag>)>,
 }
 
+impl FileDiagnostics {
+    /// Whether any of them is an error.
+    pub fn has_errors(&self) -> bool {
+        self.found
+            .iter()
+            .any(|(_, _, diags)| diags.iter().any(|d| d.diag.is_error()))
+    }
+}
+
 /// The result of a signature-level query: the value (`None`: the error was reported) and
 /// the diagnostics, relative to the item.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

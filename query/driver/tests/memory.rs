@@ -185,3 +185,52 @@ fn a_build_that_ends_its_process_closes_the_cache_files_before_the_program_runs(
     last.image = None;
     assert_eq!(mapped_cache_files(cache.path()), Vec::<String>::new());
 }
+
+#[test]
+fn a_build_of_an_image_from_scratch_never_holds_every_typed_body_at_once() {
+    let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let loader = Arc::new(program(20_000));
+    let root = Path::new("main.rs");
+    let session = |early| {
+        let mut s = Session::new(loader.clone(), root, Goal::Image, BuildOptions::default());
+        s.set_code_early(early);
+        s
+    };
+    // What the typed bodies take: a check keeps them all (no code reads them), until
+    // they are released.
+    let mut check = Session::new(loader.clone(), root, Goal::Check, BuildOptions::default());
+    assert!(!check.build(Goal::Check).has_errors());
+    let fns: Vec<_> = check
+        .db
+        .crate_defs(())
+        .iter()
+        .filter(|(_, k)| *k == DefKind::Fn)
+        .map(|(d, _)| *d)
+        .collect();
+    let before = heap::live();
+    for d in &fns {
+        assert!(check.db.release::<rq::typeck>(d), "a typed body held");
+    }
+    let bodies = before - heap::live();
+    drop(check);
+
+    // Generating the code after checking the whole crate holds every typed body when the
+    // checks end; generating each file's code once its items are checked releases its
+    // bodies then.
+    let mut late = session(false);
+    let (b_late, late_peak) = heap::peak_during(|| late.build(Goal::Image));
+    drop(late);
+    let mut early = session(true);
+    let (b_early, early_peak) = heap::peak_during(|| early.build(Goal::Image));
+    eprintln!("typed bodies {bodies} bytes; peak: late code {late_peak}, early code {early_peak}");
+    assert!(b_early.image.is_some() && !b_early.has_errors());
+    assert_eq!(
+        b_early.image.as_ref().map(backend::Image::hash),
+        b_late.image.as_ref().map(backend::Image::hash)
+    );
+    assert!(bodies > 0);
+    assert!(
+        early_peak < late_peak,
+        "early code's peak {early_peak} bytes, late code's {late_peak}, typed bodies {bodies}"
+    );
+}

@@ -27,3 +27,20 @@ fn hello() {
 fn fib() {
     assert_eq!(same(&common::fib_program(20)), "6765\n");
 }
+
+#[test]
+fn a_blob_keeps_only_the_relocations_it_has() {
+    // `fib` calls itself twice (a relocation each) and checks the stack (a runtime call):
+    // its room was made for two relocations per call and per block.
+    let p = common::fib_program(20);
+    for f in &p.functions {
+        let blob = backend::codegen(f);
+        assert!(!blob.relocations.is_empty(), "{}", f.name);
+        assert_eq!(
+            blob.relocations.capacity(),
+            blob.relocations.len(),
+            "{}",
+            f.name
+        );
+    }
+}

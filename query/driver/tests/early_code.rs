@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use query::{Database, DatabaseExt};
-use query_driver::{BuildOptions, Goal, Session};
+use query_driver::{BuildOptions, Goal, Session, CODE_BATCH};
 use shared_frontend::diag;
 use shared_frontend::sema::modules::MemLoader;
 
@@ -60,22 +60,43 @@ fn executed(s: &Session, query: &str) -> (u64, u64) {
         .map_or((0, 0), |q| (q.executed, q.recomputed))
 }
 
-/// `main.rs` reads `a::M` in a body, so generating `f`'s code evaluates `M` before the
-/// canonical order evaluates `a.rs`'s constants, `N` first.
-const CYCLE: &[(&str, &str)] = &[
-    (
-        "main.rs",
-        "mod a;\nfn f() -> i32 { a::M }\nfn main() { println!(\"{}\", f()); }\n",
-    ),
-    (
-        "a.rs",
-        "pub const N: i32 = M + 1;\npub const M: i32 = N + 1;\n",
-    ),
-];
+/// `count` small functions (`filler0` ...), each returning its number.
+fn fillers(count: usize) -> String {
+    (0..count)
+        .map(|i| format!("pub fn filler{i}() -> i32 {{ {i} }}\n"))
+        .collect()
+}
+
+/// `main.rs` reads `a::M` in a body, and has enough functions that their code is generated
+/// before `a.rs` is checked: generating `f`'s code evaluates `M` before the canonical order
+/// evaluates `a.rs`'s constants, `N` first.
+fn cycle() -> Vec<(String, String)> {
+    let main = "mod a;\nfn f() -> i32 { a::M }\nfn main() { println!(\"{}\", f()); }\n";
+    vec![
+        (
+            "main.rs".to_string(),
+            format!("{main}{}", fillers(CODE_BATCH)),
+        ),
+        (
+            "a.rs".to_string(),
+            "pub const N: i32 = M + 1;\npub const M: i32 = N + 1;\n".to_string(),
+        ),
+    ]
+}
+
+fn borrowed(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect()
+}
 
 #[test]
 fn a_cycle_met_by_early_code_is_reported_by_the_step_the_canonical_order_reads_first() {
-    let expected = pipeline(CYCLE);
+    let files = cycle();
+    let cycle = borrowed(&files);
+    let cycle = cycle.as_slice();
+    let expected = pipeline(cycle);
     assert!(
         expected
             .0
@@ -84,18 +105,18 @@ fn a_cycle_met_by_early_code_is_reported_by_the_step_the_canonical_order_reads_f
         expected.0
     );
     // Early code alone meets the cycle at `M`, and says so.
-    let (early, b) = session_build(CYCLE, true);
+    let (early, b) = session_build(cycle, true);
     assert!(early.early_code_met_cycle());
     let early_shown = shown(&b);
     assert!(early_shown.0.contains("`a::M`\n"), "{}", early_shown.0);
     assert_ne!(early_shown, expected);
     // Without early code, and in a one-build session (which builds again), the step the
     // canonical order reads first reports it.
-    let (late, b) = session_build(CYCLE, false);
+    let (late, b) = session_build(cycle, false);
     assert!(!late.early_code_met_cycle());
     assert_eq!(shown(&b), expected);
     let b = query_driver::build(
-        loader(CYCLE),
+        loader(cycle),
         Path::new("main.rs"),
         Goal::Image,
         BuildOptions::default(),
@@ -139,12 +160,14 @@ fn early_code_gives_the_same_image_and_generates_each_function_once() {
 
 #[test]
 fn an_error_in_a_later_file_gives_the_same_diagnostics_and_no_image() {
+    // `a.rs` has enough functions that their code is generated before `b.rs` is checked.
+    let a = format!("pub fn one() -> i32 {{ 1 }}\n{}", fillers(CODE_BATCH));
     let files: &[(&str, &str)] = &[
         (
             "main.rs",
             "mod a;\nmod b;\nfn main() { println!(\"{}\", a::one() + b::two()); }\n",
         ),
-        ("a.rs", "pub fn one() -> i32 { 1 }\n"),
+        ("a.rs", a.as_str()),
         ("b.rs", "pub fn two() -> i32 { let x: bool = 2; 2 }\n"),
     ];
     let expected = pipeline(files);
@@ -152,9 +175,9 @@ fn an_error_in_a_later_file_gives_the_same_diagnostics_and_no_image() {
     assert_eq!(expected.1, None);
     let (early, b) = session_build(files, true);
     assert_eq!(shown(&b), expected);
-    // The files before the error had their code generated (`main` and `one`), none
-    // after it; without early code, a build with errors generates none.
-    assert_eq!(executed(&early, "codegen").0, 2);
+    // The files before the error had their code generated (`main`, `one` and the
+    // fillers), none after it; without early code, a build with errors generates none.
+    assert_eq!(executed(&early, "codegen").0, 2 + CODE_BATCH as u64);
     let (late, b) = session_build(files, false);
     assert_eq!(shown(&b), expected);
     assert_eq!(executed(&late, "codegen").0, 0);
@@ -180,10 +203,10 @@ fn most_bodies_waiting(s: &Session) -> usize {
 }
 
 #[test]
-fn early_code_lowers_each_files_bodies_before_the_next_file_is_checked() {
+fn early_code_lowers_the_bodies_checked_so_far_once_a_batch_of_them_waits() {
     let p = rill_gen::generate(&rill_gen::GenConfig {
         seed: 3,
-        target_lines: 3_000,
+        target_lines: 20_000,
         editable: false,
         ..rill_gen::GenConfig::default()
     });
@@ -208,7 +231,7 @@ fn early_code_lowers_each_files_bodies_before_the_next_file_is_checked() {
     let fns = executed(&logged(false), "typeck").0 as usize;
     // Late code checks every body before lowering any.
     assert_eq!(most_bodies_waiting(&logged(false)), fns);
-    // Early code never has more waiting than the file with the most functions.
+    // Early code never has more waiting than a batch and the file with the most functions.
     let early = logged(true);
     let tree = early.db.module_tree(());
     let largest = early
@@ -229,10 +252,13 @@ fn early_code_lowers_each_files_bodies_before_the_next_file_is_checked() {
         })
         .max()
         .unwrap_or(0);
+    // (Code is generated once `CODE_BATCH` functions wait, after the file that makes
+    // them so many.)
+    let bound = CODE_BATCH - 1 + largest;
     let most = most_bodies_waiting(&early);
-    assert!(largest > 0 && largest < fns, "{largest} of {fns}");
+    assert!(largest > 0 && bound < fns, "{largest}, {bound} of {fns}");
     assert!(
-        most <= largest,
-        "{most} bodies waiting, the largest file has {largest}"
+        most <= bound,
+        "{most} bodies waiting, the largest file has {largest} functions"
     );
 }

@@ -370,8 +370,8 @@ pub struct Session {
     pub db: RillDb,
     builds: u32,
     linker: linker::Linker,
-    /// A build from scratch of an image generates each file's code as soon as the file's
-    /// items are checked ([`check_releasing_syntax`]); set by the one-build sessions of
+    /// A build from scratch of an image generates code while it checks, a batch of
+    /// functions at a time ([`check_releasing_syntax`]); set by the one-build sessions of
     /// [`build`] and [`build_path`].
     code_early: bool,
     /// The last build generated code early and a cycle was found from there: its
@@ -438,9 +438,9 @@ impl Session {
         }
     }
 
-    /// Whether the first build of an image, with nothing loaded, generates each file's
-    /// code as soon as the file's items are checked (see [`check_releasing_syntax`]): on
-    /// in the one-build sessions of [`build`] and [`build_path`], off otherwise.
+    /// Whether the first build of an image, with nothing loaded, generates code while it
+    /// checks, a batch of functions at a time (see [`check_releasing_syntax`]): on in the
+    /// one-build sessions of [`build`] and [`build_path`], off otherwise.
     pub fn set_code_early(&mut self, on: bool) {
         self.code_early = on;
     }
@@ -729,19 +729,21 @@ fn build_in(
         .then(|| (Arc::clone(&loader), options.for_another_build()));
     // What a build made again without early code needs (see `check_releasing_syntax`).
     let without_early_code = (Arc::clone(&loader), options.for_another_build());
-    let mut session = Session::new(loader, root, goal, options);
-    session.db.host.file_system = file_system;
-    session.db.host.directories = file_system;
-    session.set_code_early(true);
+    let open = |loader, options, code_early| {
+        let mut session = Session::new(loader, root, goal, options);
+        session.db.host.file_system = file_system;
+        session.db.host.directories = file_system;
+        session.set_code_early(code_early);
+        session
+    };
+    let mut session = open(loader, options, true);
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = session.build(goal);
     if session.early_code_met_cycle {
         // The session is dropped first: it holds the cache directory's lock.
         drop(session);
         let (loader, options) = without_early_code;
-        session = Session::new(loader, root, goal, options);
-        session.db.host.file_system = file_system;
-        session.db.host.directories = file_system;
+        session = open(loader, options, false);
         out = session.build(goal);
     }
     out.phases.insert(0, ("load_cache", load_ms));

@@ -1,5 +1,6 @@
-//! A build of an image from scratch generates each file's code as soon as the file's
-//! items are checked (`Session::set_code_early`, on in `query_driver::build`): the same
+//! A build of an image from scratch generates code while it checks, once `CODE_BATCH`
+//! functions of the files checked so far wait (`Session::set_code_early`, on in
+//! `query_driver::build`): the same
 //! diagnostics and the same image as a build that generates the code after checking the
 //! whole crate, and as the pipeline's; a cycle met by the early code is reported as the
 //! canonical order finds it, by building again without early code.

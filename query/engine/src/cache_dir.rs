@@ -1369,13 +1369,14 @@ enum ToWriter {
 /// `thread_min` nodes ([`WRITER_THREAD_MIN`] by default; the graph's node count decides,
 /// the persisted ones are not counted before they are written) the work is split in two:
 /// this thread finds the order a piece at a time and walks each piece as it is found,
-/// gathering each node's edges, key and value bytes in batches ([`walk`]) and counting
-/// the lengths of the reverse lists ([`ReverseLengths`]), and a second thread writes
-/// them ([`write_batch`]: the records, their checksums, the file's writes), then the
-/// sections of the nodes (keys, fingerprints, offsets) while this thread makes the table
-/// and the reverse edges from the graph ([`graph_sections`]), which the writer then
-/// writes with the rest; meanwhile this thread runs `during`. The writer is given the
-/// same nodes in the same order either way, so the bytes are the same.
+/// gathering each node's edges, key and value bytes in batches ([`walk`]), and a second
+/// thread writes them ([`write_batch`]: the records, their checksums, the file's
+/// writes), then the sections of the nodes (keys, fingerprints, offsets), which frees
+/// what it kept of them; then this thread makes the table and the reverse edges from the
+/// graph ([`graph_sections`]), which the writer writes with the rest while this thread
+/// runs `during`. (The graph's sections are made only once the writer freed its own:
+/// made beside them, they raised the save's peak.) The writer is given the same nodes in
+/// the same order either way, so the bytes are the same.
 fn write_nodes<Db: Database, W: Write + Seek + Send>(
     db: &Db,
     order: DependencyOrder,
@@ -1392,6 +1393,7 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
         let (to_writer, batches) = std::sync::mpsc::sync_channel::<ToWriter>(2);
         let (give_writer, writer_in) = std::sync::mpsc::sync_channel::<Writer<W>>(1);
         let (spent, spent_batches) = std::sync::mpsc::channel::<Batch>();
+        let (ended, nodes_ended) = std::sync::mpsc::sync_channel::<()>(1);
         let thread = std::thread::Builder::new()
             .name("query-cache-write".to_string())
             .spawn_scoped(s, move || -> std::io::Result<(W, u64)> {
@@ -1406,6 +1408,7 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
                         }
                         ToWriter::NodesDone => {
                             w.end_nodes()?;
+                            let _ = ended.send(());
                         }
                         ToWriter::End(volatile, roots, graph) => {
                             return w.finish(&volatile, &roots, graph)
@@ -1430,7 +1433,8 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
             })
             .and_then(|walked| {
                 to_writer.send(ToWriter::NodesDone).map_err(|_| stopped())?;
-                let graph = graph_sections(db.runtime(), walked.new_index, walked.lengths)?;
+                nodes_ended.recv().map_err(|_| stopped())?;
+                let graph = graph_sections(db.runtime(), walked.new_index)?;
                 to_writer
                     .send(ToWriter::End(walked.volatile, walked.roots, graph))
                     .map_err(|_| stopped())
@@ -1465,24 +1469,21 @@ fn write_nodes_here<Db: Database, W: Write + Seek>(
         Ok(b)
     })?;
     w.end_nodes()?;
-    let graph = graph_sections(db.runtime(), walked.new_index, walked.lengths)?;
+    let graph = graph_sections(db.runtime(), walked.new_index)?;
     during(generation);
     w.finish(&walked.volatile, &walked.roots, graph)
 }
 
 /// The table and the reverse edges of the nodes a [`walk`] persisted, made from the graph
 /// (the writer keeps no copy of the edges): `new_index` gives each graph node's index in
-/// the file (`u32::MAX`: not persisted), and `lengths` the byte lengths of the reverse
-/// lists that the walk counted of the same edges. The nodes' kinds, key fingerprints and
-/// edges are read again in the file's order, each edge mapped to the file's indices as
-/// the walk mapped it.
-fn graph_sections(
-    rt: &Runtime,
-    new_index: Vec<u32>,
-    lengths: ReverseLengths,
-) -> std::io::Result<GraphSections> {
+/// the file (`u32::MAX`: not persisted). The nodes' kinds and key fingerprints are read
+/// again for the table, and their edges, in the file's order, mapped to the file's indices
+/// as the walk mapped them, twice: to count the byte lengths of the reverse lists
+/// ([`ReverseLengths`]), and to write them. Made once the walk's and the writer's tables
+/// are freed, these take less than those did.
+fn graph_sections(rt: &Runtime, new_index: Vec<u32>) -> std::io::Result<GraphSections> {
     let g = rt.graph.borrow();
-    let n = lengths.nodes();
+    let n = new_index.iter().filter(|&&at| at != u32::MAX).count();
     // Each persisted node by its index in the file.
     let mut ids = vec![u32::MAX; n];
     for (id, &at) in new_index.iter().enumerate() {
@@ -1494,14 +1495,26 @@ fn graph_sections(
     if ids.contains(&u32::MAX) {
         return Err(std::io::Error::other("a node index the walk did not give"));
     }
+    // In the graph's order, which reads its nodes one after the other.
     let table = table_section(
         n,
-        ids.iter().map(|&id| {
-            let node = g.node(NodeId(id));
-            table_hash(node.kind, node.key_fp)
-        }),
-    );
+        new_index
+            .iter()
+            .enumerate()
+            .filter(|&(_, &at)| at != u32::MAX)
+            .map(|(id, &at)| {
+                let node = g.node(NodeId(id as u32));
+                (at, table_hash(node.kind, node.key_fp))
+            }),
+    )?;
     let new_index = &new_index[..];
+    let mut lengths = ReverseLengths::new(n);
+    let mut deps = Vec::new();
+    for &id in &ids {
+        deps.clear();
+        deps.extend(g.deps(NodeId(id)).iter().map(|d| new_index[d.index()]));
+        lengths.push(&deps)?;
+    }
     let edges = ids.iter().enumerate().flat_map(|(at, &id)| {
         g.deps(NodeId(id))
             .iter()
@@ -1516,22 +1529,19 @@ fn graph_sections(
 /// the save's work on this thread), enough that the graph is borrowed once per many nodes.
 const ORDER_PIECE: usize = 256;
 
-/// What a [`walk`] gives: the new file's volatile nodes and roots, each graph node's
-/// index in the file (`u32::MAX`: not persisted), and the byte lengths of the file's
-/// reverse lists.
+/// What a [`walk`] gives: the new file's volatile nodes and roots, and each graph node's
+/// index in the file (`u32::MAX`: not persisted).
 struct Walked {
     volatile: Vec<u32>,
     roots: Vec<u32>,
     new_index: Vec<u32>,
-    lengths: ReverseLengths,
 }
 
 /// Walks the nodes of `order`, a piece at a time as the search finds them, gathering in
 /// batches what the writer is given of each node that is persisted (see
 /// [`write_nodes`]), each batch handed to `emit` (which gives back an empty one) once
 /// full, and the last one at the end. Key and node indices are given here, in the order
-/// the writer will give them; the lengths of the reverse lists are counted as the nodes'
-/// edges come.
+/// the writer will give them.
 fn walk<Db: Database>(
     db: &Db,
     mut order: DependencyOrder,
@@ -1547,10 +1557,9 @@ fn walk<Db: Database>(
     // Each key written, by fingerprint: its index, and the first node that has it (whose
     // key fingerprint the set compares). The only such table: the writer keeps none, and
     // the file holds each key once. (At a million lines, a map of fingerprints took 17 MiB
-    // of the save's peak for 235k keys; this takes 3.)
+    // of the save's peak for 235k keys; this takes under 4.)
     let mut keys = FpSet::new(order.graph_nodes() / 4);
     let mut key_nodes: Vec<NodeId> = Vec::with_capacity(order.graph_nodes() / 4);
-    let mut lengths = ReverseLengths::new(order.graph_nodes());
     let mut deps_buf = Vec::new();
     let mut written = 0u32;
     let mut b = Batch::new();
@@ -1631,7 +1640,6 @@ fn walk<Db: Database>(
                 value,
             });
             b.deps.extend_from_slice(&deps_buf);
-            lengths.push(&deps_buf)?;
             written = written
                 .checked_add(1)
                 .ok_or_else(|| too_big("the node count"))?;
@@ -1658,7 +1666,6 @@ fn walk<Db: Database>(
         volatile,
         roots,
         new_index,
-        lengths,
     })
 }
 

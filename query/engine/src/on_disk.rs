@@ -625,11 +625,6 @@ impl ReverseLengths {
         }
     }
 
-    /// The number of nodes.
-    pub(crate) fn nodes(&self) -> usize {
-        self.lists.len()
-    }
-
     /// Adds the next node, of edges `deps` (each to an earlier node).
     #[inline]
     pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
@@ -727,20 +722,32 @@ pub(crate) fn reverse_section(
     })
 }
 
-/// The table section of `n` nodes, of table hashes `hashes` ([`table_hash`] of each
-/// node's kind and key fingerprint, in node order).
-pub(crate) fn table_section(n: usize, hashes: impl Iterator<Item = u64>) -> Vec<u32> {
+/// The table section of `n` nodes, from `nodes`: each node (below `n`, each once) with
+/// its table hash ([`table_hash`] of its kind and key fingerprint), in any order (the
+/// order decides which of two colliding nodes comes first, not what a lookup finds).
+pub(crate) fn table_section(
+    n: usize,
+    nodes: impl Iterator<Item = (u32, u64)>,
+) -> io::Result<Vec<u32>> {
     let cap = table_slots(n);
     let bits = node_bits(n as u64);
     let mut table = vec![0u32; cap];
-    for (i, h) in hashes.take(n).enumerate() {
+    let mut placed = 0;
+    for (i, h) in nodes {
+        if i as usize >= n || placed == n {
+            return Err(io::Error::other("a table of other nodes"));
+        }
         let mut at = table_start(h, cap);
         while table[at] != 0 {
             at = if at + 1 == cap { 0 } else { at + 1 };
         }
-        table[at] = slot_tag(h, bits) | (i as u32 + 1);
+        table[at] = slot_tag(h, bits) | (i + 1);
+        placed += 1;
     }
-    table
+    if placed != n {
+        return Err(io::Error::other("a table of other nodes"));
+    }
+    Ok(table)
 }
 
 /// The sections of a file made from the whole graph once every node is written (the
@@ -1747,9 +1754,9 @@ mod tests {
             .iter()
             .enumerate()
             .flat_map(|(i, (_, _, deps))| deps.iter().map(move |&d| (i as u32, d)));
-        let hashes = nodes.iter().map(|&(kind, fp, _)| table_hash(kind, fp));
+        let hashes = (0..).zip(nodes.iter().map(|&(kind, fp, _)| table_hash(kind, fp)));
         GraphSections {
-            table: table_section(nodes.len(), hashes),
+            table: table_section(nodes.len(), hashes).unwrap(),
             reverse: reverse_section(lengths, edges).unwrap(),
         }
     }

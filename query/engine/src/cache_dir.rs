@@ -25,7 +25,8 @@ use crate::durability::{Durability, LastChanged};
 use crate::fingerprint::Fingerprint;
 use crate::hasher::HasherKind;
 use crate::on_disk::{
-    disk_flags, Bytes, DiskFlags, Expected, NodeOut, ReverseLengths, Store, Writer, HEADER_LEN,
+    disk_flags, reverse_section, table_hash, table_section, Bytes, DiskFlags, Expected, FpSet,
+    GraphSections, NodeOut, ReverseLengths, Store, Writer, HEADER_LEN,
 };
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
@@ -1209,7 +1210,7 @@ fn write_cache_file<Db: Database>(
         let file = File::create(&tmp)?;
         let kinds: Vec<&str> = Db::KINDS.iter().map(|k| k.name).collect();
         let order = DependencyOrder::new(rt);
-        let expect = order.expect(rt);
+        let expect = order.expect();
         let w = Writer::new(
             BufWriter::with_capacity(1 << 16, file),
             &kinds,
@@ -1277,7 +1278,6 @@ enum Item {
         flags: DiskFlags,
         durability: u8,
         key: u32,
-        key_fp: Fingerprint,
         fp: Fingerprint,
         deps: u32,
         value: u32,
@@ -1323,7 +1323,6 @@ fn write_batch<W: Write + Seek>(w: &mut Writer<W>, b: &Batch) -> std::io::Result
                 flags,
                 durability,
                 key,
-                key_fp,
                 fp,
                 deps,
                 value,
@@ -1335,7 +1334,6 @@ fn write_batch<W: Write + Seek>(w: &mut Writer<W>, b: &Batch) -> std::io::Result
                     flags,
                     durability,
                     key,
-                    key_fp,
                     fp,
                     deps: edges,
                     value: value_bytes,
@@ -1356,11 +1354,13 @@ fn split_off<'a, T>(rest: &mut &'a [T], len: u32) -> &'a [T] {
     head
 }
 
-/// What the writer's thread is sent: a batch, or the end (the volatile nodes, the roots
-/// and the lengths of the reverse lists).
+/// What the writer's thread is sent: a batch; the end of the nodes (the writer then
+/// writes their sections, while the walk makes the table and the reverse edges); the end
+/// (the volatile nodes, the roots, and those sections).
 enum ToWriter {
     Batch(Batch),
-    End(Vec<u32>, Vec<u32>, ReverseLengths),
+    NodesDone,
+    End(Vec<u32>, Vec<u32>, GraphSections),
 }
 
 /// Writes the nodes to persist (current ones whose dependencies are persisted too), in
@@ -1369,12 +1369,14 @@ enum ToWriter {
 /// `thread_min` nodes ([`WRITER_THREAD_MIN`] by default; the graph's node count decides,
 /// the persisted ones are not counted before they are written) the work is split in two:
 /// this thread finds the order a piece at a time and walks each piece as it is found,
-/// gathering each node's edges, key and value bytes in batches ([`walk`]) and counting
-/// the lengths of the reverse lists ([`ReverseLengths`]), and a second thread writes
-/// them ([`write_batch`]: the records, their checksums, the tables, the file's writes),
-/// then the sections at the end, the reverse section made from the edges it was given
-/// and those lengths; meanwhile this thread runs `during`. The writer is given the same nodes
-/// in the same order either way, so the bytes are the same.
+/// gathering each node's edges, key and value bytes in batches ([`walk`]), and a second
+/// thread writes them ([`write_batch`]: the records, their checksums, the file's
+/// writes), then the sections of the nodes (keys, fingerprints, offsets), which frees
+/// what it kept of them; then this thread makes the table and the reverse edges from the
+/// graph ([`graph_sections`]), which the writer writes with the rest while this thread
+/// runs `during`. (The graph's sections are made only once the writer freed its own:
+/// made beside them, they raised the save's peak.) The writer is given the same nodes in
+/// the same order either way, so the bytes are the same.
 fn write_nodes<Db: Database, W: Write + Seek + Send>(
     db: &Db,
     order: DependencyOrder,
@@ -1391,6 +1393,7 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
         let (to_writer, batches) = std::sync::mpsc::sync_channel::<ToWriter>(2);
         let (give_writer, writer_in) = std::sync::mpsc::sync_channel::<Writer<W>>(1);
         let (spent, spent_batches) = std::sync::mpsc::channel::<Batch>();
+        let (ended, nodes_ended) = std::sync::mpsc::sync_channel::<()>(1);
         let thread = std::thread::Builder::new()
             .name("query-cache-write".to_string())
             .spawn_scoped(s, move || -> std::io::Result<(W, u64)> {
@@ -1403,8 +1406,12 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
                             b.clear();
                             let _ = spent.send(b);
                         }
-                        ToWriter::End(volatile, roots, lengths) => {
-                            return w.finish_with(&volatile, &roots, Some(lengths))
+                        ToWriter::NodesDone => {
+                            w.end_nodes()?;
+                            let _ = ended.send(());
+                        }
+                        ToWriter::End(volatile, roots, graph) => {
+                            return w.finish(&volatile, &roots, graph)
                         }
                     }
                 }
@@ -1414,26 +1421,23 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
             // No thread to be had: the writing is done here.
             return write_nodes_here(db, order, w, report, during, generation);
         };
-        // The lengths of the reverse lists are counted by the walk, which has less to do
-        // than the writer.
-        let mut w = w;
-        w.lengths_counted_by_caller();
-        let mut lengths = ReverseLengths::new(order.graph_nodes());
+        let stopped = || std::io::Error::other("the save's writer stopped");
         let walked = give_writer
             .send(w)
-            .map_err(|_| std::io::Error::other("the save's writer stopped"))
+            .map_err(|_| stopped())
             .and_then(|()| {
-                walk(db, order, report, Some(&mut lengths), &mut |b| {
-                    to_writer
-                        .send(ToWriter::Batch(b))
-                        .map_err(|_| std::io::Error::other("the save's writer stopped"))?;
+                walk(db, order, report, &mut |b| {
+                    to_writer.send(ToWriter::Batch(b)).map_err(|_| stopped())?;
                     Ok(spent_batches.try_recv().unwrap_or_else(|_| Batch::new()))
                 })
             })
-            .and_then(|(volatile, roots)| {
+            .and_then(|walked| {
+                to_writer.send(ToWriter::NodesDone).map_err(|_| stopped())?;
+                nodes_ended.recv().map_err(|_| stopped())?;
+                let graph = graph_sections(db.runtime(), walked.new_index)?;
                 to_writer
-                    .send(ToWriter::End(volatile, roots, lengths))
-                    .map_err(|_| std::io::Error::other("the save's writer stopped"))
+                    .send(ToWriter::End(walked.volatile, walked.roots, graph))
+                    .map_err(|_| stopped())
             });
         drop(to_writer);
         // The batches the writer gave back are not needed any more: freed before `during`
@@ -1459,13 +1463,65 @@ fn write_nodes_here<Db: Database, W: Write + Seek>(
     during: &mut dyn FnMut(u64),
     generation: u64,
 ) -> std::io::Result<(W, u64)> {
-    let (volatile, roots) = walk(db, order, report, None, &mut |mut b| {
+    let walked = walk(db, order, report, &mut |mut b| {
         write_batch(&mut w, &b)?;
         b.clear();
         Ok(b)
     })?;
+    w.end_nodes()?;
+    let graph = graph_sections(db.runtime(), walked.new_index)?;
     during(generation);
-    w.finish(&volatile, &roots)
+    w.finish(&walked.volatile, &walked.roots, graph)
+}
+
+/// The table and the reverse edges of the nodes a [`walk`] persisted, made from the graph
+/// (the writer keeps no copy of the edges): `new_index` gives each graph node's index in
+/// the file (`u32::MAX`: not persisted). The nodes' kinds and key fingerprints are read
+/// again for the table, and their edges, in the file's order, mapped to the file's indices
+/// as the walk mapped them, twice: to count the byte lengths of the reverse lists
+/// ([`ReverseLengths`]), and to write them. Made once the walk's and the writer's tables
+/// are freed, these take less than those did.
+fn graph_sections(rt: &Runtime, new_index: Vec<u32>) -> std::io::Result<GraphSections> {
+    let g = rt.graph.borrow();
+    let n = new_index.iter().filter(|&&at| at != u32::MAX).count();
+    // Each persisted node by its index in the file.
+    let mut ids = vec![u32::MAX; n];
+    for (id, &at) in new_index.iter().enumerate() {
+        if at != u32::MAX {
+            *ids.get_mut(at as usize)
+                .ok_or_else(|| std::io::Error::other("a node index past the walk's"))? = id as u32;
+        }
+    }
+    if ids.contains(&u32::MAX) {
+        return Err(std::io::Error::other("a node index the walk did not give"));
+    }
+    // In the graph's order, which reads its nodes one after the other.
+    let table = table_section(
+        n,
+        new_index
+            .iter()
+            .enumerate()
+            .filter(|&(_, &at)| at != u32::MAX)
+            .map(|(id, &at)| {
+                let node = g.node(NodeId(id as u32));
+                (at, table_hash(node.kind, node.key_fp))
+            }),
+    )?;
+    let new_index = &new_index[..];
+    let mut lengths = ReverseLengths::new(n);
+    let mut deps = Vec::new();
+    for &id in &ids {
+        deps.clear();
+        deps.extend(g.deps(NodeId(id)).iter().map(|d| new_index[d.index()]));
+        lengths.push(&deps)?;
+    }
+    let edges = ids.iter().enumerate().flat_map(|(at, &id)| {
+        g.deps(NodeId(id))
+            .iter()
+            .map(move |d| (at as u32, new_index[d.index()]))
+    });
+    let reverse = reverse_section(lengths, edges)?;
+    Ok(GraphSections { table, reverse })
 }
 
 /// The nodes [`walk`] takes from the [`DependencyOrder`] at a time: few enough that the
@@ -1473,29 +1529,37 @@ fn write_nodes_here<Db: Database, W: Write + Seek>(
 /// the save's work on this thread), enough that the graph is borrowed once per many nodes.
 const ORDER_PIECE: usize = 256;
 
+/// What a [`walk`] gives: the new file's volatile nodes and roots, and each graph node's
+/// index in the file (`u32::MAX`: not persisted).
+struct Walked {
+    volatile: Vec<u32>,
+    roots: Vec<u32>,
+    new_index: Vec<u32>,
+}
+
 /// Walks the nodes of `order`, a piece at a time as the search finds them, gathering in
 /// batches what the writer is given of each node that is persisted (see
 /// [`write_nodes`]), each batch handed to `emit` (which gives back an empty one) once
-/// full, and the last one at the end; gives the new file's volatile nodes and roots. Key
-/// and node indices are given here, in the order the writer will give them; so are the
-/// nodes' edges to `lengths`, when given.
+/// full, and the last one at the end. Key and node indices are given here, in the order
+/// the writer will give them.
 fn walk<Db: Database>(
     db: &Db,
     mut order: DependencyOrder,
     report: &mut SaveReport,
-    mut lengths: Option<&mut ReverseLengths>,
     emit: &mut dyn FnMut(Batch) -> std::io::Result<Batch>,
-) -> std::io::Result<(Vec<u32>, Vec<u32>)> {
+) -> std::io::Result<Walked> {
     let rt = db.runtime();
     let mut volatile = Vec::new();
     let mut roots = Vec::new();
     // Each persisted node's index in the new file, by node id (`u32::MAX`: not persisted,
     // or not walked yet: a node's dependencies come before it in the order).
     let mut new_index = vec![u32::MAX; rt.graph.borrow().nodes.len()];
-    // Each key written, by fingerprint: its index. The only such table: the writer keeps
-    // none, and the file holds each key once.
-    let mut keys: rustc_hash::FxHashMap<Fingerprint, u32> = rustc_hash::FxHashMap::default();
-    keys.reserve(order.graph_nodes() / 4);
+    // Each key written, by fingerprint: its index, and the first node that has it (whose
+    // key fingerprint the set compares). The only such table: the writer keeps none, and
+    // the file holds each key once. (At a million lines, a map of fingerprints took 17 MiB
+    // of the save's peak for 235k keys; this takes under 4.)
+    let mut keys = FpSet::new(order.graph_nodes() / 4);
+    let mut key_nodes: Vec<NodeId> = Vec::with_capacity(order.graph_nodes() / 4);
     let mut deps_buf = Vec::new();
     let mut written = 0u32;
     let mut b = Batch::new();
@@ -1517,9 +1581,13 @@ fn walk<Db: Database>(
             if deps_buf.contains(&u32::MAX) {
                 continue;
             }
-            let key = match keys.get(&n.key_fp) {
-                Some(&k) => k,
-                None => {
+            let found = {
+                let g = rt.graph.borrow();
+                keys.find(n.key_fp, |k| g.node(key_nodes[k as usize]).key_fp)
+            };
+            let key = match found {
+                Ok(k) => k,
+                Err(slot) => {
                     let start = b.bytes.len();
                     match key_bytes(db, prev, id, &n, &mut b.bytes) {
                         Some(Found::Copied(k)) => b.bytes.extend_from_slice(k),
@@ -1527,8 +1595,14 @@ fn walk<Db: Database>(
                         None => continue,
                     }
                     let len = u32::try_from(b.bytes.len() - start).map_err(|_| too_big("a key"))?;
-                    let index = u32::try_from(keys.len()).map_err(|_| too_big("the keys"))?;
-                    keys.insert(n.key_fp, index);
+                    let index = keys.len();
+                    if index == u32::MAX - 1 {
+                        return Err(too_big("the keys"));
+                    }
+                    key_nodes.push(id);
+                    let g = rt.graph.borrow();
+                    keys.push(slot, |k| g.node(key_nodes[k as usize]).key_fp);
+                    drop(g);
                     b.items.push(Item::Key {
                         index,
                         fp: n.key_fp,
@@ -1561,15 +1635,11 @@ fn walk<Db: Database>(
                 flags: dflags,
                 durability: n.durability as u8,
                 key,
-                key_fp: n.key_fp,
                 fp: fp.unwrap_or(Fingerprint::ZERO),
                 deps: deps_buf.len() as u32,
                 value,
             });
             b.deps.extend_from_slice(&deps_buf);
-            if let Some(lengths) = lengths.as_deref_mut() {
-                lengths.push(&deps_buf)?;
-            }
             written = written
                 .checked_add(1)
                 .ok_or_else(|| too_big("the node count"))?;
@@ -1592,7 +1662,11 @@ fn walk<Db: Database>(
         emit(b)?;
     }
     report.nodes = written as usize;
-    Ok((volatile, roots))
+    Ok(Walked {
+        volatile,
+        roots,
+        new_index,
+    })
 }
 
 /// The current roots and the current nodes they reach, in post-order (dependencies
@@ -1689,13 +1763,10 @@ impl DependencyOrder {
         self.state.len()
     }
 
-    /// What a writer of the order can expect: at most the graph's nodes, and about its
-    /// live edges (a loaded node's are not counted until it is filled in).
-    fn expect(&self, rt: &Runtime) -> Expected {
-        let g = rt.graph.borrow();
+    /// What a writer of the order can expect: at most the graph's nodes.
+    fn expect(&self) -> Expected {
         Expected {
             nodes: self.graph_nodes(),
-            edges: g.edges.len().saturating_sub(g.dead_edges),
         }
     }
 

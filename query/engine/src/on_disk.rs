@@ -355,7 +355,7 @@ impl Index {
 
 /// The hash of (disk kind, key fingerprint) in the table: its low bits choose the slot
 /// where the search starts, its high half is the slot's tag.
-fn table_hash(kind: u16, key_fp: Fingerprint) -> u64 {
+pub(crate) fn table_hash(kind: u16, key_fp: Fingerprint) -> u64 {
     key_fp.0 ^ key_fp.1.rotate_left(17) ^ u64::from(kind).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
@@ -517,7 +517,6 @@ pub(crate) struct NodeOut<'a> {
     pub durability: u8,
     /// Its key's index, from [`Writer::add_key`].
     pub key: u32,
-    pub key_fp: Fingerprint,
     /// The result's fingerprint (written when `flags` has `HAS_FP`).
     pub fp: Fingerprint,
     /// The edges: indices of nodes written before.
@@ -527,12 +526,11 @@ pub(crate) struct NodeOut<'a> {
 }
 
 /// What a [`Writer`] is told to expect, so that it reserves its tables once instead of
-/// growing them: the number of nodes and of edges it will be given (a hint: more or fewer
-/// are written all the same).
+/// growing them: the number of nodes it will be given (a hint: more or fewer are written
+/// all the same).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Expected {
     pub nodes: usize,
-    pub edges: usize,
 }
 
 /// The bytes of a section of u32s go out through a buffer of this size, hashed as they go.
@@ -542,18 +540,19 @@ const PIECE: usize = 64 << 10;
 /// save's `BufWriter` holds (64 KiB), which then hands them to the file without a copy.
 const RECORDS_BUF: usize = 128 << 10;
 
-/// A set of distinct fingerprints kept by the writer in its own buffers, by index (0, 1,
-/// ...): an open-addressing table of u32 slots (index + 1; 0: empty), at most half full,
-/// whose every probe compares the fingerprint stored at the proposed index. Four bytes a
-/// slot instead of a hash map's entry of a fingerprint and an index.
-struct FpSet {
+/// A set of distinct fingerprints kept by its owner where it likes (the writer in its own
+/// buffers, a save's walk in its graph), by index (0, 1, ...): an open-addressing table of
+/// u32 slots (index + 1; 0: empty), at most half full, whose every probe compares the
+/// fingerprint the owner gives for the proposed index. Four bytes a slot instead of a
+/// hash map's entry of a fingerprint and an index.
+pub(crate) struct FpSet {
     slots: Vec<u32>,
     len: u32,
 }
 
 impl FpSet {
     /// A set with room for `expected` fingerprints before it grows.
-    fn new(expected: usize) -> FpSet {
+    pub(crate) fn new(expected: usize) -> FpSet {
         FpSet {
             slots: vec![0; (2 * expected).next_power_of_two().max(64)],
             len: 0,
@@ -569,7 +568,11 @@ impl FpSet {
     /// The index of `fp`, where `fp_of` gives the fingerprint of each index in the set;
     /// otherwise the empty slot where it would go.
     #[inline]
-    fn find(&self, fp: Fingerprint, fp_of: impl Fn(u32) -> Fingerprint) -> Result<u32, usize> {
+    pub(crate) fn find(
+        &self,
+        fp: Fingerprint,
+        fp_of: impl Fn(u32) -> Fingerprint,
+    ) -> Result<u32, usize> {
         let mask = self.slots.len() - 1;
         let mut at = FpSet::start(fp, self.slots.len());
         loop {
@@ -581,9 +584,14 @@ impl FpSet {
         }
     }
 
+    /// The number of fingerprints in the set.
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
     /// Adds the next index at `slot` (what [`FpSet::find`] gave for its fingerprint, which
     /// `fp_of` now gives too), growing the table once it is half full.
-    fn push(&mut self, slot: usize, fp_of: impl Fn(u32) -> Fingerprint) {
+    pub(crate) fn push(&mut self, slot: usize, fp_of: impl Fn(u32) -> Fingerprint) {
         self.len += 1;
         self.slots[slot] = self.len;
         if 2 * self.len as usize > self.slots.len() {
@@ -599,23 +607,6 @@ impl FpSet {
             self.slots = slots;
         }
     }
-}
-
-/// Every node's edges, as a [`Writer`] is given them (indices of earlier nodes), back to
-/// back: what the reverse section is made from ([`Edges::reverse`]). Each node's are
-/// kept as varints (its edge count, then each edge `e` as node − 1 − `e`): most take a
-/// byte or two instead of four, and no per-node start is needed, the lists being read in
-/// node order only. The byte length of each node's list in the reverse section is counted
-/// as the edges come, so that the section is made in one pass over them.
-pub(crate) struct Edges {
-    /// The varints are `bytes[..len]`; the rest is zeroed room, written in place by the
-    /// next nodes (the vector is never cut, only grown).
-    bytes: Vec<u8>,
-    len: usize,
-    nodes: usize,
-    /// The lengths of the reverse lists, unless the caller counts them
-    /// ([`Writer::lengths_counted_by_caller`]).
-    lengths: Option<ReverseLengths>,
 }
 
 /// The byte length of each node's list in the reverse section, counted as the edges come
@@ -652,153 +643,121 @@ impl ReverseLengths {
     }
 }
 
-impl Edges {
-    /// No edges yet, with room for what is expected.
-    pub(crate) fn new(expect: Expected) -> Edges {
-        Edges {
-            bytes: vec![0; expect.nodes + 2 * expect.edges],
-            len: 0,
-            nodes: 0,
-            lengths: Some(ReverseLengths::new(expect.nodes)),
+/// The reverse section of `lengths.nodes()` nodes (see the module documentation), made
+/// in one pass over their `edges` (node, dependency), given in node order, so that each
+/// node's dependents come in increasing order: each list's byte length was counted as the
+/// edges came ([`ReverseLengths`], of the same edges in the same order), so the section is
+/// allocated once at its size and each list placed after the block starts; the pass writes
+/// the gaps into their places. Besides the section it takes the two u32 per node that
+/// counted the lengths.
+pub(crate) fn reverse_section(
+    lengths: ReverseLengths,
+    edges: impl Iterator<Item = (u32, u32)>,
+) -> io::Result<Reverse> {
+    let n = lengths.lists.len();
+    // For node d: its last dependent and the byte length of its gaps; then where its
+    // next gap goes and its last dependent so far.
+    let mut lists = lengths.lists;
+    let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
+    let mut len = heads;
+    for &[_, g] in &lists {
+        len += varint_len(g) + g as usize;
+    }
+    // Every offset in the lists (from their start) fits in a u32.
+    if len - heads > u32::MAX as usize {
+        return Err(too_big("the reverse edges"));
+    }
+    let mut out = vec![0u8; len];
+    let (heads_out, body) = out.split_at_mut(heads);
+    let mut pos = 0;
+    let mut i = 0u32;
+    for (block, head) in lists
+        .chunks_mut(REVERSE_BLOCK)
+        .zip(heads_out.chunks_exact_mut(4))
+    {
+        head.copy_from_slice(&(pos as u32).to_le_bytes());
+        for l in block {
+            let g = l[1];
+            put_varint_at(body, &mut pos, g);
+            *l = [pos as u32, i];
+            pos += g as usize;
+            i += 1;
         }
     }
-
-    /// Adds the next node's edges (each to an earlier node).
-    #[cfg(test)]
-    pub(crate) fn push(&mut self, deps: &[u32]) -> io::Result<()> {
-        let node = u32::try_from(self.nodes).map_err(|_| too_big("the edges"))?;
-        let (b, mut at) = self.room(deps.len())?;
-        put_varint_at(b, &mut at, deps.len() as u32);
-        for &d in deps {
-            if d >= node {
-                return Err(io::Error::other("an edge points forward"));
-            }
-            put_varint_at(b, &mut at, node - 1 - d);
+    let block = 4 * n.div_ceil(REVERSE_BLOCK);
+    heads_out[block..block + 4].copy_from_slice(&(pos as u32).to_le_bytes());
+    let other = || io::Error::other("the reverse lists counted of other edges");
+    for (i, d) in edges {
+        // An edge to an earlier node whose list has room left for it (the lengths
+        // counted these edges): anything else is not written.
+        let l = lists
+            .get_mut(d as usize)
+            .filter(|_| d < i)
+            .ok_or_else(other)?;
+        let mut p = l[0] as usize;
+        let gap = i.checked_sub(l[1] + 1).ok_or_else(other)?;
+        if p + varint_len(gap) > body.len() {
+            return Err(other());
         }
-        self.pushed(at, deps)
+        put_varint_at(body, &mut p, gap);
+        *l = [p as u32, i];
     }
-
-    /// Room for the next node's `count` edges, written in place as varints (the count,
-    /// then each edge `e` as node − 1 − `e`, each checked to point to an earlier node), and
-    /// where they start; [`Edges::pushed`] then takes them.
-    #[inline(always)]
-    fn room(&mut self, count: usize) -> io::Result<(&mut [u8], usize)> {
-        if u32::try_from(self.nodes).is_err() || u32::try_from(count).is_err() {
-            return Err(too_big("the edges"));
+    // Each list must end where its counted length says: one edge more writes past it,
+    // one edge fewer leaves it short (a list cut short or run over would be read as
+    // other nodes' dependents).
+    let mut at = 0;
+    for l in &lists {
+        let g = varint(body, &mut at).ok_or_else(other)?;
+        at += g as usize;
+        if l[0] as usize != at {
+            return Err(other());
         }
-        // Room for the longest varints.
-        let need = self.len + MAX_VARINT * (1 + count);
-        if self.bytes.len() < need {
-            let grown = need.max(self.bytes.len() + self.bytes.len() / 2);
-            self.bytes.resize(grown, 0);
-        }
-        Ok((&mut self.bytes[..], self.len))
     }
-
-    /// Takes the next node's edges `deps`, written in the room [`Edges::room`] gave, up to
-    /// `end`.
-    #[inline(always)]
-    fn pushed(&mut self, end: usize, deps: &[u32]) -> io::Result<()> {
-        self.len = end;
-        if let Some(lengths) = &mut self.lengths {
-            lengths.push(deps)?;
-        }
-        self.nodes += 1;
-        Ok(())
-    }
-
-    /// The number of nodes.
-    fn nodes(&self) -> usize {
-        self.nodes
-    }
-
-    /// Calls `f(node, edge)` for every edge, in the order the nodes and their edges were
-    /// pushed.
-    fn each(&self, mut f: impl FnMut(u32, u32)) -> io::Result<()> {
-        let damaged = || io::Error::other("the save's edges are damaged");
-        let b = &self.bytes[..self.len];
-        let mut at = 0;
-        // Nearly every varint here takes one byte.
-        let next = |at: &mut usize| match b.get(*at) {
-            Some(&x) if x < 0x80 => {
-                *at += 1;
-                Some(u32::from(x))
-            }
-            _ => varint(b, at),
-        };
-        for i in 0..self.nodes as u32 {
-            let count = next(&mut at).ok_or_else(damaged)?;
-            for _ in 0..count {
-                let back = next(&mut at).ok_or_else(damaged)?;
-                f(i, i - 1 - back);
-            }
-        }
-        Ok(())
-    }
-
-    /// The reverse section of these nodes (see the module documentation), in one pass
-    /// over the edges in node order, so that each node's dependents come in increasing
-    /// order: each list's byte length was counted as the edges came (here, or by the
-    /// caller, who gives the `counted` lengths), so the section is allocated once at its
-    /// size and each list placed after the block starts; the pass writes the gaps into
-    /// their places. Besides the section and the edges it takes the two u32 per node that
-    /// counted the lengths.
-    pub(crate) fn reverse(mut self, counted: Option<ReverseLengths>) -> io::Result<Reverse> {
-        let n = self.nodes();
-        let lengths = counted
-            .or_else(|| self.lengths.take())
-            .ok_or_else(|| io::Error::other("the reverse lists were not counted"))?;
-        if lengths.lists.len() != n {
-            return Err(io::Error::other("the reverse lists counted of other nodes"));
-        }
-        // For node d: its last dependent and the byte length of its gaps; then where its
-        // next gap goes and its last dependent so far.
-        let mut lists = lengths.lists;
-        let heads = 4 * (n.div_ceil(REVERSE_BLOCK) + 1);
-        let mut len = heads;
-        for &[_, g] in &lists {
-            len += varint_len(g) + g as usize;
-        }
-        // Every offset in the lists (from their start) fits in a u32.
-        if len - heads > u32::MAX as usize {
-            return Err(too_big("the reverse edges"));
-        }
-        let mut out = vec![0u8; len];
-        let (heads_out, body) = out.split_at_mut(heads);
-        let mut pos = 0;
-        let mut i = 0u32;
-        for (block, head) in lists
-            .chunks_mut(REVERSE_BLOCK)
-            .zip(heads_out.chunks_exact_mut(4))
-        {
-            head.copy_from_slice(&(pos as u32).to_le_bytes());
-            for l in block {
-                let g = l[1];
-                put_varint_at(body, &mut pos, g);
-                *l = [pos as u32, i];
-                pos += g as usize;
-                i += 1;
-            }
-        }
-        let block = 4 * n.div_ceil(REVERSE_BLOCK);
-        heads_out[block..block + 4].copy_from_slice(&(pos as u32).to_le_bytes());
-        self.each(|i, d| {
-            let l = &mut lists[d as usize];
-            let mut p = l[0] as usize;
-            put_varint_at(body, &mut p, i - l[1] - 1);
-            *l = [p as u32, i];
-        })?;
-        drop((self, lists));
-        let sum = xxh3_64(&out);
-        Ok(Reverse {
-            nodes: n,
-            bytes: out,
-            sum,
-        })
-    }
+    drop(lists);
+    let sum = xxh3_64(&out);
+    Ok(Reverse {
+        nodes: n,
+        bytes: out,
+        sum,
+    })
 }
 
-/// A reverse section, made by [`Edges::reverse`]: its bytes and checksum.
+/// The table section of `n` nodes, from `nodes`: each node (below `n`, each once) with
+/// its table hash ([`table_hash`] of its kind and key fingerprint), in any order (the
+/// order decides which of two colliding nodes comes first, not what a lookup finds).
+pub(crate) fn table_section(
+    n: usize,
+    nodes: impl Iterator<Item = (u32, u64)>,
+) -> io::Result<Vec<u32>> {
+    let cap = table_slots(n);
+    let bits = node_bits(n as u64);
+    let mut table = vec![0u32; cap];
+    let mut placed = 0;
+    for (i, h) in nodes {
+        if i as usize >= n || placed == n {
+            return Err(io::Error::other("a table of other nodes"));
+        }
+        let mut at = table_start(h, cap);
+        while table[at] != 0 {
+            at = if at + 1 == cap { 0 } else { at + 1 };
+        }
+        table[at] = slot_tag(h, bits) | (i + 1);
+        placed += 1;
+    }
+    if placed != n {
+        return Err(io::Error::other("a table of other nodes"));
+    }
+    Ok(table)
+}
+
+/// The sections of a file made from the whole graph once every node is written (the
+/// caller has the graph: the writer keeps none of it): the table and the reverse edges.
+pub(crate) struct GraphSections {
+    pub table: Vec<u32>,
+    pub reverse: Reverse,
+}
+
+/// A reverse section, made by [`reverse_section`]: its bytes and checksum.
 pub(crate) struct Reverse {
     nodes: usize,
     bytes: Vec<u8>,
@@ -806,10 +765,11 @@ pub(crate) struct Reverse {
 }
 
 /// Writes a cache file as its nodes are given, in one pass: the records go out as they
-/// come (nothing of the size of the values is held in memory), the sections that depend
-/// on all nodes are written at the end, each from tables of a few bytes per node and edge
-/// (dropped as soon as their section is out), and the header last, in place. The reverse
-/// section is made from the edges the writer keeps.
+/// come (nothing of the size of the values is held in memory), the keys, the result
+/// fingerprints and the record offsets once the last node is in ([`Writer::end_nodes`]),
+/// the table and the reverse edges as the caller makes them from its graph
+/// ([`GraphSections`]: the writer keeps no copy of the edges), and the header last, in
+/// place.
 pub(crate) struct Writer<W: Write + Seek> {
     out: W,
     /// Bytes written so far.
@@ -817,10 +777,8 @@ pub(crate) struct Writer<W: Write + Seek> {
     index: Index,
     /// Each node's record offset in the bodies.
     offsets: Vec<u32>,
-    /// Each node's table hash.
-    hashes: Vec<u64>,
-    /// Every node's edges (taken to make the reverse section).
-    edges: Option<Edges>,
+    /// The number of nodes, once [`Writer::end_nodes`] wrote the sections of the nodes.
+    ended: Option<usize>,
     /// The keys section's entries and where each starts. The caller gives each key once
     /// and keeps their indices (the save's walk, by fingerprint): a set here as well would
     /// only repeat it.
@@ -896,8 +854,7 @@ impl<W: Write + Seek> Writer<W> {
                 ..index
             },
             offsets: Vec::with_capacity(expect.nodes),
-            hashes: Vec::with_capacity(expect.nodes),
-            edges: Some(Edges::new(expect)),
+            ended: None,
             keys: Vec::new(),
             key_offsets: Vec::new(),
             // Nodes share result fingerprints: a typical graph has about one for two nodes.
@@ -939,6 +896,9 @@ impl<W: Write + Seek> Writer<W> {
         let i = self.len();
         if i as usize >= u32::MAX as usize / 2 {
             return Err(too_big("the node count"));
+        }
+        if self.ended.is_some() {
+            return Err(io::Error::other("a node after the end"));
         }
         let off = self.pos - self.index.bodies.off;
         let off = u32::try_from(off).map_err(|_| too_big("the records"))?;
@@ -988,11 +948,6 @@ impl<W: Write + Seek> Writer<W> {
                 self.records.resize(room, 0);
             }
         }
-        let edges = self
-            .edges
-            .as_mut()
-            .ok_or_else(|| io::Error::other("a node after the end"))?;
-        let (eb, mut eat) = edges.room(n.deps.len())?;
         let start_at = self.filled;
         let b = &mut self.records[start_at..];
         let mut at = RECORD_SUM;
@@ -1004,25 +959,20 @@ impl<W: Write + Seek> Writer<W> {
             put_varint_at(b, &mut at, fp_index);
         }
         put_varint_at(b, &mut at, n.deps.len() as u32);
-        put_varint_at(eb, &mut eat, n.deps.len() as u32);
-        // The file is in dependency order: edges point to earlier nodes. Each edge goes
-        // into the record (see [`edge_code`]) and into the edges kept for the reverse
-        // section (as node − 1 − edge), in one pass. The first edge is written apart, so
-        // that the loop carries no `Option` (one loop over all edges took 6 % more of
-        // `node`'s instructions).
+        // The file is in dependency order: edges point to earlier nodes (see
+        // [`edge_code`]). The first edge is written apart, so that the loop carries no
+        // `Option` (one loop over all edges took 6 % more of `node`'s instructions).
         if let Some((&first, rest)) = n.deps.split_first() {
             if first >= i {
                 return Err(io::Error::other("an edge points forward"));
             }
             put_varint_at(b, &mut at, edge_code(i, None, first));
-            put_varint_at(eb, &mut eat, i - 1 - first);
             let mut prev = first;
             for &d in rest {
                 if d >= i {
                     return Err(io::Error::other("an edge points forward"));
                 }
                 put_varint_at(b, &mut at, edge_code(i, Some(prev), d));
-                put_varint_at(eb, &mut eat, i - 1 - d);
                 prev = d;
             }
         }
@@ -1044,8 +994,6 @@ impl<W: Write + Seek> Writer<W> {
         self.filled = start_at + at;
         self.pos += at as u64;
         self.offsets.push(off);
-        self.hashes.push(table_hash(n.kind, n.key_fp));
-        edges.pushed(eat, n.deps)?;
         Ok(i)
     }
 
@@ -1102,29 +1050,13 @@ impl<W: Write + Seek> Writer<W> {
         Ok(())
     }
 
-    /// Tells the writer that its caller counts the lengths of the reverse lists
-    /// ([`ReverseLengths`], of the same edges in the same order) and gives them to
-    /// [`Writer::finish_with`]: a save counts them on the thread that walks the graph.
-    pub(crate) fn lengths_counted_by_caller(&mut self) {
-        if let Some(edges) = &mut self.edges {
-            edges.lengths = None;
+    /// Writes the sections of the nodes given so far, which are all of the file's: their
+    /// keys, result fingerprints and record offsets; frees what the writer kept of them.
+    /// Gives the number of nodes. [`Writer::finish`] does it when it was not done.
+    pub(crate) fn end_nodes(&mut self) -> io::Result<usize> {
+        if let Some(n) = self.ended {
+            return Ok(n);
         }
-    }
-
-    /// Writes the sections after the records, the index and the header; gives the output
-    /// and the file's length.
-    pub(crate) fn finish(self, volatile: &[u32], roots: &[u32]) -> io::Result<(W, u64)> {
-        self.finish_with(volatile, roots, None)
-    }
-
-    /// [`Writer::finish`], with the lengths of the reverse lists `counted` by the caller
-    /// ([`Writer::lengths_counted_by_caller`]).
-    pub(crate) fn finish_with(
-        mut self,
-        volatile: &[u32],
-        roots: &[u32],
-        counted: Option<ReverseLengths>,
-    ) -> io::Result<(W, u64)> {
         self.flush_records()?;
         self.records = Vec::new();
         let n = self.offsets.len();
@@ -1144,29 +1076,29 @@ impl<W: Write + Seek> Writer<W> {
         self.fp_index = FpSet::new(0);
         let offsets = grouped_offsets(&std::mem::take(&mut self.offsets));
         self.index.records = self.section(&offsets)?;
-        drop(offsets);
-        // Table.
-        let cap = table_slots(n);
-        let bits = node_bits(n as u64);
-        let mut table = vec![0u32; cap];
-        for (i, &h) in std::mem::take(&mut self.hashes).iter().enumerate() {
-            let mut at = table_start(h, cap);
-            while table[at] != 0 {
-                at = if at + 1 == cap { 0 } else { at + 1 };
-            }
-            table[at] = slot_tag(h, bits) | (i as u32 + 1);
+        self.ended = Some(n);
+        Ok(n)
+    }
+
+    /// Writes the sections after the records (the table and the reverse edges from
+    /// `graph`, made of the same nodes), the index and the header; gives the output and
+    /// the file's length.
+    pub(crate) fn finish(
+        mut self,
+        volatile: &[u32],
+        roots: &[u32],
+        graph: GraphSections,
+    ) -> io::Result<(W, u64)> {
+        let n = self.end_nodes()?;
+        let GraphSections { table, reverse } = graph;
+        if table.len() != table_slots(n) || reverse.nodes != n {
+            return Err(io::Error::other(
+                "the table or reverse section of other nodes",
+            ));
         }
         let (table_section, _) = self.u32_section(&table)?;
         self.index.table = table_section;
         drop(table);
-        let reverse = self
-            .edges
-            .take()
-            .ok_or_else(|| io::Error::other("the reverse section made twice"))?
-            .reverse(counted)?;
-        if reverse.nodes != n {
-            return Err(io::Error::other("a reverse section of other nodes"));
-        }
         self.index.reverse = self.section(&reverse.bytes)?;
         self.index.reverse_sum = reverse.sum;
         drop(reverse);
@@ -1811,19 +1743,33 @@ mod tests {
         file_expecting(Expected::default())
     }
 
-    /// The test file, written by a writer told to expect `expect`; told of anything, the
-    /// writer is given the lengths of the reverse lists, counted apart.
+    /// The graph sections of the nodes (kind, key fingerprint, edges), made as a save
+    /// makes them from its graph.
+    fn sections(nodes: &[(u16, Fingerprint, Vec<u32>)]) -> GraphSections {
+        let mut lengths = ReverseLengths::new(nodes.len());
+        for (_, _, deps) in nodes {
+            lengths.push(deps).unwrap();
+        }
+        let edges = nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, _, deps))| deps.iter().map(move |&d| (i as u32, d)));
+        let hashes = (0..).zip(nodes.iter().map(|&(kind, fp, _)| table_hash(kind, fp)));
+        GraphSections {
+            table: table_section(nodes.len(), hashes).unwrap(),
+            reverse: reverse_section(lengths, edges).unwrap(),
+        }
+    }
+
+    /// The test file, written by a writer told to expect `expect`, its nodes' sections
+    /// ended apart from the rest or not.
     fn file_expecting(expect: Expected) -> Vec<u8> {
         let out = std::io::Cursor::new(Vec::new());
         let mut w =
             Writer::new(out, &["a", "é"], "build-1", HasherKind::Sip128, 9, expect).unwrap();
-        let apart = expect.nodes > 0 || expect.edges > 0;
-        let mut lengths = ReverseLengths::new(expect.nodes);
-        if apart {
-            w.lengths_counted_by_caller();
-        }
         // Each key's index, by fingerprint (as the save's walk keeps them).
         let mut keys = std::collections::HashMap::new();
+        let mut graph = Vec::new();
         for i in 0..40u32 {
             let (kind, flags, durability, key_fp, deps) = node(i);
             let key = *keys
@@ -1836,18 +1782,29 @@ mod tests {
                     flags,
                     durability,
                     key,
-                    key_fp,
                     fp: fp(i),
                     deps: &deps,
                     value: &v,
                 })
                 .unwrap();
             assert_eq!(at, i);
-            lengths.push(&deps).unwrap();
+            graph.push((kind, key_fp, deps));
         }
-        let (out, len) = w
-            .finish_with(&[0, 1], &[39], apart.then_some(lengths))
-            .unwrap();
+        if expect.nodes > 0 {
+            assert_eq!(w.end_nodes().unwrap(), 40);
+            assert!(w
+                .node(&NodeOut {
+                    kind: 0,
+                    flags: DiskFlags::EMPTY,
+                    durability: 0,
+                    key: 0,
+                    fp: Fingerprint::ZERO,
+                    deps: &[],
+                    value: &[],
+                })
+                .is_err());
+        }
+        let (out, len) = w.finish(&[0, 1], &[39], sections(&graph)).unwrap();
         let bytes = out.into_inner();
         assert_eq!(bytes.len() as u64, len);
         bytes
@@ -1940,8 +1897,8 @@ mod tests {
     #[test]
     fn the_bytes_do_not_depend_on_what_the_writer_expected() {
         let plain = file();
-        for (nodes, edges) in [(1, 1), (40, 80), (1000, 5000)] {
-            assert_eq!(file_expecting(Expected { nodes, edges }), plain);
+        for nodes in [1, 40, 1000] {
+            assert_eq!(file_expecting(Expected { nodes }), plain);
         }
     }
 
@@ -1951,6 +1908,7 @@ mod tests {
     fn a_reverse_section_of_several_pieces_round_trips() {
         let mut w = writer();
         let n = 40_000u32;
+        let mut graph = Vec::new();
         for i in 0..n {
             let key_fp = Fingerprint(u64::from(i), 1);
             let key = w.add_key(key_fp, &i.to_le_bytes()).unwrap();
@@ -1964,14 +1922,14 @@ mod tests {
                 flags: DiskFlags::EMPTY,
                 durability: 0,
                 key,
-                key_fp,
                 fp: Fingerprint::ZERO,
                 deps: &deps,
                 value: &[],
             })
             .unwrap();
+            graph.push((0, key_fp, deps));
         }
-        let (out, _) = w.finish(&[], &[n - 1]).unwrap();
+        let (out, _) = w.finish(&[], &[n - 1], sections(&graph)).unwrap();
         let store = open(out.into_inner()).unwrap();
         assert!(store.index.reverse.len > 2 * PIECE as u64);
         assert!(store.reverse_intact());
@@ -2046,22 +2004,46 @@ mod tests {
                     deps
                 })
                 .collect();
-            // The lengths counted by the list of edges, or apart from it.
-            let apart = seed % 2 == 1;
-            let mut edges = Edges::new(Expected::default());
             let mut lengths = ReverseLengths::new(0);
-            if apart {
-                edges.lengths = None;
-            }
             for deps in &lists {
-                edges.push(deps).unwrap();
                 lengths.push(deps).unwrap();
             }
-            let reverse = edges.reverse(apart.then_some(lengths)).unwrap();
+            let edges = lists
+                .iter()
+                .enumerate()
+                .flat_map(|(i, deps)| deps.iter().map(move |&d| (i as u32, d)));
+            let reverse = reverse_section(lengths, edges).unwrap();
             let expected = reverse_by_sorting(&lists);
             proptest::prop_assert_eq!(reverse.nodes, n);
             proptest::prop_assert_eq!(reverse.sum, xxh3_64(&expected));
             proptest::prop_assert!(reverse.bytes == expected);
+        }
+    }
+
+    /// Edges other than those whose lengths were counted are an error, never a panic or
+    /// a section with a list cut short.
+    #[test]
+    fn a_reverse_section_of_other_edges_is_an_error() {
+        let lists: Vec<Vec<u32>> = vec![vec![], vec![0], vec![0, 1], vec![2]];
+        let counted = || {
+            let mut lengths = ReverseLengths::new(0);
+            for deps in &lists {
+                lengths.push(deps).unwrap();
+            }
+            lengths
+        };
+        let good: Vec<(u32, u32)> = vec![(1, 0), (2, 0), (2, 1), (3, 2)];
+        assert!(reverse_section(counted(), good.iter().copied()).is_ok());
+        for bad in [
+            // One edge more, to a node whose list has no room left.
+            vec![(1, 0), (2, 0), (2, 1), (3, 2), (3, 0)],
+            // The same edge twice.
+            vec![(1, 0), (1, 0), (2, 1), (3, 2)],
+            // An edge that points forward, or past the nodes.
+            vec![(1, 2), (2, 0), (2, 1), (3, 2)],
+            vec![(1, 0), (2, 0), (2, 1), (3, 9)],
+        ] {
+            assert!(reverse_section(counted(), bad.into_iter()).is_err());
         }
     }
 

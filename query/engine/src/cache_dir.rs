@@ -1355,8 +1355,8 @@ fn split_off<'a, T>(rest: &mut &'a [T], len: u32) -> &'a [T] {
 }
 
 /// What the writer's thread is sent: a batch; the end of the nodes (the writer then
-/// writes their sections, while the walk makes the table and the reverse edges); the end
-/// (the volatile nodes, the roots, and those sections).
+/// writes their sections and says so, and only then does the walk's thread make the table
+/// and the reverse edges); the end (the volatile nodes, the roots, and those sections).
 enum ToWriter {
     Batch(Batch),
     NodesDone,

@@ -643,13 +643,13 @@ impl ReverseLengths {
     }
 }
 
-/// The reverse section of `lengths.nodes()` nodes (see the module documentation), made
-/// in one pass over their `edges` (node, dependency), given in node order, so that each
-/// node's dependents come in increasing order: each list's byte length was counted as the
-/// edges came ([`ReverseLengths`], of the same edges in the same order), so the section is
-/// allocated once at its size and each list placed after the block starts; the pass writes
-/// the gaps into their places. Besides the section it takes the two u32 per node that
-/// counted the lengths.
+/// The reverse section of the nodes whose lists `lengths` counted (see the module
+/// documentation), made in one pass over their `edges` (node, dependency), given in node
+/// order, so that each node's dependents come in increasing order: each list's byte length
+/// was counted first ([`ReverseLengths`], of the same edges in the same order), so the
+/// section is allocated once at its size and each list placed after the block starts; the
+/// pass writes the gaps into their places. Besides the section it takes the two u32 per
+/// node that counted the lengths.
 pub(crate) fn reverse_section(
     lengths: ReverseLengths,
     edges: impl Iterator<Item = (u32, u32)>,

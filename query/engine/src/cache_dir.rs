@@ -1434,14 +1434,15 @@ fn write_nodes<Db: Database, W: Write + Seek + Send>(
             .and_then(|walked| {
                 to_writer.send(ToWriter::NodesDone).map_err(|_| stopped())?;
                 nodes_ended.recv().map_err(|_| stopped())?;
+                // Every batch was written and given back: freed before the graph's
+                // sections, the largest allocations after the walk.
+                while spent_batches.try_recv().is_ok() {}
                 let graph = graph_sections(db.runtime(), walked.new_index)?;
                 to_writer
                     .send(ToWriter::End(walked.volatile, walked.roots, graph))
                     .map_err(|_| stopped())
             });
         drop(to_writer);
-        // The batches the writer gave back are not needed any more: freed before `during`
-        // and the writer's last sections, the save's largest allocations.
         drop(spent_batches);
         if walked.is_ok() {
             during(generation);

@@ -11,8 +11,10 @@ use std::sync::{Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 
+/// Holds its index plus one: never zero, so that an `Option<Symbol>` (and an optional
+/// label or name) takes no more room than a symbol.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Symbol(u32);
+pub struct Symbol(std::num::NonZeroU32);
 
 struct Interner {
     map: FxHashMap<&'static str, Symbol>,
@@ -33,6 +35,20 @@ fn interner() -> &'static Mutex<Interner> {
 }
 
 impl Symbol {
+    /// The symbol of the table's entry `index`.
+    const fn at(index: usize) -> Symbol {
+        match std::num::NonZeroU32::new(index as u32 + 1) {
+            Some(n) => Symbol(n),
+            None => panic!("more symbols than a u32 counts"),
+        }
+    }
+
+    /// The symbol's entry in the table.
+    #[inline]
+    fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+
     pub fn intern(text: &str) -> Symbol {
         let mut table = interner().lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&sym) = table.map.get(text) {
@@ -41,7 +57,7 @@ impl Symbol {
         // Leaked on purpose: the table is append-only and lives for the whole process, so
         // `as_str` can hand out `&'static str` without holding the lock.
         let stored: &'static str = Box::leak(text.to_owned().into_boxed_str());
-        let sym = Symbol(table.strings.len() as u32);
+        let sym = Symbol::at(table.strings.len());
         table.strings.push(stored);
         table.map.insert(stored, sym);
         sym
@@ -55,13 +71,13 @@ impl Symbol {
         }
         STRINGS.with(|cache| {
             let mut cache = cache.borrow_mut();
-            if let Some(s) = cache.get(self.0 as usize) {
+            if let Some(s) = cache.get(self.index()) {
                 return *s;
             }
             let table = interner().lock().unwrap_or_else(|e| e.into_inner());
             let have = cache.len();
             cache.extend_from_slice(&table.strings[have..]);
-            cache[self.0 as usize]
+            cache[self.index()]
         })
     }
 }
@@ -100,7 +116,7 @@ const EMPTY_SLOT: SymbolSlot = SymbolSlot {
     key: 0,
     tail: 0,
     len: 0,
-    sym: Symbol(0),
+    sym: Symbol::at(0),
 };
 
 /// The longest text a slot identifies by its integers alone (see [`SymbolCache`]).

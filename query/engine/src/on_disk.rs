@@ -97,8 +97,10 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 /// item's arena. 10: a path's key fingerprint is its bytes' digest; xxh3-128 is the default
 /// hasher, and under it a long byte string enters a fingerprint as its digest. 11: a value
 /// with a fingerprint of its own, `StableHash::value_fingerprint` (a stamp of metadata), is
-/// not hashed.)
-pub const FORMAT_VERSION: u32 = 11;
+/// not hashed. 12: an item's syntax keeps integer literals, `for` loops and struct literals
+/// in side arrays of its arena, and a typed body its distinct types in a table its nodes
+/// index.)
+pub const FORMAT_VERSION: u32 = 12;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x06";
 pub(crate) const HEADER_LEN: usize = 64;

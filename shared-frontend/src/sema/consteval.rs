@@ -40,7 +40,7 @@ use crate::diag::Diagnostic;
 use crate::limits::{MAX_CONST_EVAL_MEMORY, MAX_CONST_EVAL_STEPS, MAX_VALUE_SIZE};
 use crate::sema::def::DefId;
 use crate::sema::env::{ErrorReported, SemaEnv};
-use crate::sema::thir::{LocalId, TExpr, TExprId, TExprKind, TStmt, Thir};
+use crate::sema::thir::{DefIdx, LocalId, TExpr, TExprId, TExprKind, TStmt, Thir};
 use crate::sema::ty::{ConstValue, DisplayTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{BinOp, UnOp};
@@ -193,7 +193,7 @@ impl<'a> Evaluator<'a> {
             if matches!(e.kind, TExprKind::Error) {
                 return Err(ConstEvalError::Reported);
             }
-            let slots = self.checked_size(&e.ty, e.span)?;
+            let slots = self.checked_size(self.ty(e)?, e.span)?;
             self.expr_slots.push(slots as u32);
         }
         let mut total = 0usize;
@@ -281,7 +281,7 @@ impl<'a> Evaluator<'a> {
     fn leaf(&mut self, expr: &TExpr) -> Result<bool> {
         match expr.kind {
             TExprKind::Int(bits) => {
-                let Ty::Int(ty) = expr.ty else {
+                let &Ty::Int(ty) = self.ty(expr)? else {
                     return Err(self.internal(expr.span, "an integer literal of another type"));
                 };
                 self.stack.push(ty.normalize(bits));
@@ -293,7 +293,7 @@ impl<'a> Evaluator<'a> {
                 self.copy_to_stack(false, offset, slots, expr.span)?;
             }
             TExprKind::ConstRef(def) => {
-                let (offset, slots) = self.load_const(def, expr)?;
+                let (offset, slots) = self.load_const(self.def(def, expr.span)?, expr)?;
                 self.copy_to_stack(true, offset, slots, expr.span)?;
             }
             _ => return Ok(false),
@@ -364,7 +364,7 @@ impl<'a> Evaluator<'a> {
                     return self.then_enter(1, operand, false);
                 }
                 let x = self.pop(span)?;
-                let result = match (op, &expr.ty) {
+                let result = match (op, self.ty(expr)?) {
                     (UnOp::Neg, &Ty::Int(ty)) => arith::neg(ty, x),
                     (UnOp::Not, &Ty::Int(ty)) => Ok(arith::not(ty, x)),
                     (UnOp::Not, Ty::Bool) => Ok((x == 0) as u64),
@@ -405,7 +405,7 @@ impl<'a> Evaluator<'a> {
                 if f.phase == 0 {
                     return self.then_enter(1, *source, false);
                 }
-                if !matches!(self.expr(*source)?.ty, Ty::Int(_) | Ty::Bool) {
+                if !matches!(self.ty(self.expr(*source)?)?, Ty::Int(_) | Ty::Bool) {
                     return Err(self.internal(span, "a cast from a non-scalar type"));
                 }
                 let x = self.pop(span)?;
@@ -498,7 +498,7 @@ impl<'a> Evaluator<'a> {
                 if let Some(&(_, field)) = fields.get(k) {
                     return self.then_enter(f.phase + 1, field, false);
                 }
-                self.reorder_fields(*def, fields, f.base, span)?;
+                self.reorder_fields(self.def(*def, span)?, fields, f.base, span)?;
                 self.finish()
             }
             TExprKind::Array(elems) => {
@@ -634,7 +634,7 @@ impl<'a> Evaluator<'a> {
                 self.finish()
             }
             TExprKind::ConstRef(def) => {
-                let (offset, _) = self.load_const(def, expr)?;
+                let (offset, _) = self.load_const(self.def(def, expr.span)?, expr)?;
                 self.stack.push(CONST_PLACE | offset as u64);
                 self.finish()
             }
@@ -749,6 +749,23 @@ impl<'a> Evaluator<'a> {
         match thir.exprs.get(e.0 as usize) {
             Some(expr) => Ok(expr),
             None => Err(self.internal(Span::DUMMY, "an expression id out of range")),
+        }
+    }
+
+    /// The item `d` of this body stands for.
+    fn def(&self, d: DefIdx, span: Span) -> Result<DefId> {
+        match self.thir.lists.get_def(d) {
+            Some(def) => Ok(def),
+            None => Err(self.internal(span, "a def index out of range")),
+        }
+    }
+
+    /// The final type of `expr`, a node of this body.
+    fn ty(&self, expr: &TExpr) -> Result<&'a Ty> {
+        let thir = self.thir;
+        match thir.lists.types.get(expr.ty.0 as usize) {
+            Some(ty) => Ok(ty),
+            None => Err(self.internal(expr.span, "a type id out of range")),
         }
     }
 
@@ -927,7 +944,7 @@ impl<'a> Evaluator<'a> {
 
     /// The slot offset of field `index` within a value of `base`'s (struct) type.
     fn field_offset(&mut self, base: &TExpr, index: u32) -> Result<usize> {
-        let Ty::Struct(def) = base.ty else {
+        let &Ty::Struct(def) = self.ty(base)? else {
             return Err(self.internal(base.span, "a field of a non-struct"));
         };
         let layout = self.layouts.struct_layout(self.env, def)?;
@@ -940,7 +957,7 @@ impl<'a> Evaluator<'a> {
     /// Checks index `i` against the length of array `base`'s type.
     fn bounds_check(&self, base: TExprId, i: u64, span: Span) -> Result<usize> {
         let base = self.expr(base)?;
-        let Ty::Array(_, len) = base.ty else {
+        let &Ty::Array(_, len) = self.ty(base)? else {
             return Err(self.internal(span, "indexing a non-array"));
         };
         if i >= len {
@@ -987,7 +1004,8 @@ impl<'a> Evaluator<'a> {
     }
 
     fn expr_slots_of(&mut self, expr: &TExpr) -> Result<usize> {
-        Ok(self.layouts.size_of(self.env, &expr.ty)?.slots as usize)
+        let ty = self.ty(expr)?;
+        Ok(self.layouts.size_of(self.env, ty)?.slots as usize)
     }
 
     /// `l op r` for a binary operator or compound assignment whose operands are the
@@ -1001,7 +1019,7 @@ impl<'a> Evaluator<'a> {
         r: u64,
         span: Span,
     ) -> Result<u64> {
-        let result = match (&self.expr(lhs)?.ty, &self.expr(rhs)?.ty) {
+        let result = match (self.ty(self.expr(lhs)?)?, self.ty(self.expr(rhs)?)?) {
             (&Ty::Int(ty), &Ty::Int(rhs_ty)) => {
                 let is_shift = matches!(op, BinOp::Shl | BinOp::Shr);
                 if !is_shift && rhs_ty != ty {

@@ -67,6 +67,13 @@ pub struct TLists {
     pub fields: Vec<(u32, TExprId)>,
     /// Block statements.
     pub stmts: Vec<TStmt>,
+    /// The distinct final types of the body's nodes ([`TyId`]).
+    pub types: Vec<Ty>,
+    /// The items the nodes name ([`DefIdx`]: callees, struct literals' structs, constants),
+    /// kept beside the nodes so that a node holds no 128-bit def id.
+    pub defs: Vec<DefId>,
+    /// The format strings of `println!` nodes ([`PiecesIdx`]).
+    pub pieces: Vec<Arc<[FmtPiece]>>,
 }
 
 impl TLists {
@@ -125,6 +132,51 @@ impl TLists {
         self.exprs.clear();
         self.fields.clear();
         self.stmts.clear();
+        self.types.clear();
+        self.defs.clear();
+        self.pieces.clear();
+    }
+
+    /// Gives `def` an index in [`TLists::defs`].
+    pub fn push_def(&mut self, def: DefId) -> DefIdx {
+        self.defs.push(def);
+        DefIdx(self.defs.len() as u32 - 1)
+    }
+
+    /// The item `d` stands for.
+    #[inline]
+    pub fn def(&self, d: DefIdx) -> DefId {
+        self.defs[d.0 as usize]
+    }
+
+    /// [`TLists::def`], or `None` for an index outside the array (a malformed body).
+    pub fn get_def(&self, d: DefIdx) -> Option<DefId> {
+        self.defs.get(d.0 as usize).copied()
+    }
+
+    /// Gives a format string an index in [`TLists::pieces`].
+    pub fn push_pieces(&mut self, pieces: Arc<[FmtPiece]>) -> PiecesIdx {
+        self.pieces.push(pieces);
+        PiecesIdx(self.pieces.len() as u32 - 1)
+    }
+
+    /// The format string `p` stands for.
+    #[inline]
+    pub fn pieces(&self, p: PiecesIdx) -> &Arc<[FmtPiece]> {
+        &self.pieces[p.0 as usize]
+    }
+
+    /// Gives `ty` an id (a new one: for bodies built by hand; the checker gives each
+    /// distinct type one id).
+    pub fn push_ty(&mut self, ty: Ty) -> TyId {
+        self.types.push(ty);
+        TyId(self.types.len() as u32 - 1)
+    }
+
+    /// The type `id` stands for.
+    #[inline]
+    pub fn ty(&self, id: TyId) -> &Ty {
+        &self.types[id.0 as usize]
     }
 }
 
@@ -166,6 +218,26 @@ impl Thir {
     }
 }
 
+impl Thir {
+    /// The final type of node `e`.
+    #[inline]
+    pub fn ty(&self, e: TExprId) -> &Ty {
+        self.lists.ty(self[e].ty)
+    }
+
+    /// The final type of `e`, a node of this body.
+    #[inline]
+    pub fn ty_of(&self, e: &TExpr) -> &Ty {
+        self.lists.ty(e.ty)
+    }
+
+    /// The item `d` stands for.
+    #[inline]
+    pub fn def(&self, d: DefIdx) -> DefId {
+        self.lists.def(d)
+    }
+}
+
 impl std::ops::Index<TExprId> for Thir {
     type Output = TExpr;
     fn index(&self, id: TExprId) -> &TExpr {
@@ -180,13 +252,37 @@ impl std::ops::Index<LocalId> for Thir {
     }
 }
 
+/// An item named by a body's node, as an index of [`TLists::defs`].
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
+pub struct DefIdx(pub u32);
+
+/// A `println!` format string of a body, as an index of [`TLists::pieces`].
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
+pub struct PiecesIdx(pub u32);
+
+/// A type of a body, as an index of its distinct types ([`TLists::types`]): a node holds
+/// no type of its own (an array type would be an `Arc` to count and drop per node).
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
+pub struct TyId(pub u32);
+
 #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TExpr {
     pub kind: TExprKind,
-    /// The final type. `Ty::Never` for diverging expressions that were not coerced.
-    pub ty: Ty,
+    /// The final type (see [`Thir::ty`]). `Ty::Never` for diverging expressions that were
+    /// not coerced.
+    pub ty: TyId,
     pub span: Span,
 }
+
+// The pipeline holds every body's typed tree at once (the typed nodes are about half of
+// its peak heap): a node names its type, items and format string by index.
+const _: () = assert!(std::mem::size_of::<TExpr>() == 40);
 
 /// Arithmetic, bitwise and comparison operators (`&&` and `||` are [`TExprKind::LogicalAnd`]
 /// / [`TExprKind::LogicalOr`]). The operand type is the left operand's type; for shifts the
@@ -199,7 +295,7 @@ pub enum TExprKind {
     Unit,
     Local(LocalId),
     /// The value of a `const` item.
-    ConstRef(DefId),
+    ConstRef(DefIdx),
     Unary(UnOp, TExprId),
     Binary(BinOp, TExprId, TExprId),
     LogicalAnd(TExprId, TExprId),
@@ -222,7 +318,7 @@ pub enum TExprKind {
         to: IntTy,
     },
     Call {
-        callee: DefId,
+        callee: DefIdx,
         /// In [`TLists::exprs`].
         args: ListRange,
     },
@@ -238,7 +334,7 @@ pub enum TExprKind {
     /// Fields in the order written (that is the evaluation order), with their declaration
     /// index. Every field appears exactly once.
     StructLit {
-        def: DefId,
+        def: DefIdx,
         /// In [`TLists::fields`].
         fields: ListRange,
     },
@@ -286,7 +382,8 @@ pub enum TExprKind {
     Return(Option<TExprId>),
     /// `println!`: `args[i]` fills the i-th hole; each argument is an integer or bool.
     Println {
-        pieces: Arc<[FmtPiece]>,
+        /// In [`TLists::pieces`].
+        pieces: PiecesIdx,
         /// In [`TLists::exprs`].
         args: ListRange,
     },

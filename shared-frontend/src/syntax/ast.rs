@@ -317,6 +317,49 @@ pub struct StmtId(pub u32);
 )]
 pub struct TypeId(pub u32);
 
+/// Defines the id of a node kept in a side array of the item's [`Arena`] rather than in
+/// the expression itself (a large and rare payload: an integer literal's 128-bit value,
+/// a `for` loop's parts, a struct literal's path and fields), read as `arena[id]`: every
+/// [`Expr`] is then as small as its common kinds need.
+macro_rules! arena_node {
+    ($(#[$doc:meta])* $name:ident of $elem:ty, in $field:ident, by $alloc:ident) => {
+        $(#[$doc])*
+        #[derive(
+            serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash,
+        )]
+        pub struct $name(pub u32);
+
+        impl std::ops::Index<$name> for Arena {
+            type Output = $elem;
+            #[inline]
+            fn index(&self, id: $name) -> &$elem {
+                &self.$field[id.0 as usize]
+            }
+        }
+
+        impl Arena {
+            #[inline]
+            pub fn $alloc(&mut self, node: $elem) -> $name {
+                self.$field.push(node);
+                $name(self.$field.len() as u32 - 1)
+            }
+        }
+    };
+}
+
+arena_node! {
+    /// An integer literal of an item ([`ExprKind::Int`]).
+    IntLitId of IntLit, in int_lits, by alloc_int_lit
+}
+arena_node! {
+    /// A `for` loop of an item ([`ExprKind::For`]).
+    ForId of ForLoop, in for_loops, by alloc_for
+}
+arena_node! {
+    /// A struct literal of an item ([`ExprKind::StructLit`]).
+    StructLitId of StructLit, in struct_lits, by alloc_struct_lit
+}
+
 /// Defines a list of an item's syntax: `start..start + len` of one side array of the
 /// item's [`Arena`], read as `&arena[list]` (the arena's `Index` impl).
 macro_rules! arena_list {
@@ -392,6 +435,12 @@ pub struct Arena {
     pub segments: Vec<PathSegment>,
     /// The pieces of every `println!` format string of the item ([`PieceList`]).
     pub fmt_pieces: Vec<FmtPiece>,
+    /// The integer literals of the item ([`IntLitId`]).
+    pub int_lits: Vec<IntLit>,
+    /// The `for` loops of the item ([`ForId`]).
+    pub for_loops: Vec<ForLoop>,
+    /// The struct literals of the item ([`StructLitId`]).
+    pub struct_lits: Vec<StructLit>,
 }
 
 impl Arena {
@@ -612,6 +661,10 @@ pub struct Expr {
     pub span: Span,
 }
 
+// Expressions are the bulk of a parsed crate (about half of the pipeline's peak heap):
+// a kind's payload stays within 20 bytes, larger ones go to side arrays of the arena.
+const _: () = assert!(std::mem::size_of::<Expr>() == 32);
+
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Block {
     pub stmts: StmtList,
@@ -645,7 +698,7 @@ pub struct Binding {
 pub enum ExprKind {
     /// Placeholder where the parser could not read an expression (an error was reported).
     Missing,
-    Int(IntLit),
+    Int(IntLitId),
     Bool(bool),
     /// `()`
     Unit,
@@ -663,7 +716,7 @@ pub enum ExprKind {
     Call(ExprId, ExprList),
     Field(ExprId, Ident),
     Index(ExprId, ExprId),
-    StructLit(ArenaPath, FieldList),
+    StructLit(StructLitId),
     /// `[a, b, c]`
     Array(ExprList),
     /// `[value; count]`
@@ -683,15 +736,8 @@ pub enum ExprKind {
         label: Option<Label>,
         body: ExprId,
     },
-    /// `for pattern in start..end` (or `..=`); the pattern is `x`, `mut x` or `_`.
-    For {
-        label: Option<Label>,
-        pattern: Pattern,
-        start: ExprId,
-        end: ExprId,
-        inclusive: bool,
-        body: ExprId,
-    },
+    /// `for pattern in start..end` (or `..=`).
+    For(ForId),
     Break {
         label: Option<Label>,
         value: Option<ExprId>,
@@ -705,6 +751,24 @@ pub enum ExprKind {
         pieces: PieceList,
         args: ExprList,
     },
+}
+
+/// `for pattern in start..end` (or `..=`); the pattern is `x`, `mut x` or `_`.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ForLoop {
+    pub label: Option<Label>,
+    pub pattern: Pattern,
+    pub start: ExprId,
+    pub end: ExprId,
+    pub inclusive: bool,
+    pub body: ExprId,
+}
+
+/// `Path { field: value, … }`.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StructLit {
+    pub path: ArenaPath,
+    pub fields: FieldList,
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -9,9 +9,9 @@ use std::fmt::Write;
 
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, ExprId, ExprKind, FmtPiece, IntLit, IntSuffix, Item, ItemKind, Label, LitValue,
-    PathSegment, PathSegmentKind, Pattern, SourceFileAst, StmtKind, TypeId, TypeKind, UseTree,
-    UseTreeKind, Visibility,
+    Arena, ExprId, ExprKind, FmtPiece, ForLoop, IntLit, IntSuffix, Item, ItemKind, Label, LitValue,
+    PathSegment, PathSegmentKind, Pattern, SourceFileAst, StmtKind, StructLit, TypeId, TypeKind,
+    UseTree, UseTreeKind, Visibility,
 };
 use crate::syntax::lexer::{literal_suffix_start, Token, TokenKind};
 
@@ -247,7 +247,7 @@ impl Printer {
         let s = sp(e.span);
         match &e.kind {
             ExprKind::Missing => self.line(format_args!("Missing {s}")),
-            ExprKind::Int(lit) => self.line(format_args!("Int {} {s}", int_str(lit))),
+            ExprKind::Int(lit) => self.line(format_args!("Int {} {s}", int_str(&a[*lit]))),
             ExprKind::Bool(b) => self.line(format_args!("Bool {b} {s}")),
             ExprKind::Unit => self.line(format_args!("Unit {s}")),
             ExprKind::Path(p) => {
@@ -313,7 +313,8 @@ impl Printer {
                     p.expr(a, *index);
                 });
             }
-            ExprKind::StructLit(path, fields) => {
+            ExprKind::StructLit(lit) => {
+                let StructLit { path, fields } = &a[*lit];
                 self.line(format_args!(
                     "StructLit {} {s}",
                     path_str(a.path(path).segments)
@@ -383,14 +384,15 @@ impl Printer {
                 self.line(format_args!("Loop{} {s}", label_str(label)));
                 self.nested(|p| p.expr(a, *body));
             }
-            ExprKind::For {
-                label,
-                pattern,
-                start,
-                end,
-                inclusive,
-                body,
-            } => {
+            ExprKind::For(f) => {
+                let ForLoop {
+                    label,
+                    pattern,
+                    start,
+                    end,
+                    inclusive,
+                    body,
+                } = &a[*f];
                 let dots = if *inclusive { "..=" } else { ".." };
                 self.line(format_args!(
                     "For{} {} {dots} {s}",

@@ -52,7 +52,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn expr(&mut self, e: TExprId, dest: Dest) -> Value {
         let thir = self.thir;
         let expr = &thir[e];
-        let ty = &expr.ty;
+        let ty = thir.ty_of(expr);
         match &expr.kind {
             TExprKind::Int(bits) => self.constant(ty, *bits, dest),
             TExprKind::Bool(b) => self.constant(ty, *b as u64, dest),
@@ -69,7 +69,7 @@ impl<'a> Lowerer<'a> {
                 },
                 Storage::None | Storage::Unassigned => Value::None,
             },
-            TExprKind::ConstRef(def) => self.const_ref(*def, ty, dest),
+            TExprKind::ConstRef(def) => self.const_ref(thir.def(*def), ty, dest),
             TExprKind::Unary(op, x) => self.unary(*op, *x, ty, dest),
             TExprKind::Binary(..) => self.binary_chain(e, dest),
             TExprKind::LogicalAnd(a, b) => self.logical(true, *a, *b, dest),
@@ -84,14 +84,14 @@ impl<'a> Lowerer<'a> {
             }
             TExprKind::Cast { source, from, to } => self.cast(*source, *from, *to, dest),
             TExprKind::Call { callee, args } => {
-                self.call(*callee, self.thir.expr_list(*args), ty, dest)
+                self.call(thir.def(*callee), self.thir.expr_list(*args), ty, dest)
             }
             TExprKind::Field { .. } | TExprKind::Index { .. } => {
                 let p = self.place(e);
                 self.read(p, ty, dest)
             }
             TExprKind::StructLit { def, fields } => {
-                self.struct_lit(*def, self.thir.fields(*fields), ty, dest)
+                self.struct_lit(thir.def(*def), self.thir.fields(*fields), ty, dest)
             }
             TExprKind::Array(elems) => self.array(self.thir.expr_list(*elems), ty, dest),
             TExprKind::Repeat { value, count } => self.repeat(*value, *count, ty, dest),
@@ -129,7 +129,7 @@ impl<'a> Lowerer<'a> {
                 Value::None
             }
             TExprKind::Println { pieces, args } => {
-                self.println(pieces, self.thir.expr_list(*args));
+                self.println(thir.lists.pieces(*pieces), self.thir.expr_list(*args));
                 Value::None
             }
             TExprKind::NeverToAny(x) => {
@@ -183,7 +183,7 @@ impl<'a> Lowerer<'a> {
         match &thir[e].kind {
             TExprKind::Int(bits) => Some(*bits),
             TExprKind::Bool(b) => Some(*b as u64),
-            TExprKind::Unary(UnOp::Neg, x) => match (&thir[*x].kind, &thir[e].ty) {
+            TExprKind::Unary(UnOp::Neg, x) => match (&thir[*x].kind, thir.ty(e)) {
                 (TExprKind::Int(bits), Ty::Int(it)) => Some(it.normalize(bits.wrapping_neg())),
                 _ => None,
             },
@@ -290,7 +290,7 @@ impl<'a> Lowerer<'a> {
                 continue;
             };
             let node_dest = if node == e { dest } else { Dest::Any };
-            acc = self.binary(*op, *l, *r, acc, &thir[node].ty, node_dest);
+            acc = self.binary(*op, *l, *r, acc, thir.ty(node), node_dest);
         }
         self.buf.scratch.truncate(base);
         acc

@@ -305,7 +305,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn ty(&self, e: TExprId) -> &'a Ty {
-        &self.thir[e].ty
+        self.thir.ty(e)
     }
 
     fn assigns(&mut self, e: TExprId) -> bool {

@@ -255,12 +255,17 @@ impl<'e> Tb<'e> {
     }
 
     fn ty(&self, e: TExprId) -> Ty {
-        self.inner.borrow().exprs[e.0 as usize].ty.clone()
+        let inner = self.inner.borrow();
+        inner.lists.ty(inner.exprs[e.0 as usize].ty).clone()
     }
 
     /// An expression list of the tree.
     fn list(&self, items: &[TExprId]) -> ListRange {
         self.inner.borrow_mut().lists.push_exprs(items)
+    }
+    /// An item named by a node of the tree.
+    fn def(&self, def: DefId) -> DefIdx {
+        self.inner.borrow_mut().lists.push_def(def)
     }
     /// A field list of the tree.
     fn field_list(&self, items: &[(u32, TExprId)]) -> ListRange {
@@ -293,6 +298,7 @@ impl<'e> Tb<'e> {
                 }
             }
         }
+        let ty = inner.lists.push_ty(ty);
         let expr = TExpr {
             kind,
             ty,
@@ -420,7 +426,7 @@ impl<'e> Tb<'e> {
     fn cref(&self, def: DefId) -> TExprId {
         let item = &self.env.consts[&def];
         self.add(
-            TExprKind::ConstRef(def),
+            TExprKind::ConstRef(self.def(def)),
             item.thir.ret.clone(),
             vec![s(&item.name)],
         )
@@ -486,7 +492,7 @@ impl<'e> Tb<'e> {
         parts.push(s(" }"));
         self.add(
             TExprKind::StructLit {
-                def,
+                def: self.def(def),
                 fields: self.field_list(&written),
             },
             Ty::Struct(def),
@@ -1938,12 +1944,12 @@ fn failing_and_cyclic_constants_are_not_reported_twice() {
     env.add_const("Q", Tb::new(&env).finish_unit());
     let p_thir = {
         let b = Tb::new(&env);
-        let body = b.add(TExprKind::ConstRef(q), Ty::Int(I32), vec![s("Q")]);
+        let body = b.add(TExprKind::ConstRef(b.def(q)), Ty::Int(I32), vec![s("Q")]);
         b.finish(body, Ty::Int(I32)).0
     };
     let q_thir = {
         let b = Tb::new(&env);
-        let pr = b.add(TExprKind::ConstRef(p), Ty::Int(I32), vec![s("P")]);
+        let pr = b.add(TExprKind::ConstRef(b.def(p)), Ty::Int(I32), vec![s("P")]);
         let body = b.bin(Add, pr, b.i32(1));
         b.finish(body, Ty::Int(I32)).0
     };
@@ -1951,7 +1957,7 @@ fn failing_and_cyclic_constants_are_not_reported_twice() {
     env.add_const("Q", q_thir);
     check(
         &env,
-        |b| b.add(TExprKind::ConstRef(p), Ty::Int(I32), vec![s("P")]),
+        |b| b.add(TExprKind::ConstRef(b.def(p)), Ty::Int(I32), vec![s("P")]),
         expect![[r#"
             (error already reported)
             reported: P: cycle detected (E0391)"#]],
@@ -2115,7 +2121,7 @@ fn deeply_nested_structs() {
     for &def in &defs {
         e = b.add(
             TExprKind::StructLit {
-                def,
+                def: b.def(def),
                 fields: b.field_list(&[(0, e)]),
             },
             Ty::Struct(def),
@@ -2160,7 +2166,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
     let b = Tb::new(&env);
     let call = b.add(
         TExprKind::Call {
-            callee: def_id("f"),
+            callee: b.def(def_id("f")),
             args: ListRange::EMPTY,
         },
         Ty::Int(I32),
@@ -2322,14 +2328,17 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
         Box::new(|b| {
             b.add(
                 TExprKind::StructLit {
-                    def: struct_id("Nope"),
+                    def: b.def(struct_id("Nope")),
                     fields: ListRange::EMPTY,
                 },
                 Ty::Struct(struct_id("Nope")),
                 vec![],
             )
         }),
-        Box::new(|b| b.add(TExprKind::ConstRef(def_id("Missing")), Ty::Int(I32), vec![])),
+        Box::new(|b| {
+            let def = b.def(def_id("Missing"));
+            b.add(TExprKind::ConstRef(def), Ty::Int(I32), vec![])
+        }),
         Box::new(|b| {
             b.add(
                 TExprKind::Binary(Add, b.add(TExprKind::Unit, Ty::Int(I32), vec![]), b.i32(1)),
@@ -2477,7 +2486,7 @@ fn random_trees_never_panic() {
                 1 => TExprKind::Bool(next(2) == 0),
                 2 => TExprKind::Unit,
                 3 => TExprKind::Local(LocalId(next(3) as u32)),
-                4 => TExprKind::ConstRef(c),
+                4 => TExprKind::ConstRef(lists.push_def(c)),
                 5 => TExprKind::Unary(if next(2) == 0 { UnOp::Neg } else { UnOp::Not }, e()),
                 6 => TExprKind::Binary(ops[next(ops.len())], e(), e()),
                 7 => TExprKind::LogicalAnd(e(), e()),
@@ -2504,7 +2513,7 @@ fn random_trees_never_panic() {
                     index: e(),
                 },
                 13 => TExprKind::StructLit {
-                    def: point,
+                    def: lists.push_def(point),
                     fields: bad(lists.push_fields(&[(next(2) as u32, e()), (next(2) as u32, e())])),
                 },
                 14 => TExprKind::Array(bad(lists.push_exprs(&[e(), e()]))),
@@ -2542,7 +2551,7 @@ fn random_trees_never_panic() {
             };
             exprs.push(TExpr {
                 kind,
-                ty: types[next(types.len())].clone(),
+                ty: lists.push_ty(types[next(types.len())].clone()),
                 span: Span::DUMMY,
             });
         }

@@ -115,7 +115,7 @@ fn check_paths(files: &[(&str, &str)], expect: Expect) {
         for e in &arena.exprs {
             match &e.kind {
                 ExprKind::Path(p) => paths.push((p, PathSource::Value)),
-                ExprKind::StructLit(p, _) => paths.push((p, PathSource::Struct)),
+                ExprKind::StructLit(lit) => paths.push((&arena[*lit].path, PathSource::Struct)),
                 _ => {}
             }
         }
@@ -1408,7 +1408,7 @@ fn a_100k_line_program_resolves_quickly() {
             for e in &f.arena.exprs {
                 let (p, source) = match &e.kind {
                     ExprKind::Path(p) => (p, PathSource::Value),
-                    ExprKind::StructLit(p, _) => (p, PathSource::Struct),
+                    ExprKind::StructLit(lit) => (&f.arena[*lit].path, PathSource::Struct),
                     _ => continue,
                 };
                 if let [seg] = f.arena.path(p).segments {
@@ -1521,7 +1521,12 @@ fn mutated_programs_never_panic() {
                 continue;
             };
             for e in &f.arena.exprs {
-                if let ExprKind::Path(p) | ExprKind::StructLit(p, _) = &e.kind {
+                let p = match &e.kind {
+                    ExprKind::Path(p) => Some(p),
+                    ExprKind::StructLit(lit) => Some(&f.arena[*lit].path),
+                    _ => None,
+                };
+                if let Some(p) = p {
                     for source in [PathSource::Value, PathSource::Call, PathSource::Struct] {
                         let _ = resolve_path_as(&ctx, module, f.arena.path(p), source);
                     }

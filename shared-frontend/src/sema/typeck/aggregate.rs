@@ -125,9 +125,10 @@ impl Checker<'_> {
                 }
                 let targs = self.close_exprs(base);
                 let ty = self.buf.infer.import_ty(&sig.ret);
+                let callee = self.lists.push_def(def);
                 let id = self.alloc(
                     TExprKind::Call {
-                        callee: def,
+                        callee,
                         args: targs,
                     },
                     ty,
@@ -417,6 +418,7 @@ impl Checker<'_> {
             );
         }
         let ty = self.buf.infer.struct_ty(def);
+        let def = self.lists.push_def(def);
         self.alloc(TExprKind::StructLit { def, fields: out }, ty, span)
     }
 
@@ -529,9 +531,10 @@ impl Checker<'_> {
             self.buf.expr_stack.push(id);
         }
         let targs = self.close_exprs(base);
+        let pieces = self.lists.push_pieces(Arc::from(pieces));
         self.alloc(
             TExprKind::Println {
-                pieces: Arc::from(pieces),
+                pieces,
                 args: targs,
             },
             ITy::Unit,

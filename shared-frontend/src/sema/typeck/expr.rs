@@ -25,7 +25,9 @@ use crate::ir::layout::LayoutCache;
 use crate::limits::MAX_NESTING;
 use crate::sema::def::{DefId, DefKind, Namespace, Res};
 use crate::sema::env::SemaEnv;
-use crate::sema::thir::{ListRange, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt};
+use crate::sema::thir::{
+    ListRange, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, TyId,
+};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
 use crate::spare;
@@ -284,6 +286,9 @@ pub(super) struct Buffers {
     pub exprs: Vec<TExpr>,
     /// Where [`Checker::locals`] is built, as `exprs`.
     pub locals: Vec<Local>,
+    /// The id of each final type so far ([`TLists::types`]), by the dense number of its
+    /// inference type ([`ITy::dense_key`]; `u32::MAX`: none yet).
+    pub type_ids: Vec<u32>,
 }
 
 impl Buffers {
@@ -310,7 +315,9 @@ impl Buffers {
             layouts,
             exprs: built_exprs,
             locals: built_locals,
+            type_ids,
         } = self;
+        type_ids.clear();
         infer.reset(exprs / 4);
         tys.clear();
         tys.reserve(exprs);
@@ -378,6 +385,9 @@ impl<'a> Checker<'a> {
                     exprs: Vec::with_capacity(arena.expr_lists.len()),
                     fields: Vec::with_capacity(arena.field_inits.len()),
                     stmts: Vec::with_capacity(arena.stmt_lists.len()),
+                    types: Vec::new(),
+                    defs: Vec::new(),
+                    pieces: Vec::new(),
                 }
             } else {
                 TLists::default()
@@ -443,11 +453,13 @@ impl<'a> Checker<'a> {
 
     // --- Small helpers --------------------------------------------------------------
 
+    #[inline]
     pub(super) fn alloc(&mut self, kind: TExprKind, ty: ITy, span: Span) -> TExprId {
         let id = TExprId(self.exprs.len() as u32);
         self.exprs.push(TExpr {
             kind,
-            ty: Ty::Error,
+            // Given once the types are final (`resolve_types`).
+            ty: TyId(u32::MAX),
             span,
         });
         self.buf.tys.push(ty);
@@ -603,7 +615,7 @@ impl<'a> Checker<'a> {
         let span = expr.span;
         match &expr.kind {
             ExprKind::Missing => self.error_node(span),
-            ExprKind::Int(lit) => self.check_int_lit(e, lit, span, expect),
+            ExprKind::Int(lit) => self.check_int_lit(e, &arena[*lit], span, expect),
             ExprKind::Bool(b) => self.alloc(TExprKind::Bool(*b), ITy::Bool, span),
             ExprKind::Unit => self.alloc(TExprKind::Unit, ITy::Unit, span),
             ExprKind::Path(path) => self.check_path_expr(arena.path(path), span),
@@ -616,8 +628,9 @@ impl<'a> Checker<'a> {
             ExprKind::Call(callee, args) => self.check_call(*callee, &arena[*args], span),
             ExprKind::Field(base, name) => self.check_field(*base, *name, span),
             ExprKind::Index(base, index) => self.check_index(*base, *index, span),
-            ExprKind::StructLit(path, fields) => {
-                self.check_struct_lit(arena.path(path), &arena[*fields], span)
+            ExprKind::StructLit(lit) => {
+                let lit = &arena[*lit];
+                self.check_struct_lit(arena.path(&lit.path), &arena[lit.fields], span)
             }
             ExprKind::Array(elems) => self.check_array(&arena[*elems], span, expect),
             ExprKind::Repeat(value, count) => self.check_repeat(*value, *count, span, expect),
@@ -629,14 +642,18 @@ impl<'a> Checker<'a> {
             } => self.check_if(*cond, *then_branch, *else_branch, span, expect),
             ExprKind::While { label, cond, body } => self.check_while(*label, *cond, *body, span),
             ExprKind::Loop { label, body } => self.check_loop(*label, *body, span, expect),
-            ExprKind::For {
-                label,
-                pattern,
-                start,
-                end,
-                inclusive,
-                body,
-            } => self.check_for(*label, pattern, *start, *end, *inclusive, *body, span),
+            ExprKind::For(f) => {
+                let f = &arena[*f];
+                self.check_for(
+                    f.label,
+                    &f.pattern,
+                    f.start,
+                    f.end,
+                    f.inclusive,
+                    f.body,
+                    span,
+                )
+            }
             ExprKind::Break { label, value } => self.check_break(*label, *value, span),
             ExprKind::Continue { label } => self.check_continue(*label, span),
             ExprKind::Return(value) => self.check_return(*value, span),
@@ -730,6 +747,7 @@ impl<'a> Checker<'a> {
                     Ok(t) => self.buf.infer.import_ty(&t),
                     Err(_) => ITy::Error,
                 };
+                let def = self.lists.push_def(def);
                 self.alloc(TExprKind::ConstRef(def), ty, span)
             }
             Ok(Res::IntConst(t, kind)) => {

@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::expr::Checker;
-use super::infer::VarId;
+use super::expr::{Buffers, Checker};
+use super::infer::{ITy, VarId};
 use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
 use crate::sema::def::DefId;
-use crate::sema::thir::{CastFrom, LocalId, TExprId, TExprKind, TLists, TStmt, Thir};
+use crate::sema::thir::{CastFrom, LocalId, TExprId, TExprKind, TLists, TStmt, Thir, TyId};
 use crate::sema::ty::{FnSig, Ty};
 use crate::span::Span;
 
@@ -161,10 +161,33 @@ impl Checker<'_> {
                 origins.push(origin);
             }
         };
-        let infer = &mut self.buf.infer;
-        for (e, t) in self.exprs.iter_mut().zip(&self.buf.tys) {
-            e.ty = infer.finalize(t, &mut unresolved);
+        let Buffers {
+            infer,
+            tys,
+            type_ids,
+            ..
+        } = &mut *self.buf;
+        // Each distinct type gets one id, found by the dense number of its inference type
+        // (`type_ids[key]`, `u32::MAX` while none), without hashing a type per node. An
+        // unresolved variable is an error, reported and given `Ty::Error`'s id.
+        let types = &mut self.lists.types;
+        type_ids.clear();
+        for (e, t) in self.exprs.iter_mut().zip(tys.iter()) {
+            let shallow = infer.shallow(t);
+            let key = shallow.dense_key().unwrap_or_else(|| {
+                infer.finalize(&shallow, &mut unresolved);
+                ITy::Error.dense_key().unwrap_or_default()
+            });
+            if key >= type_ids.len() {
+                type_ids.resize(key + 1, u32::MAX);
+            }
+            if type_ids[key] == u32::MAX {
+                type_ids[key] = types.len() as u32;
+                types.push(infer.finalize(&shallow, &mut unresolved));
+            }
+            e.ty = TyId(type_ids[key]);
         }
+        let infer = &mut self.buf.infer;
         for (l, t) in self.locals.iter_mut().zip(&self.buf.local_tys) {
             l.ty = infer.finalize(t, &mut unresolved);
         }
@@ -178,11 +201,10 @@ impl Checker<'_> {
         let mut lits = std::mem::take(&mut self.buf.lits);
         for lit in lits.drain(..) {
             let e = &mut self.exprs[lit.expr.0 as usize];
-            let (Ty::Int(t), Some(v)) = (&e.ty, lit.value) else {
+            let (&Ty::Int(t), Some(v)) = (self.lists.ty(e.ty), lit.value) else {
                 e.kind = TExprKind::Error;
                 continue;
             };
-            let t = *t;
             let bits = t.normalize(v as u64);
             // A literal's node is an `Int` from the start: only its bits change.
             match &mut e.kind {
@@ -191,7 +213,7 @@ impl Checker<'_> {
             }
             if let Some(neg) = lit.negation {
                 let n = &mut self.exprs[neg.0 as usize];
-                if n.ty == Ty::Int(t) && t.is_signed() {
+                if *self.lists.ty(n.ty) == Ty::Int(t) && t.is_signed() {
                     n.kind = TExprKind::Int(t.normalize((v as u64).wrapping_neg()));
                 }
             }
@@ -229,7 +251,7 @@ impl Checker<'_> {
     fn check_casts(&mut self) {
         let mut casts = std::mem::take(&mut self.buf.casts);
         for c in casts.drain(..) {
-            let from = self.exprs[c.source.0 as usize].ty.clone();
+            let from = self.lists.ty(self.exprs[c.source.0 as usize].ty).clone();
             let span = self.exprs[c.expr.0 as usize].span;
             let kind = match (&from, &c.target) {
                 (Ty::Error, _) | (_, Ty::Error) => TExprKind::Error,
@@ -281,8 +303,8 @@ impl Checker<'_> {
                 Ty::Never => "()".to_string(),
                 t => ty_name(self.env, t),
             };
-            let l = name(&self.exprs[d.lhs.0 as usize].ty);
-            let r = name(&self.exprs[d.rhs.0 as usize].ty);
+            let l = name(self.lists.ty(self.exprs[d.lhs.0 as usize].ty));
+            let r = name(self.lists.ty(self.exprs[d.rhs.0 as usize].ty));
             let message = super::ops::no_impl_message(d.op, d.assign, &l, &r);
             self.report(Diagnostic::error(message, d.span).with_code("E0277"));
         }
@@ -292,7 +314,7 @@ impl Checker<'_> {
     fn check_const_fors(&mut self) {
         let mut const_fors = std::mem::take(&mut self.buf.const_fors);
         for (start, span, inclusive) in const_fors.drain(..) {
-            let t = ty_name(self.env, &self.exprs[start.0 as usize].ty);
+            let t = ty_name(self.env, self.lists.ty(self.exprs[start.0 as usize].ty));
             let range = if inclusive { "RangeInclusive" } else { "Range" };
             self.report(
                 Diagnostic::error(
@@ -318,7 +340,8 @@ impl Checker<'_> {
         let layouts = &mut self.buf.layouts;
         for &id in &self.buf.array_exprs {
             let e = &self.exprs[id.0 as usize];
-            if !check_value_size(self.env, layouts, &e.ty, e.span, &mut self.diags) {
+            let ty = self.lists.ty(e.ty);
+            if !check_value_size(self.env, layouts, ty, e.span, &mut self.diags) {
                 break;
             }
         }
@@ -364,7 +387,7 @@ impl Checker<'_> {
             let e = &self.exprs[i];
             let found = if skip[i] {
                 None
-            } else if let Some(d) = is_private(&e.ty) {
+            } else if let Some(d) = is_private(self.lists.ty(e.ty)) {
                 Some((d, e.span))
             } else {
                 if let Some(&(d, span)) = private_callees.get(&TExprId(i as u32)) {

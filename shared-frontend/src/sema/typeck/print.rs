@@ -77,7 +77,7 @@ impl Printer<'_> {
     }
 
     fn typed(&mut self, id: TExprId) {
-        let ty = self.ty(&self.thir[id].ty);
+        let ty = self.ty(self.thir.ty(id));
         let _ = write!(self.out, ": {ty}");
     }
 
@@ -93,7 +93,7 @@ impl Printer<'_> {
     fn expr(&mut self, id: TExprId, indent: usize) {
         let e = &self.thir[id];
         match &e.kind {
-            TExprKind::Int(bits) => match &e.ty {
+            TExprKind::Int(bits) => match self.thir.ty_of(e) {
                 Ty::Int(t) => {
                     let _ = write!(self.out, "{}{}", t.to_i128(*bits), t.name());
                 }
@@ -105,7 +105,7 @@ impl Printer<'_> {
             TExprKind::Unit => self.out.push_str("()"),
             TExprKind::Local(l) => self.local(*l),
             TExprKind::ConstRef(d) => {
-                let name = self.env.def_name(*d);
+                let name = self.env.def_name(self.thir.def(*d));
                 self.out.push_str(&name);
                 self.typed(id);
             }
@@ -153,7 +153,7 @@ impl Printer<'_> {
                 let _ = write!(self.out, " as {} [from {from}])", to.name());
             }
             TExprKind::Call { callee, args } => {
-                let name = self.env.def_name(*callee);
+                let name = self.env.def_name(self.thir.def(*callee));
                 let _ = write!(self.out, "{name}(");
                 self.list(self.thir.expr_list(*args), indent);
                 self.out.push(')');
@@ -168,7 +168,7 @@ impl Printer<'_> {
                 self.typed(id);
             }
             TExprKind::StructLit { def, fields } => {
-                self.struct_lit(*def, self.thir.fields(*fields), indent)
+                self.struct_lit(self.thir.def(*def), self.thir.fields(*fields), indent)
             }
             TExprKind::Array(elems) => {
                 self.out.push('[');
@@ -188,7 +188,7 @@ impl Printer<'_> {
                 then_branch,
                 else_branch,
             } => {
-                let ty = self.ty(&e.ty);
+                let ty = self.ty(self.thir.ty_of(e));
                 let _ = write!(self.out, "if<{ty}> ");
                 self.expr(*cond, indent);
                 self.out.push(' ');
@@ -199,7 +199,7 @@ impl Printer<'_> {
                 }
             }
             TExprKind::Loop { body } => {
-                let ty = self.ty(&e.ty);
+                let ty = self.ty(self.thir.ty_of(e));
                 let _ = write!(self.out, "loop@{}<{ty}> ", id.0);
                 self.expr(*body, indent);
             }
@@ -242,9 +242,11 @@ impl Printer<'_> {
                     self.expr(*v, indent);
                 }
             }
-            TExprKind::Println { pieces, args } => {
-                self.println(pieces, self.thir.expr_list(*args), indent)
-            }
+            TExprKind::Println { pieces, args } => self.println(
+                self.thir.lists.pieces(*pieces),
+                self.thir.expr_list(*args),
+                indent,
+            ),
             TExprKind::NeverToAny(a) => {
                 self.out.push_str("never_to_any(");
                 self.expr(*a, indent);
@@ -258,7 +260,7 @@ impl Printer<'_> {
     /// `base.name`, or `base.index` when the struct's fields are not known.
     fn field(&mut self, id: TExprId, base: TExprId, index: u32, indent: usize) {
         self.expr(base, indent);
-        let name = match &self.thir[base].ty {
+        let name = match self.thir.ty(base) {
             Ty::Struct(d) => self
                 .env
                 .struct_fields(*d)

@@ -206,11 +206,18 @@ pub(super) fn eval_array_len(
     }
     // The usual lengths need neither a typed tree nor the evaluator.
     match &cx.arena[e].kind {
-        ExprKind::Int(IntLit {
-            value: Some(v),
-            suffix: None | Some(IntSuffix::Usize),
-            ..
-        }) if v.get() <= u64::MAX as u128 => return Some(v.get() as u64),
+        ExprKind::Int(lit) => {
+            if let IntLit {
+                value: Some(v),
+                suffix: None | Some(IntSuffix::Usize),
+                ..
+            } = cx.arena[*lit]
+            {
+                if v.get() <= u64::MAX as u128 {
+                    return Some(v.get() as u64);
+                }
+            }
+        }
         ExprKind::Path(path) => {
             let path = cx.arena.path(path);
             let is_local = expr::Checker::single_name(path)

@@ -11,8 +11,8 @@ use crate::diag::Diagnostic;
 use crate::limits::MAX_NESTING;
 use crate::span::Span;
 use crate::syntax::ast::{
-    ArenaPath, BinOp, Binding, ExprId, ExprKind, ExprList, FieldInit, Label, Pattern, TypeKind,
-    UnOp,
+    ArenaPath, BinOp, Binding, ExprId, ExprKind, ExprList, FieldInit, ForLoop, Label, Pattern,
+    StructLit, TypeKind, UnOp,
 };
 use crate::syntax::lexer::{Keyword as Kw, LiteralKind, TokenKind as T};
 
@@ -199,7 +199,7 @@ impl<'a> Parser<'a> {
                 | ExprKind::If { .. }
                 | ExprKind::While { .. }
                 | ExprKind::Loop { .. }
-                | ExprKind::For { .. }
+                | ExprKind::For(_)
         ) || self.block_like_missing == Some(e)
     }
 
@@ -998,17 +998,15 @@ impl<'a> Parser<'a> {
         };
         let body = self.parse_block_or_missing_with(true);
         let span = self.rel_from(lo);
-        self.alloc_expr(
-            ExprKind::For {
-                label,
-                pattern,
-                start,
-                end,
-                inclusive,
-                body,
-            },
-            span,
-        )
+        let id = self.arena.alloc_for(ForLoop {
+            label,
+            pattern,
+            start,
+            end,
+            inclusive,
+            body,
+        });
+        self.alloc_expr(ExprKind::For(id), span)
     }
 
     /// `x`, `mut x` or `_` in a `for` head, as in `let`; other patterns are reported (and
@@ -1244,6 +1242,7 @@ impl<'a> Parser<'a> {
         let fields = self.arena.alloc_field_list(&self.scratch_fields[mark..]);
         self.scratch_fields.truncate(mark);
         let span = self.rel_from(lo);
-        self.alloc_expr(ExprKind::StructLit(path, fields), span)
+        let id = self.arena.alloc_struct_lit(StructLit { path, fields });
+        self.alloc_expr(ExprKind::StructLit(id), span)
     }
 }

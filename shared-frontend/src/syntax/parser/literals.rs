@@ -41,7 +41,7 @@ impl<'a> Parser<'a> {
                     suffix: None,
                     hex: false,
                 };
-                return self.alloc_expr(ExprKind::Int(lit), span);
+                return self.alloc_int(lit, span);
             }
         }
         let text = self.tok_text(t);
@@ -52,14 +52,14 @@ impl<'a> Parser<'a> {
         } = kind
         {
             if let Some(lit) = common_int_literal(text.as_bytes(), base, suffix_start as usize) {
-                return self.alloc_expr(ExprKind::Int(lit), span);
+                return self.alloc_int(lit, span);
             }
         }
         let what = match kind {
             LiteralKind::Int { base, empty_int } => {
                 let lit = self.int_literal(text, base, empty_int, suffix_start as usize, t.lo);
                 return match lit {
-                    Some(lit) => self.alloc_expr(ExprKind::Int(lit), span),
+                    Some(lit) => self.alloc_int(lit, span),
                     None => self.alloc_expr(ExprKind::Missing, span),
                 };
             }

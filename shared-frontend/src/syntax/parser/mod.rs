@@ -27,7 +27,7 @@ use crate::intern::{Symbol, SymbolCache};
 use crate::limits::{MAX_FILE_SIZE, MAX_IDENT_LEN, MAX_MODULE_DEPTH, MAX_NESTING};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, Item, SourceFileAst, StmtId,
+    Arena, Expr, ExprId, ExprKind, FieldInit, Ident, IntLit, Item, SourceFileAst, StmtId,
 };
 use crate::syntax::lexer::{
     lex_significant_into, DocStyle, Keyword, LiteralKind, TokenKind, TokenSink, RESERVE_WINDOW,
@@ -117,6 +117,9 @@ fn clear(arena: &mut Arena) {
     arena.field_inits.clear();
     arena.segments.clear();
     arena.fmt_pieces.clear();
+    arena.int_lits.clear();
+    arena.for_loops.clear();
+    arena.struct_lits.clear();
 }
 
 pub(crate) struct Parser<'a> {
@@ -555,12 +558,22 @@ impl<'a> Parser<'a> {
             field_inits: take_exact(&mut self.arena.field_inits),
             segments: take_exact(&mut self.arena.segments),
             fmt_pieces: take_exact(&mut self.arena.fmt_pieces),
+            int_lits: take_exact(&mut self.arena.int_lits),
+            for_loops: take_exact(&mut self.arena.for_loops),
+            struct_lits: take_exact(&mut self.arena.struct_lits),
         }
     }
 
     #[inline]
     fn alloc_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
         self.arena.alloc_expr(Expr { kind, span })
+    }
+
+    /// An integer literal's expression (its value kept in the arena's side array).
+    #[inline]
+    fn alloc_int(&mut self, lit: IntLit, span: Span) -> ExprId {
+        let id = self.arena.alloc_int_lit(lit);
+        self.alloc_expr(ExprKind::Int(id), span)
     }
 
     fn missing_expr_here(&mut self) -> ExprId {

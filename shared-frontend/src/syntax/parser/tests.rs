@@ -1335,15 +1335,15 @@ fn child_lists_live_in_the_item_arena() {
     let StmtKind::Let { init, .. } = arena[arena[body.stmts][1]].kind else {
         panic!("not a let");
     };
-    let ExprKind::StructLit(_, fields) = &arena[init].kind else {
+    let ExprKind::StructLit(lit) = &arena[init].kind else {
         panic!("not a struct literal");
     };
-    let names: Vec<_> = arena[*fields]
+    let names: Vec<_> = arena[arena[*lit].fields]
         .iter()
         .map(|f| f.name.name.as_str())
         .collect();
     assert_eq!(names, ["x", "y"]);
-    let ExprKind::Array(elems) = arena[arena[*fields][1].value].kind else {
+    let ExprKind::Array(elems) = arena[arena[arena[*lit].fields][1].value].kind else {
         panic!("not an array");
     };
     assert_eq!(arena[elems].len(), 2);
@@ -1449,7 +1449,7 @@ fn grouping(expr: &str) -> (String, Vec<String>) {
                 PathSegmentKind::Name(n) => n.as_str().to_string(),
                 _ => panic!("unexpected path"),
             },
-            ExprKind::Int(lit) => format!("{}", lit.value.map_or(0, |v| v.0)),
+            ExprKind::Int(lit) => format!("{}", arena[*lit].value.map_or(0, |v| v.0)),
             ExprKind::Paren(inner) => show(arena, *inner),
             ExprKind::Unary(op, inner) => {
                 let op = if matches!(op, UnOp::Neg) { "-" } else { "!" };

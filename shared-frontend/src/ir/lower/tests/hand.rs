@@ -181,6 +181,7 @@ impl Tb {
     }
 
     fn x(&mut self, kind: TExprKind, ty: Ty) -> TExprId {
+        let ty = self.lists.push_ty(ty);
         self.exprs.push(TExpr {
             kind,
             ty,
@@ -190,7 +191,7 @@ impl Tb {
     }
 
     fn ty(&self, e: TExprId) -> Ty {
-        self.exprs[e.0 as usize].ty.clone()
+        self.lists.ty(self.exprs[e.0 as usize].ty).clone()
     }
 
     fn local(&mut self, name: &str, ty: Ty) -> LocalId {
@@ -239,6 +240,7 @@ impl Tb {
 
     fn konst(&mut self, env: &FakeEnv, def: DefId) -> TExprId {
         let ty = env.consts[&def].0.clone();
+        let def = self.lists.push_def(def);
         self.x(TExprKind::ConstRef(def), ty)
     }
 
@@ -303,6 +305,7 @@ impl Tb {
     fn call(&mut self, env: &FakeEnv, callee: DefId, args: Vec<TExprId>) -> TExprId {
         let ty = env.sigs[&callee].ret.clone();
         let args = self.lists.push_exprs(&args);
+        let callee = self.lists.push_def(callee);
         self.x(TExprKind::Call { callee, args }, ty)
     }
 
@@ -314,7 +317,8 @@ impl Tb {
             .map(|(n, e)| (decl.index_of(Symbol::intern(n)).unwrap() as u32, *e))
             .collect();
         let fields = self.lists.push_fields(&fields);
-        self.x(TExprKind::StructLit { def, fields }, Ty::Struct(def))
+        let idx = self.lists.push_def(def);
+        self.x(TExprKind::StructLit { def: idx, fields }, Ty::Struct(def))
     }
 
     fn array(&mut self, elems: Vec<TExprId>) -> TExprId {
@@ -419,13 +423,8 @@ impl Tb {
             }
         }
         let args = self.lists.push_exprs(&args);
-        self.x(
-            TExprKind::Println {
-                pieces: Arc::from(pieces),
-                args,
-            },
-            Ty::Unit,
-        )
+        let pieces = self.lists.push_pieces(Arc::from(pieces));
+        self.x(TExprKind::Println { pieces, args }, Ty::Unit)
     }
 }
 
@@ -1903,7 +1902,8 @@ fn an_error_expression_becomes_unreachable() {
     let mut t = Tb::default();
     let one = t.i32(1);
     let args = t.lists.push_exprs(&[one]);
-    let call = t.x(TExprKind::Call { callee: g, args }, I32);
+    let callee = t.lists.push_def(g);
+    let call = t.x(TExprKind::Call { callee, args }, I32);
     let body = t.block(vec![stmt(call)], None);
     env.define(h, t, body);
     check(

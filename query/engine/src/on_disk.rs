@@ -99,8 +99,9 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 /// with a fingerprint of its own, `StableHash::value_fingerprint` (a stamp of metadata), is
 /// not hashed. 12: an item's syntax keeps integer literals, `for` loops and struct literals
 /// in side arrays of its arena, and a typed body its distinct types in a table its nodes
-/// index.)
-pub const FORMAT_VERSION: u32 = 12;
+/// index. 13: an integer literal's value is kept in its expression when it fits in 64
+/// bits, in a side array of the arena only when wider.)
+pub const FORMAT_VERSION: u32 = 13;
 pub(crate) const MAGIC: [u8; 8] = *b"RILLQRY\x01";
 const INDEX_MAGIC: [u8; 8] = *b"RILLIDX\x06";
 pub(crate) const HEADER_LEN: usize = 64;

@@ -348,10 +348,6 @@ macro_rules! arena_node {
 }
 
 arena_node! {
-    /// An integer literal of an item ([`ExprKind::Int`]).
-    IntLitId of IntLit, in int_lits, by alloc_int_lit
-}
-arena_node! {
     /// A `for` loop of an item ([`ExprKind::For`]).
     ForId of ForLoop, in for_loops, by alloc_for
 }
@@ -435,8 +431,9 @@ pub struct Arena {
     pub segments: Vec<PathSegment>,
     /// The pieces of every `println!` format string of the item ([`PieceList`]).
     pub fmt_pieces: Vec<FmtPiece>,
-    /// The integer literals of the item ([`IntLitId`]).
-    pub int_lits: Vec<IntLit>,
+    /// The values of the item's integer literals that do not fit in 64 bits
+    /// ([`IntLitRef`]).
+    pub wide_ints: Vec<LitValue>,
     /// The `for` loops of the item ([`ForId`]).
     pub for_loops: Vec<ForLoop>,
     /// The struct literals of the item ([`StructLitId`]).
@@ -564,6 +561,66 @@ pub struct IntLit {
     pub suffix: Option<IntSuffix>,
     /// Written in hex (`0x…`); hex literals are never reinterpreted as negative.
     pub hex: bool,
+}
+
+/// An integer literal as its expression holds it (read with [`Arena::int_lit`]): a value
+/// of up to 64 bits inline (nearly every literal), a wider one in the item's
+/// [`Arena::wide_ints`]. An expression of 32 bytes has room for 64 bits, not 128.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntLitRef {
+    /// The value's low and high 32 bits (`Inline`), or its index in `wide_ints` (`Wide`).
+    bits: [u32; 2],
+    suffix: Option<IntSuffix>,
+    hex: bool,
+    form: IntForm,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum IntForm {
+    Inline,
+    Wide,
+    /// Does not fit in 128 bits (`IntLit::value` is `None`).
+    TooWide,
+}
+
+impl Arena {
+    /// Keeps `lit` for an expression.
+    pub fn alloc_int(&mut self, lit: IntLit) -> IntLitRef {
+        let (bits, form) = match lit.value {
+            Some(v) if v.get() <= u64::MAX as u128 => {
+                let v = v.get() as u64;
+                ([v as u32, (v >> 32) as u32], IntForm::Inline)
+            }
+            Some(v) => {
+                self.wide_ints.push(v);
+                ([self.wide_ints.len() as u32 - 1, 0], IntForm::Wide)
+            }
+            None => ([0, 0], IntForm::TooWide),
+        };
+        IntLitRef {
+            bits,
+            suffix: lit.suffix,
+            hex: lit.hex,
+            form,
+        }
+    }
+
+    /// The literal `r` holds.
+    pub fn int_lit(&self, r: IntLitRef) -> IntLit {
+        let value = match r.form {
+            IntForm::Inline => Some(LitValue(
+                u128::from(r.bits[0]) | u128::from(r.bits[1]) << 32,
+            )),
+            // An index out of range (a tree not made by the parser) reads as too wide.
+            IntForm::Wide => self.wide_ints.get(r.bits[0] as usize).copied(),
+            IntForm::TooWide => None,
+        };
+        IntLit {
+            value,
+            suffix: r.suffix,
+            hex: r.hex,
+        }
+    }
 }
 
 /// The 128-bit value of an integer literal, aligned to 8 bytes rather than a `u128`'s 16,
@@ -698,7 +755,7 @@ pub struct Binding {
 pub enum ExprKind {
     /// Placeholder where the parser could not read an expression (an error was reported).
     Missing,
-    Int(IntLitId),
+    Int(IntLitRef),
     Bool(bool),
     /// `()`
     Unit,

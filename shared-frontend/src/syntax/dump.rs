@@ -247,7 +247,7 @@ impl Printer {
         let s = sp(e.span);
         match &e.kind {
             ExprKind::Missing => self.line(format_args!("Missing {s}")),
-            ExprKind::Int(lit) => self.line(format_args!("Int {} {s}", int_str(&a[*lit]))),
+            ExprKind::Int(lit) => self.line(format_args!("Int {} {s}", int_str(&a.int_lit(*lit)))),
             ExprKind::Bool(b) => self.line(format_args!("Bool {b} {s}")),
             ExprKind::Unit => self.line(format_args!("Unit {s}")),
             ExprKind::Path(p) => {

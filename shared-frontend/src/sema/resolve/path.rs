@@ -590,7 +590,7 @@ fn type_text(
 
 fn len_text(arena: &crate::syntax::ast::Arena, len: crate::syntax::ast::ExprId) -> String {
     match &arena[len].kind {
-        ExprKind::Int(lit) => match arena[*lit].value {
+        ExprKind::Int(lit) => match arena.int_lit(*lit).value {
             Some(v) => v.get().to_string(),
             None => String::from("_"),
         },

@@ -615,7 +615,7 @@ impl<'a> Checker<'a> {
         let span = expr.span;
         match &expr.kind {
             ExprKind::Missing => self.error_node(span),
-            ExprKind::Int(lit) => self.check_int_lit(e, &arena[*lit], span, expect),
+            ExprKind::Int(lit) => self.check_int_lit(e, &arena.int_lit(*lit), span, expect),
             ExprKind::Bool(b) => self.alloc(TExprKind::Bool(*b), ITy::Bool, span),
             ExprKind::Unit => self.alloc(TExprKind::Unit, ITy::Unit, span),
             ExprKind::Path(path) => self.check_path_expr(arena.path(path), span),

@@ -211,7 +211,7 @@ pub(super) fn eval_array_len(
                 value: Some(v),
                 suffix: None | Some(IntSuffix::Usize),
                 ..
-            } = cx.arena[*lit]
+            } = cx.arena.int_lit(*lit)
             {
                 if v.get() <= u64::MAX as u128 {
                     return Some(v.get() as u64);

@@ -117,7 +117,7 @@ fn clear(arena: &mut Arena) {
     arena.field_inits.clear();
     arena.segments.clear();
     arena.fmt_pieces.clear();
-    arena.int_lits.clear();
+    arena.wide_ints.clear();
     arena.for_loops.clear();
     arena.struct_lits.clear();
 }
@@ -558,7 +558,7 @@ impl<'a> Parser<'a> {
             field_inits: take_exact(&mut self.arena.field_inits),
             segments: take_exact(&mut self.arena.segments),
             fmt_pieces: take_exact(&mut self.arena.fmt_pieces),
-            int_lits: take_exact(&mut self.arena.int_lits),
+            wide_ints: take_exact(&mut self.arena.wide_ints),
             for_loops: take_exact(&mut self.arena.for_loops),
             struct_lits: take_exact(&mut self.arena.struct_lits),
         }
@@ -572,8 +572,8 @@ impl<'a> Parser<'a> {
     /// An integer literal's expression (its value kept in the arena's side array).
     #[inline]
     fn alloc_int(&mut self, lit: IntLit, span: Span) -> ExprId {
-        let id = self.arena.alloc_int_lit(lit);
-        self.alloc_expr(ExprKind::Int(id), span)
+        let lit = self.arena.alloc_int(lit);
+        self.alloc_expr(ExprKind::Int(lit), span)
     }
 
     fn missing_expr_here(&mut self) -> ExprId {

@@ -1310,6 +1310,45 @@ fn wildcard_for_binding() {
 }
 
 #[test]
+fn an_integer_literal_keeps_its_value_inline_up_to_64_bits() {
+    use crate::syntax::ast::{ExprKind, IntSuffix, ItemKind};
+    let ast = parse_file(
+        "fn f() { g(0, 18446744073709551615u64, 18446744073709551616, \
+         0x1234_5678_9abc_def0_1234_5678_9abc_def0, 999999999999999999999999999999999999999999, 7usize); }",
+    )
+    .0;
+    let ItemKind::Fn(f) = &ast.items[0].kind else {
+        panic!("not a function");
+    };
+    let arena = &f.arena;
+    let lits: Vec<_> = arena
+        .exprs
+        .iter()
+        .filter_map(|e| match e.kind {
+            ExprKind::Int(lit) => Some(arena.int_lit(lit)),
+            _ => None,
+        })
+        .collect();
+    let values: Vec<_> = lits.iter().map(|l| l.value.map(|v| v.get())).collect();
+    assert_eq!(
+        values,
+        [
+            Some(0),
+            Some(u64::MAX as u128),
+            Some(1 << 64),
+            Some(0x1234_5678_9abc_def0_1234_5678_9abc_def0),
+            None,
+            Some(7),
+        ]
+    );
+    assert_eq!(lits[1].suffix, Some(IntSuffix::U64));
+    assert_eq!(lits[5].suffix, Some(IntSuffix::Usize));
+    assert!(lits[3].hex && !lits[2].hex);
+    // Only the two values wider than 64 bits take room beside the expressions.
+    assert_eq!(arena.wide_ints.len(), 2);
+}
+
+#[test]
 fn child_lists_live_in_the_item_arena() {
     use crate::syntax::ast::{Expr, ExprKind, ItemKind, StmtKind};
     let ast = parse_file(
@@ -1449,7 +1488,7 @@ fn grouping(expr: &str) -> (String, Vec<String>) {
                 PathSegmentKind::Name(n) => n.as_str().to_string(),
                 _ => panic!("unexpected path"),
             },
-            ExprKind::Int(lit) => format!("{}", arena[*lit].value.map_or(0, |v| v.0)),
+            ExprKind::Int(lit) => format!("{}", arena.int_lit(*lit).value.map_or(0, |v| v.0)),
             ExprKind::Paren(inner) => show(arena, *inner),
             ExprKind::Unary(op, inner) => {
                 let op = if matches!(op, UnOp::Neg) { "-" } else { "!" };

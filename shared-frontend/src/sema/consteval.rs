@@ -762,8 +762,7 @@ impl<'a> Evaluator<'a> {
 
     /// The final type of `expr`, a node of this body.
     fn ty(&self, expr: &TExpr) -> Result<&'a Ty> {
-        let thir = self.thir;
-        match thir.lists.types.get(expr.ty.0 as usize) {
+        match self.thir.lists.get_ty(expr.ty) {
             Some(ty) => Ok(ty),
             None => Err(self.internal(expr.span, "a type id out of range")),
         }

@@ -178,6 +178,11 @@ impl TLists {
     pub fn ty(&self, id: TyId) -> &Ty {
         &self.types[id.0 as usize]
     }
+
+    /// [`TLists::ty`], or `None` for an id outside the array (a malformed body).
+    pub fn get_ty(&self, id: TyId) -> Option<&Ty> {
+        self.types.get(id.0 as usize)
+    }
 }
 
 fn push_list<T: Copy>(to: &mut Vec<T>, items: &[T]) -> u32 {
@@ -216,9 +221,7 @@ impl Thir {
     pub fn stmts(&self, r: ListRange) -> &[TStmt] {
         self.lists.stmts(r)
     }
-}
 
-impl Thir {
     /// The final type of node `e`.
     #[inline]
     pub fn ty(&self, e: TExprId) -> &Ty {

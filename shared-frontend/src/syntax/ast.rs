@@ -318,8 +318,8 @@ pub struct StmtId(pub u32);
 pub struct TypeId(pub u32);
 
 /// Defines the id of a node kept in a side array of the item's [`Arena`] rather than in
-/// the expression itself (a large and rare payload: an integer literal's 128-bit value,
-/// a `for` loop's parts, a struct literal's path and fields), read as `arena[id]`: every
+/// the expression itself (a large and rare payload: a `for` loop's parts, a struct
+/// literal's path and fields), read as `arena[id]`: every
 /// [`Expr`] is then as small as its common kinds need.
 macro_rules! arena_node {
     ($(#[$doc:meta])* $name:ident of $elem:ty, in $field:ident, by $alloc:ident) => {

@@ -385,9 +385,7 @@ impl<'a> Checker<'a> {
                     exprs: Vec::with_capacity(arena.expr_lists.len()),
                     fields: Vec::with_capacity(arena.field_inits.len()),
                     stmts: Vec::with_capacity(arena.stmt_lists.len()),
-                    types: Vec::new(),
-                    defs: Vec::new(),
-                    pieces: Vec::new(),
+                    ..TLists::default()
                 }
             } else {
                 TLists::default()

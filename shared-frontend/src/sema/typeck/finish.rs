@@ -168,16 +168,17 @@ impl Checker<'_> {
             ..
         } = &mut *self.buf;
         // Each distinct type gets one id, found by the dense number of its inference type
-        // (`type_ids[key]`, `u32::MAX` while none), without hashing a type per node. An
-        // unresolved variable is an error, reported and given `Ty::Error`'s id.
+        // (`type_ids[key]`, `u32::MAX` while none; empty at the start of every body),
+        // without hashing a type per node. An unresolved variable is reported here, once
+        // for the node, and the node takes `Ty::Error`'s id.
         let types = &mut self.lists.types;
-        type_ids.clear();
         for (e, t) in self.exprs.iter_mut().zip(tys.iter()) {
-            let shallow = infer.shallow(t);
-            let key = shallow.dense_key().unwrap_or_else(|| {
+            let mut shallow = infer.shallow(t);
+            if matches!(shallow, ITy::Var(_)) {
                 infer.finalize(&shallow, &mut unresolved);
-                ITy::Error.dense_key().unwrap_or_default()
-            });
+                shallow = ITy::Error;
+            }
+            let key = shallow.dense_key();
             if key >= type_ids.len() {
                 type_ids.resize(key + 1, u32::MAX);
             }

@@ -52,20 +52,20 @@ pub(super) enum ITy {
 }
 
 impl ITy {
-    /// A dense number for each type that is not a variable (`None` for a variable): the
-    /// scalars first, then the body's structs and arrays by their ids, interleaved. Equal
-    /// numbers make equal final types (see [`InferCtxt::finalize`]).
-    pub(super) fn dense_key(self) -> Option<usize> {
-        Some(match self {
+    /// A dense number for each type: the scalars first, then the body's structs and arrays
+    /// by their ids, interleaved. Equal numbers make equal final types (see
+    /// [`InferCtxt::finalize`]); a variable, unresolved once types are final, has the
+    /// error's number.
+    pub(super) fn dense_key(self) -> usize {
+        match self {
             ITy::Int(i) => i as usize,
             ITy::Bool => 4,
             ITy::Unit => 5,
             ITy::Never => 6,
-            ITy::Error => 7,
+            ITy::Error | ITy::Var(_) => 7,
             ITy::Struct(StructId(id)) => 8 + 2 * id as usize,
             ITy::Array(ArrayId(id)) => 9 + 2 * id as usize,
-            ITy::Var(_) => return None,
-        })
+        }
     }
 }
 

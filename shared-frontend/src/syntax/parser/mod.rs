@@ -569,7 +569,7 @@ impl<'a> Parser<'a> {
         self.arena.alloc_expr(Expr { kind, span })
     }
 
-    /// An integer literal's expression (its value kept in the arena's side array).
+    /// An integer literal's expression (see [`Arena::alloc_int`]).
     #[inline]
     fn alloc_int(&mut self, lit: IntLit, span: Span) -> ExprId {
         let lit = self.arena.alloc_int(lit);

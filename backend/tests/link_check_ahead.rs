@@ -124,3 +124,53 @@ fn a_damaged_chunk_fails_the_image_wherever_it_is() {
         }
     }
 }
+
+/// The memory the process holds of the file with inode `ino`, through every mapping of
+/// it, in bytes (`Rss` of `/proc/self/smaps`).
+#[cfg(target_os = "linux")]
+fn resident_bytes_of(ino: u64) -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("the process's mappings");
+    let mut of_file = false;
+    let mut kib = 0;
+    for line in smaps.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.first().is_some_and(|f| f.contains('-')) && fields.len() >= 5 {
+            of_file = fields[4].parse::<u64>().is_ok_and(|i| i == ino);
+        } else if of_file && fields.first() == Some(&"Rss:") {
+            kib += fields[1].parse::<u64>().expect("a size in kB");
+        }
+    }
+    kib * 1024
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn the_check_ahead_does_not_keep_holding_the_code_it_read() {
+    use std::os::unix::fs::MetadataExt;
+    let (bytes, code_len) = base_bytes();
+    let expected = open(&bytes).image().unwrap();
+    let file = common::unlinked_file(&bytes);
+    let ino = file.metadata().unwrap().ino();
+    let state = LinkState::open(Box::new(MappedFile::map(file).unwrap()), &[], 1)
+        .unwrap()
+        .expect("the state of tag 1");
+    let check = state
+        .code_check()
+        .expect("a base large enough to check ahead");
+    let at_open = state.base_bytes_read();
+    // On this thread, so that every chunk is hashed here.
+    check();
+    assert_eq!(state.base_bytes_read() - at_open, code_len as u64);
+    // What it holds of the file is at most the pages before the code (the directory the
+    // checks read), not the code it hashed.
+    let before_code = (bytes.len() - code_len) as u64;
+    let held = resident_bytes_of(ino);
+    assert!(
+        held <= before_code,
+        "{held} bytes of the file held after the check; {before_code} precede the code"
+    );
+    // The image reads the code again where it maps it, and it is the same.
+    let image = state.image().unwrap();
+    assert_eq!(image.code(), expected.code());
+    assert_eq!(image.hash(), expected.hash());
+}

@@ -223,6 +223,12 @@ pub trait BaseBytes: AsRef<[u8]> + Send + Sync {
     fn file(&self) -> Option<&std::fs::File> {
         None
     }
+
+    /// Lets the process stop holding the whole pages of bytes `range` (bytes read from a
+    /// file stay in the system's file cache, and a later read maps them again): for bytes
+    /// read once, so that what a build holds does not grow by them. Does nothing by
+    /// default.
+    fn release(&self, _range: std::ops::Range<usize>) {}
 }
 
 impl BaseBytes for Vec<u8> {}
@@ -555,21 +561,38 @@ impl Base {
     /// ([`crate::LinkState::check_code_ahead`]) while the build does other work, so that
     /// making the image ([`crate::LinkState::image`], which checks the chunks from last to
     /// first) finds most of them checked.
+    ///
+    /// The pages of code it has read are released after each MiB ([`BaseBytes::release`]):
+    /// the image runs the code through a mapping of its own, and pages held through both
+    /// would count twice in what the process holds. All of them from the first: a read
+    /// may map the pages around it, before as well as after (the system maps a file's
+    /// cached pages a block at a time).
     pub fn check_code(&self) {
+        const BATCH: usize = (1 << 20) / CHUNK;
         let code_len = self.scalars.code_len;
-        for k in 0..self.code_checked.len() {
-            if self.code_checked[k]
-                .compare_exchange(UNCHECKED, CHECKING, Ordering::Acquire, Ordering::Relaxed)
-                .is_err()
-            {
-                continue;
-            }
-            let s = self.code_at + k * CHUNK;
-            let e = self.code_at + ((k + 1) * CHUNK).min(code_len);
-            if self.hash_chunk(k, &self.b()[s..e]).is_err() {
+        let chunks = self.code_checked.len();
+        for first in (0..chunks).step_by(BATCH) {
+            let last = (first + BATCH).min(chunks);
+            let intact = (first..last).all(|k| self.check_one(k, code_len));
+            let end = (last * CHUNK).min(code_len);
+            self.bytes.release(self.code_at..self.code_at + end);
+            if !intact {
                 return;
             }
         }
+    }
+
+    /// Checks chunk `k` unless another thread claimed it; false if it is damaged.
+    fn check_one(&self, k: usize, code_len: usize) -> bool {
+        if self.code_checked[k]
+            .compare_exchange(UNCHECKED, CHECKING, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return true;
+        }
+        let s = self.code_at + k * CHUNK;
+        let e = self.code_at + ((k + 1) * CHUNK).min(code_len);
+        self.hash_chunk(k, &self.b()[s..e]).is_ok()
     }
 
     /// Marks every code chunk checked without hashing it, for a caller that knows the
@@ -941,6 +964,25 @@ impl MappedFile {
 impl BaseBytes for MappedFile {
     fn file(&self) -> Option<&std::fs::File> {
         Some(&self.file)
+    }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        let start = align_up(range.start, PAGE);
+        let end = range.end.min(self.len) / PAGE * PAGE;
+        if start >= end {
+            return;
+        }
+        // SAFETY: whole pages inside our mapping (its start is page-aligned). It is
+        // private and read-only, so it holds no copies of its own that this would
+        // discard: a later read maps the file's same bytes again (the file is never
+        // written in place).
+        unsafe {
+            libc::madvise(
+                self.ptr.add(start) as *mut libc::c_void,
+                end - start,
+                libc::MADV_DONTNEED,
+            );
+        }
     }
 }
 

@@ -193,6 +193,10 @@ impl Linker {
         if let Some(mut state) = self.state.take() {
             let patched = collect_changes(db, &state, self.made_at).and_then(|c| {
                 let (changed, removed, main, relinked) = c;
+                // What the patch needs of the cache is read: the pages of it this build
+                // mapped need not be held while the image is made (at 100k lines, 3.5 MiB
+                // after a leaf edit, a quarter of the rebuild's peak).
+                db.release_cache_pages();
                 phase("codegen");
                 phased = true;
                 let p = state.patch(&changed, &removed, main)?;

@@ -186,6 +186,89 @@ fn a_build_that_ends_its_process_closes_the_cache_files_before_the_program_runs(
     assert_eq!(mapped_cache_files(cache.path()), Vec::<String>::new());
 }
 
+/// The bytes the process holds of the files named `name` under `dir`, through every
+/// mapping of them (`Rss` of `/proc/self/smaps`).
+#[cfg(target_os = "linux")]
+fn resident_bytes(dir: &Path, name: &str) -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("the process's mappings");
+    let dir = dir.to_string_lossy();
+    let mut of_file = false;
+    let mut kib = 0;
+    for line in smaps.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.first().is_some_and(|f| f.contains('-')) && fields.len() >= 5 {
+            of_file = fields
+                .get(5)
+                .is_some_and(|p| p.starts_with(dir.as_ref()) && p.rsplit('/').next() == Some(name));
+        } else if of_file && fields.first() == Some(&"Rss:") {
+            kib += fields[1].parse::<u64>().expect("a size in kB");
+        }
+    }
+    kib * 1024
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_rebuild_gives_back_the_cache_pages_it_read_before_it_links() {
+    let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let p = gen::generate(&GenConfig {
+        seed: 11,
+        target_lines: 4_000,
+        editable: true,
+        ..GenConfig::default()
+    });
+    let src = tempfile::tempdir().expect("a temporary directory");
+    let write = |p: &gen::Program| {
+        for f in &p.files {
+            let path = src.path().join(&f.path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(f.text.as_str()) {
+                std::fs::write(&path, &f.text).expect("written");
+            }
+        }
+    };
+    write(&p);
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    let root = src.path().join("main.rs");
+    let options = |cache_dir: Option<&Path>| BuildOptions {
+        cache_dir: cache_dir.map(Path::to_path_buf),
+        ..BuildOptions::default()
+    };
+    let first = query_driver::build_path(&root, Goal::Image, options(Some(cache.path())));
+    assert!(first.image.is_some(), "{:?}", first.diagnostics);
+    drop(first);
+
+    let edit = (0..64)
+        .find_map(|seed| gen::apply_edit(&p, gen::EditKind::LeafBody, seed))
+        .expect("a leaf function to edit");
+    write(&edit.program);
+    let mut session = Session::new(
+        Arc::new(shared_frontend::sema::modules::FsLoader),
+        &root,
+        Goal::Image,
+        options(Some(cache.path())),
+    );
+    let rebuilt = session.build(Goal::Image);
+    assert!(
+        rebuilt.link.as_ref().is_some_and(|l| l.incremental),
+        "a patched image: {:?}",
+        rebuilt.link
+    );
+    // The cache is still mapped (the session may read it again), but what the rebuild
+    // read of it was given back before the link.
+    assert!(mapped_cache_files(cache.path()).contains(&"query-cache.bin".to_string()));
+    let held = resident_bytes(cache.path(), "query-cache.bin");
+    assert!(
+        held <= 8 * 1024,
+        "{held} bytes of the cache file held after the link"
+    );
+    // Nothing else changed: the image is the one a build from scratch makes.
+    let scratch = query_driver::build_path(&root, Goal::Image, options(None));
+    let hash = |b: &query_driver::Build| b.image.as_ref().map(|i| i.hash());
+    assert!(hash(&scratch).is_some());
+    assert_eq!(hash(&rebuilt), hash(&scratch));
+}
+
 #[test]
 fn a_build_of_an_image_from_scratch_never_holds_every_typed_body_at_once() {
     let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());

@@ -166,6 +166,16 @@ pub trait DatabaseExt: Database {
         Some(self.runtime().prev.as_ref()?.generation())
     }
 
+    /// Lets the process stop holding the pages of the loaded cache file it has read so
+    /// far (they stay in the system's file cache): for a caller done with most reads of
+    /// the cache, before work that needs memory of its own (a rebuild's link). A later
+    /// read of the cache maps its page again; nothing changes but the resident memory.
+    fn release_cache_pages(&self) {
+        if let Some(prev) = &self.runtime().prev {
+            prev.store.release_pages();
+        }
+    }
+
     /// The keys of query `Q` whose value changed in this session: executed with a
     /// different fingerprint than before (or, without one, unequal or unhashed), or for
     /// the first time. Each key once, in the order of its first change; the cost grows

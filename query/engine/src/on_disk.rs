@@ -1164,6 +1164,21 @@ pub(crate) enum Bytes {
     Owned(Vec<u8>),
 }
 
+impl Bytes {
+    /// Gives the mapped pages back to the system: the process stops holding the pages it
+    /// read (they stay in the file cache), and a later read maps them again. What is read
+    /// after is the same bytes: the mapping is private and read-only, so it holds no
+    /// copies of its own, and the file is never written in place (see `cache_dir`).
+    pub(crate) fn release_pages(&self) {
+        if let Bytes::Mapped(m) = self {
+            // SAFETY: `DontNeed` on a private mapping discards its private copies; this
+            // one is read-only and has none, so the bytes read after it are the file's,
+            // as before. A failure only leaves the pages mapped.
+            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+}
+
 impl Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -1271,6 +1286,11 @@ fn checked_u32s(
 }
 
 impl Store {
+    /// See [`Bytes::release_pages`].
+    pub(crate) fn release_pages(&self) {
+        self.bytes.release_pages();
+    }
+
     /// Opens a cache file: checks the header, the index and the small sections (see the
     /// module documentation); the records are checked when used.
     pub(crate) fn open(

@@ -31,6 +31,7 @@ use crate::on_disk::{
 use crate::query::{Database, Flags};
 use crate::revision::Revision;
 use crate::runtime::{CacheOptions, OnLocked, Runtime};
+use crate::spill::{Spill, SpillRef};
 use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Seek, Write};
@@ -40,7 +41,7 @@ use std::time::Instant;
 
 pub(crate) const CACHE_FILE: &str = "query-cache.bin";
 const LOCK_FILE: &str = "query-cache.lock";
-const TMP_PREFIX: &str = "query-cache.bin.tmp";
+pub(crate) const TMP_PREFIX: &str = "query-cache.bin.tmp";
 /// The metadata of the cache file whose reverse section was found intact (see
 /// [`checked_record`]).
 const CHECKED_FILE: &str = "query-cache.checked";
@@ -67,12 +68,70 @@ pub(crate) struct CacheDir {
     /// its reverse section is found intact; `None` when it is trusted already, racy, or
     /// replaced.
     unrecorded: std::cell::RefCell<Option<Vec<u8>>>,
+    /// The encoded values kept for the save ([`keep_encoded`]); made on first use, and
+    /// `Err` once it could not be.
+    spill: std::cell::RefCell<Option<Result<Spill, ()>>>,
 }
 
 impl CacheDir {
     pub(crate) fn owns_lock(&self) -> bool {
         self.lock.is_some()
     }
+}
+
+/// Keeps `bytes`, a value's encoding, for the save, in the cache directory's spill file
+/// (see [`crate::spill`]); `None` when there is none or it cannot take them (the save
+/// then encodes the value again).
+pub(crate) fn keep_encoded(rt: &Runtime, bytes: &[u8]) -> Option<SpillRef> {
+    let cache = rt.cache_dir.as_ref()?;
+    let mut spill = cache.spill.borrow_mut();
+    let spill = spill.get_or_insert_with(|| {
+        Spill::create(&cache.dir).map_err(|e| {
+            rt.warn(spill_warning(&cache.dir, "keep", e));
+        })
+    });
+    let spill = spill.as_mut().ok()?;
+    let r = spill.push(bytes);
+    if let Some(e) = spill.take_error() {
+        rt.warn(spill_warning(&cache.dir, "keep", e));
+    }
+    r
+}
+
+/// Whether every encoding [`keep_encoded`] was given is in the spill file.
+pub(crate) fn spill_intact(rt: &Runtime) -> bool {
+    rt.cache_dir
+        .as_ref()
+        .is_none_or(|c| match &*c.spill.borrow() {
+            None => true,
+            Some(Ok(s)) => s.intact(),
+            Some(Err(())) => false,
+        })
+}
+
+/// Appends the bytes [`keep_encoded`] put at `r` to `out`; false if they cannot be read.
+pub(crate) fn read_spilled(rt: &Runtime, r: SpillRef, out: &mut Vec<u8>) -> bool {
+    let Some(cache) = rt.cache_dir.as_ref() else {
+        return false;
+    };
+    let mut spill = cache.spill.borrow_mut();
+    let Some(Ok(spill)) = spill.as_mut() else {
+        return false;
+    };
+    let read = spill.read_into(r, out);
+    if let Some(e) = spill.take_error() {
+        rt.warn(spill_warning(&cache.dir, "read back", e));
+    }
+    read
+}
+
+/// The warning for a spill file that failed: the save still writes every value (it
+/// encodes again those whose bytes were not kept), so the cache stays whole.
+fn spill_warning(dir: &Path, what: &str, e: std::io::Error) -> String {
+    format!(
+        "query cache: cannot {what} the encoded values in `{}`: {e}; the save encodes them again",
+        dir.display()
+    )
 }
 
 /// What [`crate::DatabaseExt::save`] did.
@@ -147,6 +206,7 @@ pub(crate) fn open<Db: Database>(rt: &mut Runtime, opts: &CacheOptions) {
         fsync: opts.fsync,
         writer_thread_min: opts.writer_thread_min,
         unrecorded: Default::default(),
+        spill: Default::default(),
     });
     load::<Db>(rt, &opts.dir.join(CACHE_FILE), &opts.build_id);
 }

@@ -10,6 +10,7 @@ use crate::fingerprint::Fingerprint;
 use crate::hasher::StableHasher;
 use crate::query::{Database, Flags, Query};
 use crate::runtime::{Frame, Runtime};
+use crate::spill::SpillRef;
 use crate::stats::Region;
 use crate::Durability;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -161,7 +162,7 @@ fn finish<Q: Query>(
     detached: Option<Vec<NodeId>>,
     value: Q::Value,
     mut new_fp: Option<Fingerprint>,
-    mut encoded: Option<Box<[u8]>>,
+    mut encoded: Option<SpillRef>,
 ) -> (Q::Value, Durability) {
     let rt = db.runtime();
     let (old_flags, old_fp, old_durability, old_verified, slot) = {
@@ -304,7 +305,7 @@ fn fingerprint<Q: Query>(
     rt: &Runtime,
     value: &Q::Value,
     keep: bool,
-) -> (Fingerprint, Option<Box<[u8]>>) {
+) -> (Fingerprint, Option<SpillRef>) {
     rt.profiler
         .borrow_mut()
         .enter(fingerprint_region::<Q>(keep));
@@ -336,7 +337,7 @@ pub(crate) fn fingerprint_raw<Q: Query>(
     rt: &Runtime,
     value: &Q::Value,
     keep: bool,
-) -> (Fingerprint, Option<Box<[u8]>>) {
+) -> (Fingerprint, Option<SpillRef>) {
     let Some(hash) = Q::HASH else {
         return (Fingerprint::ZERO, None);
     };
@@ -361,7 +362,7 @@ pub(crate) fn fingerprint_raw<Q: Query>(
             if ok {
                 h.write_blob(&buf);
                 if keep {
-                    kept = Some(Box::from(&buf[..]));
+                    kept = crate::cache_dir::keep_encoded(rt, &buf);
                 }
             } else {
                 // A value that cannot be encoded (a `Serialize` impl that fails) is not

@@ -72,6 +72,7 @@ mod revision;
 mod runtime;
 mod serde_hash;
 mod session;
+mod spill;
 mod stable_hash;
 mod stack;
 mod stats;
@@ -164,6 +165,14 @@ pub trait DatabaseExt: Database {
     /// kept beside the cache can record which cache it belongs to.
     fn loaded_generation(&self) -> Option<u64> {
         Some(self.runtime().prev.as_ref()?.generation())
+    }
+
+    /// Whether the save will find every persisted value's encoding without the value: kept
+    /// in the cache directory's spill file since its execution (every write to it
+    /// succeeded), or nothing to save. Until then, releasing a persisted value
+    /// ([`DatabaseExt::release`]) before the save keeps it out of the cache.
+    fn encodings_kept(&self) -> bool {
+        !self.runtime().persists() || cache_dir::spill_intact(self.runtime())
     }
 
     /// Lets the process stop holding the pages of the loaded cache file it has read so

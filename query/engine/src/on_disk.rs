@@ -1702,10 +1702,11 @@ pub(crate) fn encode_value<Q: Query>(db: &Q::Db, node: NodeId, out: &mut Vec<u8>
     };
     let st = Q::storage(db).inner.borrow();
     let s = st.slot(slot);
-    if let Some(bytes) = &s.encoded {
-        // Encoded when it was executed (and fingerprinted by these bytes).
-        out.extend_from_slice(bytes);
-        return true;
+    // Encoded when it was executed (and fingerprinted by these bytes).
+    if let Some(r) = s.encoded {
+        if crate::cache_dir::read_spilled(rt, r, out) {
+            return true;
+        }
     }
     let len = out.len();
     let ok = s

@@ -171,9 +171,10 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
     pub key: Q::Key,
     pub node: NodeId,
     pub value: Option<Q::Value>,
-    /// The value's encoding, kept from its execution to be saved as it is (queries whose
-    /// fingerprint is of their encoding, in a database that persists its cache).
-    pub encoded: Option<Box<[u8]>>,
+    /// Where the value's encoding is kept from its execution to be saved as it is (queries
+    /// whose fingerprint is of their encoding, in a database that persists its cache): in
+    /// the cache directory's spill file, not in memory.
+    pub encoded: Option<crate::spill::SpillRef>,
     /// The slot added before this one whose key has the same [`key_hash`] (a collision).
     pub next: Option<SlotIndex>,
 }

@@ -6,10 +6,11 @@
 //! cache keeps those bytes so as not to encode the value again when it saves. Kept in
 //! memory, they were a second copy of every persisted value (as large as the cache file's
 //! records) held from the value's execution to the save: at 100k lines, 2.9 MiB of the heap
-//! at the end of a build, on which the save's own memory then comes. Here they are appended to a file of the cache directory instead, written through
-//! a buffer of 64 KiB as they come and read back by the save a window of 64 KiB at a time
-//! (the save reads them in the order they were written), so that what the process holds
-//! of them at any time is those two buffers.
+//! at the end of a build, on which the save's own memory then comes. Here they are
+//! appended to a file of the cache directory instead, written through a buffer of 64 KiB
+//! as they come and read back by the save a window of 64 KiB at a time (the save reads
+//! them in the order they were written), so that what the process holds of them at any
+//! time is those two buffers.
 //!
 //! The file is removed as soon as it is created: only this database's descriptor names it,
 //! so it disappears with the process however the process ends, and the cache directory

@@ -56,8 +56,6 @@ pub(crate) struct Spill {
     window: Vec<u8>,
     window_at: u64,
     window_hits: u32,
-    /// Bytes appended in all.
-    pub(crate) bytes: u64,
     /// A write failed: nothing is appended any more, and only the bytes before `written`
     /// are read back.
     failed: bool,
@@ -95,7 +93,6 @@ impl Spill {
             window: Vec::new(),
             window_at: 0,
             window_hits: 0,
-            bytes: 0,
             failed: false,
             error: None,
         })
@@ -110,8 +107,8 @@ impl Spill {
         if self.failed {
             return None;
         }
-        if self.buf.len() + bytes.len() > BUFFER && !self.buf.is_empty() {
-            self.flush().ok()?;
+        if self.buf.len() + bytes.len() > BUFFER && !self.flush() {
+            return None;
         }
         let at = self.written + self.buf.len() as u64;
         if bytes.len() >= BUFFER {
@@ -128,26 +125,22 @@ impl Spill {
             }
             self.buf.extend_from_slice(bytes);
         }
-        self.bytes += bytes.len() as u64;
         Some(SpillRef { at, len })
     }
 
-    /// Writes the buffer to the file. After a failed write (of which some part may have
-    /// reached the file) the bytes from the buffer's start on are never read: the places
-    /// given for them are not where a later write would put anything.
-    fn flush(&mut self) -> std::io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
+    /// Writes the buffer to the file; false if that failed. After a failed write (of which
+    /// some part may have reached the file) the bytes from the buffer's start on are never
+    /// read: the places given for them are not where a later write would put anything.
+    fn flush(&mut self) -> bool {
+        match self.file.write_all(&self.buf) {
+            Ok(()) => self.written += self.buf.len() as u64,
+            Err(e) => {
+                self.failed = true;
+                self.error = Some(e);
+            }
         }
-        if let Err(e) = self.file.write_all(&self.buf) {
-            self.failed = true;
-            self.buf.clear();
-            self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
-            return Err(e);
-        }
-        self.written += self.buf.len() as u64;
         self.buf.clear();
-        Ok(())
+        !self.failed
     }
 
     /// Whether every write succeeded: all the bytes pushed can be read back.
@@ -261,8 +254,6 @@ mod tests {
             assert!(s.read_into(*r, &mut out));
             assert_eq!(&out, b);
         }
-        let total: usize = refs.iter().map(|(_, b)| b.len()).sum();
-        assert_eq!(s.bytes, total as u64);
         // A place past the end reads nothing.
         let mut out = Vec::new();
         let past = SpillRef {

@@ -568,6 +568,13 @@ impl Session {
             // The link state's bytes are encoded while the cache's are written; the state
             // is written once the cache is in place (it belongs to that cache, and holds
             // its lock).
+            if self.db.runtime().options().single_revision {
+                // A session of one build reads none of its values again: those the save
+                // writes were kept encoded at their execution (see the engine's `spill`),
+                // and are dropped before it, whose own memory then comes on top of less
+                // (at 100k lines, 7 MiB less: the code, the item and module tables).
+                self.db.release_kept_values();
+            }
             let linker = &self.linker;
             let mut planned = None;
             let report = self

@@ -242,15 +242,6 @@ impl Linker {
             let image = state.image()?;
             Ok((state, image))
         });
-        if linked.is_ok() && db.runtime().options().single_revision && db.encodings_kept() {
-            // The state holds the code now, and a session of one build reads none of it
-            // again: what the save writes of it was kept at its execution (see the
-            // engine's `spill`). Dropped before the save, whose own memory then comes on
-            // top of less (at 100k lines, 3.8 MiB of code).
-            for (def, _) in &blobs {
-                db.release::<rq::codegen>(def);
-            }
-        }
         drop(blobs);
         match linked {
             Ok((state, image)) => {

@@ -175,6 +175,18 @@ pub trait DatabaseExt: Database {
         !self.runtime().persists() || cache_dir::spill_intact(self.runtime())
     }
 
+    /// Releases every value whose encoding is kept for the save (see
+    /// [`DatabaseExt::encodings_kept`]), when all of them were: for a session about to
+    /// save its cache and end, whose save then reads those bytes and comes on top of less
+    /// memory. A later read of a released value executes its provider again. Returns how
+    /// many values were released (none when an encoding was lost or nothing persists).
+    fn release_kept_values(&self) -> usize {
+        if !self.runtime().persists() || !self.encodings_kept() {
+            return 0;
+        }
+        Self::KINDS.iter().map(|vt| (vt.release_kept)(self)).sum()
+    }
+
     /// Lets the process stop holding the pages of the loaded cache file it has read so
     /// far (they stay in the system's file cache): for a caller done with most reads of
     /// the cache, before work that needs memory of its own (a rebuild's link). A later

@@ -113,6 +113,37 @@ fn release_node<Q: Query>(db: &Q::Db, node: NodeId, may: &dyn Fn(&Q::Db, &Q::Key
     true
 }
 
+/// Releases every value of `Q` whose encoding is kept in the cache directory's spill file
+/// (see [`crate::spill`]): a save writes those bytes, not the value. A value without a
+/// fingerprint stays unless no later revision compares it (as [`release_node`] would
+/// hash it). Returns how many were released.
+pub(crate) fn release_kept<Q: Query>(db: &Q::Db) -> usize {
+    let rt = db.runtime();
+    let single = rt.options.single_revision;
+    let mut released = 0;
+    {
+        let mut st = Q::storage(db).inner.borrow_mut();
+        let mut g = rt.graph.borrow_mut();
+        for s in st.slots.iter_mut() {
+            if s.encoded.is_none() || s.value.is_none() {
+                continue;
+            }
+            let n = g.node_mut(s.node);
+            if !n.has(flags::MEMO)
+                || n.has(flags::IN_PROGRESS)
+                || (!single && Q::HASH.is_some() && !n.has(flags::HAS_FP))
+            {
+                continue;
+            }
+            n.flags.insert(flags::RELEASED);
+            s.value = None;
+            released += 1;
+        }
+    }
+    rt.stats.borrow_mut().kinds[Q::KIND as usize].released += released as u64;
+    released
+}
+
 /// After a consumer executed or was marked green: releases the values among its
 /// dependencies (its edges in the graph) whose consumers are now all up to date (an edit
 /// cut off below a green consumer leaves the value it would have read unread).

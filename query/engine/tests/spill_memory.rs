@@ -1,8 +1,9 @@
 //! A database that will save its cache keeps each persisted value's encoding (made once,
 //! when the value is computed, and fingerprinted by it) for the save: in a file of the
 //! cache directory, which no one else sees, not as a second copy in memory. What it holds
-//! before the save is what the same database holds without a cache, but a buffer; the save
-//! writes those bytes, and a later session reads the values back.
+//! before the save is what the same database holds without a cache, but a buffer; the
+//! values can be dropped before the save, which writes those bytes, and a later session
+//! reads the values back.
 //!
 //! The heap is counted by this test binary's allocator (one test, so that nothing else
 //! allocates while it measures).
@@ -107,6 +108,17 @@ fn the_encodings_kept_for_the_save_are_not_held_in_memory_and_are_saved() {
         n
     };
     assert!(names(dir.path()).iter().all(|n| !n.contains("tmp")));
+
+    // The values themselves can go before the save: it writes the kept bytes.
+    let live = LIVE.load(Ordering::Relaxed);
+    assert_eq!(d.release_kept_values(), KEYS as usize);
+    let freed = live.saturating_sub(LIVE.load(Ordering::Relaxed));
+    assert!(freed >= encoded, "{freed} bytes freed of {encoded}");
+    assert_eq!(d.stats().queries["block"].released, u64::from(KEYS));
+    // A released value read again is computed again, equal.
+    assert_eq!(d.block(3), block_of(3));
+    assert_eq!(d.stats().queries["block"].recomputed, 1);
+
     let report = d.save();
     assert!(report.saved, "{:?}", report.warnings);
     assert!(report.bytes as usize > encoded, "{}", report.bytes);

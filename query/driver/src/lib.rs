@@ -569,11 +569,9 @@ impl Session {
             // is written once the cache is in place (it belongs to that cache, and holds
             // its lock).
             if self.db.runtime().options().single_revision {
-                // A session of one build reads none of its values again: those the save
-                // writes were kept encoded at their execution (see the engine's `spill`),
-                // and are dropped before it, whose own memory then comes on top of less
-                // (at 100k lines, 7 MiB less: the code, the item and module tables).
-                self.db.release_kept_values();
+                // As before a link from scratch (see `Linker::link`), for the values a
+                // patched link read or a build without code made.
+                self.db.release_unsaved_values();
             }
             let linker = &self.linker;
             let mut planned = None;

@@ -175,16 +175,24 @@ pub trait DatabaseExt: Database {
         !self.runtime().persists() || cache_dir::spill_intact(self.runtime())
     }
 
-    /// Releases every value whose encoding is kept for the save (see
-    /// [`DatabaseExt::encodings_kept`]), when all of them were: for a session about to
-    /// save its cache and end, whose save then reads those bytes and comes on top of less
-    /// memory. A later read of a released value executes its provider again. Returns how
-    /// many values were released (none when an encoding was lost or nothing persists).
-    fn release_kept_values(&self) -> usize {
-        if !self.runtime().persists() || !self.encodings_kept() {
+    /// Releases every value that a save would not read from memory, for a session whose
+    /// only work left is to save its cache (or, without a cache, to end): the values of
+    /// queries that are not persisted, and those whose encoding the cache directory's
+    /// spill file keeps (all of them, or none if one was lost: see
+    /// [`DatabaseExt::encodings_kept`]); every value, in a database that saves nothing.
+    /// The save then writes the kept bytes, and its own memory comes on top of less. A
+    /// later read of a released value executes its provider again. Returns how many
+    /// values were released.
+    fn release_unsaved_values(&self) -> usize {
+        let persists = self.runtime().persists();
+        if persists && !self.encodings_kept() {
+            // Only the values of queries without a codec would go: not worth a walk.
             return 0;
         }
-        Self::KINDS.iter().map(|vt| (vt.release_kept)(self)).sum()
+        Self::KINDS
+            .iter()
+            .map(|vt| (vt.release_unsaved)(self, !persists))
+            .sum()
     }
 
     /// Lets the process stop holding the pages of the loaded cache file it has read so

@@ -349,8 +349,9 @@ pub struct KindVTable<Db> {
     pub(crate) hash_value: fn(&Db, NodeId) -> Option<crate::Fingerprint>,
     /// Releases the node's value if every consumer is up to date (`release_after`).
     pub(crate) release: fn(&Db, NodeId),
-    /// Releases every value of the query whose encoding is kept for the save; how many.
-    pub(crate) release_kept: fn(&Db) -> usize,
+    /// Releases every value of the query a save would not read from memory (any, when
+    /// the flag says nothing will be saved); how many.
+    pub(crate) release_unsaved: fn(&Db, bool) -> usize,
     /// The kinds of the queries that consume the value (`Query::CONSUMER_KINDS`).
     pub(crate) consumer_kinds: &'static [u16],
 }
@@ -374,7 +375,7 @@ impl<Db: Database> KindVTable<Db> {
             has_value: crate::on_disk::has_value::<Q>,
             hash_value: crate::execute::hash_value_of::<Q>,
             release: crate::release::release_if_consumed::<Q>,
-            release_kept: crate::release::release_kept::<Q>,
+            release_unsaved: crate::release::release_unsaved::<Q>,
             consumer_kinds: Q::CONSUMER_KINDS,
         }
     }

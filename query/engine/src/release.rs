@@ -113,19 +113,27 @@ fn release_node<Q: Query>(db: &Q::Db, node: NodeId, may: &dyn Fn(&Q::Db, &Q::Key
     true
 }
 
-/// Releases every value of `Q` whose encoding is kept in the cache directory's spill file
-/// (see [`crate::spill`]): a save writes those bytes, not the value. A value without a
-/// fingerprint stays unless no later revision compares it (as [`release_node`] would
-/// hash it). Returns how many were released.
-pub(crate) fn release_kept<Q: Query>(db: &Q::Db) -> usize {
+/// Releases every value of `Q` that a save would not read from memory: a value whose
+/// encoding is kept in the cache directory's spill file (see [`crate::spill`]), which the
+/// save writes instead, or any value when `Q` is not persisted or `all` (nothing will be
+/// saved). A value without a fingerprint stays unless no later revision compares it (as
+/// [`release_node`] would hash it), and so do inputs' and `eval_always` queries'. Returns
+/// how many were released.
+pub(crate) fn release_unsaved<Q: Query>(db: &Q::Db, all: bool) -> usize {
+    // An input has no provider to compute it again, and a query that reads what is not
+    // tracked could compute another value: both stay.
+    if Q::FLAGS.contains(Flags::INPUT) || Q::FLAGS.contains(Flags::EVAL_ALWAYS) {
+        return 0;
+    }
     let rt = db.runtime();
     let single = rt.options.single_revision;
+    let any = all || Q::CODEC.is_none();
     let mut released = 0;
     {
         let mut st = Q::storage(db).inner.borrow_mut();
         let mut g = rt.graph.borrow_mut();
         for s in st.slots.iter_mut() {
-            if s.encoded.is_none() || s.value.is_none() {
+            if s.value.is_none() || !(any || s.encoded.is_some()) {
                 continue;
             }
             let n = g.node_mut(s.node);

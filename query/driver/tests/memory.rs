@@ -347,3 +347,103 @@ fn a_save_from_scratch_holds_a_few_bytes_per_node() {
     assert!(nodes > 50_000);
     assert!(peak < 64 * nodes, "{peak} bytes for {nodes} nodes");
 }
+
+/// A build of a session of one build (`build`: the `rill` command's) next to the same
+/// build in a session that may build again (`Session`): the peak of its heap, and its
+/// statistics and image.
+fn one_build_against_a_session(
+    cache: Option<&Path>,
+) -> ((usize, query_driver::Build), (usize, query_driver::Build)) {
+    let loader = program(20_000);
+    let root = Path::new("main.rs");
+    let options = || BuildOptions {
+        cache_dir: cache.map(Path::to_path_buf),
+        ..BuildOptions::default()
+    };
+    let session = heap::peak_during(|| {
+        let mut s = Session::new(Arc::new(loader.clone()), root, Goal::Image, options());
+        let mut out = s.build(Goal::Image);
+        s.finish(&mut out);
+        out
+    });
+    let after = heap::live();
+    if let Some(dir) = cache {
+        // The next build starts from scratch too.
+        std::fs::remove_dir_all(dir).expect("the cache removed");
+    }
+    let start = heap::live();
+    let (one, peak) =
+        heap::peak_during(|| query_driver::build(Arc::new(loader), root, Goal::Image, options()));
+    assert!(start <= after + (64 << 10));
+    ((peak, one), (session.1, session.0))
+}
+
+#[test]
+fn a_build_of_one_session_holds_no_value_through_its_link_and_save_that_they_do_not_read() {
+    let _lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = tempfile::tempdir().expect("a temporary directory");
+    for dir in [None, Some(cache.path().join("c"))] {
+        let ((one_peak, one), (session_peak, session)) =
+            one_build_against_a_session(dir.as_deref());
+        assert!(
+            one.image.is_some() && !one.has_errors(),
+            "{:?}",
+            one.diagnostics
+        );
+        assert_eq!(
+            one.image.as_ref().map(|i| i.hash()),
+            session.image.as_ref().map(|i| i.hash())
+        );
+        let q = &one.stats.queries;
+        // Nothing was read once released: no value was computed twice.
+        let recomputed: u64 = q.values().map(|k| k.recomputed).sum();
+        assert_eq!(recomputed, 0, "{dir:?}");
+        // The sources, the item tables, the names and the code went before the link (the
+        // code once the link state had copied it). (Persisted values whose fingerprint is
+        // not of their encoding, as `def_info`'s, stay for the save to encode.)
+        for name in ["file_text", "module_items", "resolve_name", "codegen"] {
+            assert_eq!(q[name].released, q[name].executed, "{name} {dir:?}");
+        }
+        // The session that may build again keeps them.
+        assert_eq!(session.stats.queries["module_items"].released, 0);
+        // Released before the link from scratch, the peak: at least the sources' bytes
+        // lower than the session's.
+        let source: usize = gen::generate(&GenConfig {
+            seed: 7,
+            target_lines: 20_000,
+            editable: false,
+            ..GenConfig::default()
+        })
+        .files
+        .iter()
+        .map(|f| f.text.len())
+        .sum();
+        eprintln!(
+            "{dir:?}: peak {one_peak} bytes, a session's {session_peak}; {source} bytes of source"
+        );
+        assert!(
+            one_peak + source <= session_peak,
+            "{one_peak} bytes at the peak, {session_peak} in a session, {source} of source"
+        );
+    }
+    // The cache the one build saved gives the next build everything, from its kept bytes.
+    let again = query_driver::build(
+        Arc::new(program(20_000)),
+        Path::new("main.rs"),
+        Goal::Image,
+        BuildOptions {
+            cache_dir: Some(cache.path().join("c")),
+            ..BuildOptions::default()
+        },
+    );
+    assert!(
+        again.link.as_ref().is_some_and(|l| l.incremental),
+        "{:?}",
+        again.warnings
+    );
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    assert_eq!(
+        again.stats.queries.get("codegen").map_or(0, |q| q.executed),
+        0
+    );
+}

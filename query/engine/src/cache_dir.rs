@@ -1620,7 +1620,9 @@ fn walk<Db: Database>(
     // the file holds each key once. (At a million lines, a map of fingerprints took 17 MiB
     // of the save's peak for 235k keys; this takes under 4.)
     let mut keys = FpSet::new(order.graph_nodes() / 4);
-    let mut key_nodes: Vec<NodeId> = Vec::with_capacity(order.graph_nodes() / 4);
+    // (Room for a little more than a graph usually has, a key for about four nodes: a
+    // vector that grows holds its old copy until the allocator gives it back.)
+    let mut key_nodes: Vec<NodeId> = Vec::with_capacity(order.graph_nodes() / 3);
     let mut deps_buf = Vec::new();
     let mut written = 0u32;
     let mut b = Batch::new();

@@ -128,7 +128,9 @@ pub(crate) fn release_unsaved<Q: Query>(db: &Q::Db, all: bool) -> usize {
     let rt = db.runtime();
     let single = rt.options.single_revision;
     let any = all || Q::CODEC.is_none();
-    let mut released = 0;
+    // The values are dropped once the storage and the graph are no longer borrowed, as
+    // `release_node` drops its one.
+    let mut dropped = Vec::new();
     {
         let mut st = Q::storage(db).inner.borrow_mut();
         let mut g = rt.graph.borrow_mut();
@@ -144,11 +146,12 @@ pub(crate) fn release_unsaved<Q: Query>(db: &Q::Db, all: bool) -> usize {
                 continue;
             }
             n.flags.insert(flags::RELEASED);
-            s.value = None;
-            released += 1;
+            dropped.extend(s.value.take());
         }
     }
+    let released = dropped.len();
     rt.stats.borrow_mut().kinds[Q::KIND as usize].released += released as u64;
+    drop(dropped);
     released
 }
 

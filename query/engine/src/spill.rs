@@ -229,7 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn what_is_pushed_reads_back_from_the_buffer_the_file_and_a_mapping_that_grew() {
+    fn what_is_pushed_reads_back_from_the_buffer_the_file_and_windows_read_before_it_grew() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Spill::create(dir.path()).unwrap();
         // Removed at once: the directory shows nothing.
@@ -242,7 +242,7 @@ mod tests {
                 refs.push((s.push(&b).unwrap(), b));
             }
             // Read some back while more is being pushed: the buffer, the file, and a
-            // mapping made before the file grew.
+            // window read before the file grew.
             for (r, b) in refs.iter().rev().step_by(5) {
                 let mut out = vec![9];
                 assert!(s.read_into(*r, &mut out));

@@ -260,24 +260,11 @@ impl Node {
     /// `count` placeholders of the previous session's nodes, all zero (see
     /// [`flags::PRESENT`]): the memory is zeroed by the allocator, so the pages of nodes
     /// never used are never touched.
-    pub(crate) fn placeholders(count: usize) -> Vec<Node> {
-        if count == 0 {
-            return Vec::new();
-        }
-        let layout = std::alloc::Layout::array::<Node>(count).expect("node count fits in memory");
-        // SAFETY: the layout is that of `[Node; count]` (non-zero size); every field of
-        // `Node` is an integer, a field-less enum whose zero is a variant
-        // (`Durability::Low`), or an `Option` of a `NonZeroU32` wrapper (zero is `None`),
-        // so all-zero bytes are a valid `Node`; the allocation comes from the global
-        // allocator with that layout, as `Vec::from_raw_parts` requires, and is checked
-        // for null.
-        unsafe {
-            let p = std::alloc::alloc_zeroed(layout) as *mut Node;
-            if p.is_null() {
-                std::alloc::handle_alloc_error(layout);
-            }
-            Vec::from_raw_parts(p, count, count)
-        }
+    pub(crate) fn placeholders(count: usize) -> Nodes {
+        // SAFETY: every field of `Node` is an integer, a field-less enum whose zero is a
+        // variant (`Durability::Low`), or an `Option` of a `NonZeroU32` wrapper (zero is
+        // `None`), so all-zero bytes are a valid `Node`.
+        unsafe { crate::chunked::ChunkedVec::zeroed(count) }
     }
 
     #[inline]
@@ -304,10 +291,17 @@ impl Node {
     }
 }
 
+/// The nodes, in chunks of 1 MiB (16,384 nodes): a block that size is one the allocator
+/// maps from the kernel rather than clears (glibc's `malloc` above its threshold of
+/// 128 KiB, the `rill` binaries' allocator above 256 KiB), so that of the placeholders of
+/// a loaded cache ([`Node::placeholders`]) only the pages of the nodes a build uses are
+/// ever touched.
+pub(crate) type Nodes = crate::chunked::ChunkedVec<Node, { 1 << 20 }>;
+
 /// The graph: nodes, the edge arena and the index of the previous session's nodes.
 #[derive(Default)]
 pub(crate) struct Graph {
-    pub nodes: Vec<Node>,
+    pub nodes: Nodes,
     pub edges: Vec<NodeId>,
     /// Edges no longer referenced (replaced by a re-execution); the arena is compacted
     /// when they outnumber the live ones.
@@ -326,9 +320,7 @@ impl Graph {
     }
 
     pub(crate) fn push(&mut self, node: Node) -> NodeId {
-        let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(node);
-        id
+        NodeId(self.nodes.push(node) as u32)
     }
 
     /// The `i`th dependency of `id`, in the order it was read.
@@ -364,7 +356,7 @@ impl Graph {
 
     fn compact_edges(&mut self) {
         let mut edges = Vec::with_capacity(self.edges.len() - self.dead_edges);
-        for n in &mut self.nodes {
+        for n in self.nodes.iter_mut() {
             let start = edges.len();
             edges.extend_from_slice(
                 &self.edges[n.deps_start as usize..(n.deps_start + n.deps_len) as usize],

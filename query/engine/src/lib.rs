@@ -53,6 +53,7 @@
 mod backdate;
 mod cache_dir;
 mod changes;
+mod chunked;
 mod cycle;
 mod delta;
 mod dep_graph;

@@ -175,7 +175,8 @@ pub(crate) struct Slot<Q: Query + ?Sized> {
     /// whose fingerprint is of their encoding, in a database that persists its cache): in
     /// the cache directory's spill file, not in memory.
     pub encoded: Option<crate::spill::SpillRef>,
-    /// The slot added before this one whose key has the same [`key_hash`] (a collision).
+    /// The slot added before this one whose key has the same folded hash ([`map_key`]): a
+    /// collision.
     pub next: Option<SlotIndex>,
 }
 
@@ -208,11 +209,26 @@ pub(crate) fn key_hash_of<Q: Query + ?Sized>(key: &Q::Key, key_fp: Fingerprint, 
     }
 }
 
-/// A hasher for keys that are hashes already ([`key_hash`]): passes the `u64` through.
+/// The storage map's key for a [`key_hash`]: its two halves folded into 32 bits, so that an
+/// entry of the map takes 8 bytes, not 16 (the map has an entry per slot). Keys whose
+/// halves agree are chained through [`Slot::next`] as keys of one hash are.
+#[inline]
+pub(crate) fn map_key(hash: u64) -> u32 {
+    (hash ^ (hash >> 32)) as u32
+}
+
+/// A hasher for keys that are hashes already ([`map_key`]): passes the bits through.
 #[derive(Default)]
 pub(crate) struct PassHasher(u64);
 
 impl Hasher for PassHasher {
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        // The table takes a bucket from the low bits and a tag from the top seven: the
+        // 32 bits in both halves give it independent bits for both.
+        self.0 = u64::from(n) | (u64::from(n) << 32);
+    }
+
     #[inline]
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
@@ -231,11 +247,14 @@ impl Hasher for PassHasher {
     }
 }
 
+// An entry of a storage's map: 8 bytes (see `map_key`).
+const _: () = assert!(std::mem::size_of::<(u32, SlotIndex)>() == 8);
+
 pub(crate) struct StorageInner<Q: Query + ?Sized> {
-    /// The most recent slot of each key hash ([`key_hash`]); older slots of the same hash
-    /// follow through [`Slot::next`].
-    pub map: HashMap<u64, SlotIndex, BuildHasherDefault<PassHasher>>,
-    pub slots: Vec<Slot<Q>>,
+    /// The most recent slot of each key hash ([`key_hash`], folded by [`map_key`]); older
+    /// slots of the same folded hash follow through [`Slot::next`].
+    pub map: HashMap<u32, SlotIndex, BuildHasherDefault<PassHasher>>,
+    pub slots: crate::chunked::ChunkedVec<Slot<Q>>,
 }
 
 impl<Q: Query + ?Sized> StorageInner<Q> {
@@ -252,7 +271,7 @@ impl<Q: Query + ?Sized> StorageInner<Q> {
     /// The slot of `key`, whose [`key_hash`] is `hash`.
     #[inline]
     pub(crate) fn find(&self, hash: u64, key: &Q::Key) -> Option<SlotIndex> {
-        let mut slot = *self.map.get(&hash)?;
+        let mut slot = *self.map.get(&map_key(hash))?;
         loop {
             let s = self.slot(slot);
             if s.key == *key {
@@ -274,7 +293,7 @@ impl<Q: Query + ?Sized> StorageInner<Q> {
         debug_assert_eq!(hash, key_hash::<Q>(key));
         debug_assert!(self.find(hash, key).is_none(), "a key has one slot");
         let slot = SlotIndex::from_index(self.slots.len());
-        let next = self.map.insert(hash, slot);
+        let next = self.map.insert(map_key(hash), slot);
         self.slots.push(Slot {
             key: key.clone(),
             node,
@@ -298,7 +317,7 @@ impl<Q: Query + ?Sized> Default for QueryStorage<Q> {
         QueryStorage {
             inner: RefCell::new(StorageInner {
                 map: HashMap::default(),
-                slots: Vec::new(),
+                slots: Default::default(),
             }),
             changed: Default::default(),
         }

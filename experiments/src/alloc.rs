@@ -55,6 +55,9 @@ const PAGE: usize = 4096;
 extern "C" {
     /// Whether `p` is in memory mimalloc manages (part of every mimalloc build).
     fn mi_is_in_heap_region(p: *const c_void) -> bool;
+    /// Collects the calling thread's heap; with `force`, purges the pages of freed blocks
+    /// at once (part of every mimalloc build).
+    fn mi_collect(force: bool);
 }
 
 fn mapped_len(size: usize) -> usize {
@@ -186,6 +189,18 @@ pub fn without_huge_pages() {
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
+}
+
+/// Gives the pages of mimalloc's blocks freed so far back to the kernel now, rather than
+/// 10 ms after they were freed (its default delay): registered with
+/// [`backend::link::set_give_back_freed_memory`], it runs before a link from scratch. At
+/// 100k lines from scratch, the query architecture's one-build session frees its values
+/// right before that link (10 MiB of heap), and its peak RSS fell from 68.9 to 64.0 MiB
+/// (medians of 8 alternated runs), at no measurable cost in time; the pipeline's link
+/// follows the freeing of its IR.
+pub fn give_back_freed_memory() {
+    // SAFETY: `mi_collect` only walks and purges mimalloc's own structures.
+    unsafe { mi_collect(true) }
 }
 
 /// Makes the process end, once `main` has returned (and the standard library has flushed

@@ -300,6 +300,28 @@ fn align_up(x: usize, a: usize) -> usize {
     x.div_ceil(a) * a
 }
 
+/// What gives the memory a process freed back to the system (see
+/// [`set_give_back_freed_memory`]).
+static GIVE_BACK_FREED_MEMORY: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets what gives the memory the process freed back to the system at once (the `rill`
+/// command sets its allocator's purge). It is called at the start of every link from
+/// scratch ([`LinkState::link`], through which [`link`] goes), the largest allocation of a build, which each
+/// architecture makes right after freeing in bulk what it no longer reads (the pipeline its
+/// tables and IR, the query architecture's one-build session its values): pages an
+/// allocator would otherwise keep a while for reuse are not held beside the link's. Set
+/// once; a later call is ignored.
+pub fn set_give_back_freed_memory(f: fn()) {
+    let _ = GIVE_BACK_FREED_MEMORY.set(f);
+}
+
+/// Calls what [`set_give_back_freed_memory`] set, if anything.
+pub(crate) fn give_back_freed_memory() {
+    if let Some(f) = GIVE_BACK_FREED_MEMORY.get() {
+        f();
+    }
+}
+
 /// Links `blobs` (placed in this order) into an image whose entry point is `main`.
 pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<Image, LinkError> {
     LinkState::link(blobs, main)?.image()

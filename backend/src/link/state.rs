@@ -369,6 +369,7 @@ impl LinkState {
     /// Links `blobs` from scratch, placing them in this order, with entry point `main`.
     /// The checks and errors are those of [`super::link`].
     pub fn link(blobs: &[(DefId, Arc<CodeBlob>)], main: DefId) -> Result<LinkState, LinkError> {
+        super::give_back_freed_memory();
         let mut placed = Vec::with_capacity(blobs.len());
         let mut cur = 0usize;
         let mut seen: FxHashSet<DefId> = FxHashSet::default();

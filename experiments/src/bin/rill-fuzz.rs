@@ -94,6 +94,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
 
 fn main() -> ExitCode {
     experiments::alloc::without_huge_pages();
+    experiments::alloc::purge_without_extension();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: rill-fuzz diff|source [--cases N] [--histories N] [--seed S] [--lines L] [--out DIR] [--via library|process]";
     let Some(cmd) = args.first() else {

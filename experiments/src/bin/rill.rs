@@ -92,6 +92,7 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     experiments::alloc::without_huge_pages();
+    experiments::alloc::purge_without_extension();
     experiments::alloc::exit_without_teardown();
     backend::link::set_give_back_freed_memory(experiments::alloc::give_back_freed_memory);
     let cli = match Cli::try_parse() {

@@ -22,20 +22,37 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
-/// Where bytes are in a [`Spill`] file: 16 bytes, and as many as an `Option` of it (a slot
-/// of every persisted query holds one).
+/// Where bytes are in a [`Spill`] file, in 8 bytes, and as many as an `Option` of it (a slot
+/// of every query holds one): the offset in the high 40 bits (a file of up to 1 TiB), the
+/// length plus one in the low 24 (a value of up to 16 MiB less 2 bytes). Bytes that do not
+/// fit are not kept: the save encodes their value again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SpillRef {
-    at: u64,
-    /// The length plus one.
-    len: std::num::NonZeroU32,
-}
+pub(crate) struct SpillRef(std::num::NonZeroU64);
 
-const _: () = assert!(std::mem::size_of::<Option<SpillRef>>() == 16);
+const _: () = assert!(std::mem::size_of::<Option<SpillRef>>() == 8);
+
+/// The bits of a [`SpillRef`] that hold the length plus one.
+const LEN_BITS: u32 = 24;
+/// The longest bytes a [`SpillRef`] places.
+const MAX_LEN: usize = (1 << LEN_BITS) - 2;
+/// The largest offset a [`SpillRef`] holds.
+const MAX_AT: u64 = (1 << (64 - LEN_BITS)) - 1;
 
 impl SpillRef {
+    /// The place of `len` bytes at `at`, if it fits.
+    fn new(at: u64, len: usize) -> Option<SpillRef> {
+        if len > MAX_LEN || at > MAX_AT {
+            return None;
+        }
+        std::num::NonZeroU64::new(at << LEN_BITS | (len as u64 + 1)).map(SpillRef)
+    }
+
+    fn at(self) -> u64 {
+        self.0.get() >> LEN_BITS
+    }
+
     fn len(self) -> usize {
-        self.len.get() as usize - 1
+        (self.0.get() & ((1 << LEN_BITS) - 1)) as usize - 1
     }
 }
 
@@ -98,19 +115,18 @@ impl Spill {
         })
     }
 
-    /// Appends `bytes`; where they are, or `None` if the file cannot take them (then
-    /// nothing was appended, and nothing is from then on).
+    /// Appends `bytes`; where they are, or `None` if the file cannot take them: bytes
+    /// whose place a [`SpillRef`] cannot say (nothing was appended; later bytes still
+    /// are), or a failed write (nothing is appended from then on).
     pub(crate) fn push(&mut self, bytes: &[u8]) -> Option<SpillRef> {
-        let len = u32::try_from(bytes.len())
-            .ok()
-            .and_then(|n| std::num::NonZeroU32::new(n.checked_add(1)?))?;
         if self.failed {
             return None;
         }
+        // Where the bytes go (the same once the buffer is written), if a place can say it.
+        let r = SpillRef::new(self.written + self.buf.len() as u64, bytes.len())?;
         if self.buf.len() + bytes.len() > BUFFER && !self.flush() {
             return None;
         }
-        let at = self.written + self.buf.len() as u64;
         if bytes.len() >= BUFFER {
             // A value as large as the buffer goes to the file as it is.
             if let Err(e) = self.file.write_all(bytes) {
@@ -125,7 +141,7 @@ impl Spill {
             }
             self.buf.extend_from_slice(bytes);
         }
-        Some(SpillRef { at, len })
+        Some(r)
     }
 
     /// Writes the buffer to the file; false if that failed. After a failed write (of which
@@ -155,7 +171,7 @@ impl Spill {
 
     /// Appends the bytes at `r` to `out`; false if they cannot be read (`out` unchanged).
     pub(crate) fn read_into(&mut self, r: SpillRef, out: &mut Vec<u8>) -> bool {
-        let (at, len) = (r.at, r.len());
+        let (at, len) = (r.at(), r.len());
         let Some(end) = at.checked_add(len as u64) else {
             return false;
         };
@@ -256,12 +272,42 @@ mod tests {
         }
         // A place past the end reads nothing.
         let mut out = Vec::new();
-        let past = SpillRef {
-            at: s.written + s.buf.len() as u64,
-            len: std::num::NonZeroU32::new(2).unwrap(),
-        };
+        let past = SpillRef::new(s.written + s.buf.len() as u64, 1).unwrap();
         assert!(!s.read_into(past, &mut out));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_place_holds_the_largest_offsets_and_lengths_it_says_and_no_larger() {
+        for (at, len) in [
+            (0, 0),
+            (0, MAX_LEN),
+            (MAX_AT, 0),
+            (MAX_AT, MAX_LEN),
+            (12345, 678),
+        ] {
+            let r = SpillRef::new(at, len).unwrap();
+            assert_eq!((r.at(), r.len()), (at, len));
+        }
+        assert_eq!(SpillRef::new(MAX_AT + 1, 0), None);
+        assert_eq!(SpillRef::new(0, MAX_LEN + 1), None);
+    }
+
+    #[test]
+    fn bytes_longer_than_a_place_says_are_not_kept_and_the_file_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Spill::create(dir.path()).unwrap();
+        let before = s.push(&bytes(1, 10)).unwrap();
+        assert_eq!(s.push(&vec![7; MAX_LEN + 1]), None);
+        // Nothing was appended, and the file is still whole.
+        assert!(s.intact());
+        let after = s.push(&bytes(2, 10)).unwrap();
+        assert_eq!(after.at(), before.at() + 10);
+        for (r, b) in [(before, bytes(1, 10)), (after, bytes(2, 10))] {
+            let mut out = Vec::new();
+            assert!(s.read_into(r, &mut out));
+            assert_eq!(out, b);
+        }
     }
 
     #[test]

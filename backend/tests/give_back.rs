@@ -23,9 +23,8 @@ fn each_link_from_scratch_gives_back_freed_memory_once() {
         .iter()
         .map(|f| (f.def, Arc::new(codegen(f))))
         .collect();
-    // Without a hook, nothing is called and the link is the same.
+    // The image linked without a hook, which the hook must not change.
     let before = link(&blobs, p.main).expect("links").hash();
-    assert_eq!(CALLS.load(Ordering::SeqCst), 0);
 
     backend::link::set_give_back_freed_memory(count);
     let image = link(&blobs, p.main).expect("links");

@@ -306,11 +306,11 @@ static GIVE_BACK_FREED_MEMORY: std::sync::OnceLock<fn()> = std::sync::OnceLock::
 
 /// Sets what gives the memory the process freed back to the system at once (the `rill`
 /// command sets its allocator's purge). It is called at the start of every link from
-/// scratch ([`LinkState::link`], through which [`link`] goes), the largest allocation of a build, which each
-/// architecture makes right after freeing in bulk what it no longer reads (the pipeline its
-/// tables and IR, the query architecture's one-build session its values): pages an
-/// allocator would otherwise keep a while for reuse are not held beside the link's. Set
-/// once; a later call is ignored.
+/// scratch ([`LinkState::link`], through which [`link`] goes), the largest allocation of a
+/// build, which each architecture makes right after freeing in bulk what it no longer
+/// reads (the pipeline its tables and IR, the query architecture's one-build session its
+/// values): pages an allocator would otherwise keep a while for reuse are not held beside
+/// the link's. Set once; a later call is ignored.
 pub fn set_give_back_freed_memory(f: fn()) {
     let _ = GIVE_BACK_FREED_MEMORY.set(f);
 }

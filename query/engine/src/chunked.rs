@@ -49,42 +49,37 @@ impl<T, const BYTES: usize> ChunkedVec<T, BYTES> {
     /// `count` elements of all-zero bytes, the memory zeroed by the allocator: the pages
     /// of elements never used are never touched, if the allocator maps blocks of a chunk's
     /// size from the kernel (whose fresh pages are zero) rather than clearing memory it
-    /// used before.
+    /// used before. `T` is not zero-sized (checked when the function is compiled).
     ///
     /// # Safety
     ///
     /// All-zero bytes must be a valid `T`.
     pub(crate) unsafe fn zeroed(count: usize) -> Self {
+        const {
+            assert!(
+                std::mem::size_of::<T>() != 0,
+                "a table of zero-sized elements"
+            )
+        };
         let mut chunks = Vec::with_capacity(count.div_ceil(Self::CHUNK));
         let mut left = count;
         while left > 0 {
             // The first chunk of a table shorter than a chunk is its length; every other
             // chunk is full size (the last one's room is filled by later pushes).
-            let cap = if count < Self::CHUNK {
-                count
-            } else {
-                Self::CHUNK
-            };
+            let cap = count.min(Self::CHUNK);
             let len = left.min(cap);
-            chunks.push(if std::mem::size_of::<T>() == 0 {
-                let mut v = Vec::with_capacity(cap);
-                // SAFETY: a zero-sized `T` of no bytes is all zero bytes (the caller's
-                // promise).
-                unsafe { v.set_len(len) };
-                v
-            } else {
-                let layout = std::alloc::Layout::array::<T>(cap).expect("a chunk fits in memory");
-                // SAFETY: the layout is that of `[T; cap]` (non-zero size); the
-                // allocation comes from the global allocator with that layout, as
-                // `Vec::from_raw_parts` requires, and is checked for null; its `len`
-                // elements are zero bytes, a valid `T` (the caller's promise).
-                unsafe {
-                    let p = std::alloc::alloc_zeroed(layout) as *mut T;
-                    if p.is_null() {
-                        std::alloc::handle_alloc_error(layout);
-                    }
-                    Vec::from_raw_parts(p, len, cap)
+            let layout = std::alloc::Layout::array::<T>(cap).expect("a chunk fits in memory");
+            // SAFETY: the layout is that of `[T; cap]`, of non-zero size (`T` is not
+            // zero-sized, `cap` is not zero); the allocation comes from the global
+            // allocator with that layout, as `Vec::from_raw_parts` requires, and is
+            // checked for null; its `len` elements are zero bytes, a valid `T` (the
+            // caller's promise).
+            chunks.push(unsafe {
+                let p = std::alloc::alloc_zeroed(layout) as *mut T;
+                if p.is_null() {
+                    std::alloc::handle_alloc_error(layout);
                 }
+                Vec::from_raw_parts(p, len, cap)
             });
             left -= len;
         }

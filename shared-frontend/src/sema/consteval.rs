@@ -284,7 +284,7 @@ impl<'a> Evaluator<'a> {
                 let &Ty::Int(ty) = self.ty(expr)? else {
                     return Err(self.internal(expr.span, "an integer literal of another type"));
                 };
-                self.stack.push(ty.normalize(bits));
+                self.stack.push(ty.normalize(bits.get()));
             }
             TExprKind::Bool(b) => self.stack.push(b as u64),
             TExprKind::Unit => {}
@@ -514,7 +514,7 @@ impl<'a> Evaluator<'a> {
                 if f.phase == 0 {
                     return self.then_enter(1, value, false);
                 }
-                self.repeat(f.base, count, span)?;
+                self.repeat(f.base, count.get(), span)?;
                 self.finish()
             }
             _ => Err(self.internal(span, "an aggregate step on another expression")),

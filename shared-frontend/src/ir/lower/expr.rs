@@ -54,7 +54,7 @@ impl<'a> Lowerer<'a> {
         let expr = &thir[e];
         let ty = thir.ty_of(expr);
         match &expr.kind {
-            TExprKind::Int(bits) => self.constant(ty, *bits, dest),
+            TExprKind::Int(bits) => self.constant(ty, bits.get(), dest),
             TExprKind::Bool(b) => self.constant(ty, *b as u64, dest),
             TExprKind::Unit => Value::None,
             TExprKind::Local(l) => match self.local_storage(*l) {
@@ -94,7 +94,7 @@ impl<'a> Lowerer<'a> {
                 self.struct_lit(thir.def(*def), self.thir.fields(*fields), ty, dest)
             }
             TExprKind::Array(elems) => self.array(self.thir.expr_list(*elems), ty, dest),
-            TExprKind::Repeat { value, count } => self.repeat(*value, *count, ty, dest),
+            TExprKind::Repeat { value, count } => self.repeat(*value, count.get(), ty, dest),
             TExprKind::Block { stmts, tail } => self.block(self.thir.stmts(*stmts), *tail, dest),
             TExprKind::If {
                 cond,
@@ -181,10 +181,12 @@ impl<'a> Lowerer<'a> {
     fn literal(&self, e: TExprId) -> Option<u64> {
         let thir = self.thir;
         match &thir[e].kind {
-            TExprKind::Int(bits) => Some(*bits),
+            TExprKind::Int(bits) => Some(bits.get()),
             TExprKind::Bool(b) => Some(*b as u64),
             TExprKind::Unary(UnOp::Neg, x) => match (&thir[*x].kind, thir.ty(e)) {
-                (TExprKind::Int(bits), Ty::Int(it)) => Some(it.normalize(bits.wrapping_neg())),
+                (TExprKind::Int(bits), Ty::Int(it)) => {
+                    Some(it.normalize(bits.get().wrapping_neg()))
+                }
                 _ => None,
             },
             _ => None,

@@ -328,7 +328,7 @@ impl<'e> Tb<'e> {
 
     fn int(&self, ty: IntTy, v: i128) -> TExprId {
         self.add(
-            TExprKind::Int(v as u64),
+            TExprKind::Int((v as u64).into()),
             Ty::Int(ty),
             vec![P::S(int_text(ty, v))],
         )
@@ -517,7 +517,10 @@ impl<'e> Tb<'e> {
     fn repeat(&self, value: TExprId, count: u64) -> TExprId {
         let elem = self.ty(value);
         self.add(
-            TExprKind::Repeat { value, count },
+            TExprKind::Repeat {
+                value,
+                count: count.into(),
+            },
             Ty::Array(Arc::new(elem), count),
             vec![s("["), P::E(value), P::S(format!("; {count}]"))],
         )
@@ -2256,7 +2259,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
             )
         }),
         Box::new(|b| b.add(TExprKind::Local(LocalId(99)), Ty::Int(I32), vec![])),
-        Box::new(|b| b.add(TExprKind::Int(3), Ty::Bool, vec![])),
+        Box::new(|b| b.add(TExprKind::Int(3.into()), Ty::Bool, vec![])),
         Box::new(|b| {
             b.add(
                 TExprKind::Array(b.list(&[b.i32(1), b.i32(2)])),
@@ -2319,7 +2322,7 @@ fn calls_and_ill_formed_trees_are_diagnosed_not_panics() {
             b.add(
                 TExprKind::Repeat {
                     value: b.i32(1),
-                    count: 2,
+                    count: 2.into(),
                 },
                 Ty::Int(I32),
                 vec![],
@@ -2482,7 +2485,7 @@ fn random_trees_never_panic() {
                 _ => r,
             };
             let kind = match next(24) {
-                0 => TExprKind::Int(next(5) as u64),
+                0 => TExprKind::Int((next(5) as u64).into()),
                 1 => TExprKind::Bool(next(2) == 0),
                 2 => TExprKind::Unit,
                 3 => TExprKind::Local(LocalId(next(3) as u32)),
@@ -2519,7 +2522,7 @@ fn random_trees_never_panic() {
                 14 => TExprKind::Array(bad(lists.push_exprs(&[e(), e()]))),
                 15 => TExprKind::Repeat {
                     value: e(),
-                    count: next(3) as u64,
+                    count: (next(3) as u64).into(),
                 },
                 16 => TExprKind::Block {
                     stmts: bad(lists.push_stmts(&[

@@ -8,7 +8,7 @@ use super::sig;
 use crate::diag::Diagnostic;
 use crate::intern::Symbol;
 use crate::sema::def::{DefId, DefKind, Namespace, Res};
-use crate::sema::thir::{TExprId, TExprKind};
+use crate::sema::thir::{Bits64, TExprId, TExprKind};
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::{ExprId, ExprKind, FieldInit, FmtPiece, Ident, PathRef};
@@ -466,6 +466,7 @@ impl Checker<'_> {
         match count {
             Some(count) => {
                 let ty = self.buf.infer.array(elem, count);
+                let count = Bits64::new(count);
                 let id = self.alloc(TExprKind::Repeat { value, count }, ty, span);
                 self.buf.array_exprs.push(id);
                 id

@@ -26,7 +26,7 @@ use crate::limits::MAX_NESTING;
 use crate::sema::def::{DefId, DefKind, Namespace, Res};
 use crate::sema::env::SemaEnv;
 use crate::sema::thir::{
-    ListRange, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, TyId,
+    Bits64, ListRange, Local, LocalId, TExpr, TExprId, TExprKind, TLists, TStmt, TyId,
 };
 use crate::sema::ty::{FnSig, IntTy, Ty};
 use crate::span::Span;
@@ -693,7 +693,7 @@ impl<'a> Checker<'a> {
                     .with_note("value exceeds limit of `340282366920938463463374607431768211455`"),
             );
         }
-        let id = self.alloc(TExprKind::Int(0), ty, span);
+        let id = self.alloc(TExprKind::Int(Bits64::new(0)), ty, span);
         self.buf.lits.push(PendingLit {
             expr: id,
             value: lit.value.map(LitValue::get),
@@ -754,7 +754,7 @@ impl<'a> Checker<'a> {
                     crate::sema::def::IntConstKind::Max => t.max_i128(),
                 };
                 let bits = t.normalize(value as u64);
-                self.alloc(TExprKind::Int(bits), ITy::Int(t), span)
+                self.alloc(TExprKind::Int(Bits64::new(bits)), ITy::Int(t), span)
             }
             Ok(Res::Def(DefKind::Fn, def)) => {
                 let name = self.env.def_name(def);

@@ -17,7 +17,7 @@ use super::sig::{check_value_size, ty_name};
 use super::TypeckResult;
 use crate::diag::Diagnostic;
 use crate::sema::def::DefId;
-use crate::sema::thir::{CastFrom, LocalId, TExprId, TExprKind, TLists, TStmt, Thir, TyId};
+use crate::sema::thir::{Bits64, CastFrom, LocalId, TExprId, TExprKind, TLists, TStmt, Thir, TyId};
 use crate::sema::ty::{FnSig, Ty};
 use crate::span::Span;
 
@@ -206,7 +206,7 @@ impl Checker<'_> {
                 e.kind = TExprKind::Error;
                 continue;
             };
-            let bits = t.normalize(v as u64);
+            let bits = Bits64::new(t.normalize(v as u64));
             // A literal's node is an `Int` from the start: only its bits change.
             match &mut e.kind {
                 TExprKind::Int(b) => *b = bits,
@@ -215,7 +215,7 @@ impl Checker<'_> {
             if let Some(neg) = lit.negation {
                 let n = &mut self.exprs[neg.0 as usize];
                 if *self.lists.ty(n.ty) == Ty::Int(t) && t.is_signed() {
-                    n.kind = TExprKind::Int(t.normalize((v as u64).wrapping_neg()));
+                    n.kind = TExprKind::Int(Bits64::new(t.normalize((v as u64).wrapping_neg())));
                 }
             }
             let e = &self.exprs[lit.expr.0 as usize];

@@ -95,7 +95,7 @@ impl Printer<'_> {
         match &e.kind {
             TExprKind::Int(bits) => match self.thir.ty_of(e) {
                 Ty::Int(t) => {
-                    let _ = write!(self.out, "{}{}", t.to_i128(*bits), t.name());
+                    let _ = write!(self.out, "{}{}", t.to_i128(bits.get()), t.name());
                 }
                 _ => self.out.push_str("{bad int}"),
             },
@@ -178,7 +178,7 @@ impl Printer<'_> {
             TExprKind::Repeat { value, count } => {
                 self.out.push('[');
                 self.expr(*value, indent);
-                let _ = write!(self.out, "; {count}]");
+                let _ = write!(self.out, "; {}]", count.get());
             }
             TExprKind::Block { stmts, tail } => {
                 self.block(id, self.thir.stmts(*stmts), *tail, indent)

@@ -219,7 +219,7 @@ impl Tb {
         let Ty::Int(it) = ty else {
             panic!("not an integer type")
         };
-        self.x(TExprKind::Int(it.normalize(v as u64)), ty)
+        self.x(TExprKind::Int(it.normalize(v as u64).into()), ty)
     }
 
     fn i32(&mut self, v: i32) -> TExprId {
@@ -329,7 +329,13 @@ impl Tb {
 
     fn repeat(&mut self, value: TExprId, count: u64) -> TExprId {
         let ty = arr(self.ty(value), count);
-        self.x(TExprKind::Repeat { value, count }, ty)
+        self.x(
+            TExprKind::Repeat {
+                value,
+                count: count.into(),
+            },
+            ty,
+        )
     }
 
     fn block(&mut self, stmts: Vec<TStmt>, tail: Option<TExprId>) -> TExprId {

@@ -414,13 +414,14 @@ fn write(dir: &Path, plan: &LeanPlan, state: &LinkState) -> std::io::Result<()> 
 /// The largest write [`InPieces`] makes.
 const WRITE_PIECE: usize = 64 << 10;
 
-/// A file written in pieces of at most [`WRITE_PIECE`] bytes. The system's file cache
-/// keeps a file's bytes in blocks as large as the writes that put them there (up to
-/// megabytes for one write of the whole file), and a read through a mapping maps the
-/// whole block around the byte it reads: a base written in one piece made opening it (its
-/// header and directory, a few KiB) map 512 KiB, measured at 100k lines. In pieces of
-/// 64 KiB, the size a mapping's read maps around a byte anyway, a build holds only the
-/// parts of the base it reads. The bytes written are the same.
+/// A file written in pieces of at most [`WRITE_PIECE`] bytes. A file cache of large
+/// blocks (Linux's, on a file system with large folios) keeps a file's bytes in blocks as
+/// large as the writes that put them there, up to megabytes for one write of the whole
+/// file, and a read through a mapping maps the whole block around the byte it reads: a
+/// base written in one piece made opening it (its header and directory, a few KiB) map
+/// 512 KiB, measured at 100k lines. In pieces of 64 KiB, the size a mapping's read maps
+/// around a byte anyway, a build holds only the parts of the base it reads. The bytes
+/// written are the same; under another file cache nothing changes.
 struct InPieces<W>(W);
 
 impl<W: Write> Write for InPieces<W> {

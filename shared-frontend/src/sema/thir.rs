@@ -291,8 +291,8 @@ const _: () = assert!(std::mem::size_of::<TExpr>() == 32);
 /// A 64-bit integer kept as two 32-bit halves, for the typed nodes that hold one (an
 /// integer's bits, a repeat count): with a `u64` the node kind would be 8-byte aligned,
 /// and the 17-byte payload of a `for` loop would take it from 20 bytes to 24 and a node
-/// from 32 to 40. It prints, hashes as the same halves in every build, and serializes as
-/// the `u64` it stands for.
+/// from 32 to 40. It prints and serializes as the `u64` it stands for (the persisted
+/// encodings of typed bodies are unchanged); it hashes as its two halves.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Bits64([u32; 2]);
 

@@ -285,50 +285,39 @@ pub struct TExpr {
 
 // The pipeline holds every body's typed tree at once (the typed nodes are about half of
 // its peak heap): a node names its type, items and format string by index, and holds its
-// 64-bit integers in 32-bit halves ([`Bits64`]), so that it is 4-byte aligned.
+// 64-bit integers 4-byte aligned ([`Bits64`]).
 const _: () = assert!(std::mem::size_of::<TExpr>() == 32);
 
-/// A 64-bit integer kept as two 32-bit halves, for the typed nodes that hold one (an
-/// integer's bits, a repeat count): with a `u64` the node kind would be 8-byte aligned,
-/// and the 17-byte payload of a `for` loop would take it from 20 bytes to 24 and a node
-/// from 32 to 40. It prints and serializes as the `u64` it stands for (the persisted
-/// encodings of typed bodies are unchanged); it hashes as its two halves.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Bits64([u32; 2]);
+/// A 64-bit integer aligned to 4 bytes rather than a `u64`'s 8 (as `ast::LitValue` is
+/// for the syntax tree's 128-bit values), for the typed nodes that hold one (an integer's
+/// bits, a repeat count): with a `u64` the node kind would be 8-byte aligned, and the
+/// 17-byte payload of a `for` loop would take it from 20 bytes to 24 and a node from 32
+/// to 40. Serialized, hashed and printed as the `u64` it holds.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(Rust, packed(4))]
+pub struct Bits64(pub u64);
 
 impl Bits64 {
     #[inline]
     pub const fn new(v: u64) -> Bits64 {
-        Bits64([v as u32, (v >> 32) as u32])
+        Bits64(v)
     }
 
     #[inline]
     pub const fn get(self) -> u64 {
-        self.0[0] as u64 | (self.0[1] as u64) << 32
+        self.0
     }
 }
 
 impl From<u64> for Bits64 {
     fn from(v: u64) -> Bits64 {
-        Bits64::new(v)
+        Bits64(v)
     }
 }
 
 impl std::fmt::Debug for Bits64 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.get().fmt(f)
-    }
-}
-
-impl serde::Serialize for Bits64 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(self.get())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Bits64 {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Bits64, D::Error> {
-        u64::deserialize(d).map(Bits64::new)
+        std::fmt::Debug::fmt(&{ self.0 }, f)
     }
 }
 
@@ -484,7 +473,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// A 64-bit integer in halves gives back the integer, prints and serializes as
+        /// A 4-byte aligned 64-bit integer gives back the integer, prints and serializes as
         /// it (the persisted encodings of typed bodies are those of the `u64`).
         #[test]
         fn bits64_is_the_u64_it_holds(v in any::<u64>()) {

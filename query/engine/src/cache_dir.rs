@@ -410,10 +410,7 @@ fn load<Db: Database>(rt: &mut Runtime, path: &Path, build_id: &str) {
     };
     let count = store.len().max(delta.count);
     let len = store.file_len() + delta.bytes.len() as u64;
-    *rt.graph.get_mut() = crate::dep_graph::Graph {
-        nodes: Node::placeholders(count as usize),
-        ..Default::default()
-    };
+    *rt.graph.get_mut() = crate::dep_graph::Graph::loaded(count);
     {
         let volatile_kind = |disk: u16| {
             Db::KINDS
@@ -619,7 +616,8 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
     if present {
         return;
     }
-    let mut n = Node::new(UNKNOWN_KIND, Fingerprint::ZERO);
+    let mut n = Node::new(UNKNOWN_KIND);
+    let mut key_fp = Fingerprint::ZERO;
     // A damaged record keeps its place in the order (what read it comes after it).
     n.order = id.0;
     let mut deps: Vec<NodeId> = Vec::new();
@@ -633,6 +631,7 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
             fp: d.fp,
         };
         head.fill(&mut n, p, id, d.order, !d.tombstone);
+        key_fp = head.key_fp;
         deps.extend(d.deps.iter().map(|&x| NodeId(x)));
     } else if let Some((p, r)) = prev.and_then(|p| Some((p, p.store.record(id.0)?))) {
         let head = RecordHead {
@@ -643,6 +642,7 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
             fp: r.fp,
         };
         head.fill(&mut n, p, id, id.0, true);
+        key_fp = head.key_fp;
         // Checked by `Store::record`: edges point to earlier nodes.
         deps.extend(r.deps().map(NodeId));
     } else {
@@ -658,6 +658,7 @@ pub(crate) fn ensure(rt: &Runtime, id: NodeId) {
     n.deps_start = start;
     n.deps_len = deps.len() as u32;
     *g.node_mut(id) = n;
+    g.set_loaded_key_fp(id, key_fp);
     if let Some(p) = prev {
         p.filled.set(id.0);
     }
@@ -679,7 +680,6 @@ impl RecordHead {
     /// (not a tombstone).
     fn fill(&self, n: &mut Node, p: &Loaded, id: NodeId, order: u32, memo: bool) {
         n.kind = p.kind_map[usize::from(self.kind)];
-        n.key_fp = self.key_fp;
         n.durability = Durability::from_u8(self.durability).unwrap_or(Durability::Low);
         n.prev = Some(PrevIndex::from_index(id.index()));
         n.order = order;
@@ -711,7 +711,7 @@ pub(crate) fn lookup(rt: &Runtime, kind: u16, key_fp: Fingerprint) -> Option<Nod
         ensure(rt, id);
         let g = rt.graph.borrow();
         let n = g.node(id);
-        if n.kind == kind && n.key_fp == key_fp && n.slot.is_none() {
+        if n.kind == kind && g.key_fp(id) == key_fp && n.slot.is_none() {
             return Some(id);
         }
     }
@@ -898,7 +898,7 @@ fn append<Db: Database>(
                     flags: DiskFlags::EMPTY,
                     durability: n.durability as u8,
                     tombstone: true,
-                    key_fp: n.key_fp,
+                    key_fp: rt.graph.borrow().key_fp(id),
                     fp: Fingerprint::ZERO,
                     deps: &[],
                     key: &[],
@@ -977,7 +977,7 @@ fn append<Db: Database>(
                 flags: dflags,
                 durability: n.durability as u8,
                 tombstone: false,
-                key_fp: n.key_fp,
+                key_fp: rt.graph.borrow().key_fp(id),
                 fp: fp.unwrap_or(Fingerprint::ZERO),
                 deps: &deps,
                 key: &key,
@@ -1564,8 +1564,8 @@ fn graph_sections(rt: &Runtime, new_index: Vec<u32>) -> std::io::Result<GraphSec
             .enumerate()
             .filter(|&(_, &at)| at != u32::MAX)
             .map(|(id, &at)| {
-                let node = g.node(NodeId(id as u32));
-                (at, table_hash(node.kind, node.key_fp))
+                let id = NodeId(id as u32);
+                (at, table_hash(g.node(id).kind, g.key_fp(id)))
             }),
     )?;
     let new_index = &new_index[..];
@@ -1644,9 +1644,10 @@ fn walk<Db: Database>(
             if deps_buf.contains(&u32::MAX) {
                 continue;
             }
+            let key_fp = rt.graph.borrow().key_fp(id);
             let found = {
                 let g = rt.graph.borrow();
-                keys.find(n.key_fp, |k| g.node(key_nodes[k as usize]).key_fp)
+                keys.find(key_fp, |k| g.key_fp(key_nodes[k as usize]))
             };
             let key = match found {
                 Ok(k) => k,
@@ -1664,11 +1665,11 @@ fn walk<Db: Database>(
                     }
                     key_nodes.push(id);
                     let g = rt.graph.borrow();
-                    keys.push(slot, |k| g.node(key_nodes[k as usize]).key_fp);
+                    keys.push(slot, |k| g.key_fp(key_nodes[k as usize]));
                     drop(g);
                     b.items.push(Item::Key {
                         index,
-                        fp: n.key_fp,
+                        fp: key_fp,
                         len,
                     });
                     index

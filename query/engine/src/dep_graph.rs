@@ -220,8 +220,6 @@ pub(crate) struct Node {
     pub changed_at: Revision,
     /// The stable hash of the result (valid when `HAS_FP`).
     pub fingerprint: Fingerprint,
-    /// The stable hash of the key: with the kind, the node's identity across sessions.
-    pub key_fp: Fingerprint,
     pub deps_start: u32,
     pub deps_len: u32,
     /// Where the key and value live in the query's storage (`None` if not yet there).
@@ -236,11 +234,11 @@ pub(crate) struct Node {
 
 // Nodes are the bulk of the engine's memory (one per memo): the typed fields take no more
 // room than the raw integers they replace.
-const _: () = assert!(std::mem::size_of::<Node>() == 64);
+const _: () = assert!(std::mem::size_of::<Node>() == 48);
 const _: () = assert!(std::mem::size_of::<Option<SlotIndex>>() == 4);
 
 impl Node {
-    pub(crate) fn new(kind: u16, key_fp: Fingerprint) -> Node {
+    pub(crate) fn new(kind: u16) -> Node {
         Node {
             kind,
             flags: flags::PRESENT,
@@ -248,7 +246,6 @@ impl Node {
             verified_at: Revision::PREVIOUS_SESSION,
             changed_at: Revision::PREVIOUS_SESSION,
             fingerprint: Fingerprint::ZERO,
-            key_fp,
             deps_start: 0,
             deps_len: 0,
             slot: None,
@@ -298,10 +295,27 @@ impl Node {
 /// ever touched.
 pub(crate) type Nodes = crate::chunked::ChunkedVec<Node, { 1 << 20 }>;
 
-/// The graph: nodes, the edge arena and the index of the previous session's nodes.
+/// The key fingerprints of the nodes a session creates, in chunks of 1 MiB (65,536
+/// fingerprints), by node index (see [`Graph::key_fp`]).
+pub(crate) type KeyFps = crate::chunked::ChunkedVec<Fingerprint, { 1 << 20 }>;
+
+/// The graph: nodes, their key fingerprints, and the edge arena.
 #[derive(Default)]
 pub(crate) struct Graph {
     pub nodes: Nodes,
+    /// The key fingerprint (the stable hash of the key: with the kind, a node's identity
+    /// across sessions) of each node this session created, by its index past the loaded
+    /// ones, kept only when the session has a cache directory (see
+    /// `Runtime::hashes_keys`): without one nothing reads them, and a session in memory
+    /// does not carry 16 bytes a node for them.
+    key_fps: KeyFps,
+    /// The key fingerprints of the loaded nodes filled so far (`cache_dir::ensure`), by
+    /// index: a rebuild fills few of them, scattered across the graph, where a table by
+    /// index would have a page resident for each.
+    loaded_key_fps: rustc_hash::FxHashMap<u32, Fingerprint>,
+    /// The loaded nodes: the first `loaded` indices.
+    loaded: u32,
+    keeps_key_fps: bool,
     pub edges: Vec<NodeId>,
     /// Edges no longer referenced (replaced by a re-execution); the arena is compacted
     /// when they outnumber the live ones.
@@ -309,6 +323,25 @@ pub(crate) struct Graph {
 }
 
 impl Graph {
+    /// An empty graph; `keeps_key_fps`: the session has a cache directory.
+    pub(crate) fn new(keeps_key_fps: bool) -> Graph {
+        Graph {
+            keeps_key_fps,
+            ..Graph::default()
+        }
+    }
+
+    /// The graph of a loaded cache: `count` placeholders of the previous session's nodes
+    /// (see [`Node::placeholders`]), whose key fingerprints are zero until they are filled.
+    pub(crate) fn loaded(count: u32) -> Graph {
+        Graph {
+            nodes: Node::placeholders(count as usize),
+            loaded: count,
+            keeps_key_fps: true,
+            ..Graph::default()
+        }
+    }
+
     #[inline]
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.index()]
@@ -319,8 +352,32 @@ impl Graph {
         &mut self.nodes[id.index()]
     }
 
-    pub(crate) fn push(&mut self, node: Node) -> NodeId {
-        NodeId(self.nodes.push(node) as u32)
+    /// Adds `node`, whose key fingerprint is `key_fp` (not kept in a session without a
+    /// cache directory).
+    pub(crate) fn push(&mut self, node: Node, key_fp: Fingerprint) -> NodeId {
+        let id = self.nodes.push(node);
+        if self.keeps_key_fps {
+            let at = self.key_fps.push(key_fp);
+            debug_assert_eq!(at + self.loaded as usize, id, "a key fingerprint a node");
+        }
+        NodeId(id as u32)
+    }
+
+    /// The key fingerprint of `id` (zero in a session without a cache directory, and for a
+    /// loaded node until it is filled).
+    #[inline]
+    pub(crate) fn key_fp(&self, id: NodeId) -> Fingerprint {
+        let fp = match id.0.checked_sub(self.loaded) {
+            Some(at) => self.key_fps.get(at as usize),
+            None => self.loaded_key_fps.get(&id.0),
+        };
+        fp.copied().unwrap_or(Fingerprint::ZERO)
+    }
+
+    /// Sets the key fingerprint of the loaded node `id` as its record says.
+    pub(crate) fn set_loaded_key_fp(&mut self, id: NodeId, key_fp: Fingerprint) {
+        debug_assert!(id.0 < self.loaded, "{id:?} is not a loaded node");
+        self.loaded_key_fps.insert(id.0, key_fp);
     }
 
     /// The `i`th dependency of `id`, in the order it was read.
@@ -389,5 +446,40 @@ mod tests {
         f.remove(flags::MEMO);
         assert_eq!(f, flags::IN_PROGRESS);
         assert_eq!(f & !flags::IN_PROGRESS, NodeFlags::EMPTY);
+    }
+
+    #[test]
+    fn key_fingerprints_are_kept_only_by_a_graph_that_persists() {
+        let fp = |i: u64| Fingerprint(i, !i);
+        // In memory: nodes, and no fingerprints (none is read).
+        let mut g = Graph::new(false);
+        let a = g.push(Node::new(3), fp(1));
+        let b = g.push(Node::new(4), fp(2));
+        assert_eq!((a.index(), b.index()), (0, 1));
+        assert_eq!(g.key_fp(a), Fingerprint::ZERO);
+        assert_eq!(g.key_fps.len(), 0);
+        // Persisting: one for each node, by index.
+        let mut g = Graph::new(true);
+        let ids: Vec<NodeId> = (0..70_000).map(|i| g.push(Node::new(1), fp(i))).collect();
+        assert_eq!(g.key_fps.len(), g.nodes.len());
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(g.key_fp(id), fp(i as u64));
+            assert_eq!(g.node(id).kind, 1);
+        }
+        // Loaded: zero until a record fills them, and only the filled ones kept; the
+        // nodes created after them in a table of their own.
+        let mut g = Graph::loaded(100_000);
+        assert!([0, 3, 99_999]
+            .iter()
+            .all(|&i| g.key_fp(NodeId(i)) == Fingerprint::ZERO));
+        g.set_loaded_key_fp(NodeId(3), fp(9));
+        g.set_loaded_key_fp(NodeId(99_999), fp(8));
+        let new = g.push(Node::new(2), fp(10));
+        assert_eq!(new, NodeId(100_000));
+        assert_eq!(
+            [0, 3, 99_999, 100_000].map(|i| g.key_fp(NodeId(i))),
+            [Fingerprint::ZERO, fp(9), fp(8), fp(10)]
+        );
+        assert_eq!((g.loaded_key_fps.len(), g.key_fps.len()), (2, 1));
     }
 }

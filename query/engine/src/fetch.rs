@@ -252,7 +252,7 @@ fn new_slot<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
     let mut g = rt.graph.borrow_mut();
     let node = match loaded {
         Some(id) => id,
-        None => g.push(Node::new(Q::KIND, key_fp)),
+        None => g.push(Node::new(Q::KIND), key_fp),
     };
     let slot = Q::storage(db).inner.borrow_mut().push(hash, key, node);
     g.node_mut(node).slot = Some(slot);
@@ -277,7 +277,7 @@ pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     let (slot, prev, key_fp) = {
         let g = rt.graph.borrow();
         let n = g.node(node);
-        (n.slot, n.prev, n.key_fp)
+        (n.slot, n.prev, g.key_fp(node))
     };
     if let Some(slot) = slot {
         return Some(Q::storage(db).inner.borrow().slot(slot).key.clone());

@@ -194,7 +194,7 @@ impl Runtime {
     pub fn new<Db: Database>(options: Options) -> Runtime {
         let kinds = Db::KINDS.len();
         let mut rt = Runtime {
-            graph: RefCell::new(Graph::default()),
+            graph: RefCell::new(Graph::new(options.cache.is_some())),
             stack: RefCell::new(Stack::default()),
             revision: Cell::new(Revision::START),
             last_changed: Cell::new(LastChanged::new()),

@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use backend::link::{LeanPlan, MappedFile, SavePlan};
 use backend::{CodeBlob, Image, LinkError, LinkState};
-use query::{Database, DatabaseExt, Revision};
+use query::{Database, DatabaseExt, InPieces, Revision};
 use serde::Serialize;
 use shared_frontend::sema::def::{DefId, DefKind};
 
@@ -411,29 +411,6 @@ fn write(dir: &Path, plan: &LeanPlan, state: &LinkState) -> std::io::Result<()> 
     }
 }
 
-/// The largest write [`InPieces`] makes.
-const WRITE_PIECE: usize = 64 << 10;
-
-/// A file written in pieces of at most [`WRITE_PIECE`] bytes. A file cache of large
-/// blocks (Linux's, on a file system with large folios) keeps a file's bytes in blocks as
-/// large as the writes that put them there, up to megabytes for one write of the whole
-/// file, and a read through a mapping maps the whole block around the byte it reads: a
-/// base written in one piece made opening it (its header and directory, a few KiB) map
-/// 512 KiB, measured at 100k lines. In pieces of 64 KiB, the size a mapping's read maps
-/// around a byte anyway, a build holds only the parts of the base it reads. The bytes
-/// written are the same; under another file cache nothing changes.
-struct InPieces<W>(W);
-
-impl<W: Write> Write for InPieces<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(&buf[..buf.len().min(WRITE_PIECE)])
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
-    }
-}
-
 /// Writes a journal record `bytes` at `at` of the journal in `dir`.
 fn write_journal(dir: &Path, at: u64, bytes: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
@@ -570,45 +547,4 @@ fn collect_changes(
     }
     let relinked = changed.len();
     Ok((changed, removed, main, relinked))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A writer that keeps what it is given and the size of each write.
-    #[derive(Default)]
-    struct Recorder {
-        writes: Vec<usize>,
-        bytes: Vec<u8>,
-    }
-
-    impl Write for Recorder {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.writes.push(buf.len());
-            self.bytes.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn a_base_is_written_in_pieces_of_the_mapped_size() {
-        let data: Vec<u8> = (0..3 * WRITE_PIECE + 123)
-            .map(|i| (i % 251) as u8)
-            .collect();
-        let mut w = InPieces(Recorder::default());
-        w.write_all(&data[..10]).unwrap();
-        w.write_all(&data[10..]).unwrap();
-        w.flush().unwrap();
-        assert_eq!(w.0.bytes, data);
-        let rest = data.len() - 10;
-        let mut expected = vec![10];
-        expected.extend(std::iter::repeat_n(WRITE_PIECE, rest / WRITE_PIECE));
-        expected.push(rest % WRITE_PIECE);
-        assert_eq!(w.0.writes, expected);
-    }
 }

@@ -1272,7 +1272,9 @@ fn write_cache_file<Db: Database>(
         let order = DependencyOrder::new(rt);
         let expect = order.expect();
         let w = Writer::new(
-            BufWriter::with_capacity(1 << 16, file),
+            // In pieces: the sections the writer writes in one write each are read a few
+            // entries at a time through a mapping (see `InPieces`).
+            BufWriter::with_capacity(1 << 16, crate::InPieces(file)),
             &kinds,
             &cache.build_id,
             rt.options.hasher,
@@ -1288,7 +1290,7 @@ fn write_cache_file<Db: Database>(
             generation,
             cache.writer_thread_min,
         )?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
+        let file = out.into_inner().map_err(|e| e.into_error())?.0;
         if cache.fsync {
             file.sync_all()?;
         }

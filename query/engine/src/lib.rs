@@ -67,6 +67,7 @@ mod hasher;
 mod macros;
 mod maybe_changed_after;
 mod on_disk;
+mod pieces;
 mod query;
 mod release;
 mod revision;
@@ -94,6 +95,7 @@ pub use hasher::{fingerprint_of, HasherKind, StableHasher, BLOB_DIGEST_MIN};
 #[doc(hidden)]
 pub use macros::{__hash_value, __value_fingerprint};
 pub use on_disk::FORMAT_VERSION;
+pub use pieces::{InPieces, WRITE_PIECE};
 pub use query::{
     codec_decode, codec_encode, codec_encode_into, Codec, ConsumedFn, Database, Flags, KindVTable,
     Query, QueryStorage,

@@ -756,6 +756,7 @@ pub(crate) fn save<Db: Database>(db: &mut Db, during: &mut dyn FnMut(u64)) -> Sa
     // What is valid is known once the session has started (a session that read nothing
     // has not): the loaded memos the start finds valid are saved again.
     crate::session::start(db);
+    key_fps_of_new_nodes(db);
     let generation = new_generation(rt);
     if append::<Db>(db, cache, generation, &mut report).is_some() {
         during(generation);
@@ -796,6 +797,24 @@ pub(crate) fn save<Db: Database>(db: &mut Db, during: &mut dyn FnMut(u64)) -> Sa
     stats.cache_save += start.elapsed();
     stats.cache_bytes_written += report.bytes;
     report
+}
+
+/// Computes the key fingerprints of the nodes created since they were last computed, from
+/// their keys (see `Graph::nodes_without_key_fp`): once a build is done compiling, when
+/// what it held to compile has been released, rather than 16 bytes a node held through
+/// the compilation. (The loaded nodes' come from their records.)
+fn key_fps_of_new_nodes<Db: Database>(db: &Db) {
+    let rt = db.runtime();
+    let missing = rt.graph.borrow().nodes_without_key_fp();
+    rt.graph.borrow_mut().reserve_key_fps();
+    for i in missing {
+        let kind = rt.graph.borrow().node(NodeId(i)).kind;
+        let fp = Db::KINDS
+            .get(usize::from(kind))
+            .and_then(|vt| (vt.key_fp)(db, NodeId(i)))
+            .unwrap_or(Fingerprint::ZERO);
+        rt.graph.borrow_mut().push_key_fp(fp);
+    }
 }
 
 /// Appends what this session changed to the cache's journal (see [`crate::delta`]).

@@ -295,27 +295,22 @@ impl Node {
 /// ever touched.
 pub(crate) type Nodes = crate::chunked::ChunkedVec<Node, { 1 << 20 }>;
 
-/// The key fingerprints of the nodes a session creates, in chunks of 1 MiB (65,536
-/// fingerprints), by node index (see [`Graph::key_fp`]).
-pub(crate) type KeyFps = crate::chunked::ChunkedVec<Fingerprint, { 1 << 20 }>;
-
 /// The graph: nodes, their key fingerprints, and the edge arena.
 #[derive(Default)]
 pub(crate) struct Graph {
     pub nodes: Nodes,
     /// The key fingerprint (the stable hash of the key: with the kind, a node's identity
     /// across sessions) of each node this session created, by its index past the loaded
-    /// ones, kept only when the session has a cache directory (see
-    /// `Runtime::hashes_keys`): without one nothing reads them, and a session in memory
-    /// does not carry 16 bytes a node for them.
-    key_fps: KeyFps,
+    /// ones, computed from the keys when a save needs them (`cache_dir::key_fps_of_new_nodes`):
+    /// nothing else reads them, so a build does not hold 16 bytes a node for them while
+    /// it compiles, and a session without a cache directory never computes them.
+    key_fps: Vec<Fingerprint>,
     /// The key fingerprints of the loaded nodes filled so far (`cache_dir::ensure`), by
     /// index: a rebuild fills few of them, scattered across the graph, where a table by
     /// index would have a page resident for each.
     loaded_key_fps: rustc_hash::FxHashMap<u32, Fingerprint>,
     /// The loaded nodes: the first `loaded` indices.
     loaded: u32,
-    keeps_key_fps: bool,
     pub edges: Vec<NodeId>,
     /// Edges no longer referenced (replaced by a re-execution); the arena is compacted
     /// when they outnumber the live ones.
@@ -323,21 +318,12 @@ pub(crate) struct Graph {
 }
 
 impl Graph {
-    /// An empty graph; `keeps_key_fps`: the session has a cache directory.
-    pub(crate) fn new(keeps_key_fps: bool) -> Graph {
-        Graph {
-            keeps_key_fps,
-            ..Graph::default()
-        }
-    }
-
     /// The graph of a loaded cache: `count` placeholders of the previous session's nodes
     /// (see [`Node::placeholders`]), whose key fingerprints are zero until they are filled.
     pub(crate) fn loaded(count: u32) -> Graph {
         Graph {
             nodes: Node::placeholders(count as usize),
             loaded: count,
-            keeps_key_fps: true,
             ..Graph::default()
         }
     }
@@ -352,23 +338,40 @@ impl Graph {
         &mut self.nodes[id.index()]
     }
 
-    /// Adds `node`, whose key fingerprint is `key_fp` (not kept in a session without a
-    /// cache directory).
-    pub(crate) fn push(&mut self, node: Node, key_fp: Fingerprint) -> NodeId {
-        let id = self.nodes.push(node);
-        if self.keeps_key_fps {
-            let at = self.key_fps.push(key_fp);
-            debug_assert_eq!(at + self.loaded as usize, id, "a key fingerprint a node");
-        }
-        NodeId(id as u32)
+    pub(crate) fn push(&mut self, node: Node) -> NodeId {
+        NodeId(self.nodes.push(node) as u32)
     }
 
-    /// The key fingerprint of `id` (zero in a session without a cache directory, and for a
-    /// loaded node until it is filled).
+    /// The nodes created since the key fingerprints were last computed (see
+    /// [`Graph::push_key_fp`]).
+    pub(crate) fn nodes_without_key_fp(&self) -> std::ops::Range<u32> {
+        self.loaded + self.key_fps.len() as u32..self.nodes.len() as u32
+    }
+
+    /// Room for the key fingerprints of [`Graph::nodes_without_key_fp`], exactly.
+    pub(crate) fn reserve_key_fps(&mut self) {
+        let n = self.nodes_without_key_fp().len();
+        self.key_fps.reserve_exact(n);
+    }
+
+    /// Records the key fingerprint of the first of [`Graph::nodes_without_key_fp`].
+    pub(crate) fn push_key_fp(&mut self, key_fp: Fingerprint) {
+        debug_assert!(!self.nodes_without_key_fp().is_empty(), "a node to take it");
+        self.key_fps.push(key_fp);
+    }
+
+    /// The key fingerprint of `id`: for a node this session created, once computed (see
+    /// [`Graph::nodes_without_key_fp`]); for a loaded node, once filled. Zero otherwise.
     #[inline]
     pub(crate) fn key_fp(&self, id: NodeId) -> Fingerprint {
         let fp = match id.0.checked_sub(self.loaded) {
-            Some(at) => self.key_fps.get(at as usize),
+            Some(at) => {
+                debug_assert!(
+                    (at as usize) < self.key_fps.len(),
+                    "the key fingerprint of {id:?} read before it was computed"
+                );
+                self.key_fps.get(at as usize)
+            }
             None => self.loaded_key_fps.get(&id.0),
         };
         fp.copied().unwrap_or(Fingerprint::ZERO)
@@ -449,33 +452,33 @@ mod tests {
     }
 
     #[test]
-    fn key_fingerprints_are_kept_only_by_a_graph_that_persists() {
+    fn key_fingerprints_are_kept_for_new_nodes_once_computed_and_for_loaded_ones_once_filled() {
         let fp = |i: u64| Fingerprint(i, !i);
-        // In memory: nodes, and no fingerprints (none is read).
-        let mut g = Graph::new(false);
-        let a = g.push(Node::new(3), fp(1));
-        let b = g.push(Node::new(4), fp(2));
-        assert_eq!((a.index(), b.index()), (0, 1));
-        assert_eq!(g.key_fp(a), Fingerprint::ZERO);
-        assert_eq!(g.key_fps.len(), 0);
-        // Persisting: one for each node, by index.
-        let mut g = Graph::new(true);
-        let ids: Vec<NodeId> = (0..70_000).map(|i| g.push(Node::new(1), fp(i))).collect();
-        assert_eq!(g.key_fps.len(), g.nodes.len());
-        for (i, &id) in ids.iter().enumerate() {
-            assert_eq!(g.key_fp(id), fp(i as u64));
-            assert_eq!(g.node(id).kind, 1);
+        // New nodes: none until computed, then by index, those created later missing.
+        let mut g = Graph::default();
+        let ids: Vec<NodeId> = (0..70_000).map(|_| g.push(Node::new(1))).collect();
+        assert_eq!(g.nodes_without_key_fp(), 0..70_000);
+        for i in g.nodes_without_key_fp() {
+            g.push_key_fp(fp(u64::from(i)));
         }
+        assert!(g.nodes_without_key_fp().is_empty());
+        assert!(ids.iter().all(|&id| g.key_fp(id) == fp(u64::from(id.0))));
+        let later = g.push(Node::new(2));
+        assert_eq!(g.nodes_without_key_fp(), 70_000..70_001);
+        g.push_key_fp(fp(7));
+        assert_eq!(g.key_fp(later), fp(7));
         // Loaded: zero until a record fills them, and only the filled ones kept; the
-        // nodes created after them in a table of their own.
+        // nodes created after them in the table.
         let mut g = Graph::loaded(100_000);
         assert!([0, 3, 99_999]
             .iter()
             .all(|&i| g.key_fp(NodeId(i)) == Fingerprint::ZERO));
         g.set_loaded_key_fp(NodeId(3), fp(9));
         g.set_loaded_key_fp(NodeId(99_999), fp(8));
-        let new = g.push(Node::new(2), fp(10));
+        let new = g.push(Node::new(2));
         assert_eq!(new, NodeId(100_000));
+        assert_eq!(g.nodes_without_key_fp(), 100_000..100_001);
+        g.push_key_fp(fp(10));
         assert_eq!(
             [0, 3, 99_999, 100_000].map(|i| g.key_fp(NodeId(i))),
             [Fingerprint::ZERO, fp(9), fp(8), fp(10)]

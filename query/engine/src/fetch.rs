@@ -241,22 +241,29 @@ fn find_node<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> Option<NodeId> {
 #[inline(never)]
 fn new_slot<Q: Query>(db: &Q::Db, hash: u64, key: &Q::Key) -> NodeId {
     let rt = db.runtime();
-    // Without a cache directory no node was loaded, and nothing reads a key's
-    // fingerprint (see `Runtime::hashes_keys`).
-    let (key_fp, loaded) = if rt.hashes_keys() {
-        let key_fp = hash_key::<Q>(db, key);
-        (key_fp, crate::cache_dir::lookup(rt, Q::KIND, key_fp))
+    // A key's fingerprint finds its node among the loaded ones; a save computes those
+    // of the new nodes from their keys (`cache_dir::key_fps_of_new_nodes`).
+    let loaded = if rt.prev.is_some() {
+        crate::cache_dir::lookup(rt, Q::KIND, hash_key::<Q>(db, key))
     } else {
-        (crate::Fingerprint::ZERO, None)
+        None
     };
     let mut g = rt.graph.borrow_mut();
     let node = match loaded {
         Some(id) => id,
-        None => g.push(Node::new(Q::KIND), key_fp),
+        None => g.push(Node::new(Q::KIND)),
     };
     let slot = Q::storage(db).inner.borrow_mut().push(hash, key, node);
     g.node_mut(node).slot = Some(slot);
     node
+}
+
+/// The key fingerprint of `node` (of query `Q`), from its key in the storage; `None` if
+/// the key is not there.
+pub(crate) fn key_fp_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<crate::Fingerprint> {
+    let slot = db.runtime().graph.borrow().node(node).slot?;
+    let st = Q::storage(db).inner.borrow();
+    Some(hash_key::<Q>(db, &st.slot(slot).key))
 }
 
 fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
@@ -274,17 +281,18 @@ fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
 /// session's cache (then put in the storage). `None` if it cannot be recovered.
 pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     let rt = db.runtime();
-    let (slot, prev, key_fp) = {
-        let g = rt.graph.borrow();
-        let n = g.node(node);
-        (n.slot, n.prev, g.key_fp(node))
+    let (slot, prev) = {
+        let n = rt.graph.borrow().node(node).clone();
+        (n.slot, n.prev)
     };
     if let Some(slot) = slot {
         return Some(Q::storage(db).inner.borrow().slot(slot).key.clone());
     }
     // The node's record was checked when it was loaded (that is where `prev` and
     // `key_fp` come from), and the decoded key must hash to the record's key fingerprint.
-    let bytes = rt.prev.as_ref()?.loaded_key_bytes(prev?)?;
+    let prev = prev?;
+    let key_fp = rt.graph.borrow().key_fp(node);
+    let bytes = rt.prev.as_ref()?.loaded_key_bytes(prev)?;
     let key: Q::Key = crate::query::codec_decode(bytes).ok()?;
     let own = crate::StableHash::<Q::Db>::key_fingerprint(&key);
     let fp = match own {

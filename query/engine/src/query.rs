@@ -359,6 +359,8 @@ pub struct KindVTable<Db> {
     pub(crate) key_any: fn(&Db, NodeId) -> Option<Box<dyn std::any::Any>>,
     /// Appends the node's key, encoded for the cache (`false` if not in memory).
     pub(crate) encode_key: fn(&Db, NodeId, &mut Vec<u8>) -> bool,
+    /// The node's key fingerprint, from its key in memory (`None` if not there).
+    pub(crate) key_fp: fn(&Db, NodeId) -> Option<crate::Fingerprint>,
     /// Appends the node's value, encoded for the cache (`false` if not in memory or not
     /// persisted).
     pub(crate) encode_value: fn(&Db, NodeId, &mut Vec<u8>) -> bool,
@@ -390,6 +392,7 @@ impl<Db: Database> KindVTable<Db> {
             describe_key: crate::cycle::describe_key::<Q>,
             key_any: crate::event::key_any::<Q>,
             encode_key: crate::on_disk::encode_key::<Q>,
+            key_fp: crate::fetch::key_fp_of::<Q>,
             encode_value: crate::on_disk::encode_value::<Q>,
             has_value: crate::on_disk::has_value::<Q>,
             hash_value: crate::execute::hash_value_of::<Q>,

@@ -194,7 +194,7 @@ impl Runtime {
     pub fn new<Db: Database>(options: Options) -> Runtime {
         let kinds = Db::KINDS.len();
         let mut rt = Runtime {
-            graph: RefCell::new(Graph::new(options.cache.is_some())),
+            graph: RefCell::new(Graph::default()),
             stack: RefCell::new(Stack::default()),
             revision: Cell::new(Revision::START),
             last_changed: Cell::new(LastChanged::new()),
@@ -403,13 +403,5 @@ impl Runtime {
     #[inline]
     pub(crate) fn cutoff_by_fingerprint(&self, flags: Flags) -> bool {
         self.options.cutoff == Cutoff::Fingerprint && !flags.contains(Flags::BACKDATE_EQ)
-    }
-
-    /// Whether keys are fingerprinted when their nodes are created. A key's fingerprint
-    /// is its node's identity in the cache file (the look-up of a loaded node, the saved
-    /// key): without a cache directory no one reads it, and it stays zero.
-    #[inline]
-    pub(crate) fn hashes_keys(&self) -> bool {
-        self.options.cache.is_some()
     }
 }

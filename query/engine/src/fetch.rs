@@ -282,7 +282,8 @@ fn hash_key<Q: Query>(db: &Q::Db, key: &Q::Key) -> crate::Fingerprint {
 pub(crate) fn key_of<Q: Query>(db: &Q::Db, node: NodeId) -> Option<Q::Key> {
     let rt = db.runtime();
     let (slot, prev) = {
-        let n = rt.graph.borrow().node(node).clone();
+        let g = rt.graph.borrow();
+        let n = g.node(node);
         (n.slot, n.prev)
     };
     if let Some(slot) = slot {

@@ -508,3 +508,64 @@ fn a_root_file_removed_after_a_cached_build_exits_2() {
         assert!(stderr.contains(&main.display().to_string()), "{stderr}");
     }
 }
+
+#[test]
+fn build_links_without_running_and_leaves_the_image_for_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // A program that would panic (exit 101) if it ran.
+    let main = program(
+        dir.path(),
+        "main.rs",
+        "fn div(a: i32, b: i32) -> i32 { a / b }\nfn main() { println!(\"start\"); println!(\"{}\", div(1, 0)); }\n",
+    );
+    let cache = dir.path().join("cache");
+    let stats = dir.path().join("stats.json");
+    let (main_s, cache_s, stats_s) = (
+        main.to_str().unwrap(),
+        cache.to_str().unwrap(),
+        stats.to_str().unwrap(),
+    );
+    let mut hashes = Vec::new();
+    for arch in ["pipeline", "query"] {
+        let out = rill(&["build", main_s, "--arch", arch, "--stats-json", stats_s]);
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty(), "the program did not run");
+        let json = stats_of(&stats);
+        assert!(json["phases_ms"].get("link").is_some(), "{arch}: linked");
+        hashes.push(json["image_hash"].as_str().expect("image_hash").to_string());
+    }
+    assert_eq!(
+        hashes[0], hashes[1],
+        "both architectures link the same program"
+    );
+    // The query architecture's build keeps the linked image: a `run` after it links
+    // nothing again, and runs that image.
+    let out = rill(&["build", main_s, "--cache-dir", cache_s]);
+    assert_eq!(code(&out), 0);
+    let out = rill(&[
+        "run",
+        main_s,
+        "--cache-dir",
+        cache_s,
+        "--stats-json",
+        stats_s,
+    ]);
+    assert_eq!(code(&out), 101);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "start\n");
+    let json = stats_of(&stats);
+    assert_eq!(json["image_hash"].as_str(), Some(hashes[0].as_str()));
+    assert_eq!(json["link"]["incremental"], true);
+    assert_eq!(json["link"]["relinked"], 0);
+    assert_eq!(
+        json["queries"]["codegen"]["executed"].as_u64().unwrap_or(0),
+        0
+    );
+    // Compile errors exit 1; the interpreter has no image to build.
+    let bad = program(dir.path(), "bad.rs", "fn main() { let x: i32 = 5i64; }\n");
+    for arch in ["pipeline", "query"] {
+        let out = rill(&["build", bad.to_str().unwrap(), "--arch", arch]);
+        assert_eq!(code(&out), 1, "{arch}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("error"));
+    }
+    assert_eq!(code(&rill(&["build", main_s, "--arch", "interp"])), 2);
+}

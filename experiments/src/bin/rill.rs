@@ -64,6 +64,20 @@ enum Command {
         #[command(flatten)]
         query: QueryArgs,
     },
+    /// Compile the program to machine code and link it, without running it: what `run`
+    /// does before the program starts (with `--cache-dir`, the query architecture keeps
+    /// the linked image in the cache for the next build).
+    Build {
+        path: PathBuf,
+        #[arg(long, value_enum, default_value = "query")]
+        arch: Arch,
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        #[arg(long)]
+        stats_json: Option<PathBuf>,
+        #[command(flatten)]
+        query: QueryArgs,
+    },
     /// Report every compile error without producing code.
     Check {
         path: PathBuf,
@@ -118,6 +132,19 @@ fn main() -> ExitCode {
             stats_json.as_deref(),
             fuel,
             time_limit,
+            &query,
+        ),
+        Command::Build {
+            path,
+            arch,
+            cache_dir,
+            stats_json,
+            query,
+        } => build(
+            &path,
+            arch,
+            cache_dir.as_deref(),
+            stats_json.as_deref(),
             &query,
         ),
         Command::Check {
@@ -421,6 +448,37 @@ fn run(
     // delay it (both architectures alike).
     std::mem::forget(compiled);
     ExitCode::from(outcome.status.exit_code() as u8)
+}
+
+fn build(
+    path: &Path,
+    arch: Arch,
+    cache_dir: Option<&Path>,
+    stats: Option<&Path>,
+    qargs: &QueryArgs,
+) -> ExitCode {
+    if arch == Arch::Interp {
+        return usage_error("`build` takes --arch pipeline or --arch query");
+    }
+    let start = Instant::now();
+    let compiled = match compile(path, arch, true, cache_dir, qargs) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let failed = report(&compiled);
+    let total_ms = start.elapsed().as_secs_f64() * 1e3;
+    if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
+        return code;
+    }
+    // A build without errors links an image (as `run` requires).
+    let linked = compiled.image.is_some();
+    // As in `run`: the process exits now.
+    std::mem::forget(compiled);
+    ExitCode::from(if failed || !linked {
+        EXIT_COMPILE_ERROR
+    } else {
+        0
+    })
 }
 
 fn check(

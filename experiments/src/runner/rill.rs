@@ -187,10 +187,14 @@ impl BuildStats {
     }
 }
 
-/// `rill check` (through type checking) or `rill run` (to a linked image, then run).
+/// `rill check` (through type checking), `rill build` (to a linked image) or `rill run` (to a
+/// linked image, then run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Check,
+    /// Compile and link without running the program (`rill build`): what E8 compares with
+    /// rustc's builds, which do not run theirs.
+    Build,
     Run,
 }
 
@@ -253,6 +257,7 @@ impl Rill {
         let mut cmd = Command::new(&self.exe);
         cmd.arg(match b.mode {
             Mode::Check => "check",
+            Mode::Build => "build",
             Mode::Run => "run",
         })
         .arg(b.root)

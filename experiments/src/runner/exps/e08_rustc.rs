@@ -8,6 +8,10 @@
 //! the same rounds ([`interleave`]), the headline size (`profile.rustc_size`) in
 //! `profile.reps` rounds, the others in `profile.rustc_other_reps`.
 //!
+//! rustc's builds compile and link an executable and do not run it, so Rill's builds here
+//! compile and link without running the program (`rill build`; the other experiments time
+//! `rill run`, the program's short run included).
+//!
 //! rustc reads and hashes every source file in every build, so Rill's query rows compared
 //! with it (`rill-query`) find changed files the same way (`--change-detection hash`).
 //! The rows `rill-query-stat` are the incremental rebuilds with Rill's default, which
@@ -215,9 +219,9 @@ fn measure_size(
         ("incr-full".to_string(), "rill-query"),
     ]);
     sides.extend([
-        scratch_side(ctx, Mode::Run, &rill_root, "pipeline", None, &[]),
-        scratch_side(ctx, Mode::Run, &rill_root, "query", None, HASH),
-        scratch_side(ctx, Mode::Run, &rill_root, "query", Some(&cache), HASH),
+        scratch_side(ctx, Mode::Build, &rill_root, "pipeline", None, &[]),
+        scratch_side(ctx, Mode::Build, &rill_root, "query", None, HASH),
+        scratch_side(ctx, Mode::Build, &rill_root, "query", Some(&cache), HASH),
     ]);
     // The incremental histories are built once their files are settled (not racy), as a
     // program saved before it is built is, so that the stat rows measure a rebuild after
@@ -287,7 +291,9 @@ fn incremental<'a>(
     edited: Option<&'a Program>,
     detection: &'static str,
 ) -> Side<'a> {
-    let run = IncrementalRun::new(ctx, work, program).change_detection(detection);
+    let run = IncrementalRun::new(ctx, work, program)
+        .mode(Mode::Build)
+        .change_detection(detection);
     match edited {
         Some(after) => run.edited(after).side(),
         None => run.side(),

@@ -315,7 +315,7 @@ impl<'a> IncrementalRun<'a> {
         self
     }
 
-    /// `rill check` or `rill run` for every build.
+    /// `rill check`, `rill build` or `rill run` for every build.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self

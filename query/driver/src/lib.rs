@@ -120,6 +120,15 @@ pub struct Host {
     pub directories: bool,
     /// How many cycles the session's steps met (each cycle's fallback counts one).
     pub cycles: std::cell::Cell<u32>,
+    /// The files whose content changed between their stamp's read and `file_text`'s in
+    /// this session, each with how many times it did: part of their stamps from then on
+    /// (`StampContent::Digest::raced`), so that the next build's stamp differs from the
+    /// one that stands beside the text read after it, even if the content went back to
+    /// what the stamp read.
+    pub raced: std::cell::RefCell<std::collections::BTreeMap<PathBuf, u32>>,
+    /// A file raced in the current build: the build is correct for the text it read, but
+    /// its stamp does not stand for that text, so the cache is not saved.
+    pub raced_now: std::cell::Cell<bool>,
 }
 
 define_queries! {
@@ -461,6 +470,7 @@ impl Session {
     /// files are stamped again.
     pub fn build(&mut self, goal: Goal) -> Build {
         self.db.host.ahead = stamp::Ahead::default();
+        self.db.host.raced_now.set(false);
         let mut code_check = self.linker.take_code_check();
         if self.builds > 0 {
             self.db.runtime_mut().new_revision();
@@ -564,7 +574,20 @@ impl Session {
         let start = Instant::now();
         let unchanged = self.db.executed_only_every_session()
             && self.db.runtime().verify_mismatches().is_empty();
-        if self.db.runtime().persists() && !out.has_errors() && out.fatal.is_none() && !unchanged {
+        let raced = self.db.host.raced_now.get();
+        if raced && self.db.runtime().persists() {
+            out.warnings.push(
+                "a source file changed while it was read: the build used what it read last, \
+                 and the cache was not saved"
+                    .to_string(),
+            );
+        }
+        if self.db.runtime().persists()
+            && !out.has_errors()
+            && out.fatal.is_none()
+            && !unchanged
+            && !raced
+        {
             // The link state's bytes are encoded while the cache's are written; the state
             // is written once the cache is in place (it belongs to that cache, and holds
             // its lock).

@@ -30,7 +30,7 @@ use super::skeleton::{self, ChunkParse, ChunkSkeleton, FileSplit, SplitChunk, CH
 use super::stamp;
 use super::values::*;
 use super::{rq, RillDb};
-use query::{Cycle, CycleFrame, Query};
+use query::{Cycle, CycleFrame, Database, Query};
 use rustc_hash::FxHashMap;
 
 // ---------------------------------------------------------------------------------------
@@ -41,7 +41,9 @@ pub(super) fn p_file_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
         db.host.loader.as_deref(),
         &path,
         db.host.change_detection,
+        db.runtime().options().hasher,
         &db.host.ahead,
+        db.host.raced.borrow().get(&path).copied().unwrap_or(0),
     )
 }
 
@@ -105,23 +107,39 @@ pub(super) fn p_path_stamp(db: &RillDb, path: PathBuf) -> FileStamp {
 fn kind_stamp(kind: FileKind) -> FileStamp {
     FileStamp {
         stat: Some(FileStat::of_kind(kind)),
-        text: None,
+        content: None,
     }
 }
 
 /// The text is read only when the stamp changed (or when a dependent needs the bytes of
-/// a file whose text is green from the previous session); a stamp that had to read the
-/// file hands over what it read.
+/// a file whose text is green from the previous session). A racy file's stamp hands over
+/// the text it read; a stamp that kept only a digest has the text read here checked
+/// against it (`Host::raced`).
 pub(super) fn p_file_text(db: &RillDb, path: PathBuf) -> Arc<FileText> {
     let stamp = if directory_stamps(db) {
         db.path_stamp(path.clone())
     } else {
         db.file_stamp(path.clone())
     };
-    match stamp.text {
-        Some(text) => text,
-        None => Arc::new(stamp::read(db.host.loader.as_deref(), &path)),
-    }
+    let text = match stamp.content {
+        Some(StampContent::Text(text)) => return text,
+        Some(StampContent::Digest { fingerprint, .. }) => {
+            let text = stamp::read(db.host.loader.as_deref(), &path);
+            let same = match &text {
+                FileText::Bytes(b) => text_digest(b, db.runtime().options().hasher) == fingerprint,
+                FileText::Error { .. } => false,
+            };
+            if !same {
+                // Changed since the stamp read it: the build goes on with this text, and
+                // the file's next stamp differs from this one whatever it then holds.
+                *db.host.raced.borrow_mut().entry(path.clone()).or_insert(0) += 1;
+                db.host.raced_now.set(true);
+            }
+            text
+        }
+        None => stamp::read(db.host.loader.as_deref(), &path),
+    };
+    Arc::new(text)
 }
 
 pub(super) fn p_parse_file(db: &RillDb, path: PathBuf) -> Shared<Parsed> {

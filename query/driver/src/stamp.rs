@@ -7,6 +7,16 @@
 //! inode, device), as `git status` compares its index; under [`ChangeDetection::Hash`] it
 //! is the content, read and hashed in every build, as rustc does.
 //!
+//! Under `Hash` every file is read in every build and few changed, so a stamp reads the
+//! file into one buffer its thread reuses and keeps the digest (`StampContent::Digest`),
+//! not the text: a build neither holds nor first touches memory of its own for every
+//! file. `file_text` then reads a changed file again and checks it against the digest. A
+//! file that changed between the two reads was compiled as the second read found it, but
+//! its stamp stands for the first: the session counts it (`Host::raced`), every later
+//! stamp of it differs from that one (so the file is read again even if it went back to
+//! what the stamp read), and the build saves no cache. A racy file's stamp under `Stat`
+//! keeps the text it read and hands it to `file_text`.
+//!
 //! # Racy files
 //!
 //! Metadata misses an edit that keeps the size when the edit lands in the same timestamp
@@ -81,11 +91,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use query::{Fingerprint, StableHash, StableHasher};
+use query::{Fingerprint, HasherKind, StableHash, StableHasher};
 use shared_frontend::sema::modules::{system_time_ns, FileKind, FileLoader, FileStat, FsLoader};
 
 use crate::linker::CodeCheck;
-use crate::values::{hash_file_stat, stat_bytes, ChangeDetection, FileStamp, FileText, STAT_BYTES};
+use crate::values::{
+    hash_file_stat, stat_bytes, text_digest, ChangeDetection, FileStamp, FileText, StampContent,
+    STAT_BYTES,
+};
 use crate::RillDb;
 
 /// The racy window of a file system with sub-second timestamps (see the module's docs).
@@ -125,8 +138,9 @@ pub fn stamp(
     loader: Option<&dyn FileLoader>,
     path: &Path,
     detection: ChangeDetection,
+    hasher: HasherKind,
 ) -> FileStamp {
-    stamp_with(loader, path, detection, &Ahead::default())
+    stamp_with(loader, path, detection, hasher, &Ahead::default(), 0)
 }
 
 /// [`stamp`], with the metadata taken from `ahead` when it read the path in this build.
@@ -134,7 +148,9 @@ pub(crate) fn stamp_with(
     loader: Option<&dyn FileLoader>,
     path: &Path,
     detection: ChangeDetection,
+    hasher: HasherKind,
     ahead: &Ahead,
+    raced: u32,
 ) -> FileStamp {
     let stat = match (detection, loader) {
         (ChangeDetection::Stat, Some(loader)) => {
@@ -149,14 +165,53 @@ pub(crate) fn stamp_with(
         }
         _ => None,
     };
-    let (stat, read_it) = match stat {
-        Some((racy, stat)) => (Some(stat), racy),
-        None => (None, true),
+    let content = match stat {
+        Some((true, _)) => Some(StampContent::Text(Arc::new(read(loader, path)))),
+        Some((false, _)) => None,
+        None => Some(digest(loader, path, hasher, raced)),
     };
     FileStamp {
-        stat,
-        text: read_it.then(|| Arc::new(read(loader, path))),
+        stat: stat.map(|(_, stat)| stat),
+        content,
     }
+}
+
+thread_local! {
+    /// The buffer every stamp of a thread reads a file's content into.
+    static CONTENT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads the file at `path` into this thread's buffer and digests it there
+/// ([`StampContent::Digest`]); a read that fails is the error `file_text` reports.
+fn digest(
+    loader: Option<&dyn FileLoader>,
+    path: &Path,
+    hasher: HasherKind,
+    raced: u32,
+) -> StampContent {
+    let Some(loader) = loader else {
+        return StampContent::Text(Arc::new(read(None, path)));
+    };
+    CONTENT.with(|buf| {
+        // A stamp taken while another one on this thread holds the buffer (none does
+        // today) reads into a buffer of its own.
+        let mut own = Vec::new();
+        let mut held = buf.try_borrow_mut();
+        let buf = match &mut held {
+            Ok(b) => &mut **b,
+            Err(_) => &mut own,
+        };
+        match loader.load_into(path, buf) {
+            Ok(()) => StampContent::Digest {
+                len: buf.len() as u64,
+                fingerprint: text_digest(buf, hasher),
+                raced,
+            },
+            Err(e) => {
+                StampContent::Text(Arc::new(FileText::from_io(Err(e), || loader.is_file(path))))
+            }
+        }
+    })
 }
 
 /// What [`dir_stamp`] found at a directory's path.
@@ -667,10 +722,23 @@ mod tests {
         assert!((0..ahead.len()).all(|i| state(&ahead, i) == READ));
         let loader = FsLoader;
         for p in &paths {
-            let mine = stamp_with(Some(&loader), p, ChangeDetection::Stat, &ahead);
+            let mine = stamp_with(
+                Some(&loader),
+                p,
+                ChangeDetection::Stat,
+                HasherKind::default(),
+                &ahead,
+                0,
+            );
             assert_eq!(
                 mine.stat,
-                stamp(Some(&loader), p, ChangeDetection::Stat).stat
+                stamp(
+                    Some(&loader),
+                    p,
+                    ChangeDetection::Stat,
+                    HasherKind::default()
+                )
+                .stat
             );
         }
         for d in &dirs {
@@ -678,7 +746,14 @@ mod tests {
         }
         assert_eq!(ahead.counts(), (paths.len() + dirs.len(), 0));
         // Each is used once: a path stamped again is read again.
-        stamp_with(Some(&loader), &paths[0], ChangeDetection::Stat, &ahead);
+        stamp_with(
+            Some(&loader),
+            &paths[0],
+            ChangeDetection::Stat,
+            HasherKind::default(),
+            &ahead,
+            0,
+        );
         assert_eq!(ahead.counts(), (paths.len() + dirs.len(), 0));
     }
 
@@ -694,10 +769,23 @@ mod tests {
             feed.file(p.clone());
         }
         let loader = FsLoader;
-        let first = stamp_with(Some(&loader), &paths[0], ChangeDetection::Stat, &ahead);
+        let first = stamp_with(
+            Some(&loader),
+            &paths[0],
+            ChangeDetection::Stat,
+            HasherKind::default(),
+            &ahead,
+            0,
+        );
         assert_eq!(
             first.stat,
-            stamp(Some(&loader), &paths[0], ChangeDetection::Stat).stat
+            stamp(
+                Some(&loader),
+                &paths[0],
+                ChangeDetection::Stat,
+                HasherKind::default()
+            )
+            .stat
         );
         assert_eq!(ahead.counts(), (0, 1));
         // A key that cannot be decoded leaves its path unset: the feed ends early.
@@ -709,7 +797,14 @@ mod tests {
         assert_eq!(state(&ahead, 0), USED, "claimed, not read by the thread");
         assert_eq!(state(&ahead, last), FREE, "never set");
         for p in &paths[1..] {
-            stamp_with(Some(&loader), p, ChangeDetection::Stat, &ahead);
+            stamp_with(
+                Some(&loader),
+                p,
+                ChangeDetection::Stat,
+                HasherKind::default(),
+                &ahead,
+                0,
+            );
         }
         // The unset path is not found in its place: read by the main thread, uncounted.
         assert_eq!(ahead.counts(), (last - 1, 1));

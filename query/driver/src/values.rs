@@ -364,10 +364,7 @@ pub enum FileText {
 impl StableHash<RillDb> for FileText {
     fn stable_hash(&self, h: &mut StableHasher) {
         match self {
-            FileText::Bytes(b) => {
-                h.write_u8(0);
-                h.write_blob(b);
-            }
+            FileText::Bytes(b) => hash_text_bytes(b, h),
             FileText::Error {
                 os,
                 message,
@@ -433,11 +430,43 @@ pub struct FileStamp {
     /// The loader's metadata of the path (`None` under [`ChangeDetection::Hash`], or when
     /// the loader has none).
     pub stat: Option<FileStat>,
-    /// The content, when the stamp had to read it (a racy file, [`ChangeDetection::Hash`],
-    /// a loader without metadata): part of the stamp, so the stamp's fingerprint hashes
-    /// every byte (counted as the stamp's hashing), and handed to `file_text` so that the
-    /// file is read once per build.
-    pub text: Option<Arc<FileText>>,
+    /// What the stamp read of the content, when it had to read it (a racy file,
+    /// [`ChangeDetection::Hash`], a loader without metadata).
+    pub content: Option<StampContent>,
+}
+
+/// What a stamp keeps of a content it read. A racy file's stamp (under
+/// [`ChangeDetection::Stat`], rare: a file written within the racy window) keeps the text
+/// and hands it to `file_text`, so the file is read once. Under [`ChangeDetection::Hash`]
+/// (and with a loader without metadata) every file is read in every build and few of them
+/// changed: each is read into the same buffer and digested there, instead of into memory
+/// of its own that the build would hold (and first touch) for every file, and
+/// `file_text`, which re-executes only when its stamp changed, reads the file again.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StampContent {
+    /// The text as read (also a read that failed, as `file_text` then reports it).
+    Text(Arc<FileText>),
+    /// The bytes were read: their length and their fingerprint under the session's
+    /// hasher, as `file_text`'s value hashes them ([`hash_text_bytes`]).
+    Digest {
+        len: u64,
+        fingerprint: query::Fingerprint,
+        /// How many times the file raced in this session (`Host::raced`), 0 normally.
+        raced: u32,
+    },
+}
+
+/// How a file's bytes are hashed, by `file_text`'s value and by a stamp's digest.
+pub(crate) fn hash_text_bytes(bytes: &[u8], h: &mut StableHasher) {
+    h.write_u8(0);
+    h.write_blob(bytes);
+}
+
+/// The digest of a stamp's content read as `bytes` ([`StampContent::Digest`]).
+pub(crate) fn text_digest(bytes: &[u8], hasher: query::HasherKind) -> query::Fingerprint {
+    let mut h = StableHasher::new(hasher);
+    hash_text_bytes(bytes, &mut h);
+    h.finish()
 }
 
 /// A file stat's every field, in a fixed order (file and directory stamps).
@@ -489,7 +518,7 @@ impl StableHash<RillDb> for FileStamp {
     /// of its fields, not fed to the hasher; a stamp with the content is hashed.
     #[inline]
     fn value_fingerprint(&self) -> Option<query::Fingerprint> {
-        match (&self.stat, &self.text) {
+        match (&self.stat, &self.content) {
             (Some(stat), None) => Some(query::Fingerprint::of_bytes(&stat_bytes(stat)?)),
             _ => None,
         }
@@ -503,10 +532,23 @@ impl StableHash<RillDb> for FileStamp {
                 hash_file_stat(stat, h);
             }
         }
-        match &self.text {
+        match &self.content {
             None => h.write_u8(0),
-            Some(text) => {
+            Some(StampContent::Digest {
+                len,
+                fingerprint,
+                raced,
+            }) => {
                 h.write_u8(1);
+                h.write_u64(*len);
+                h.write_bytes(&fingerprint.to_le_bytes());
+                h.write_u32(*raced);
+                // The bytes were hashed when the stamp was taken (in its provider's time):
+                // they count as the stamp's hashing.
+                h.count_hashed_elsewhere(*len);
+            }
+            Some(StampContent::Text(text)) => {
+                h.write_u8(2);
                 text.stable_hash(h);
             }
         }

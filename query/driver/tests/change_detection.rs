@@ -212,7 +212,7 @@ impl Project {
             .map(|p| {
                 let path = self.path(p);
                 let stamp = session.db.file_stamp(path.clone());
-                (path, stamp.text.is_some())
+                (path, stamp.content.is_some())
             })
             .collect();
         let scratch = query_driver::build(
@@ -638,4 +638,130 @@ fn without_directory_stamps_every_path_is_stamped_on_its_own() {
     p.write("a/mod.rs", "pub fn f() -> i64 {\n    5\n}\n");
     let both = p.build();
     assert_eq!(code(&both), Some("E0761"));
+}
+
+#[test]
+fn under_hash_a_stamp_keeps_a_digest_and_only_a_changed_file_is_read_again() {
+    let mut p = Project::new();
+    p.detection = ChangeDetection::Hash;
+    p.settle();
+    p.build();
+    p.write("a.rs", A22);
+    let edited = p.build();
+    assert_eq!(edited.stdout, "1022\n");
+    assert_eq!(edited.executed("file_text"), 1);
+    assert_eq!(
+        edited.fs.reads_of(&p.path("a.rs")),
+        2,
+        "digested for its stamp, then read for its text"
+    );
+    assert_eq!(edited.fs.reads_of(&p.path("b.rs")), 1, "digested only");
+    assert_eq!(edited.fs.reads_of(&p.path("main.rs")), 1, "digested only");
+}
+
+/// The file system, but for one path the reads from the `from`th on (counting from 1)
+/// see `text` instead of the file: an edit that lands between two reads of one build.
+struct Racing {
+    path: PathBuf,
+    from: usize,
+    text: &'static str,
+    reads: Mutex<usize>,
+}
+
+impl FileLoader for Racing {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        if path == self.path {
+            let mut reads = self.reads.lock().unwrap();
+            *reads += 1;
+            if *reads >= self.from {
+                return Ok(self.text.as_bytes().to_vec());
+            }
+        }
+        FsLoader.load(path)
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        FsLoader.is_file(path)
+    }
+
+    fn stat(&self, path: &Path) -> Option<FileStat> {
+        FsLoader.stat(path)
+    }
+}
+
+const A33: &str = "pub fn f() -> i64 {
+    33
+}
+";
+
+#[test]
+fn a_file_that_changes_between_its_stamp_and_its_text_is_read_again_in_the_next_build() {
+    let p = Project::new();
+    let root = p.path("main.rs");
+    let a = p.path("a.rs");
+    let options = || BuildOptions {
+        cache_dir: Some(p.cache.path().to_path_buf()),
+        change_detection: ChangeDetection::Hash,
+        ..BuildOptions::default()
+    };
+    let build = |session: &mut Session| {
+        let mut b = session.build(Goal::Image);
+        session.finish(&mut b);
+        b
+    };
+    let mut session = Session::new(Arc::new(FsLoader), &root, Goal::Image, options());
+    assert_eq!(shown(&build(&mut session)).2, "1011\n");
+    // `a.rs` now holds A22. Its stamp digests A22 (the first read); by the time its text is
+    // read (the second), the file holds A33.
+    p.write("a.rs", A22);
+    let cache_files = |dir: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
+        walk(dir)
+            .into_iter()
+            .filter(|f| f.is_file())
+            .map(|f| {
+                let bytes = fs::read(&f).unwrap();
+                (f, bytes)
+            })
+            .collect()
+    };
+    let before = cache_files(p.cache.path());
+    assert!(!before.is_empty());
+    session.set_loader(Arc::new(Racing {
+        path: a.clone(),
+        from: 2,
+        text: A33,
+        reads: Mutex::new(0),
+    }));
+    let raced = build(&mut session);
+    assert_eq!(shown(&raced).2, "1033\n", "the build uses the text it read");
+    assert!(
+        raced
+            .warnings
+            .iter()
+            .any(|w| w.contains("changed while it was read")),
+        "{:?}",
+        raced.warnings
+    );
+    assert_eq!(cache_files(p.cache.path()), before, "nothing saved");
+    // The file goes back to what its stamp read: the next build must not take the text
+    // read after the stamp for it.
+    session.set_loader(Arc::new(FsLoader));
+    let settled = build(&mut session);
+    assert_eq!(shown(&settled).2, "1022\n");
+    assert!(
+        !settled.warnings.iter().any(|w| w.contains("changed while")),
+        "{:?}",
+        settled.warnings
+    );
+    // A new session starts from the cache of the last build that saved one.
+    let mut next = Session::new(Arc::new(FsLoader), &root, Goal::Image, options());
+    let again = build(&mut next);
+    assert_eq!(shown(&again).2, "1022\n");
+    let scratch = query_driver::build(
+        Arc::new(FsLoader),
+        &root,
+        Goal::Image,
+        BuildOptions::default(),
+    );
+    assert_eq!(shown(&again), shown(&scratch));
 }

@@ -232,6 +232,13 @@ impl StableHasher {
         self.bytes_hashed
     }
 
+    /// Counts `n` bytes that a value hashed itself, into a digest it feeds here instead
+    /// (a file stamp digests the content it read as it reads it): they count as this
+    /// hashing's bytes, while their time is the value's provider's.
+    pub fn count_hashed_elsewhere(&mut self, n: u64) {
+        self.bytes_hashed += n;
+    }
+
     /// Feeds raw bytes (no length prefix: see [`StableHasher::write_str`] for that).
     #[inline]
     pub fn write_bytes(&mut self, bytes: &[u8]) {

@@ -35,6 +35,16 @@ pub trait FileLoader {
         self.load(path).map(Arc::from)
     }
 
+    /// [`FileLoader::load`] into `buf`, which it empties first and whose capacity it
+    /// reuses: a caller that reads many files only to digest them reads each into the
+    /// same memory. The default copies `load`'s vector.
+    fn load_into(&self, path: &Path, buf: &mut Vec<u8>) -> io::Result<()> {
+        let bytes = self.load(path)?;
+        buf.clear();
+        buf.extend_from_slice(&bytes);
+        Ok(())
+    }
+
     /// What the loader can tell about `path` without reading it: the metadata that
     /// changes whenever the file does (`git status`'s stat data), so that an incremental
     /// driver reads only the files whose metadata changed. `None` (the default) when the
@@ -191,6 +201,12 @@ impl FileLoader for FsLoader {
         all.extend_from_slice(&buf);
         all.extend_from_slice(&rest);
         Ok(Arc::from(all))
+    }
+
+    fn load_into(&self, path: &Path, buf: &mut Vec<u8>) -> io::Result<()> {
+        use std::io::Read;
+        buf.clear();
+        std::fs::File::open(path)?.read_to_end(buf).map(drop)
     }
 
     fn is_file(&self, path: &Path) -> bool {

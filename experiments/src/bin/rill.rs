@@ -140,9 +140,10 @@ fn main() -> ExitCode {
             cache_dir,
             stats_json,
             query,
-        } => build(
+        } => build_or_check(
             &path,
             arch,
+            true,
             cache_dir.as_deref(),
             stats_json.as_deref(),
             &query,
@@ -153,9 +154,10 @@ fn main() -> ExitCode {
             cache_dir,
             stats_json,
             query,
-        } => check(
+        } => build_or_check(
             &path,
             arch,
+            false,
             cache_dir.as_deref(),
             stats_json.as_deref(),
             &query,
@@ -399,16 +401,10 @@ fn run(
     time_limit: Option<f64>,
     qargs: &QueryArgs,
 ) -> ExitCode {
-    let start = Instant::now();
-    let compiled = match compile(path, arch, true, cache_dir, qargs) {
+    let (compiled, failed) = match compile_reported(path, arch, true, cache_dir, stats, qargs) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let failed = report(&compiled);
-    let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
-        return code;
-    }
     if failed {
         return ExitCode::from(EXIT_COMPILE_ERROR);
     }
@@ -450,57 +446,44 @@ fn run(
     ExitCode::from(outcome.status.exit_code() as u8)
 }
 
-fn build(
+/// Compiles (to a linked image if `image`), prints the diagnostics and writes the stats:
+/// what every command that compiles does first. The outcome, and whether it has errors.
+fn compile_reported(
     path: &Path,
     arch: Arch,
+    image: bool,
     cache_dir: Option<&Path>,
     stats: Option<&Path>,
     qargs: &QueryArgs,
-) -> ExitCode {
-    if arch == Arch::Interp {
-        return usage_error("`build` takes --arch pipeline or --arch query");
-    }
+) -> Result<(Outcome, bool), ExitCode> {
     let start = Instant::now();
-    let compiled = match compile(path, arch, true, cache_dir, qargs) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let compiled = compile(path, arch, image, cache_dir, qargs)?;
     let failed = report(&compiled);
     let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
-        return code;
-    }
-    // A build without errors links an image (as `run` requires).
-    let linked = compiled.image.is_some();
-    // As in `run`: the process exits now.
-    std::mem::forget(compiled);
-    ExitCode::from(if failed || !linked {
-        EXIT_COMPILE_ERROR
-    } else {
-        0
-    })
+    write_stats(stats, arch_name(arch), total_ms, &compiled)?;
+    Ok((compiled, failed))
 }
 
-fn check(
+/// `build` (to a linked image, not run) or `check` (`image` false): compiles and exits,
+/// 1 if there were errors.
+fn build_or_check(
     path: &Path,
     arch: Arch,
+    image: bool,
     cache_dir: Option<&Path>,
     stats: Option<&Path>,
     qargs: &QueryArgs,
 ) -> ExitCode {
     if arch == Arch::Interp {
-        return usage_error("`check` takes --arch pipeline or --arch query");
+        let command = if image { "build" } else { "check" };
+        return usage_error(format!("`{command}` takes --arch pipeline or --arch query"));
     }
-    let start = Instant::now();
-    let compiled = match compile(path, arch, false, cache_dir, qargs) {
+    let (compiled, failed) = match compile_reported(path, arch, image, cache_dir, stats, qargs) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let failed = report(&compiled);
-    let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    if let Err(code) = write_stats(stats, arch_name(arch), total_ms, &compiled) {
-        return code;
-    }
+    // A build without errors links an image (as `run` requires).
+    let failed = failed || (image && compiled.image.is_none());
     // As in `run`: the process exits now.
     std::mem::forget(compiled);
     ExitCode::from(if failed { EXIT_COMPILE_ERROR } else { 0 })

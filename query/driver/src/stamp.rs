@@ -177,8 +177,9 @@ pub(crate) fn stamp_with(
 }
 
 thread_local! {
-    /// The buffer every stamp of a thread reads a file's content into.
-    static CONTENT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The buffer every stamp of a thread reads a file's content into (taken for the read
+    /// and given back: a stamp taken meanwhile on the thread would read into a new one).
+    static CONTENT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Reads the file at `path` into this thread's buffer and digests it there
@@ -192,26 +193,17 @@ fn digest(
     let Some(loader) = loader else {
         return StampContent::Text(Arc::new(read(None, path)));
     };
-    CONTENT.with(|buf| {
-        // A stamp taken while another one on this thread holds the buffer (none does
-        // today) reads into a buffer of its own.
-        let mut own = Vec::new();
-        let mut held = buf.try_borrow_mut();
-        let buf = match &mut held {
-            Ok(b) => &mut **b,
-            Err(_) => &mut own,
-        };
-        match loader.load_into(path, buf) {
-            Ok(()) => StampContent::Digest {
-                len: buf.len() as u64,
-                fingerprint: text_digest(buf, hasher),
-                raced,
-            },
-            Err(e) => {
-                StampContent::Text(Arc::new(FileText::from_io(Err(e), || loader.is_file(path))))
-            }
-        }
-    })
+    let mut buf = CONTENT.take();
+    let content = match loader.load_into(path, &mut buf) {
+        Ok(()) => StampContent::Digest {
+            len: buf.len() as u64,
+            fingerprint: text_digest(&buf, hasher),
+            raced,
+        },
+        Err(e) => StampContent::Text(Arc::new(FileText::from_io(Err(e), || loader.is_file(path)))),
+    };
+    CONTENT.set(buf);
+    content
 }
 
 /// What [`dir_stamp`] found at a directory's path.
